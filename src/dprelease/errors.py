@@ -1,0 +1,32 @@
+"""The project's exceptions.
+
+Every user mistake raises a subclass of :class:`DPReleaseError`; it is also a
+``ValueError`` or ``TypeError`` so ordinary Python code can catch it the usual
+way. The CLI turns exactly these into one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+
+class DPReleaseError(Exception):
+    """Base class of every error dprelease raises on purpose."""
+
+
+class InputError(DPReleaseError, ValueError):
+    """A parameter, file or table has a bad value."""
+
+
+class InputTypeError(DPReleaseError, TypeError):
+    """A parameter has the wrong type."""
+
+
+class DomainTooLargeError(InputError):
+    """A representation over the domain would exceed the memory cap."""
+
+
+class BudgetExceededError(DPReleaseError):
+    """A privacy charge would exceed the budget; nothing was charged or released."""
+
+
+class SeededRunWarning(UserWarning):
+    """A run used a seeded (reproducible, predictable) generator: not fit for a real release."""

@@ -1,0 +1,167 @@
+"""The iterative construction (IC) mechanism (Dwork & Roth Sec. 5.2, Algorithm 8).
+
+Generic over a T(alpha)-database update algorithm U (Def. 5.4) and an
+(F(eps), gamma)-private distinguisher (Def. 5.5):
+
+    D_0 = U(BOT)
+    for t = 1 .. T(alpha/2):
+        f_t = Distinguish_{eps0}(x, D_{t-1})                 # SELECT
+        v_t = f_t(x) + Lap(1 / (n eps0))                      # MEASURE
+        if |v_t - f_t(D_{t-1})| < 3 alpha / 4: output D_{t-1}  # STOP
+        D_t = U(D_{t-1}, f_t, v_t)                            # UPDATE
+    output D_{T(alpha/2)}
+
+Privacy (Thm 5.3): (eps, 0)-DP with eps0 = eps / (2 T(alpha/2)) (basic composition of
+2 T(alpha/2) eps0-DP steps); (eps, delta)-DP with eps0 = eps / (4 sqrt(T(alpha/2) ln(1/delta)))
+(advanced composition, Thm 3.20). Sensitivity: each query is a normalized linear query,
+1/n under the same-size, one-record-differs privacy unit.
+
+Accuracy (Thm 5.4, with Thm 5.5 for the exponential distinguisher): (alpha, beta)-accurate
+when alpha >= max(8 ln(2 T(alpha/2)/beta) / (eps0 n), 8 F(eps0)) and gamma <= beta / (2 T(alpha/2)).
+A user cap on rounds keeps the mechanism private (eps0 is recomputed for the rounds
+allowed) but voids the accuracy theorem; the result says so.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from dprelease.bounds import ic_accuracy_holds, ic_mw_alpha
+from dprelease.data import Dataset
+from dprelease.distinguishers import ExponentialMechanismDistinguisher, PrivateDistinguisher
+from dprelease.errors import InputError
+from dprelease.mechanisms.progress import Progress
+from dprelease.privacy.accountant import PrivacyAccountant
+from dprelease.privacy.measurer import PrivateMeasurer
+from dprelease.privacy.noise import exact
+from dprelease.privacy.rng import RandomSource
+from dprelease.updates.base import DatabaseUpdate
+from dprelease.updates.multiplicative_weights import MultiplicativeWeights
+from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+
+
+class AccuracyNotGuaranteedWarning(UserWarning):
+    """The run is private, but the accuracy theorem does not cover its parameters."""
+
+
+@dataclass
+class ICResult:
+    model: object
+    accountant: PrivacyAccountant
+    transcript: list[dict[str, object]]
+    parameters: dict[str, object]
+    stop_reason: str
+
+
+@dataclass(frozen=True)
+class IterativeConstruction:
+    """Algorithm 8 with a pluggable database update and private distinguisher.
+
+    Args:
+        epsilon, delta: the privacy budget; delta = 0 gives pure DP.
+        alpha: target accuracy. ``None``: the smallest alpha Thm 5.4 guarantees (MW + exponential
+            distinguisher only); an error if the theorem guarantees none at this n.
+        beta: failure probability of the accuracy guarantee (sets gamma = beta / (2 T(alpha/2))).
+        max_rounds: optional cap on the rounds (private, but voids the accuracy theorem).
+    """
+
+    epsilon: float
+    delta: float = 0.0
+    alpha: float | None = None
+    beta: float = 0.05
+    max_rounds: int | None = None
+    update: DatabaseUpdate = field(default_factory=MultiplicativeWeights)
+    distinguisher: PrivateDistinguisher = field(default_factory=ExponentialMechanismDistinguisher)
+
+    def __post_init__(self) -> None:
+        check_positive(self.epsilon, "epsilon")
+        check_delta(self.delta)
+        if self.alpha is not None:
+            check_positive(self.alpha, "alpha")
+            if self.alpha > 1:
+                raise InputError(f"alpha must be a number in (0, 1], got {self.alpha!r}")
+        check_open_unit(self.beta, "beta")
+        if self.max_rounds is not None:
+            check_positive_int(self.max_rounds, "max_rounds")
+
+    def plan(self, *, n: int, domain: object, num_queries: int) -> dict[str, object]:
+        """Every public parameter of the run, computed before any data is read."""
+        alpha = self.alpha
+        if alpha is None:
+            if not isinstance(self.update, MultiplicativeWeights):
+                raise InputError("alpha is required for this database update algorithm")
+            alpha = ic_mw_alpha(n=n, universe_size=domain.size, num_queries=num_queries,
+                                epsilon=self.epsilon, delta=self.delta, beta=self.beta)
+            if alpha is None:
+                raise InputError(
+                    f"Thm 5.4 guarantees no alpha <= 1 for n={n}, |X|={domain.size}, |Q|={num_queries}, "
+                    f"epsilon={self.epsilon}: give alpha (and max_rounds) to run without the accuracy guarantee"
+                )
+        theorem_rounds = max(1, math.ceil(self.update.max_updates(alpha=alpha / 2, domain=domain)))
+        rounds = theorem_rounds if self.max_rounds is None else min(self.max_rounds, theorem_rounds)
+        eps = exact(self.epsilon)
+        if self.delta == 0:
+            epsilon0 = eps / (2 * rounds)  # Thm 5.3, (eps, 0)
+        else:
+            epsilon0 = Fraction(self.epsilon / (4 * math.sqrt(rounds * math.log(1 / self.delta))))  # Thm 5.3
+        gamma = self.beta / (2 * rounds)
+        f_eps0 = self.distinguisher.error_bound(epsilon=float(epsilon0), gamma=gamma, n=n, num_queries=num_queries)
+        guaranteed = rounds == theorem_rounds and ic_accuracy_holds(
+            alpha=alpha, epsilon0=float(epsilon0), n=n, beta=self.beta, rounds=rounds, distinguisher_error=f_eps0)
+        return {
+            "alpha": alpha, "beta": self.beta, "gamma": gamma, "rounds": rounds, "theorem_rounds": theorem_rounds,
+            "epsilon0": epsilon0, "distinguisher_error_F": f_eps0, "stop_threshold": 3 * alpha / 4,
+            "accuracy_guaranteed": guaranteed,
+        }
+
+    def run(self, dataset: Dataset, queries: object, *, rng: RandomSource, progress: Progress | None = None) -> ICResult:
+        plan = self.plan(n=dataset.n, domain=dataset.domain, num_queries=queries.num_queries)
+        if not plan["accuracy_guaranteed"]:
+            warnings.warn(
+                f"IC with alpha={plan['alpha']:.4g} and {plan['rounds']} rounds is private, but Thm 5.4 does not "
+                "guarantee its accuracy at these parameters", AccuracyNotGuaranteedWarning, stacklevel=2)
+        rounds, epsilon0, alpha = plan["rounds"], plan["epsilon0"], plan["alpha"]
+        accountant = PrivacyAccountant(epsilon=self.epsilon, delta=self.delta)
+        reservation = None
+        if self.delta > 0:
+            # Thm 5.3 (eps, delta): 2T steps of eps0 under Thm 3.20; charged before anything runs.
+            reservation = accountant.reserve_advanced(epsilon_each=epsilon0, count=2 * rounds,
+                                                      delta_slack=self.delta, label="IC rounds")
+        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng, reservation=reservation)
+        model = self.update.initial(dataset.domain)
+        transcript: list[dict[str, object]] = []
+        stop_reason = f"ran all {rounds} rounds"
+        progress = progress or Progress.silent()
+        for t in range(1, rounds + 1):
+            estimates = queries.answers(model)
+            # SELECT: the private distinguisher (Def. 5.5; exponential mechanism, Thm 5.5)
+            index = self.distinguisher.select(measurer, queries, estimates, epsilon=epsilon0, label=f"round {t}: select")
+            query = queries.query(index)
+            # MEASURE: Laplace(1 / (n eps0)) on the chosen query
+            noisy = measurer.laplace_query(query, epsilon=epsilon0, label=f"round {t}: measure")
+            estimate = float(estimates[index])
+            record = {"round": t, "query_index": int(index), "query": query.name, "noisy_answer": noisy,
+                      "model_answer": estimate, "epsilon": float(2 * epsilon0)}
+            # STOP when D_{t-1} already answers f_t within 3 alpha / 4
+            if abs(noisy - estimate) < 3 * alpha / 4:
+                record["action"] = "stop"
+                transcript.append(record)
+                stop_reason = f"round {t}: |v_t - f_t(D)| < 3 alpha / 4"
+                break
+            # UPDATE: D_t = U(D_{t-1}, f_t, v_t)
+            model = self.update.update(model, query, noisy, alpha=alpha)
+            record["action"] = "update"
+            transcript.append(record)
+            progress.step(t, rounds)
+        progress.done()
+        if reservation is None:
+            spent_note = "basic composition (Thm 3.16)"
+        else:
+            spent_note = reservation.charge.rule
+        parameters = {**{k: (float(v) if isinstance(v, Fraction) else v) for k, v in plan.items()},
+                      "epsilon": self.epsilon, "delta": self.delta, "update": self.update.name,
+                      "distinguisher": self.distinguisher.name, "composition": spent_note}
+        return ICResult(model, accountant, transcript, parameters, stop_reason)

@@ -1,0 +1,181 @@
+"""The privacy accountant: every charge recorded, budgets compared exactly.
+
+Budgets and charges are :class:`fractions.Fraction` (floats convert exactly), so
+``0.1 + 0.9 <= 1.0`` is decided on the true values of the floats given, never on
+rounded sums. A charge that would exceed the budget raises
+:class:`~dprelease.errors.BudgetExceededError` *before* anything is recorded or
+released; a refused charge changes nothing.
+
+Composition across charges is basic (Dwork & Roth Thm 3.16: epsilons and deltas
+add). A block of k mechanisms can instead be charged once under advanced
+composition (Thm 3.20) through :meth:`PrivacyAccountant.reserve_advanced`, which
+returns a :class:`Reservation` that refuses any use beyond what was reserved.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from dprelease.errors import BudgetExceededError, InputError
+from dprelease.privacy.noise import exact
+from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+
+# Relative safety margin for float evaluation of exp/sqrt in Thm 3.20. A handful of
+# float operations err by < 1e-15 relative; rounding up by 1e-12 makes the charged
+# value a guaranteed upper bound of the exact one.
+_ROUND_UP = 1 + 1e-12
+
+
+def advanced_composition(*, epsilon: float, delta: float, k: int, delta_slack: float) -> tuple[Fraction, Fraction]:
+    """Total (epsilon', k delta + delta') of k-fold adaptive composition (Dwork & Roth Thm 3.20).
+
+    epsilon' = sqrt(2 k ln(1/delta')) epsilon + k epsilon (e^epsilon - 1), rounded up.
+
+    >>> e, d = advanced_composition(epsilon=0.01, delta=0.0, k=100, delta_slack=1e-6)
+    >>> round(float(e), 6), float(d)
+    (0.535703, 1e-06)
+    """
+    eps = check_positive(epsilon, "epsilon")
+    check_delta(delta, "delta")
+    k = check_positive_int(k, "k")
+    check_open_unit(delta_slack, "delta_slack")
+    total = math.sqrt(2 * k * math.log(1 / delta_slack)) * eps + k * eps * math.expm1(eps)
+    return Fraction(total * _ROUND_UP), k * exact(delta) + exact(delta_slack)
+
+
+@dataclass(frozen=True, slots=True)
+class Charge:
+    """One entry of the privacy ledger."""
+
+    label: str
+    epsilon: Fraction
+    delta: Fraction
+    rule: str = "basic composition (Thm 3.16)"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "label": self.label,
+            "epsilon": float(self.epsilon),
+            "delta": float(self.delta),
+            "epsilon_exact": str(self.epsilon),
+            "delta_exact": str(self.delta),
+            "rule": self.rule,
+        }
+
+
+class PrivacyAccountant:
+    """An (epsilon, delta) budget and the ledger of charges against it.
+
+    >>> acc = PrivacyAccountant(epsilon=1.0)
+    >>> _ = acc.charge(epsilon=0.5, label="a")
+    >>> acc.remaining_epsilon
+    Fraction(1, 2)
+    """
+
+    def __init__(self, *, epsilon: float | Fraction, delta: float | Fraction = 0) -> None:
+        if isinstance(epsilon, Fraction):
+            if epsilon <= 0:
+                raise InputError(f"epsilon must be a finite number > 0, got {epsilon}")
+        else:
+            check_positive(epsilon, "epsilon")
+        if isinstance(delta, Fraction):
+            if not 0 <= delta < 1:
+                raise InputError(f"delta must be a number in [0, 1), got {delta}")
+        else:
+            check_delta(delta, "delta")
+        self.epsilon: Fraction = exact(epsilon)
+        self.delta: Fraction = exact(delta)
+        self.ledger: list[Charge] = []
+        self._spent_epsilon = Fraction(0)  # running totals: exact, and O(1) per charge
+        self._spent_delta = Fraction(0)
+
+    # ------------------------------------------------------------------ totals
+    @property
+    def spent_epsilon(self) -> Fraction:
+        return self._spent_epsilon
+
+    @property
+    def spent_delta(self) -> Fraction:
+        return self._spent_delta
+
+    @property
+    def remaining_epsilon(self) -> Fraction:
+        return self.epsilon - self.spent_epsilon
+
+    @property
+    def remaining_delta(self) -> Fraction:
+        return self.delta - self.spent_delta
+
+    # ----------------------------------------------------------------- charges
+    def can_afford(self, *, epsilon: Fraction | float, delta: Fraction | float = 0) -> bool:
+        return (
+            self.spent_epsilon + exact(epsilon) <= self.epsilon
+            and self.spent_delta + exact(delta) <= self.delta
+        )
+
+    def charge(self, *, epsilon: Fraction | float, delta: Fraction | float = 0, label: str,
+               rule: str = "basic composition (Thm 3.16)") -> Charge:
+        """Record a charge, or raise :class:`BudgetExceededError` and record nothing."""
+        eps, dlt = exact(epsilon), exact(delta)
+        if eps < 0 or dlt < 0:
+            raise ValueError(f"charges must be non-negative, got epsilon={epsilon!r}, delta={delta!r}")
+        if not self.can_afford(epsilon=eps, delta=dlt):
+            raise BudgetExceededError(
+                f"charge {label!r} of (epsilon={float(eps):.6g}, delta={float(dlt):.3g}) exceeds the remaining "
+                f"budget (epsilon={float(self.remaining_epsilon):.6g}, delta={float(self.remaining_delta):.3g}); "
+                "nothing was charged or released"
+            )
+        entry = Charge(label, eps, dlt, rule)
+        self.ledger.append(entry)
+        self._spent_epsilon += eps
+        self._spent_delta += dlt
+        return entry
+
+    def reserve_advanced(self, *, epsilon_each: Fraction | float, count: int, delta_slack: float,
+                         label: str) -> Reservation:
+        """Charge ``count`` (epsilon_each, 0)-DP steps at once under advanced composition (Thm 3.20).
+
+        The charge is min(advanced, basic): both bounds hold, so the smaller one does.
+        """
+        eps_adv, delta_adv = advanced_composition(
+            epsilon=float(exact(epsilon_each)), delta=0.0, k=count, delta_slack=delta_slack
+        )
+        eps_basic = count * exact(epsilon_each)
+        if eps_basic <= eps_adv:
+            entry = self.charge(epsilon=eps_basic, delta=0, label=label,
+                                rule=f"basic composition of {count} steps at epsilon={float(epsilon_each):.6g} (Thm 3.16)")
+        else:
+            entry = self.charge(epsilon=eps_adv, delta=delta_adv, label=label,
+                                rule=f"advanced composition of {count} steps at epsilon={float(epsilon_each):.6g}, "
+                                     f"delta'={delta_slack:.3g} (Thm 3.20)")
+        return Reservation(exact(epsilon_each), count, entry)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "budget": {"epsilon": float(self.epsilon), "delta": float(self.delta)},
+            "spent": {"epsilon": float(self.spent_epsilon), "delta": float(self.spent_delta),
+                      "epsilon_exact": str(self.spent_epsilon), "delta_exact": str(self.spent_delta)},
+            "charges": [c.to_json() for c in self.ledger],
+        }
+
+
+@dataclass
+class Reservation:
+    """``count`` pre-paid steps of at most ``epsilon_each`` each; refuses anything beyond."""
+
+    epsilon_each: Fraction
+    count: int
+    charge: Charge
+    used: int = 0
+
+    def use(self, *, epsilon: Fraction | float, label: str) -> None:
+        if exact(epsilon) > self.epsilon_each:
+            raise BudgetExceededError(
+                f"step {label!r} asks for epsilon={float(exact(epsilon)):.6g}, above the reserved "
+                f"{float(self.epsilon_each):.6g} per step"
+            )
+        if self.used >= self.count:
+            raise BudgetExceededError(f"step {label!r} exceeds the {self.count} reserved steps")
+        self.used += 1

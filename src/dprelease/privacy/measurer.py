@@ -1,0 +1,111 @@
+"""The only code that reads the private data: private measurement and selection.
+
+A :class:`PrivateMeasurer` wraps a :class:`~dprelease.data.Dataset`. Mechanisms hand
+it public objects (queries, marginals, their own public estimates) and get back
+noisy answers or a privately selected index; every call is paid for *before* its
+result is computed, from the accountant (basic composition) or from a
+:class:`~dprelease.privacy.accountant.Reservation` (advanced composition).
+Everything a mechanism does with the results is post-processing.
+
+Privacy unit (the book's setting): neighbouring datasets have the same public size
+n and differ in one record. Hence, for answers normalized by n:
+  * a counting / linear query with q in [0, 1]^X has sensitivity 1/n;
+  * a whole marginal has L1 sensitivity 2/n (one record leaves a cell, one enters another);
+  * the score |f(x) - estimate| has sensitivity 1/n, and ||M(x) - estimate||_1 has 2/n
+    (triangle inequality), whatever the public estimate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+
+from dprelease.data import Dataset
+from dprelease.privacy.accountant import PrivacyAccountant, Reservation
+from dprelease.privacy.noise import exact, laplace, laplace_scale
+from dprelease.privacy.rng import RandomSource
+from dprelease.privacy.selection import exponential_mechanism
+from dprelease.queries.base import LinearQuery
+
+
+class PrivateMeasurer:
+    """Laplace measurements and exponential-mechanism selections on one private dataset."""
+
+    def __init__(self, dataset: Dataset, *, accountant: PrivacyAccountant, rng: RandomSource,
+                 reservation: Reservation | None = None) -> None:
+        self._dataset = dataset
+        self._accountant = accountant
+        self._reservation = reservation
+        self._rng = rng
+        self._marginals: dict[tuple[str, ...], np.ndarray] = {}
+        self._query_sets: dict[int, np.ndarray] = {}
+        self.n = dataset.n  # public under the privacy unit
+        self.domain = dataset.domain
+
+    # ------------------------------------------------------------- sensitivities
+    @property
+    def query_sensitivity(self) -> Fraction:
+        """Sensitivity of a normalized linear query: 1/n."""
+        return Fraction(1, self.n)
+
+    @property
+    def marginal_sensitivity(self) -> Fraction:
+        """L1 sensitivity of a normalized marginal: 2/n."""
+        return Fraction(2, self.n)
+
+    # ------------------------------------------------------------------ private
+    def _pay(self, epsilon: Fraction | float, label: str) -> None:
+        if self._reservation is not None:
+            self._reservation.use(epsilon=epsilon, label=label)
+        else:
+            self._accountant.charge(epsilon=epsilon, label=label)
+
+    def _true_marginal(self, attributes: tuple[str, ...]) -> np.ndarray:
+        if attributes not in self._marginals:
+            self._marginals[attributes] = self._dataset.marginal(attributes)
+        return self._marginals[attributes]
+
+    def _true_answers(self, queries: object) -> np.ndarray:
+        key = id(queries)
+        if key not in self._query_sets:
+            self._query_sets[key] = np.asarray(queries.answers(self._dataset), dtype=np.float64)
+        return self._query_sets[key]
+
+    # ------------------------------------------------------------ measurements
+    def laplace_marginal(self, attributes: Sequence[str], *, epsilon: Fraction | float, label: str) -> np.ndarray:
+        """The marginal's fractions plus Laplace(2 / (n epsilon)) per cell: (epsilon, 0)-DP (Thm 3.6)."""
+        self._pay(epsilon, label)
+        true = self._true_marginal(tuple(attributes))
+        scale = laplace_scale(sensitivity=self.marginal_sensitivity, epsilon=exact(epsilon))
+        return true + laplace(scale, true.shape, self._rng)
+
+    def laplace_query(self, query: LinearQuery, *, epsilon: Fraction | float, label: str) -> float:
+        """f(x) plus Laplace(1 / (n epsilon)): (epsilon, 0)-DP for a normalized linear query (Thm 3.6)."""
+        self._pay(epsilon, label)
+        scale = laplace_scale(sensitivity=self.query_sensitivity, epsilon=exact(epsilon))
+        return float(query.evaluate(self._dataset) + laplace(scale, 1, self._rng)[0])
+
+    # --------------------------------------------------------------- selections
+    def select_query(self, queries: object, estimates: np.ndarray, *, epsilon: Fraction | float, label: str) -> int:
+        """Exponential mechanism with score |f(x) - estimate_f| (sensitivity 1/n): (epsilon, 0)-DP.
+
+        ``queries`` is a query set (``answers(source)``, e.g. a Workload); its true answers are cached.
+        """
+        self._pay(epsilon, label)
+        scores = np.abs(self._true_answers(queries) - np.asarray(estimates, dtype=np.float64))
+        return exponential_mechanism(scores, epsilon=epsilon, sensitivity=self.query_sensitivity, rng=self._rng)
+
+    def select_marginal(self, marginals: Sequence[tuple[str, ...]], estimates: Sequence[np.ndarray], *,
+                        epsilon: Fraction | float, label: str, penalties: np.ndarray | None = None) -> int:
+        """Exponential mechanism with score ||M(x) - estimate||_1 - penalty (sensitivity 2/n): (epsilon, 0)-DP.
+
+        ``penalties`` are public (they depend on marginal sizes, not data), so subtracting
+        them leaves the sensitivity unchanged.
+        """
+        self._pay(epsilon, label)
+        scores = np.array([np.abs(self._true_marginal(tuple(m)) - e).sum() for m, e in zip(marginals, estimates)])
+        if penalties is not None:
+            scores = scores - np.asarray(penalties, dtype=np.float64)
+        return exponential_mechanism(scores, epsilon=epsilon, sensitivity=self.marginal_sensitivity, rng=self._rng)

@@ -1,0 +1,115 @@
+"""Product-form linear queries: counting conjunctions, marginal cells, weighted products.
+
+q(x) = prod over constrained attributes a of w_a[x_a], with each w_a in [0, 1]^size(a).
+A counting query ``{"sex": 1, "race": [0, 2]}`` is the product of indicator weights;
+a marginal cell is a counting query fixing every attribute of the marginal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dprelease.domain import Domain
+from dprelease.errors import InputError, InputTypeError
+from dprelease.queries.base import MarginalSource
+
+
+@dataclass(frozen=True, eq=False)
+class ProductQuery:
+    """f(x) = (1/n) sum over records r of prod_a weights[a][r_a].
+
+    >>> d = Domain(("sex", "race"), (2, 3))
+    >>> ProductQuery.conjunction(d, {"race": [0, 2]}).attributes
+    ('race',)
+    """
+
+    domain: Domain
+    attributes: tuple[str, ...]
+    weights: tuple[np.ndarray, ...]
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        for attribute, w in zip(self.attributes, self.weights):
+            w.setflags(write=False)
+            if w.shape != (self.domain.size_of(attribute),):
+                raise InputError(
+                    f"weights for attribute {attribute!r} must have {self.domain.size_of(attribute)} entries, got {w.shape[0]}"
+                )
+
+    # ----------------------------------------------------------------- builders
+    @classmethod
+    def conjunction(cls, domain: Domain, where: Mapping[str, object], *, name: str = "") -> ProductQuery:
+        """The fraction of rows with ``attr == value`` (or ``attr in [values]``) for every entry."""
+        if not isinstance(where, Mapping):
+            raise InputTypeError(f"where must be a mapping attribute -> value(s), got {type(where).__name__}")
+        weights = {}
+        for attribute, wanted in where.items():
+            size = domain.size_of(attribute)
+            values = [wanted] if not isinstance(wanted, (list, tuple)) else list(wanted)
+            if not values:
+                raise InputError(f"query value list for attribute {attribute!r} is empty")
+            w = np.zeros(size)
+            for v in values:
+                if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                    raise InputTypeError(f"query value for attribute {attribute!r} must be an integer code, got {v!r}")
+                if not 0 <= v < size:
+                    raise InputError(f"query value {v!r} for attribute {attribute!r} is outside 0..{size - 1}")
+                w[int(v)] = 1.0
+            weights[attribute] = w
+        return cls._build(domain, weights, name)
+
+    @classmethod
+    def from_weights(cls, domain: Domain, weights: Mapping[str, Sequence[float]], *, name: str = "") -> ProductQuery:
+        """A product-form query with explicit per-attribute weights in [0, 1]."""
+        if not isinstance(weights, Mapping):
+            raise InputTypeError(f"weights must be a mapping attribute -> list of numbers, got {type(weights).__name__}")
+        arrays = {}
+        for attribute, w in weights.items():
+            size = domain.size_of(attribute)
+            try:
+                array = np.asarray(w, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InputTypeError(f"weights for attribute {attribute!r} must be numbers, got {w!r}") from None
+            if array.ndim != 1 or array.shape[0] != size:
+                raise InputError(f"weights for attribute {attribute!r} must be a list of {size} numbers, got {w!r}")
+            bad = ~np.isfinite(array) | (array < 0) | (array > 1)
+            if bad.any():
+                raise InputError(f"weights for attribute {attribute!r} must lie in [0, 1], got {array[bad][0]!r}")
+            arrays[attribute] = array
+        return cls._build(domain, arrays, name)
+
+    @classmethod
+    def _build(cls, domain: Domain, weights: Mapping[str, np.ndarray], name: str) -> ProductQuery:
+        attributes = domain.canonical(weights)
+        return cls(domain, attributes, tuple(np.array(weights[a], dtype=np.float64) for a in attributes), name)
+
+    # ------------------------------------------------------------------ answers
+    def evaluate(self, source: MarginalSource) -> float:
+        """f on ``source`` as a fraction of rows."""
+        if not self.attributes:
+            return 1.0
+        result = source.marginal(self.attributes)
+        for w in reversed(self.weights):  # contract the last axis each time
+            result = result @ w
+        return float(result)
+
+    def factor(self) -> np.ndarray:
+        """q over X as a broadcastable array: weights on their axes, singleton axes elsewhere."""
+        q = np.ones((1,) * len(self.domain))
+        for attribute, w in zip(self.attributes, self.weights):
+            shape = [1] * len(self.domain)
+            shape[self.domain.axis(attribute)] = w.shape[0]
+            q = q * w.reshape(shape)
+        return q
+
+    def describe(self) -> dict[str, list[float]]:
+        """A JSON-friendly description (for transcripts)."""
+        return {a: [float(v) for v in w] for a, w in zip(self.attributes, self.weights)}
+
+    @property
+    def support_size(self) -> int:
+        return math.prod(int(np.count_nonzero(w)) for w in self.weights)

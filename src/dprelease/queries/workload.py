@@ -1,0 +1,157 @@
+"""Marginal workloads and query sets.
+
+A :class:`Workload` is a list of marginals (attribute sets); each cell of each
+marginal is a counting query, so the workload is also a query set Q with
+``num_queries`` = total number of cells. A :class:`QueryList` is a query set of
+arbitrary linear queries. Both answer every query at once on a
+:class:`~dprelease.queries.base.MarginalSource`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dprelease.domain import Domain
+from dprelease.errors import InputError, InputTypeError
+from dprelease.queries.base import LinearQuery, MarginalSource
+from dprelease.queries.product import ProductQuery
+
+_SPEC = re.compile(r"^(?:(\d+)-)?(\d+)way$")
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Marginals over ``domain``; each marginal's attributes are kept in domain order.
+
+    >>> d = Domain(("a", "b", "c"), (2, 3, 4))
+    >>> w = Workload.from_spec("1-2way", d)
+    >>> len(w.marginals), w.num_queries
+    (6, 35)
+    """
+
+    domain: Domain
+    marginals: tuple[tuple[str, ...], ...]
+
+    def __post_init__(self) -> None:
+        if not self.marginals:
+            raise InputError("workload must contain at least one marginal, got none")
+        canonical = []
+        for marginal in self.marginals:
+            if isinstance(marginal, str) or not isinstance(marginal, Sequence):
+                raise InputTypeError(f"each workload marginal must be a list of attribute names, got {marginal!r}")
+            if not marginal:
+                raise InputError("workload marginal must name at least one attribute, got []")
+            for attribute in marginal:
+                if attribute not in self.domain:
+                    raise InputError(
+                        f"workload names unknown attribute {attribute!r}; the columns are {list(self.domain.attributes)}"
+                    )
+            canonical.append(self.domain.canonical(marginal))
+        object.__setattr__(self, "marginals", tuple(dict.fromkeys(canonical)))
+
+    # ----------------------------------------------------------------- builders
+    @classmethod
+    def all_kway(cls, domain: Domain, k: int, *, smallest: int | None = None) -> Workload:
+        """All k-way marginals (or all ``smallest``..k-way) over the domain's attributes."""
+        smallest = k if smallest is None else smallest
+        if not 1 <= smallest <= k:
+            raise InputError(f"workload sizes must satisfy 1 <= smallest <= k, got {smallest}-{k}")
+        if k > len(domain):
+            raise InputError(f"workload {k}-way needs at least {k} columns, got {len(domain)}")
+        return cls(domain, tuple(m for j in range(smallest, k + 1) for m in itertools.combinations(domain.attributes, j)))
+
+    @classmethod
+    def from_spec(cls, spec: str, domain: Domain) -> Workload:
+        """``"3way"``, ``"1-3way"``, or the path of a JSON file with a list of attribute lists."""
+        if not isinstance(spec, str):
+            raise InputTypeError(f"workload spec must be a string, got {type(spec).__name__}")
+        match = _SPEC.match(spec.strip())
+        if match:
+            k = int(match.group(2))
+            smallest = int(match.group(1)) if match.group(1) else k
+            if k < 1:
+                raise InputError(f"workload {spec!r}: k must be >= 1")
+            return cls.all_kway(domain, k, smallest=smallest)
+        path = Path(spec)
+        if not path.exists():
+            raise InputError(f"workload {spec!r} is neither 'Kway', 'J-Kway' nor an existing JSON file")
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"workload file {spec!r} is not valid JSON: {exc}") from None
+        if not isinstance(raw, list) or not all(isinstance(m, list) and all(isinstance(a, str) for a in m) for m in raw):
+            raise InputError(f"workload file {spec!r} must hold a JSON list of lists of attribute names")
+        return cls(domain, tuple(tuple(m) for m in raw))
+
+    # ----------------------------------------------------------------- geometry
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        """Every attribute some marginal uses, in domain order."""
+        used = {a for m in self.marginals for a in m}
+        return tuple(a for a in self.domain.attributes if a in used)
+
+    def cells(self, marginal: Sequence[str]) -> int:
+        return math.prod(self.domain.size_of(a) for a in marginal)
+
+    @property
+    def num_queries(self) -> int:
+        """|Q|: total number of cells (counting queries) across the marginals."""
+        return sum(self.cells(m) for m in self.marginals)
+
+    def _offsets(self) -> np.ndarray:
+        return np.cumsum([0] + [self.cells(m) for m in self.marginals])
+
+    # ------------------------------------------------------------------ answers
+    def answers(self, source: MarginalSource) -> np.ndarray:
+        """Every cell of every marginal as fractions, concatenated (length ``num_queries``)."""
+        return np.concatenate([np.asarray(source.marginal(m)).reshape(-1) for m in self.marginals])
+
+    def marginal_answers(self, source: MarginalSource) -> list[np.ndarray]:
+        return [np.asarray(source.marginal(m)) for m in self.marginals]
+
+    def query(self, index: int) -> ProductQuery:
+        """The counting query of flat cell ``index`` (a conjunction fixing the marginal's attributes)."""
+        offsets = self._offsets()
+        if not 0 <= index < offsets[-1]:
+            raise IndexError(f"query index {index} outside 0..{offsets[-1] - 1}")
+        m = int(np.searchsorted(offsets, index, side="right") - 1)
+        marginal = self.marginals[m]
+        values = np.unravel_index(index - offsets[m], tuple(self.domain.size_of(a) for a in marginal))
+        where = {a: int(v) for a, v in zip(marginal, values)}
+        return ProductQuery.conjunction(self.domain, where, name=json.dumps(where))
+
+    def to_json(self) -> list[list[str]]:
+        return [list(m) for m in self.marginals]
+
+
+@dataclass(frozen=True)
+class QueryList:
+    """An explicit query set of linear queries over one domain."""
+
+    domain: Domain
+    queries: tuple[LinearQuery, ...]
+
+    def __post_init__(self) -> None:
+        if not self.queries:
+            raise InputError("query list must contain at least one query, got none")
+        for q in self.queries:
+            if q.domain != self.domain:
+                raise InputError(f"query {q.name!r} is over another domain")
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.queries)
+
+    def answers(self, source: MarginalSource) -> np.ndarray:
+        return np.array([q.evaluate(source) for q in self.queries])
+
+    def query(self, index: int) -> LinearQuery:
+        return self.queries[index]

@@ -1,0 +1,106 @@
+"""MW updates that reuse every past measurement: entropic mirror descent on a histogram.
+
+MWEM's update (Hardt, Ligett, McSherry 2012) x <- x * exp(q (m - q(x)) / 2), applied
+to each past measurement in turn, is a multiplicative-weights step on the squared
+loss (q(x) - m)^2. Here all measurements are fitted together: with loss
+
+    L(p) = sum_r w_r || M_r(p) - y_r ||_2^2,       w_r proportional to 1 / b_r^2
+
+(y_r a noisy marginal, b_r its Laplace scale), each step is the MW update
+log p <- log p - s * grad L(p), normalized, with step size s found by backtracking
+(sufficient decrease as in Armijo's rule). Pure post-processing of public
+measurements: it never touches the private data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dprelease.domain import Domain
+from dprelease.representations.histogram import HistogramModel, marginalize
+
+
+@dataclass(frozen=True)
+class MarginalMeasurement:
+    """A public noisy marginal: ``values`` (fractions, shaped like the marginal) with Laplace scale ``scale``."""
+
+    attributes: tuple[str, ...]
+    values: np.ndarray
+    scale: float
+
+    def to_json(self) -> dict[str, object]:
+        return {"attributes": list(self.attributes), "laplace_scale": self.scale,
+                "values": [float(v) for v in self.values.reshape(-1)]}
+
+
+def combine(measurements: Sequence[MarginalMeasurement]) -> list[MarginalMeasurement]:
+    """Merge repeated measurements of one marginal by inverse-variance weighting (sufficient statistic)."""
+    groups: dict[tuple[str, ...], list[MarginalMeasurement]] = {}
+    for m in measurements:
+        groups.setdefault(m.attributes, []).append(m)
+    merged = []
+    for attributes, group in groups.items():
+        precisions = np.array([1 / m.scale**2 for m in group])
+        values = sum(p * m.values for p, m in zip(precisions, group)) / precisions.sum()
+        merged.append(MarginalMeasurement(attributes, values, float(precisions.sum() ** -0.5)))
+    return merged
+
+
+class _Term:
+    """One measured marginal, prepared for fast marginalization and broadcasting."""
+
+    def __init__(self, domain: Domain, m: MarginalMeasurement, weight: float) -> None:
+        axes = domain.axes(m.attributes)
+        if list(axes) != sorted(axes):
+            raise ValueError("measurement attributes must be in domain order")
+        self.domain = domain
+        self.attributes = m.attributes
+        self.broadcast = tuple(domain.sizes[i] if i in axes else 1 for i in range(len(domain)))
+        self.values = m.values.reshape([domain.sizes[i] for i in axes])
+        self.weight = weight
+
+
+def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,
+                     step: float | None = None) -> tuple[HistogramModel, float]:
+    """Run ``iterations`` mirror-descent (MW) steps from ``model``; return the model and the last step size."""
+    if not measurements or iterations <= 0:
+        return model, step or 1.0
+    merged = combine(measurements)
+    smallest = min(m.scale for m in merged)
+    terms = [_Term(model.domain, m, (smallest / m.scale) ** 2) for m in merged]
+    # L is (2 sum w)-smooth w.r.t. the L1 norm, so 1 / (2 sum w) is always a safe first step.
+    step = step if step is not None else 1.0 / (2 * sum(t.weight for t in terms))
+    theta = model.log_probs
+    probabilities = np.exp(theta)
+    loss, grad = _loss_and_gradient(probabilities, terms)
+    for _ in range(iterations):
+        for _attempt in range(30):
+            candidate = theta - step * grad
+            candidate -= candidate.max()
+            new_probabilities = np.exp(candidate)
+            total = new_probabilities.sum()
+            new_probabilities /= total
+            candidate -= np.log(total)
+            new_loss, new_grad = _loss_and_gradient(new_probabilities, terms)
+            decrease = float(np.vdot(grad, probabilities - new_probabilities))
+            if new_loss <= loss - 0.5 * decrease:
+                theta, probabilities, loss, grad = candidate, new_probabilities, new_loss, new_grad
+                step *= 1.25
+                break
+            step *= 0.5
+        else:
+            break  # no step decreases the loss: at a minimum to float precision
+    return HistogramModel(model.domain, theta), step
+
+
+def _loss_and_gradient(probabilities: np.ndarray, terms: list[_Term]) -> tuple[float, np.ndarray]:
+    loss = 0.0
+    grad = np.zeros(probabilities.shape)
+    for term in terms:
+        residual = marginalize(term.domain, probabilities, term.attributes) - term.values
+        loss += term.weight * float(np.sum(residual * residual))
+        grad += (2 * term.weight * residual).reshape(term.broadcast)
+    return loss, grad

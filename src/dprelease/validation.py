@@ -1,0 +1,63 @@
+"""Checks of public parameters, shared by the library and the CLI.
+
+Each check raises :class:`InputTypeError` for a wrong type and :class:`InputError`
+for a wrong value, naming the parameter and quoting the value, e.g.
+``epsilon must be a finite number > 0, got nan``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from dprelease.errors import InputError, InputTypeError
+
+
+def _as_real(value: object, name: str) -> float:
+    # bool is an int subclass; epsilon=True is a bug, not 1.0.
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputTypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    return float(value)
+
+
+def check_positive(value: object, name: str) -> float:
+    """A finite real number > 0 (epsilon, alpha, a scale, ...)."""
+    x = _as_real(value, name)
+    if not math.isfinite(x) or x <= 0:
+        raise InputError(f"{name} must be a finite number > 0, got {value!r}")
+    return x
+
+
+def check_open_unit(value: object, name: str) -> float:
+    """A real number in the open interval (0, 1) (delta, beta, gamma, a share)."""
+    x = _as_real(value, name)
+    if not math.isfinite(x) or not 0 < x < 1:
+        raise InputError(f"{name} must be a number in (0, 1), got {value!r}")
+    return x
+
+
+def check_delta(value: object, name: str = "delta") -> float:
+    """delta in [0, 1): zero means pure differential privacy."""
+    x = _as_real(value, name)
+    if not math.isfinite(x) or not 0 <= x < 1:
+        raise InputError(f"{name} must be a number in [0, 1), got {value!r}")
+    return x
+
+
+def check_positive_int(value: object, name: str, *, minimum: int = 1) -> int:
+    """An int >= minimum (bool and float are refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputTypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    if value < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_fraction(value: object, name: str, *, allow_zero: bool = True) -> float:
+    """A real number in [0, 1) (or (0, 1) when ``allow_zero`` is false): a share of a budget."""
+    x = _as_real(value, name)
+    low_ok = x >= 0 if allow_zero else x > 0
+    if not math.isfinite(x) or not low_ok or x >= 1:
+        interval = "[0, 1)" if allow_zero else "(0, 1)"
+        raise InputError(f"{name} must be a number in {interval}, got {value!r}")
+    return x
