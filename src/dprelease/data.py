@@ -61,7 +61,7 @@ class Dataset:
         path = Path(path)
         domain = _select(domain, columns)
         try:
-            with path.open(newline="", encoding="utf-8") as handle:
+            with path.open(newline="", encoding="utf-8-sig") as handle:  # -sig: tolerate a BOM
                 rows = list(csv.reader(handle))
         except OSError as exc:
             raise InputError(f"data file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
@@ -108,7 +108,7 @@ class Dataset:
         if np.issubdtype(flat.dtype, np.floating):
             bad = ~np.isfinite(flat) | (flat != np.round(flat))
             if bad.any():
-                raise InputError(f"counts must be whole numbers, got {flat[bad][0]!r} ({int(bad.sum())} cells)")
+                raise InputError(f"counts must be whole numbers, got {float(flat[bad][0])!r} ({int(bad.sum())} cells)")
         flat = flat.astype(np.int64)
         if (flat < 0).any():
             raise InputError(f"counts must be >= 0, got {int(flat.min())} ({int((flat < 0).sum())} cells)")
@@ -198,21 +198,22 @@ def _check_columns_present(header: list[str], domain: Domain, source: str) -> No
 
 
 def _parse_codes(values: np.ndarray, attribute: str, size: int, source: str) -> np.ndarray:
-    """Integer codes in 0..size-1, or an error naming the column, a bad value and the row count."""
+    """Integer codes in 0..size-1 (int64), or an error naming the column, a bad value and the row count."""
     where = f"{source}, column {attribute!r}"
     if values.dtype.kind in "iu":
-        codes = values.astype(np.int64)
+        numeric = values
     elif values.dtype.kind == "b":
         raise InputError(f"{where}: values must be integer codes, got booleans")
     else:
-        codes = _coerce_integers(values, where)
-    outside = (codes < 0) | (codes >= size)
+        numeric = _coerce_integers(values, where)
+    # Range-check in the original type, before any cast could wrap a huge code around.
+    outside = (numeric < 0) | (numeric >= size)
     if outside.any():
         raise InputError(
-            f"{where}: value {int(codes[outside][0])} is outside 0..{size - 1} "
+            f"{where}: value {int(numeric[outside][0])} is outside 0..{size - 1} "
             f"({int(outside.sum())} rows affected)"
         )
-    return codes
+    return numeric.astype(np.int64)
 
 
 def _coerce_integers(values: np.ndarray, where: str) -> np.ndarray:
@@ -244,6 +245,6 @@ def _coerce_integers(values: np.ndarray, where: str) -> np.ndarray:
     fractional = floats != np.floor(floats)
     if fractional.any():
         raise InputError(
-            f"{where}: value {floats[fractional][0]!r} is not an integer code ({int(fractional.sum())} rows affected)"
+            f"{where}: value {float(floats[fractional][0])!r} is not an integer code ({int(fractional.sum())} rows affected)"
         )
-    return floats.astype(np.int64)
+    return floats  # whole numbers; cast after the range check

@@ -28,6 +28,14 @@ def check_positive(value: object, name: str) -> float:
     return x
 
 
+def check_nonnegative(value: object, name: str) -> float:
+    """A finite real number >= 0."""
+    x = _as_real(value, name)
+    if not math.isfinite(x) or x < 0:
+        raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
+    return x
+
+
 def check_open_unit(value: object, name: str) -> float:
     """A real number in the open interval (0, 1) (delta, beta, gamma, a share)."""
     x = _as_real(value, name)

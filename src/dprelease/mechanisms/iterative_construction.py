@@ -125,11 +125,10 @@ class IterativeConstruction:
                 "guarantee its accuracy at these parameters", AccuracyNotGuaranteedWarning, stacklevel=2)
         rounds, epsilon0, alpha = plan["rounds"], plan["epsilon0"], plan["alpha"]
         accountant = PrivacyAccountant(epsilon=self.epsilon, delta=self.delta)
-        reservation = None
-        if self.delta > 0:
-            # Thm 5.3 (eps, delta): 2T steps of eps0 under Thm 3.20; charged before anything runs.
-            reservation = accountant.reserve_advanced(epsilon_each=epsilon0, count=2 * rounds,
-                                                      delta_slack=self.delta, label="IC rounds")
+        # Thm 5.3: 2T steps of eps0 (basic for (eps, 0); Thm 3.20 with delta' = delta for (eps, delta)),
+        # charged before anything runs: stopping early is data-dependent and saves nothing.
+        reservation = accountant.reserve(epsilon_each=epsilon0, count=2 * rounds, label=f"IC: {rounds} rounds",
+                                         delta_slack=self.delta if self.delta > 0 else None)
         measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng, reservation=reservation)
         model = self.update.initial(dataset.domain)
         transcript: list[dict[str, object]] = []
@@ -157,10 +156,7 @@ class IterativeConstruction:
             transcript.append(record)
             progress.step(t, rounds)
         progress.done()
-        if reservation is None:
-            spent_note = "basic composition (Thm 3.16)"
-        else:
-            spent_note = reservation.charge.rule
+        spent_note = reservation.charge.rule
         parameters = {**{k: (float(v) if isinstance(v, Fraction) else v) for k, v in plan.items()},
                       "epsilon": self.epsilon, "delta": self.delta, "update": self.update.name,
                       "distinguisher": self.distinguisher.name, "composition": spent_note}

@@ -40,9 +40,9 @@ from dprelease.privacy.rng import RandomSource
 from dprelease.queries.workload import Workload
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.measurement_fit import MarginalMeasurement, fit_measurements
-from dprelease.validation import check_fraction, check_positive, check_positive_int
+from dprelease.validation import check_fraction, check_nonnegative, check_positive, check_positive_int
 
-DEFAULT_ROUNDS = 30
+DEFAULT_ROUNDS = 10
 
 
 @dataclass
@@ -63,7 +63,8 @@ class MWEM:
         rounds: T, the number of select-measure-update rounds.
         selection_share: fraction of each round's epsilon spent on selection.
         init_share: fraction of epsilon spent measuring the 1-way marginals first (0: none).
-        size_penalty: subtract each marginal's expected measurement noise from its score.
+        size_penalty: multiple of each marginal's expected measurement noise (cells x Laplace scale)
+            subtracted from its selection score; 0 disables it.
         round_iterations / final_iterations: MW passes over all measurements per round / at the end.
     """
 
@@ -71,9 +72,9 @@ class MWEM:
     rounds: int = DEFAULT_ROUNDS
     selection_share: float = 0.25
     init_share: float = 0.1
-    size_penalty: bool = True
-    round_iterations: int = 25
-    final_iterations: int = 200
+    size_penalty: float = 1.0
+    round_iterations: int = 5
+    final_iterations: int = 100
     max_cells: int = DEFAULT_MAX_CELLS
 
     def __post_init__(self) -> None:
@@ -81,6 +82,7 @@ class MWEM:
         check_positive_int(self.rounds, "rounds")
         check_fraction(self.selection_share, "selection_share", allow_zero=False)
         check_fraction(self.init_share, "init_share")
+        check_nonnegative(self.size_penalty, "size_penalty")
         check_positive_int(self.round_iterations, "round_iterations", minimum=0)
         check_positive_int(self.final_iterations, "final_iterations", minimum=0)
 
@@ -117,7 +119,7 @@ class MWEM:
         measure_scale = laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=split["measure"])
         penalties = None
         if self.size_penalty:
-            penalties = np.array([workload.cells(m) * measure_scale for m in workload.marginals])
+            penalties = np.array([self.size_penalty * workload.cells(m) * measure_scale for m in workload.marginals])
         for t in range(1, self.rounds + 1):
             estimates = [model.marginal(m) for m in workload.marginals]
             # SELECT: exponential mechanism over marginals, L1 score (sensitivity 2/n)

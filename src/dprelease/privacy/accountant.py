@@ -8,7 +8,7 @@ released; a refused charge changes nothing.
 
 Composition across charges is basic (Dwork & Roth Thm 3.16: epsilons and deltas
 add). A block of k mechanisms can instead be charged once under advanced
-composition (Thm 3.20) through :meth:`PrivacyAccountant.reserve_advanced`, which
+composition (Thm 3.20) through :meth:`PrivacyAccountant.reserve`, which
 returns a :class:`Reservation` that refuses any use beyond what was reserved.
 """
 
@@ -133,12 +133,19 @@ class PrivacyAccountant:
         self._spent_delta += dlt
         return entry
 
-    def reserve_advanced(self, *, epsilon_each: Fraction | float, count: int, delta_slack: float,
-                         label: str) -> Reservation:
-        """Charge ``count`` (epsilon_each, 0)-DP steps at once under advanced composition (Thm 3.20).
+    def reserve(self, *, epsilon_each: Fraction | float, count: int, label: str,
+                delta_slack: float | None = None) -> Reservation:
+        """Charge ``count`` (epsilon_each, 0)-DP steps at once, before any of them runs.
 
-        The charge is min(advanced, basic): both bounds hold, so the smaller one does.
+        Without ``delta_slack``: basic composition, count * epsilon_each exactly (Thm 3.16).
+        With it: min(basic, advanced composition (Thm 3.20)); both bounds hold, so the smaller does.
+        Charging the whole block up front is what makes a data-dependent early stop safe:
+        the guarantee is that of the full plan, whenever the mechanism stops.
         """
+        if delta_slack is None:
+            entry = self.charge(epsilon=count * exact(epsilon_each), delta=0, label=label,
+                                rule=f"basic composition of {count} steps at epsilon={float(epsilon_each):.6g} (Thm 3.16)")
+            return Reservation(exact(epsilon_each), count, entry)
         eps_adv, delta_adv = advanced_composition(
             epsilon=float(exact(epsilon_each)), delta=0.0, k=count, delta_slack=delta_slack
         )

@@ -40,7 +40,8 @@ class PrivateMeasurer:
         self._reservation = reservation
         self._rng = rng
         self._marginals: dict[tuple[str, ...], np.ndarray] = {}
-        self._query_sets: dict[int, np.ndarray] = {}
+        self._query_sets: dict[int, tuple[object, np.ndarray]] = {}
+        self._queries: dict[int, tuple[LinearQuery, float]] = {}
         self.n = dataset.n  # public under the privacy unit
         self.domain = dataset.domain
 
@@ -67,11 +68,20 @@ class PrivateMeasurer:
             self._marginals[attributes] = self._dataset.marginal(attributes)
         return self._marginals[attributes]
 
+    def _true_answer(self, query: LinearQuery) -> float:
+        # Keyed by id and holding the query, so the id cannot be reused by another object.
+        cached = self._queries.get(id(query))
+        if cached is None or cached[0] is not query:
+            cached = (query, query.evaluate(self._dataset))
+            self._queries[id(query)] = cached
+        return cached[1]
+
     def _true_answers(self, queries: object) -> np.ndarray:
-        key = id(queries)
-        if key not in self._query_sets:
-            self._query_sets[key] = np.asarray(queries.answers(self._dataset), dtype=np.float64)
-        return self._query_sets[key]
+        cached = self._query_sets.get(id(queries))
+        if cached is None or cached[0] is not queries:
+            cached = (queries, np.asarray(queries.answers(self._dataset), dtype=np.float64))
+            self._query_sets[id(queries)] = cached
+        return cached[1]
 
     # ------------------------------------------------------------ measurements
     def laplace_marginal(self, attributes: Sequence[str], *, epsilon: Fraction | float, label: str) -> np.ndarray:
@@ -85,7 +95,7 @@ class PrivateMeasurer:
         """f(x) plus Laplace(1 / (n epsilon)): (epsilon, 0)-DP for a normalized linear query (Thm 3.6)."""
         self._pay(epsilon, label)
         scale = laplace_scale(sensitivity=self.query_sensitivity, epsilon=exact(epsilon))
-        return float(query.evaluate(self._dataset) + laplace(scale, 1, self._rng)[0])
+        return float(self._true_answer(query) + laplace(scale, 1, self._rng)[0])
 
     # --------------------------------------------------------------- selections
     def select_query(self, queries: object, estimates: np.ndarray, *, epsilon: Fraction | float, label: str) -> int:

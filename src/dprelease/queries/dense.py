@@ -30,7 +30,7 @@ class DenseQuery:
             raise InputError(f"query vector must have {self.domain.size} entries, got {vector.size}")
         bad = ~np.isfinite(vector) | (vector < 0) | (vector > 1)
         if bad.any():
-            raise InputError(f"query vector entries must lie in [0, 1], got {vector.reshape(-1)[bad.reshape(-1)][0]!r}")
+            raise InputError(f"query vector entries must lie in [0, 1], got {float(vector.reshape(-1)[bad.reshape(-1)][0])!r}")
         vector = vector.reshape(self.domain.shape).copy()
         vector.setflags(write=False)
         object.__setattr__(self, "vector", vector)

@@ -57,7 +57,7 @@ class ProductQuery:
                 if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                     raise InputTypeError(f"query value for attribute {attribute!r} must be an integer code, got {v!r}")
                 if not 0 <= v < size:
-                    raise InputError(f"query value {v!r} for attribute {attribute!r} is outside 0..{size - 1}")
+                    raise InputError(f"query value {int(v)} for attribute {attribute!r} is outside 0..{size - 1}")
                 w[int(v)] = 1.0
             weights[attribute] = w
         return cls._build(domain, weights, name)
@@ -78,7 +78,7 @@ class ProductQuery:
                 raise InputError(f"weights for attribute {attribute!r} must be a list of {size} numbers, got {w!r}")
             bad = ~np.isfinite(array) | (array < 0) | (array > 1)
             if bad.any():
-                raise InputError(f"weights for attribute {attribute!r} must lie in [0, 1], got {array[bad][0]!r}")
+                raise InputError(f"weights for attribute {attribute!r} must lie in [0, 1], got {float(array[bad][0])!r}")
             arrays[attribute] = array
         return cls._build(domain, arrays, name)
 

@@ -1,0 +1,133 @@
+"""The one-call entry point: a private table and a workload in, a :class:`Release` out.
+
+>>> import dprelease
+>>> from dprelease.api import synthesize
+>>> d = dprelease.Domain(("a", "b"), (2, 3))
+>>> data = dprelease.Dataset.from_records([[0, 1], [1, 2], [1, 2], [0, 0]], d)
+>>> release = synthesize(data, "1-2way", mechanism="mwem", epsilon=1.0, rounds=2, seed=0)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+from dprelease.data import Dataset
+from dprelease.domain import DEFAULT_MAX_CELLS
+from dprelease.errors import InputError, InputTypeError, SeededRunWarning
+from dprelease.mechanisms.iterative_construction import IterativeConstruction
+from dprelease.mechanisms.mwem import DEFAULT_ROUNDS, MWEM
+from dprelease.mechanisms.progress import Progress
+from dprelease.privacy.rng import make_rng
+from dprelease.queries.workload import Workload
+from dprelease.release import Release
+from dprelease.updates.multiplicative_weights import MultiplicativeWeights
+from dprelease.validation import check_delta, check_positive, check_positive_int
+
+MECHANISMS = ("mwem", "ic-mw")
+ROW_METHODS = ("sample", "round")
+
+
+@dataclass(frozen=True)
+class SynthesisRequest:
+    """Every public choice of a run, validated before any private data is read."""
+
+    mechanism: str
+    epsilon: float
+    delta: float
+    alpha: float | None
+    rounds: int | None
+    n_rows: int | None
+    rows_method: str
+    max_cells: int
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.mechanism, str):
+            raise InputTypeError(f"mechanism must be a string, got {type(self.mechanism).__name__}")
+        if self.mechanism not in MECHANISMS:
+            raise InputError(f"mechanism must be one of {list(MECHANISMS)}, got {self.mechanism!r}")
+        check_positive(self.epsilon, "epsilon")
+        check_delta(self.delta)
+        if self.alpha is not None:
+            check_positive(self.alpha, "alpha")
+            if self.alpha > 1:
+                raise InputError(f"alpha must be a number in (0, 1], got {self.alpha!r}")
+        if self.rounds is not None:
+            check_positive_int(self.rounds, "rounds")
+        if self.n_rows is not None:
+            check_positive_int(self.n_rows, "n_rows", minimum=0)
+        if self.rows_method not in ROW_METHODS:
+            raise InputError(f"rows must be one of {list(ROW_METHODS)}, got {self.rows_method!r}")
+        check_positive_int(self.max_cells, "max_cells")
+        if self.seed is not None:
+            check_positive_int(self.seed, "seed", minimum=0)
+
+
+def synthesize(
+    dataset: Dataset,
+    workload: Workload | str,
+    *,
+    mechanism: str = "mwem",
+    epsilon: float,
+    delta: float = 0.0,
+    alpha: float | None = None,
+    rounds: int | None = None,
+    n_rows: int | None = None,
+    rows: str = "sample",
+    seed: int | None = None,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    progress: Progress | None = None,
+) -> Release:
+    """Run ``mechanism`` on ``dataset`` for ``workload`` and return the release.
+
+    Args:
+        dataset: the private table.
+        workload: a :class:`Workload` or a spec (``"3way"``, ``"1-3way"``, a JSON path).
+        mechanism: ``"mwem"`` ((epsilon, 0)-DP) or ``"ic-mw"`` (Algorithm 8 with MW; (epsilon, delta)-DP).
+        epsilon, delta: the privacy budget (delta is used by ic-mw only; MWEM is pure DP).
+        alpha: target accuracy of ic-mw (default: the smallest alpha Thm 5.4 guarantees).
+        rounds: MWEM's T, or a cap on ic-mw's rounds (private, but voids Thm 5.4).
+        n_rows: synthetic rows to release (default: the real n, which is public).
+        rows: ``"sample"`` (i.i.d. from the model) or ``"round"`` (n * p rounded by largest remainder).
+        seed: reproducible run (warns: not fit for a real release); default: OS CSPRNG.
+    """
+    request = SynthesisRequest(mechanism, epsilon, delta, alpha, rounds, n_rows, rows, max_cells, seed)
+    if not isinstance(dataset, Dataset):
+        raise InputTypeError(f"dataset must be a dprelease.Dataset, got {type(dataset).__name__}")
+    if isinstance(workload, str):
+        workload = Workload.from_spec(workload, dataset.domain)
+    if workload.domain != dataset.domain:
+        raise InputError("workload must be over the dataset's domain (same columns in the same order)")
+    dataset.domain.check_fits(max_cells)
+    rng = make_rng(seed, warn=False)
+    if seed is not None:
+        warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
+                      "it is not fit for a real release", SeededRunWarning, stacklevel=2)
+
+    if request.mechanism == "mwem":
+        if delta:
+            warnings.warn("MWEM is (epsilon, 0)-DP: delta is not used", UserWarning, stacklevel=2)
+        runner = MWEM(epsilon=epsilon, rounds=rounds or DEFAULT_ROUNDS, max_cells=max_cells)
+        result = runner.run(dataset, workload, rng=rng, progress=progress)
+        guarantee = f"(epsilon={epsilon:g}, delta=0)-differential privacy: MWEM, basic composition (Thm 3.16)"
+        transcript, parameters = result.transcript, result.parameters
+        extra = {"measurements": [m.to_json() for m in result.measurements]}
+    else:
+        runner = IterativeConstruction(epsilon=epsilon, delta=delta, alpha=alpha, max_rounds=rounds,
+                                       update=MultiplicativeWeights(max_cells=max_cells))
+        result = runner.run(dataset, workload, rng=rng, progress=progress)
+        guarantee = (f"(epsilon={epsilon:g}, delta={delta:g})-differential privacy: iterative construction "
+                     f"(Thm 5.3), {result.parameters['composition']}")
+        transcript, parameters = result.transcript, {**result.parameters, "stop_reason": result.stop_reason}
+        extra = {}
+
+    model = result.model
+    count = dataset.n if n_rows is None else n_rows
+    synthetic = model.sample(count, rng) if rows == "sample" else model.round(count, rng)
+    return Release(
+        mechanism=mechanism, domain=dataset.domain, workload=workload, guarantee=guarantee,
+        parameters=parameters, privacy_ledger=result.accountant.to_json(), transcript=transcript,
+        answers=workload.marginal_answers(model), rows=synthetic, rows_method=rows, seeded=seed is not None,
+        extra=extra,
+    )

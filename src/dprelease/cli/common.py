@@ -1,0 +1,93 @@
+"""Shared pieces of the command line: argument types, loading, the error contract.
+
+Contract: a user mistake prints one line ``dprelease: error: ...`` on stderr and
+exits with code 2; no traceback, no output file, no budget spent (every check runs
+before any private data is read or any file is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from dprelease.data import Dataset
+from dprelease.domain import DEFAULT_MAX_CELLS, Domain
+from dprelease.errors import InputError
+from dprelease.queries.workload import Workload
+
+EXIT_USAGE = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with a one-line error (the default prints the whole usage block)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"dprelease: error: {message}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def number(name: str):
+    """An argparse type: a float, with the parameter named in the error."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{name} must be a finite number, got {text!r}")
+        return value
+
+    return parse
+
+
+def integer(name: str):
+    def parse(text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+
+    return parse
+
+
+def column_list(text: str) -> list[str]:
+    columns = [c.strip() for c in text.split(",")]
+    if any(not c for c in columns):
+        raise argparse.ArgumentTypeError(f"--columns must be a comma-separated list of names, got {text!r}")
+    return columns
+
+
+def add_data_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--domain", required=True, type=Path, help="JSON file {attribute: number of values}")
+    parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
+    parser.add_argument("--workload", required=True,
+                        help="'Kway', 'J-Kway' (e.g. 1-3way) or a JSON file with a list of attribute lists")
+    parser.add_argument("--max-cells", type=integer("--max-cells"), default=DEFAULT_MAX_CELLS,
+                        help=f"cap on histogram cells (default {DEFAULT_MAX_CELLS:,})")
+
+
+def load(data: Path, args: argparse.Namespace) -> tuple[Dataset, Workload]:
+    """Domain, then workload (both public), then the table; the workload is checked first."""
+    domain = Domain.from_json(args.domain)
+    if args.columns is not None:
+        unknown = [c for c in args.columns if c not in domain]
+        if unknown:
+            raise InputError(f"--columns {unknown} are not in the domain {list(domain.attributes)}")
+        if len(set(args.columns)) != len(args.columns):
+            raise InputError(f"--columns names a column twice: {args.columns}")
+        domain = domain.project(args.columns)
+    workload = Workload.from_spec(args.workload, domain)
+    domain.check_fits(args.max_cells)
+    return Dataset.from_csv(data, domain), workload
+
+
+def check_output(path: Path, *inputs: Path, flag: str) -> None:
+    """Refuse an output path that is a folder or would overwrite an input."""
+    if path.is_dir():
+        raise InputError(f"{flag} {str(path)!r} is a folder; give a file name")
+    for source in inputs:
+        if source is not None and path.resolve() == Path(source).resolve():
+            raise InputError(f"{flag} {str(path)!r} would overwrite the input {str(source)!r}")

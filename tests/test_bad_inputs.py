@@ -1,0 +1,262 @@
+"""User mistakes: one table for the CLI, one for the Python API.
+
+CLI contract (STYLE.md, "Errors"): exit code 2, exactly one line ``dprelease: error: ...`` on stderr naming
+the parameter (or column) and the bad value, no traceback, and no file written.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dprelease import Dataset, Domain, DomainTooLargeError, InputError, Workload
+from dprelease.api import synthesize
+from dprelease.cli import main
+from dprelease.errors import InputTypeError
+
+GOOD_CSV = "a,b,c\n0,1,2\n1,2,3\n0,0,0\n1,1,1\n"
+GOOD_DOMAIN = '{"a": 2, "b": 3, "c": 4}'
+
+
+class Case:
+    """Files for one case in tmp_path, and argv builders that refer to them."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.data = self.write("data.csv", GOOD_CSV)
+        self.domain = self.write("domain.json", GOOD_DOMAIN)
+        self.out = tmp / "out" / "synth.csv"
+        self.release = tmp / "out" / "release.json"
+
+    def write(self, name: str, text: str) -> Path:
+        path = self.tmp / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def csv(self, text: str) -> Case:
+        self.data = self.write("bad.csv", text)
+        return self
+
+    def domain_json(self, text: str) -> Case:
+        self.domain = self.write("bad-domain.json", text)
+        return self
+
+    def workload_file(self, text: str) -> str:
+        return f"--workload={self.write('w.json', text)}"
+
+    def synth(self, *extra: str, drop: tuple[str, ...] = ()) -> list[str]:
+        """A valid synth command, with ``extra`` appended (argparse: the last value wins) and ``drop`` removed."""
+        options = {"--domain": str(self.domain), "--workload": "1-2way", "--mechanism": "mwem",
+                   "--epsilon": "1", "--rounds": "2", "--seed": "0", "--out": str(self.out),
+                   "--release": str(self.release)}
+        argv = ["synth", str(self.data), "--quiet"]
+        for flag, value in options.items():
+            if flag not in drop:
+                argv.append(f"{flag}={value}")
+        return argv + list(extra)
+
+    def evaluate(self, synthetic: Path, *extra: str) -> list[str]:
+        return ["evaluate", str(self.data), str(synthetic), f"--domain={self.domain}", "--workload=1-2way", *extra]
+
+
+# id, argv builder, substrings the error line must contain
+CLI_CASES: list[tuple[str, Callable[[Case], list[str]], tuple[str, ...]]] = [
+    # privacy and accuracy parameters
+    ("epsilon-nan", lambda c: c.synth("--epsilon=nan"), ("--epsilon", "'nan'")),
+    ("epsilon-inf", lambda c: c.synth("--epsilon=inf"), ("--epsilon", "'inf'")),
+    ("epsilon-zero", lambda c: c.synth("--epsilon=0"), ("epsilon must be a finite number > 0", "got 0")),
+    ("epsilon-negative", lambda c: c.synth("--epsilon=-1"), ("epsilon must be a finite number > 0", "got -1")),
+    ("epsilon-text", lambda c: c.synth("--epsilon=abc"), ("--epsilon must be a number", "'abc'")),
+    ("epsilon-missing", lambda c: c.synth(drop=("--epsilon",)), ("required", "--epsilon")),
+    ("delta-one", lambda c: c.synth("--delta=1"), ("delta must be a number in [0, 1)", "got 1")),
+    ("delta-negative", lambda c: c.synth("--delta=-0.1"), ("delta must be a number in [0, 1)", "got -0.1")),
+    ("delta-nan", lambda c: c.synth("--delta=nan"), ("--delta", "'nan'")),
+    ("alpha-zero", lambda c: c.synth("--mechanism=ic-mw", "--alpha=0"), ("alpha must be a finite number > 0", "got 0")),
+    ("alpha-two", lambda c: c.synth("--mechanism=ic-mw", "--alpha=2"), ("alpha must be a number in (0, 1]", "got 2")),
+    ("alpha-nan", lambda c: c.synth("--mechanism=ic-mw", "--alpha=nan"), ("--alpha", "'nan'")),
+    ("rounds-zero", lambda c: c.synth("--rounds=0"), ("rounds must be an integer >= 1", "got 0")),
+    ("rounds-negative", lambda c: c.synth("--rounds=-3"), ("rounds must be an integer >= 1", "got -3")),
+    ("rounds-fraction", lambda c: c.synth("--rounds=1.5"), ("--rounds must be an integer", "'1.5'")),
+    ("seed-negative", lambda c: c.synth("--seed=-1"), ("seed must be an integer >= 0", "got -1")),
+    ("seed-text", lambda c: c.synth("--seed=x1"), ("--seed must be an integer", "'x1'")),
+    ("n-rows-negative", lambda c: c.synth("--n-rows=-5"), ("n_rows must be an integer >= 0", "got -5")),
+    ("max-cells-zero", lambda c: c.synth("--max-cells=0"), ("max_cells must be an integer >= 1", "got 0")),
+    ("mechanism-unknown", lambda c: c.synth("--mechanism=foo"), ("--mechanism", "invalid choice", "'foo'")),
+    ("rows-unknown", lambda c: c.synth("--rows=median"), ("--rows", "invalid choice", "'median'")),
+    ("option-unknown", lambda c: c.synth("--epsilom=1"), ("unrecognized arguments", "--epsilom=1")),
+    ("no-command", lambda c: [], ("required", "command")),
+    # the table
+    ("column-missing", lambda c: c.csv("a,b\n0,0\n").synth(), ("lacks column(s) ['c']",)),
+    ("columns-unknown", lambda c: c.synth("--columns=a,zz"), ("--columns", "['zz']", "not in the domain")),
+    ("columns-duplicated", lambda c: c.synth("--columns=a,b,a"), ("--columns", "twice", "['a', 'b', 'a']")),
+    ("columns-empty-name", lambda c: c.synth("--columns=a,,b"), ("--columns", "'a,,b'")),
+    pytest.param(
+        "value-fraction", lambda c: c.csv("a,b,c\n0,1.5,0\n").synth(), ("column 'b'", "value 1.5 is not", "1 rows affected"),
+        id="value-fraction",
+    ),
+    ("value-text", lambda c: c.csv("a,b,c\n0,1,x\n1,1,y\n").synth(), ("column 'c'", "'x'", "2 rows affected")),
+    ("value-empty", lambda c: c.csv("a,b,c\n0,,0\n1,1,1\n").synth(), ("column 'b'", "empty", "1 rows affected")),
+    ("value-too-large", lambda c: c.csv("a,b,c\n0,1,7\n").synth(), ("column 'c'", "value 7 is outside 0..3")),
+    ("value-negative", lambda c: c.csv("a,b,c\n-1,1,2\n").synth(), ("column 'a'", "value -1 is outside 0..1")),
+    ("header-only", lambda c: c.csv("a,b,c\n").synth(), ("bad.csv", "no rows")),
+    ("empty-file", lambda c: c.csv("").synth(), ("bad.csv", "is empty")),
+    ("ragged", lambda c: c.csv("a,b,c\n0,1,2\n0,1\n").synth(), ("bad.csv", "does not parse as CSV", "line 3")),
+    ("duplicate-header", lambda c: c.csv("a,b,c,b\n0,1,2,2\n").synth(), ("['b']", "more than once")),
+    ("data-missing", lambda c: ["synth", str(c.tmp / "nope.csv"), *c.synth()[2:]], ("nope.csv", "cannot be read")),
+    # the domain
+    ("domain-not-json", lambda c: c.domain_json("{a: 2}").synth(), ("bad-domain.json", "not valid JSON")),
+    ("domain-not-object", lambda c: c.domain_json("[2, 3, 4]").synth(), ("bad-domain.json", "JSON object", "list")),
+    ("domain-bad-size", lambda c: c.domain_json('{"a": 2, "b": 0, "c": 4}').synth(), ("'b'", "got 0")),
+    ("domain-float-size", lambda c: c.domain_json('{"a": 2, "b": 3, "c": 2.5}').synth(), ("'c'", "2.5")),
+    ("domain-duplicate-key", lambda c: c.domain_json('{"a": 2, "b": 3, "a": 4}').synth(), ("'a'", "more than once")),
+    ("domain-empty", lambda c: c.domain_json("{}").synth(), ("at least one attribute",)),
+    ("domain-missing", lambda c: c.synth(f"--domain={c.tmp / 'nope.json'}"), ("nope.json", "cannot be read")),
+    ("domain-too-large", lambda c: c.synth("--max-cells=10"), ("max_cells=10", "24 cells")),
+    # the workload
+    ("workload-unknown-spec", lambda c: c.synth("--workload=bogus"), ("workload", "'bogus'")),
+    ("workload-too-wide", lambda c: c.synth("--workload=5way"), ("5-way", "at least 5 columns, got 3")),
+    ("workload-zero", lambda c: c.synth("--workload=0way"), ("'0way'", "k must be >= 1")),
+    ("workload-unknown-attribute", lambda c: c.synth(c.workload_file('[["a", "zz"]]')),
+     ("unknown attribute", "'zz'")),
+    ("workload-not-json", lambda c: c.synth(c.workload_file('[["a"')), ("w.json", "not valid JSON")),
+    ("workload-not-list", lambda c: c.synth(c.workload_file('{"a": 1}')), ("w.json", "list of lists")),
+    # the outputs
+    ("out-is-folder", lambda c: c.synth(f"--out={c.tmp}"), ("--out", "is a folder")),
+    ("out-is-input", lambda c: c.synth(f"--out={c.data}"), ("--out", "would overwrite the input", "data.csv")),
+    ("out-is-domain", lambda c: c.synth(f"--out={c.domain}"), ("--out", "would overwrite the input", "domain.json")),
+    ("release-is-input", lambda c: c.synth(f"--release={c.data}"), ("--release", "would overwrite", "data.csv")),
+    ("release-is-out", lambda c: c.synth(f"--release={c.out}"), ("--release", "would overwrite", "synth.csv")),
+    # evaluate
+    ("evaluate-synthetic-missing", lambda c: c.evaluate(c.tmp / "nope.csv"), ("nope.csv", "cannot be read")),
+    ("evaluate-synthetic-outside", lambda c: c.evaluate(c.write("s.csv", "a,b,c\n0,3,0\n")),
+     ("s.csv", "column 'b'", "value 3 is outside 0..2")),
+    ("evaluate-workload", lambda c: c.evaluate(c.data, "--workload=4way"), ("4-way", "at least 4 columns")),
+    ("evaluate-columns", lambda c: c.evaluate(c.data, "--columns=a,q"), ("--columns", "['q']")),
+    pytest.param(
+        "demo-epsilon", lambda c: ["demo", "--epsilon=0", f"--out={c.tmp / 'out'}", "--quiet"],
+        ("epsilon must be a finite number > 0", "got 0"),
+        id="demo-epsilon",
+    ),
+]
+
+
+def snapshot(folder: Path) -> dict[str, bytes | None]:
+    return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
+
+
+def _case_id(case) -> str:
+    return case.id if hasattr(case, "id") else case[0]
+
+
+def _case_values(case):
+    return case if hasattr(case, "id") else pytest.param(*case, id=case[0])
+
+
+@pytest.mark.parametrize(("case_id", "build", "expected"), [_case_values(c) for c in CLI_CASES])
+def test_cli_user_mistake(tmp_path, capsys, case_id, build, expected):
+    case = Case(tmp_path)
+    argv = build(case)
+    before = snapshot(tmp_path)
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse errors
+        code = exc.code
+    captured = capsys.readouterr()
+    err = captured.err
+    assert code == 2, (case_id, err)
+    assert err.startswith("dprelease: error:"), err
+    assert err.endswith("\n") and err.count("\n") == 1, f"expected exactly one line, got {err!r}"
+    assert "Traceback" not in err
+    for fragment in expected:
+        assert fragment in err, f"{fragment!r} not in {err!r}"
+    assert "np.float64" not in err and "np.int64" not in err
+    assert captured.out == ""
+    # Nothing written: no output, no temporary file, inputs untouched.
+    assert snapshot(tmp_path) == before
+    assert not case.out.exists() and not case.release.exists()
+
+
+@pytest.mark.parametrize("command", ["synth", "evaluate"])
+def test_the_base_commands_succeed(tmp_path, capsys, command):
+    """Control: each case above differs from a command that works, so its failure is its own mistake."""
+    case = Case(tmp_path)
+    argv = case.synth() if command == "synth" else case.evaluate(case.data)
+    assert main(argv) == 0, capsys.readouterr().err
+    assert case.out.exists() == (command == "synth")
+
+
+def test_cli_case_ids_are_unique():
+    ids = [_case_id(c) for c in CLI_CASES]
+    assert len(ids) == len(set(ids))
+
+
+def test_public_seed_check_precedes_reading_the_data(tmp_path, capsys):
+    case = Case(tmp_path)
+    argv = ["synth", str(tmp_path / "nope.csv"), *case.synth("--seed=-1")[2:]]
+    assert main(argv) == 2
+    assert "seed must be an integer >= 0, got -1" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ Python API
+@pytest.fixture
+def api_dataset() -> Dataset:
+    domain = Domain(("a", "b", "c"), (2, 3, 4))
+    rng = np.random.Generator(np.random.PCG64(17))
+    return Dataset.from_records(rng.integers(0, [2, 3, 4], size=(50, 3)), domain)
+
+
+API_CASES = [
+    # id, keyword overrides, error type, message fragments
+    ("epsilon-bool", {"epsilon": True}, InputTypeError, ("epsilon", "True", "bool")),
+    ("epsilon-string", {"epsilon": "1"}, InputTypeError, ("epsilon", "'1'", "str")),
+    ("epsilon-none", {"epsilon": None}, InputTypeError, ("epsilon", "None")),
+    ("epsilon-nan", {"epsilon": math.nan}, InputError, ("epsilon must be a finite number > 0", "nan")),
+    ("epsilon-inf", {"epsilon": math.inf}, InputError, ("epsilon must be a finite number > 0", "inf")),
+    ("epsilon-zero", {"epsilon": 0}, InputError, ("epsilon must be a finite number > 0", "got 0")),
+    ("epsilon-negative", {"epsilon": -0.5}, InputError, ("epsilon", "-0.5")),
+    ("delta-one", {"delta": 1.0}, InputError, ("delta must be a number in [0, 1)", "1.0")),
+    ("delta-negative", {"delta": -1e-9}, InputError, ("delta", "-1e-09")),
+    ("delta-bool", {"delta": False}, InputTypeError, ("delta", "False")),
+    ("alpha-zero", {"mechanism": "ic-mw", "alpha": 0.0}, InputError, ("alpha", "0.0")),
+    ("alpha-above-one", {"mechanism": "ic-mw", "alpha": 1.5}, InputError, ("alpha must be a number in (0, 1]", "1.5")),
+    ("alpha-nan", {"mechanism": "ic-mw", "alpha": math.nan}, InputError, ("alpha", "nan")),
+    ("rounds-zero", {"rounds": 0}, InputError, ("rounds must be an integer >= 1", "got 0")),
+    ("rounds-float", {"rounds": 2.0}, InputTypeError, ("rounds must be an integer", "2.0")),
+    ("rounds-bool", {"rounds": True}, InputTypeError, ("rounds", "True")),
+    ("n-rows-negative", {"n_rows": -1}, InputError, ("n_rows", "-1")),
+    ("mechanism-unknown", {"mechanism": "mwm"}, InputError, ("mechanism must be one of", "'mwm'")),
+    ("mechanism-type", {"mechanism": None}, InputTypeError, ("mechanism", "NoneType")),
+    ("rows-unknown", {"rows": "median"}, InputError, ("rows must be one of", "'median'")),
+    ("seed-negative", {"seed": -1}, InputError, ("seed", "-1")),
+    ("seed-float", {"seed": 1.5}, InputTypeError, ("seed must be an integer", "1.5")),
+    ("seed-bool", {"seed": True}, InputTypeError, ("seed", "True")),
+    ("max-cells-zero", {"max_cells": 0}, InputError, ("max_cells", "0")),
+    ("max-cells-small", {"max_cells": 10}, DomainTooLargeError, ("max_cells=10",)),
+    ("workload-spec", {"workload": "bogus"}, InputError, ("'bogus'",)),
+    ("workload-domain", {"workload": Workload.from_spec("1way", Domain(("a", "b"), (2, 3)))}, InputError,
+     ("workload must be over the dataset's domain",)),
+]
+
+
+@pytest.mark.parametrize(("overrides", "error", "fragments"), [c[1:] for c in API_CASES], ids=[c[0] for c in API_CASES])
+def test_synthesize_user_mistake(api_dataset, overrides, error, fragments):
+    arguments = {"workload": "1-2way", "mechanism": "mwem", "epsilon": 1.0, "rounds": 2, "seed": 0, **overrides}
+    workload = arguments.pop("workload")
+    with pytest.raises(error) as info:
+        synthesize(api_dataset, workload, **arguments)
+    for fragment in fragments:
+        assert fragment in str(info.value), str(info.value)
+
+
+def test_synthesize_rejects_a_non_dataset(api_dataset):
+    with pytest.raises(InputTypeError, match="dprelease.Dataset, got ndarray"):
+        synthesize(api_dataset.records, "1way", epsilon=1.0, seed=0)
+
+
+def test_synthesize_privacy_parameters_are_keyword_only(api_dataset):
+    with pytest.raises(TypeError):
+        synthesize(api_dataset, "1way", "mwem", 1.0)  # type: ignore[misc]

@@ -1,0 +1,267 @@
+"""The ``dprelease`` command end to end: synth, evaluate, demo (in process, and once as a real process)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dprelease import Dataset, Domain, Workload
+from dprelease.cli import main
+from dprelease.datasets import ADULT_SMALL_COLUMNS
+from dprelease.evaluate import workload_errors
+
+
+def read_csv(path: Path) -> tuple[list[str], np.ndarray]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    return rows[0], np.array(rows[1:], dtype=np.int64)
+
+
+def synth(capsys, files, out: Path, *extra: str, epsilon: str = "0.7") -> tuple[int, str, str]:
+    argv = ["synth", str(files["data"]), "--domain", str(files["domain"]), "--epsilon", epsilon,
+            "--out", str(out), "--quiet", *extra]
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def dprelease_executable() -> str:
+    candidate = Path(sys.executable).parent / "dprelease"
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("dprelease")
+    assert found is not None, "the dprelease console script is not installed"
+    return found
+
+
+# ------------------------------------------------------------------------ synth
+def test_synth_mwem_writes_rows_and_release(capsys, tiny_files, tiny_domain, tmp_path):
+    out, release_path = tmp_path / "synth.csv", tmp_path / "release.json"
+    code, stdout, stderr = synth(capsys, tiny_files, out, "--workload", "1-2way", "--mechanism", "mwem",
+                                 "--rounds", "4", "--seed", "3", "--release", str(release_path))
+    assert code == 0, stderr
+    assert "wrote 200 synthetic rows" in stdout and "epsilon=0.7" in stdout
+    assert "Traceback" not in stderr
+
+    header, rows = read_csv(out)
+    assert header == list(tiny_domain.attributes)
+    assert rows.shape == (200, 3)
+    assert ((rows >= 0) & (rows < np.array(tiny_domain.sizes))).all()
+
+    release = json.loads(release_path.read_text())
+    assert release["mechanism"] == "mwem"
+    assert release["fit_for_release"] is False
+    assert "seeded" in release["randomness"]
+    assert release["domain"] == tiny_domain.to_dict()
+    ledger = release["privacy_ledger"]
+    assert ledger["budget"]["epsilon"] == 0.7
+    assert ledger["spent"]["epsilon"] == 0.7
+    assert Fraction(ledger["spent"]["epsilon_exact"]) == Fraction(0.7)  # exactly the budget, not 0.7 +- ulp
+    assert ledger["spent"]["delta"] == 0.0
+    assert sum(Fraction(c["epsilon_exact"]) for c in ledger["charges"]) == Fraction(0.7)
+    assert [t["round"] for t in release["transcript"] if t["round"] > 0] == [1, 2, 3, 4]
+    workload = Workload.from_spec("1-2way", tiny_domain)
+    answers = release["workload_answers"]
+    assert [tuple(a["marginal"]) for a in answers] == list(workload.marginals)
+    for a in answers:
+        assert len(a["fractions"]) == int(np.prod(a["shape"]))
+        assert sum(a["fractions"]) == pytest.approx(1.0, abs=1e-9)
+    assert release["synthetic_rows"] == {"count": 200, "method": "sample"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "domain.json", "release.json", "synth.csv"]
+
+
+def test_synth_seed_is_reproducible(capsys, tiny_files, tmp_path):
+    first, second, other = tmp_path / "1.csv", tmp_path / "2.csv", tmp_path / "3.csv"
+    for out, seed in ((first, "5"), (second, "5"), (other, "6")):
+        code, _, err = synth(capsys, tiny_files, out, "--workload", "2way", "--seed", seed, "--rounds", "3")
+        assert code == 0, err
+    assert first.read_bytes() == second.read_bytes()
+    assert first.read_bytes() != other.read_bytes()
+
+
+def test_synth_ic_mw(capsys, tiny_files, tiny_domain, tmp_path):
+    out, release_path = tmp_path / "ic.csv", tmp_path / "ic.json"
+    code, stdout, stderr = synth(capsys, tiny_files, out, "--workload", "1-2way", "--mechanism", "ic-mw",
+                                 "--alpha", "0.5", "--rounds", "5", "--seed", "0", "--release", str(release_path),
+                                 epsilon="1.0")
+    assert code == 0, stderr
+    header, rows = read_csv(out)
+    assert header == list(tiny_domain.attributes) and rows.shape == (200, 3)
+    release = json.loads(release_path.read_text())
+    assert release["mechanism"] == "ic-mw" and release["fit_for_release"] is False
+    params, ledger = release["parameters"], release["privacy_ledger"]
+    assert params["rounds"] == 5 and params["alpha"] == 0.5 and params["accuracy_guaranteed"] is False
+    assert ledger["budget"] == {"epsilon": 1.0, "delta": 0.0}
+    # Pure DP (Thm 5.3): the whole plan of 2T steps at eps0 = eps / (2 T) is charged before the first
+    # round, so stopping early (a data-dependent event) never understates what was spent.
+    ran = len(release["transcript"])
+    assert 1 <= ran <= 5
+    (charge,) = ledger["charges"]
+    assert Fraction(charge["epsilon_exact"]) == Fraction(ledger["spent"]["epsilon_exact"]) == 1
+    assert all(r["epsilon"] == 2 * 0.1 for r in release["transcript"])
+    assert "warning" in stderr and "Thm 5.4" in stderr  # rounds cap voids the accuracy theorem; said so
+
+
+def test_synth_ic_mw_with_delta_stays_within_budget(capsys, tiny_files, tmp_path):
+    release_path = tmp_path / "ic.json"
+    code, _, stderr = synth(capsys, tiny_files, tmp_path / "ic.csv", "--workload", "2way", "--mechanism", "ic-mw",
+                            "--alpha", "0.5", "--rounds", "5", "--delta", "1e-6", "--seed", "1",
+                            "--release", str(release_path), epsilon="1.0")
+    assert code == 0, stderr
+    ledger = json.loads(release_path.read_text())["privacy_ledger"]
+    assert ledger["budget"] == {"epsilon": 1.0, "delta": 1e-6}
+    assert 0 < Fraction(ledger["spent"]["epsilon_exact"]) <= 1
+    assert Fraction(ledger["spent"]["delta_exact"]) <= Fraction(1e-6)
+    assert len(ledger["charges"]) == 1  # all 2T steps reserved before anything ran
+
+
+def test_synth_n_rows_and_columns(capsys, tiny_files, tmp_path):
+    out = tmp_path / "nested" / "dir" / "s.csv"
+    code, stdout, err = synth(capsys, tiny_files, out, "--workload", "1-2way", "--columns", "c,a",
+                              "--n-rows", "37", "--seed", "2", "--rounds", "2")
+    assert code == 0, err
+    header, rows = read_csv(out)
+    assert header == ["c", "a"]
+    assert rows.shape == (37, 2)
+    assert rows[:, 0].max() <= 3 and rows[:, 1].max() <= 1
+    assert "wrote 37 synthetic rows" in stdout
+
+
+def test_synth_rows_round_matches_released_histogram(capsys, tiny_files, tiny_domain, tmp_path):
+    out, release_path = tmp_path / "r.csv", tmp_path / "r.json"
+    code, _, err = synth(capsys, tiny_files, out, "--workload", "3way", "--rows", "round", "--seed", "4",
+                         "--rounds", "3", "--release", str(release_path))
+    assert code == 0, err
+    _, rows = read_csv(out)
+    assert len(rows) == 200
+    release = json.loads(release_path.read_text())
+    assert release["synthetic_rows"]["method"] == "round"
+    # The 3-way marginal is the whole histogram p; rounding keeps every cell within 1 of n p.
+    (answer,) = release["workload_answers"]
+    expected = np.array(answer["fractions"]) * 200
+    counts = Dataset.from_records(rows, tiny_domain).histogram().reshape(-1)
+    assert np.all(np.abs(counts - expected) < 1.0)
+
+
+def test_synth_json_workload(capsys, tiny_files, write_file, tmp_path):
+    workload = write_file("w.json", [["c", "b"], ["a"]])
+    release_path = tmp_path / "w-release.json"
+    code, _, err = synth(capsys, tiny_files, tmp_path / "w.csv", "--workload", str(workload), "--seed", "0",
+                         "--rounds", "2", "--release", str(release_path))
+    assert code == 0, err
+    answers = json.loads(release_path.read_text())["workload_answers"]
+    assert [a["marginal"] for a in answers] == [["b", "c"], ["a"]]
+
+
+# --------------------------------------------------------------------- evaluate
+@pytest.fixture
+def synthetic_csv(write_csv, tiny_domain) -> Path:
+    rng = np.random.Generator(np.random.PCG64(99))
+    rows = rng.integers(0, np.array(tiny_domain.sizes), size=(150, len(tiny_domain)))
+    return write_csv("fake-synth.csv", tiny_domain.attributes, rows.tolist())
+
+
+def expected_errors(files, synthetic: Path, spec: str, columns=None) -> dict:
+    domain = Domain.from_json(files["domain"])
+    if columns:
+        domain = domain.project(columns)
+    real, synth_data = Dataset.from_csv(files["data"], domain), Dataset.from_csv(synthetic, domain)
+    errors = workload_errors(real, synth_data, Workload.from_spec(spec, domain))
+    return {**errors, "n_real": real.n, "n_synthetic": synth_data.n}
+
+
+@pytest.mark.parametrize(("spec", "columns"), [("1-2way", None), ("3way", None), ("2way", "c,a")])
+def test_evaluate_json_matches_workload_errors(capsys, tiny_files, synthetic_csv, spec, columns):
+    argv = ["evaluate", str(tiny_files["data"]), str(synthetic_csv), "--domain", str(tiny_files["domain"]),
+            "--workload", spec, "--json"] + (["--columns", columns] if columns else [])
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    got = json.loads(captured.out)
+    expected = expected_errors(tiny_files, synthetic_csv, spec, columns.split(",") if columns else None)
+    assert got == expected
+    assert got["max_error"] > 0 and got["n_synthetic"] == 150 and got["n_real"] == 200
+
+
+def test_evaluate_text_matches_workload_errors(capsys, tiny_files, synthetic_csv):
+    argv = ["evaluate", str(tiny_files["data"]), str(synthetic_csv), "--domain", str(tiny_files["domain"]),
+            "--workload", "1-2way"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    expected = expected_errors(tiny_files, synthetic_csv, "1-2way")
+    assert f"workload: {expected['n_marginals']} marginals, 35 cells" in out
+    assert f"max error:  {expected['max_error']:.4f}  (worst marginal {expected['worst_marginal']})" in out
+    assert f"average L1: {expected['avg_l1']:.4f}" in out
+
+
+def test_evaluate_identical_tables_have_zero_error(capsys, tiny_files):
+    argv = ["evaluate", str(tiny_files["data"]), str(tiny_files["data"]), "--domain", str(tiny_files["domain"]),
+            "--workload", "1-3way", "--json"]
+    assert main(argv) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["max_error"] == 0.0 and got["avg_l1"] == 0.0 and got["n_marginals"] == 7
+
+
+# ------------------------------------------------------------------- real process
+def test_console_script_runs_synth_and_reports_errors(capsys, tiny_files, tmp_path):
+    exe = dprelease_executable()
+    out = tmp_path / "proc.csv"
+    argv = ["synth", str(tiny_files["data"]), "--domain", str(tiny_files["domain"]), "--workload", "1-2way",
+            "--epsilon", "0.7", "--rounds", "3", "--seed", "8", "--out", str(out)]
+    env = {**os.environ, "PYTHONWARNINGS": ""}
+    done = subprocess.run([exe, *argv], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "wrote 200 synthetic rows" in done.stdout
+    # The seeded-run warning is one line, in the CLI's format.
+    assert [line for line in done.stderr.splitlines() if line] == [
+        line for line in done.stderr.splitlines() if line.startswith("dprelease: warning:")]
+    assert "seed=8" in done.stderr and "not fit for a real release" in done.stderr
+    # Same seed in process gives the same bytes.
+    again = tmp_path / "again.csv"
+    assert main([*argv[:-1], str(again), "--quiet"]) == 0
+    capsys.readouterr()
+    assert out.read_bytes() == again.read_bytes()
+
+    bad = subprocess.run([exe, *argv[:-2], "--out", str(tmp_path / "never.csv"), "--epsilon", "nan"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1 and bad.stderr.startswith("dprelease: error:")
+    assert "--epsilon" in bad.stderr and "nan" in bad.stderr
+    assert not (tmp_path / "never.csv").exists()
+
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=120)
+    assert version.returncode == 0 and version.stdout.startswith("dprelease ")
+
+
+# -------------------------------------------------------------------------- demo
+def test_demo_runs_and_writes_release(capsys, tmp_path):
+    folder = tmp_path / "demo"
+    assert main(["demo", "--seed", "0", "--quiet", "--out", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "MWEM (this release)" in out and "uniform (no data)" in out and "seeded run" in out
+    header, rows = read_csv(folder / "adult-synth.csv")
+    assert header == list(ADULT_SMALL_COLUMNS)
+    assert rows.shape == (48842, len(ADULT_SMALL_COLUMNS))
+    release = json.loads((folder / "adult-release.json").read_text())
+    assert release["privacy_ledger"]["spent"]["epsilon"] == 1.0
+    assert release["fit_for_release"] is False
+    assert len(release["workload_answers"]) == 63
+
+
+def test_demo_refuses_a_file_as_out(capsys, write_file):
+    target = write_file("not-a-folder", "x")
+    code = main(["demo", "--seed", "0", "--quiet", "--out", str(target)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("dprelease: error:") and err.count("\n") == 1 and "not a folder" in err
+    assert target.read_text() == "x"
+

@@ -1,0 +1,126 @@
+"""Statistical privacy audits of the kernel on neighbouring inputs, each with a planted bug.
+
+False-alarm rate: each audit below has false-alarm probability <= 1e-6 (see
+tests/audit.py); with the 4 audits run on correct code here the suite's false-alarm
+rate is <= 4e-6. All runs are seeded, so the suite is deterministic; the stated
+rate bounds the chance that a seed was "unlucky" for correct code.
+
+Each audit is run twice: on the code as shipped (must find no violation) and with
+a planted bug injected into the real code path by monkeypatch (must find one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dprelease.data import Dataset
+from dprelease.domain import Domain
+from dprelease.privacy import measurer as measurer_module
+from dprelease.privacy import selection as selection_module
+from dprelease.privacy.accountant import PrivacyAccountant
+from dprelease.privacy.measurer import PrivateMeasurer
+from dprelease.privacy.rng import SeededRandom
+from dprelease.privacy.selection import exponential_mechanism
+from dprelease.queries import ProductQuery
+from tests.audit import violations
+
+EPSILON = 1.0
+FALSE_ALARM = 1e-6
+
+# Neighbouring tables of the same size n = 10: one record moves from a=0 to a=1,
+# so the counting query "a == 1" moves by exactly its sensitivity 1/n.
+DOMAIN = Domain(("a", "b"), (2, 2))
+X = Dataset.from_records([[0, 0]] * 6 + [[1, 1]] * 4, DOMAIN)
+X_PRIME = Dataset.from_records([[0, 0]] * 5 + [[1, 1]] * 5, DOMAIN)
+QUERY = ProductQuery.conjunction(DOMAIN, {"a": 1})
+
+
+def laplace_outputs(dataset: Dataset, samples: int, seed: int) -> np.ndarray:
+    measurer = PrivateMeasurer(dataset, accountant=PrivacyAccountant(epsilon=samples * EPSILON),
+                               rng=SeededRandom(seed))
+    return np.array([measurer.laplace_query(QUERY, epsilon=EPSILON, label="audit") for _ in range(samples)])
+
+
+def laplace_events() -> list:
+    scale = 1 / (X.n * EPSILON)
+    centre = QUERY.evaluate(X)
+    return [(f"out <= f(x) + {t} b", lambda o, t=t: o <= centre + t * scale) for t in (-3, -2, -1, 0, 1, 2)] + \
+           [(f"out >= f(x) + {t} b", lambda o, t=t: o >= centre + t * scale) for t in (-1, 0, 1, 2, 3, 4)]
+
+
+def run_laplace_audit() -> list[str]:
+    return violations(laplace_outputs(X, 30_000, 1), laplace_outputs(X_PRIME, 30_000, 2), laplace_events(),
+                      epsilon=EPSILON, alpha=FALSE_ALARM)
+
+
+def test_laplace_measurement_passes_the_audit():
+    assert run_laplace_audit() == []
+
+
+def test_laplace_audit_catches_half_the_noise(monkeypatch):
+    real = measurer_module.laplace_scale
+    monkeypatch.setattr(measurer_module, "laplace_scale", lambda **kw: real(**kw) / 2)
+    assert run_laplace_audit() != []
+
+
+def test_laplace_audit_catches_sensitivity_20_percent_too_small(monkeypatch):
+    real = measurer_module.laplace_scale
+    monkeypatch.setattr(measurer_module, "laplace_scale", lambda **kw: real(**kw) * 0.8)
+    # A 20% smaller scale is (1.25 eps)-DP; it takes more samples to see.
+    found = violations(laplace_outputs(X, 150_000, 3), laplace_outputs(X_PRIME, 150_000, 4), laplace_events(),
+                       epsilon=EPSILON, alpha=FALSE_ALARM)
+    assert found != []
+
+
+# Exponential mechanism: candidate 0 gains the sensitivity, the 49 others lose it,
+# the case in which exp(eps u / 2 Delta) comes closest to its e^eps bound.
+CANDIDATES = 50
+SCORES_X = np.zeros(CANDIDATES)
+SCORES_X_PRIME = np.r_[1.0, -np.ones(CANDIDATES - 1)]
+
+
+def run_exponential_audit() -> list[str]:
+    draws = 60_000
+    out_x = exponential_mechanism(SCORES_X, epsilon=EPSILON, sensitivity=1.0, rng=SeededRandom(5), size=draws)
+    out_y = exponential_mechanism(SCORES_X_PRIME, epsilon=EPSILON, sensitivity=1.0, rng=SeededRandom(6), size=draws)
+    events = [("selects candidate 0", lambda o: o == 0), ("selects candidate 1", lambda o: o == 1),
+              ("selects one of 0..4", lambda o: o < 5)]
+    return violations(out_x, out_y, events, epsilon=EPSILON, alpha=FALSE_ALARM)
+
+
+def test_exponential_mechanism_passes_the_audit():
+    assert run_exponential_audit() == []
+
+
+def test_exponential_audit_catches_twice_the_epsilon(monkeypatch):
+    # Planted bug: the exponent's factor eps / (2 Delta) doubled (= Gumbel noise halved).
+    real = selection_module.float_at_most
+    monkeypatch.setattr(selection_module, "float_at_most", lambda v: 2 * real(v))
+    assert run_exponential_audit() != []
+
+
+def test_measurer_charges_before_it_answers():
+    accountant = PrivacyAccountant(epsilon=1.0)
+    measurer = PrivateMeasurer(X, accountant=accountant, rng=SeededRandom(0))
+    measurer.laplace_query(QUERY, epsilon=0.75, label="first")
+    from dprelease.errors import BudgetExceededError
+
+    with pytest.raises(BudgetExceededError):
+        measurer.laplace_query(QUERY, epsilon=0.5, label="second")
+    assert [c.label for c in accountant.ledger] == ["first"]
+
+
+def test_laplace_calibration_is_exactly_sensitivity_over_epsilon():
+    # Same seed, same draws: the measurement minus the truth is Laplace(1 / (n eps)) exactly.
+    from dprelease.privacy.noise import laplace
+
+    eps = 0.37
+    measurer = PrivateMeasurer(X, accountant=PrivacyAccountant(epsilon=1.0), rng=SeededRandom(11))
+    noisy = measurer.laplace_query(QUERY, epsilon=eps, label="x")
+    expected_noise = laplace(1 / (X.n * eps), 1, SeededRandom(11))[0]
+    assert noisy - QUERY.evaluate(X) == pytest.approx(expected_noise, rel=1e-12)
+    marginal = PrivateMeasurer(X, accountant=PrivacyAccountant(epsilon=1.0), rng=SeededRandom(12)) \
+        .laplace_marginal(("a",), epsilon=eps, label="m")
+    expected = laplace(2 / (X.n * eps), (2,), SeededRandom(12))
+    assert marginal - X.marginal(("a",)) == pytest.approx(expected, rel=1e-12)
