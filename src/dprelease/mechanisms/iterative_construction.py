@@ -135,7 +135,7 @@ class IterativeConstruction:
         stop_reason = f"ran all {rounds} rounds"
         progress = progress or Progress.silent()
         for t in range(1, rounds + 1):
-            estimates = queries.answers(model)
+            estimates = self.update.answers(model, queries)
             # SELECT: the private distinguisher (Def. 5.5; exponential mechanism, Thm 5.5)
             index = self.distinguisher.select(measurer, queries, estimates, epsilon=epsilon0, label=f"round {t}: select")
             query = queries.query(index)

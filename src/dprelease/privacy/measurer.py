@@ -28,6 +28,7 @@ from dprelease.privacy.noise import exact, laplace, laplace_scale
 from dprelease.privacy.rng import RandomSource
 from dprelease.privacy.selection import exponential_mechanism
 from dprelease.queries.base import LinearQuery
+from dprelease.queries.workload import query_sensitivity
 
 
 class PrivateMeasurer:
@@ -92,20 +93,26 @@ class PrivateMeasurer:
         return true + laplace(scale, true.shape, self._rng)
 
     def laplace_query(self, query: LinearQuery, *, epsilon: Fraction | float, label: str) -> float:
-        """f(x) plus Laplace(1 / (n epsilon)): (epsilon, 0)-DP for a normalized linear query (Thm 3.6)."""
+        """f(x) plus Laplace(Delta / epsilon): (epsilon, 0)-DP (Thm 3.6).
+
+        Delta is the query's declared ``sensitivity(n)``, or 1/n for a normalized linear query.
+        """
         self._pay(epsilon, label)
-        scale = laplace_scale(sensitivity=self.query_sensitivity, epsilon=exact(epsilon))
+        scale = laplace_scale(sensitivity=query_sensitivity(query, self.n), epsilon=exact(epsilon))
         return float(self._true_answer(query) + laplace(scale, 1, self._rng)[0])
 
     # --------------------------------------------------------------- selections
     def select_query(self, queries: object, estimates: np.ndarray, *, epsilon: Fraction | float, label: str) -> int:
-        """Exponential mechanism with score |f(x) - estimate_f| (sensitivity 1/n): (epsilon, 0)-DP.
+        """Exponential mechanism with score |f(x) - estimate_f|: (epsilon, 0)-DP (Thm 3.10).
 
         ``queries`` is a query set (``answers(source)``, e.g. a Workload); its true answers are cached.
+        The score's sensitivity is the set's ``sensitivity(n)`` (1/n for linear queries): the estimate
+        is public, so |f(x) - e| moves by at most f's sensitivity.
         """
         self._pay(epsilon, label)
         scores = np.abs(self._true_answers(queries) - np.asarray(estimates, dtype=np.float64))
-        return exponential_mechanism(scores, epsilon=epsilon, sensitivity=self.query_sensitivity, rng=self._rng)
+        sensitivity = queries.sensitivity(self.n) if hasattr(queries, "sensitivity") else self.query_sensitivity
+        return exponential_mechanism(scores, epsilon=epsilon, sensitivity=sensitivity, rng=self._rng)
 
     def select_marginal(self, marginals: Sequence[tuple[str, ...]], estimates: Sequence[np.ndarray], *,
                         epsilon: Fraction | float, label: str, penalties: np.ndarray | None = None) -> int:

@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,12 @@ from dprelease.domain import Domain
 from dprelease.errors import InputError, InputTypeError
 from dprelease.queries.base import LinearQuery, MarginalSource
 from dprelease.queries.product import ProductQuery
+
+def query_sensitivity(query: object, n: int) -> Fraction:
+    """A query's declared sensitivity, or 1/n for a normalized linear query (q in [0, 1]^X)."""
+    declared = getattr(query, "sensitivity", None)
+    return Fraction(1, n) if declared is None else declared(n)
+
 
 _SPEC = re.compile(r"^(?:(\d+)-)?(\d+)way$")
 
@@ -106,6 +113,10 @@ class Workload:
         """|Q|: total number of cells (counting queries) across the marginals."""
         return sum(self.cells(m) for m in self.marginals)
 
+    def sensitivity(self, n: int) -> Fraction:
+        """Every cell is a counting query: sensitivity 1/n under the same-size privacy unit."""
+        return Fraction(1, n)
+
     def _offsets(self) -> np.ndarray:
         return np.cumsum([0] + [self.cells(m) for m in self.marginals])
 
@@ -149,6 +160,10 @@ class QueryList:
     @property
     def num_queries(self) -> int:
         return len(self.queries)
+
+    def sensitivity(self, n: int) -> Fraction:
+        """The largest sensitivity of any query in the list (1/n for normalized linear queries)."""
+        return max(query_sensitivity(q, n) for q in self.queries)
 
     def answers(self, source: MarginalSource) -> np.ndarray:
         return np.array([q.evaluate(source) for q in self.queries])

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
 from dprelease.domain import Domain
 from dprelease.queries.base import LinearQuery
 
@@ -22,6 +24,10 @@ class DatabaseUpdate(Protocol):
 
     def initial(self, domain: Domain) -> object:
         """D_1 = U(BOT, ., .)."""
+        ...
+
+    def answers(self, model: object, queries: object) -> np.ndarray:
+        """f(D) for every f in the query set (a median structure answers with medians, Def. 5.6)."""
         ...
 
     def update(self, model: object, query: LinearQuery, noisy_answer: float, *, alpha: float) -> object:

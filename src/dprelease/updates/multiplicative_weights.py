@@ -56,6 +56,9 @@ class MultiplicativeWeights:
         """x^1: the uniform distribution over X."""
         return HistogramModel.uniform(domain, max_cells=self.max_cells)
 
+    def answers(self, model: HistogramModel, queries: object) -> np.ndarray:
+        return queries.answers(model)
+
     def update(self, model: HistogramModel, query: LinearQuery, noisy_answer: float, *, alpha: float) -> HistogramModel:
         """x^{t+1} = MW(x^t, f_t, v_t) (Algorithm 5)."""
         eta = self.eta if self.eta is not None else alpha / 2
