@@ -36,6 +36,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -48,7 +49,7 @@ REPO = HERE.parent
 SCORE_PY = Path("/work/shared/bench/score.py")
 PEER_PY = REPO / "benchmarks" / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer.py"
-MWEM_SRC = REPO / "src" / "dprelease" / "mechanisms" / "mwem.py"
+SRC = REPO / "src"
 
 IC_DELTA = 1e-9  # BENCHMARKS.md: delta = 1e-9 where a mechanism needs one
 PEER_DELTA = 1e-9
@@ -107,6 +108,39 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def mwem_sha() -> str:
+    import dprelease.mechanisms.mwem as m
+
+    return sha256(Path(m.__file__))[:16]
+
+
+def tree_sha(root: Path) -> str:
+    """sha256 over the relative paths and bytes of every .py file under root."""
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def snapshot_src(tmp: Path) -> dict:
+    """Freeze src/dprelease into tmp/src-snapshot, and import dprelease from there (here and in every child).
+
+    The library may be edited while the benchmark runs; the snapshot keeps every run on one version.
+    """
+    root = tmp / "src-snapshot"
+    if root.exists():
+        shutil.rmtree(root)
+    shutil.copytree(SRC / "dprelease", root / "dprelease", ignore=shutil.ignore_patterns("__pycache__"))
+    diff = subprocess.run(["git", "diff", "HEAD", "--", "src"], capture_output=True, text=True, cwd=REPO).stdout
+    (tmp / "src-snapshot.diff").write_text(diff)
+    sys.path.insert(0, str(root))
+    os.environ["PYTHONPATH"] = str(root) + (os.pathsep + os.environ["PYTHONPATH"]
+                                            if os.environ.get("PYTHONPATH") else "")
+    return {"path": str(root), "tree_sha256": tree_sha(root / "dprelease"),
+            "diff_vs_head_sha256": hashlib.sha256(diff.encode()).hexdigest()[:16],
+            "diff_vs_head_lines": len(diff.splitlines())}
+
+
 # ----------------------------------------------------------------------------- one run (child)
 def load_problem():
     from dprelease.datasets import ADULT_SMALL_COLUMNS, load_adult
@@ -123,10 +157,13 @@ def run_one(spec: dict) -> dict:
 
     warnings.filterwarnings("ignore", category=SeededRunWarning)
     scorer, _ = load_scorer()
+    import dprelease
+
     dataset, workload = load_problem()
     rss_loaded_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     system, eps, seed = spec["system"], float(spec["epsilon"]), int(spec["seed"])
     parameters: dict = {}
+    load_before = os.getloadavg()[0]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=SeededRunWarning)
@@ -173,10 +210,12 @@ def run_one(spec: dict) -> dict:
         else:
             raise ValueError(f"unknown system {system!r}")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # before scoring
+    load_after = os.getloadavg()[0]
     scores = score_rows(rows, dataset, workload, scorer)
     return {**spec, "status": "ok", "seconds_fit_sample": seconds, "peak_rss_mb": round(peak_mb, 1),
             "rss_after_load_mb": round(rss_loaded_mb, 1), **scores, "parameters": parameters,
-            "mwem_py_sha256": sha256(MWEM_SRC)[:16] if MWEM_SRC.exists() else None,
+            "mwem_py_sha256": mwem_sha(), "dprelease_file": dprelease.__file__,
+            "loadavg1_before_after": [round(load_before, 2), round(load_after, 2)],
             "warnings": sorted({f"{w.category.__name__}: {w.message}" for w in caught})}
 
 
@@ -286,8 +325,8 @@ def code_info() -> dict:
     defaults = {f.name: f.default for f in dataclasses.fields(MWEM) if f.default is not dataclasses.MISSING}
     return {"dprelease_version": dprelease.__version__, "git_commit": git("rev-parse", "HEAD"),
             "git_status_src": (git("status", "--short", "--", "src") or "").splitlines(),
-            "mwem_py_sha256": sha256(MWEM_SRC)[:16] if MWEM_SRC.exists() else None,
-            "mwem_defaults": defaults, "api_default_rounds": DEFAULT_ROUNDS}
+            "dprelease_imported_from": dprelease.__file__,
+            "mwem_py_sha256": mwem_sha(), "mwem_defaults": defaults, "api_default_rounds": DEFAULT_ROUNDS}
 
 
 # ----------------------------------------------------------------------------- markdown
@@ -327,6 +366,17 @@ def render_markdown(doc: dict) -> str:
                 if code["git_status_src"] else "") + f"; mwem.py sha256 `{code['mwem_py_sha256']}`.")
     L.append("MWEM defaults measured: " + ", ".join(f"{k}={v}" for k, v in code["mwem_defaults"].items())
              + f" (api rounds default {code['api_default_rounds']}).")
+    snap = code.get("src_snapshot")
+    if snap:
+        L.append(f"Every run imported dprelease from a frozen copy of src/ taken at the start (tree sha256 "
+                 f"`{snap['tree_sha256']}`; {snap['diff_vs_head_lines']} lines of `git diff HEAD -- src`, sha256 "
+                 f"`{snap['diff_vs_head_sha256']}`).")
+    loads = [r["loadavg1_before_after"][1] for r in doc["runs"] if r.get("loadavg1_before_after")]
+    if loads:
+        L.append(f"1-min load average at the end of each dprelease run: median {statistics.median(loads):.2f}, "
+                 f"max {max(loads):.2f} on {info['cpu_count']} CPUs"
+                 + (" (**other work was running: timings are inflated and noisy**)."
+                    if statistics.median(loads) > 0.75 * (info["cpu_count"] or 1) + 1 else "."))
     if doc.get("mwem_source_changed_during_run"):
         L.append("**Warning: mwem.py changed during the run** (runs record different hashes; see small3.json).")
     L.append("")
@@ -437,6 +487,8 @@ def parse_args(argv=None):
                    help="dprelease systems to run (default all)")
     p.add_argument("--run-timeout", type=float, default=600.0, help="seconds per dprelease run (default 600)")
     p.add_argument("--out", default=str(REPO / "benchmarks" / "results"), help="output folder")
+    p.add_argument("--no-snapshot", dest="snapshot", action="store_false",
+                   help="import dprelease from src/ as installed instead of a frozen copy in OUT/tmp/src-snapshot")
     p.add_argument("--one", default=None, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -447,9 +499,6 @@ def main(argv=None) -> int:
         print(json.dumps(run_one(json.loads(args.one))), flush=True)
         return 0
 
-    from dprelease.errors import SeededRunWarning
-
-    warnings.filterwarnings("ignore", category=SeededRunWarning)
     start = time.perf_counter()
     out = Path(args.out)
     tmp = out / "tmp"
@@ -460,6 +509,10 @@ def main(argv=None) -> int:
     wanted = set(args.systems.split(","))
     ic_configs = [(float(a), int(r)) for a, r in (c.split(":") for c in args.ic_configs.split(",") if c)]
 
+    snapshot = snapshot_src(tmp) if args.snapshot else None  # before any dprelease import
+    from dprelease.errors import SeededRunWarning
+
+    warnings.filterwarnings("ignore", category=SeededRunWarning)
     scorer, scorer_desc = load_scorer()
     dataset, workload = load_problem()
     notes = []
@@ -485,7 +538,10 @@ def main(argv=None) -> int:
             if "uniform" in wanted:
                 specs.append({"system": "uniform", "epsilon": eps, "seed": seed})
 
-    doc = {"benchmark": "small3", "scorer": scorer_desc, "machine": machine_info(), "code": code_info(),
+    code = code_info()
+    if snapshot:
+        code["src_snapshot"] = snapshot
+    doc = {"benchmark": "small3", "scorer": scorer_desc, "machine": machine_info(), "code": code,
            "config": {"eps": eps_list, "seeds": args.seeds, "peers": peers, "peer_seeds": args.peer_seeds,
                       "peer_eps": peer_eps, "peer_time_limit": args.peer_time_limit,
                       "ic_configs": ic_configs, "ic_delta": IC_DELTA, "peer_delta": PEER_DELTA,
@@ -498,6 +554,7 @@ def main(argv=None) -> int:
     def save():
         doc["summary"] = summarize(doc["runs"])
         doc["total_seconds"] = time.perf_counter() - start
+        doc["machine"]["loadavg_at_end"] = os.getloadavg()
         hashes = {r.get("mwem_py_sha256") for r in doc["runs"] if r.get("mwem_py_sha256")}
         doc["mwem_source_changed_during_run"] = len(hashes | {doc["code"]["mwem_py_sha256"]}) > 1
         (out / "small3.json").write_text(json.dumps(doc, indent=2, default=str) + "\n")

@@ -16,7 +16,7 @@ from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.errors import InputError, InputTypeError, SeededRunWarning
 from dprelease.mechanisms.iterative_construction import IterativeConstruction
-from dprelease.mechanisms.mwem import DEFAULT_ROUNDS, MWEM
+from dprelease.mechanisms.mwem import MWEM
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
@@ -74,7 +74,7 @@ def synthesize(
     alpha: float | None = None,
     rounds: int | None = None,
     n_rows: int | None = None,
-    rows: str = "sample",
+    rows: str = "round",
     seed: int | None = None,
     max_cells: int = DEFAULT_MAX_CELLS,
     progress: Progress | None = None,
@@ -89,7 +89,8 @@ def synthesize(
         alpha: target accuracy of ic-mw (default: the smallest alpha Thm 5.4 guarantees).
         rounds: MWEM's T, or a cap on ic-mw's rounds (private, but voids Thm 5.4).
         n_rows: synthetic rows to release (default: the real n, which is public).
-        rows: ``"sample"`` (i.i.d. from the model) or ``"round"`` (n * p rounded by largest remainder).
+        rows: ``"round"`` (n * p rounded by largest remainder; the default, lower error) or
+            ``"sample"`` (i.i.d. draws from the model).
         seed: reproducible run (warns: not fit for a real release); default: OS CSPRNG.
     """
     request = SynthesisRequest(mechanism, epsilon, delta, alpha, rounds, n_rows, rows, max_cells, seed)
@@ -108,7 +109,7 @@ def synthesize(
     if request.mechanism == "mwem":
         if delta:
             warnings.warn("MWEM is (epsilon, 0)-DP: delta is not used", UserWarning, stacklevel=2)
-        runner = MWEM(epsilon=epsilon, rounds=rounds or DEFAULT_ROUNDS, max_cells=max_cells)
+        runner = MWEM(epsilon=epsilon, rounds=rounds, max_cells=max_cells)
         result = runner.run(dataset, workload, rng=rng, progress=progress)
         guarantee = f"(epsilon={epsilon:g}, delta=0)-differential privacy: MWEM, basic composition (Thm 3.16)"
         transcript, parameters = result.transcript, result.parameters

@@ -20,7 +20,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--delta", type=number("--delta"), default=0.0, help="used by ic-mw (default 0)")
     parser.add_argument("--alpha", type=number("--alpha"), help="ic-mw target accuracy")
     parser.add_argument("--rounds", type=integer("--rounds"), help="MWEM rounds, or a cap on ic-mw rounds")
-    parser.add_argument("--rows", choices=ROW_METHODS, default="sample", help="how rows are drawn from the model")
+    parser.add_argument("--rows", choices=ROW_METHODS, default="round",
+                        help="round: n*p by largest remainder (default); sample: i.i.d. draws from the model")
     parser.add_argument("--n-rows", type=integer("--n-rows"), help="number of synthetic rows (default: n)")
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")
     parser.add_argument("--out", type=Path, required=True, help="synthetic rows (CSV)")

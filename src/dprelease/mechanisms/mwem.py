@@ -42,7 +42,14 @@ from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.measurement_fit import MarginalMeasurement, fit_measurements
 from dprelease.validation import check_fraction, check_nonnegative, check_positive, check_positive_int
 
-DEFAULT_ROUNDS = 10
+
+
+def default_rounds(epsilon: float) -> int:
+    """T chosen by the benchmark (benchmarks/results/small3.md): more budget pays for more rounds.
+
+    10 rounds at eps = 1, 5 at eps = 0.1, 20 at eps = 10: round(10 eps^0.3), kept in [5, 40].
+    """
+    return max(5, min(40, round(10 * check_positive(epsilon, "epsilon") ** 0.3)))
 
 
 @dataclass
@@ -60,7 +67,7 @@ class MWEM:
 
     Args:
         epsilon: total budget; the run is (epsilon, 0)-DP.
-        rounds: T, the number of select-measure-update rounds.
+        rounds: T, the number of select-measure-update rounds (default: :func:`default_rounds`).
         selection_share: fraction of each round's epsilon spent on selection.
         init_share: fraction of epsilon spent measuring the 1-way marginals first (0: none).
         size_penalty: multiple of each marginal's expected measurement noise (cells x Laplace scale)
@@ -69,7 +76,7 @@ class MWEM:
     """
 
     epsilon: float
-    rounds: int = DEFAULT_ROUNDS
+    rounds: int | None = None
     selection_share: float = 0.25
     init_share: float = 0.1
     size_penalty: float = 1.0
@@ -79,6 +86,8 @@ class MWEM:
 
     def __post_init__(self) -> None:
         check_positive(self.epsilon, "epsilon")
+        if self.rounds is None:
+            object.__setattr__(self, "rounds", default_rounds(self.epsilon))
         check_positive_int(self.rounds, "rounds")
         check_fraction(self.selection_share, "selection_share", allow_zero=False)
         check_fraction(self.init_share, "init_share")
