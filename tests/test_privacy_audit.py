@@ -1,8 +1,8 @@
 """Statistical privacy audits of the kernel on neighbouring inputs, each with a planted bug.
 
 False-alarm rate: each audit below has false-alarm probability <= 1e-6 (see
-tests/audit.py); with the 4 audits run on correct code here the suite's false-alarm
-rate is <= 4e-6. All runs are seeded, so the suite is deterministic; the stated
+tests/audit.py); with the 2 audits run on correct code here this file's false-alarm
+rate is <= 2e-6. All runs are seeded, so the suite is deterministic; the stated
 rate bounds the chance that a seed was "unlucky" for correct code.
 
 Each audit is run twice: on the code as shipped (must find no violation) and with
@@ -10,6 +10,8 @@ a planted bug injected into the real code path by monkeypatch (must find one).
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -58,15 +60,21 @@ def test_laplace_measurement_passes_the_audit():
     assert run_laplace_audit() == []
 
 
+def plant(monkeypatch, factor) -> None:
+    """Planted bug in the real code path: the measurer's Laplace scale multiplied by ``factor``."""
+    real = measurer_module.snapped_laplace
+    monkeypatch.setattr(measurer_module, "snapped_laplace",
+                        lambda values, *, sensitivity, epsilon, rng: real(
+                            values, sensitivity=sensitivity * Fraction(factor), epsilon=epsilon, rng=rng))
+
+
 def test_laplace_audit_catches_half_the_noise(monkeypatch):
-    real = measurer_module.laplace_scale
-    monkeypatch.setattr(measurer_module, "laplace_scale", lambda **kw: real(**kw) / 2)
+    plant(monkeypatch, Fraction(1, 2))
     assert run_laplace_audit() != []
 
 
 def test_laplace_audit_catches_sensitivity_20_percent_too_small(monkeypatch):
-    real = measurer_module.laplace_scale
-    monkeypatch.setattr(measurer_module, "laplace_scale", lambda **kw: real(**kw) * 0.8)
+    plant(monkeypatch, Fraction(4, 5))
     # A 20% smaller scale is (1.25 eps)-DP; it takes more samples to see.
     found = violations(laplace_outputs(X, 150_000, 3), laplace_outputs(X_PRIME, 150_000, 4), laplace_events(),
                        epsilon=EPSILON, alpha=FALSE_ALARM)
@@ -112,15 +120,16 @@ def test_measurer_charges_before_it_answers():
 
 
 def test_laplace_calibration_is_exactly_sensitivity_over_epsilon():
-    # Same seed, same draws: the measurement minus the truth is Laplace(1 / (n eps)) exactly.
-    from dprelease.privacy.noise import laplace
+    # Same seed, same draws: a measurement equals the kernel's snapped Laplace with
+    # sensitivity 1/n (a query) or 2/n (a marginal) at the epsilon charged.
+    from dprelease.privacy.noise import snapped_laplace
 
-    eps = 0.37
+    eps = Fraction(37, 100)
     measurer = PrivateMeasurer(X, accountant=PrivacyAccountant(epsilon=1.0), rng=SeededRandom(11))
     noisy = measurer.laplace_query(QUERY, epsilon=eps, label="x")
-    expected_noise = laplace(1 / (X.n * eps), 1, SeededRandom(11))[0]
-    assert noisy - QUERY.evaluate(X) == pytest.approx(expected_noise, rel=1e-12)
+    expected = snapped_laplace(QUERY.evaluate(X), sensitivity=Fraction(1, X.n), epsilon=eps, rng=SeededRandom(11))
+    assert noisy == float(expected)
     marginal = PrivateMeasurer(X, accountant=PrivacyAccountant(epsilon=1.0), rng=SeededRandom(12)) \
         .laplace_marginal(("a",), epsilon=eps, label="m")
-    expected = laplace(2 / (X.n * eps), (2,), SeededRandom(12))
-    assert marginal - X.marginal(("a",)) == pytest.approx(expected, rel=1e-12)
+    expected = snapped_laplace(X.marginal(("a",)), sensitivity=Fraction(2, X.n), epsilon=eps, rng=SeededRandom(12))
+    assert np.array_equal(marginal, expected)

@@ -24,7 +24,7 @@ import numpy as np
 
 from dprelease.data import Dataset
 from dprelease.privacy.accountant import PrivacyAccountant, Reservation
-from dprelease.privacy.noise import exact, laplace, laplace_scale
+from dprelease.privacy.noise import exact, snapped_laplace
 from dprelease.privacy.rng import RandomSource
 from dprelease.privacy.selection import exponential_mechanism
 from dprelease.queries.base import LinearQuery
@@ -86,20 +86,24 @@ class PrivateMeasurer:
 
     # ------------------------------------------------------------ measurements
     def laplace_marginal(self, attributes: Sequence[str], *, epsilon: Fraction | float, label: str) -> np.ndarray:
-        """The marginal's fractions plus Laplace(2 / (n epsilon)) per cell: (epsilon, 0)-DP (Thm 3.6)."""
+        """The marginal's fractions plus Laplace(2 / (n epsilon)) per cell: (epsilon, 0)-DP (Thm 3.6).
+
+        Float-safe: snapped to a grid with integer noise (:func:`~dprelease.privacy.noise.snapped_laplace`).
+        """
         self._pay(epsilon, label)
         true = self._true_marginal(tuple(attributes))
-        scale = laplace_scale(sensitivity=self.marginal_sensitivity, epsilon=exact(epsilon))
-        return true + laplace(scale, true.shape, self._rng)
+        return snapped_laplace(true, sensitivity=self.marginal_sensitivity, epsilon=exact(epsilon), rng=self._rng)
 
     def laplace_query(self, query: LinearQuery, *, epsilon: Fraction | float, label: str) -> float:
         """f(x) plus Laplace(Delta / epsilon): (epsilon, 0)-DP (Thm 3.6).
 
         Delta is the query's declared ``sensitivity(n)``, or 1/n for a normalized linear query.
+        Float-safe: snapped to a grid with integer noise.
         """
         self._pay(epsilon, label)
-        scale = laplace_scale(sensitivity=query_sensitivity(query, self.n), epsilon=exact(epsilon))
-        return float(self._true_answer(query) + laplace(scale, 1, self._rng)[0])
+        noisy = snapped_laplace(self._true_answer(query), sensitivity=query_sensitivity(query, self.n),
+                                epsilon=exact(epsilon), rng=self._rng)
+        return float(noisy)
 
     # --------------------------------------------------------------- selections
     def select_query(self, queries: object, estimates: np.ndarray, *, epsilon: Fraction | float, label: str) -> int:
@@ -113,6 +117,24 @@ class PrivateMeasurer:
         scores = np.abs(self._true_answers(queries) - np.asarray(estimates, dtype=np.float64))
         sensitivity = queries.sensitivity(self.n) if hasattr(queries, "sensitivity") else self.query_sensitivity
         return exponential_mechanism(scores, epsilon=epsilon, sensitivity=sensitivity, rng=self._rng)
+
+    def select_database(self, queries: object, candidate_answers: np.ndarray, *, epsilon: Fraction | float,
+                        label: str) -> int:
+        """Exponential mechanism over public candidate databases y with utility -max_f |f(x) - f(y)|.
+
+        ``candidate_answers`` is a public ``(k, num_queries)`` matrix: row i is candidate i's answers
+        to the set. SmallDB (Alg. 4) is this call over all databases of a fixed small size.
+        Privacy: (epsilon, 0)-DP (Thm 3.10; Prop. 4.1). The utility's sensitivity is the set's
+        ``sensitivity(n)`` (1/n for linear queries): every f(x) moves by at most that much, and so
+        does a maximum of |f(x) - f(y)| over f with y fixed.
+        """
+        answers = np.asarray(candidate_answers, dtype=np.float64)
+        if answers.ndim != 2 or answers.shape[1] != queries.num_queries or answers.shape[0] == 0:
+            raise ValueError(f"candidate_answers must have shape (k >= 1, {queries.num_queries}), got {answers.shape}")
+        self._pay(epsilon, label)
+        utility = -np.abs(answers - self._true_answers(queries)[None, :]).max(axis=1)
+        sensitivity = queries.sensitivity(self.n) if hasattr(queries, "sensitivity") else self.query_sensitivity
+        return exponential_mechanism(utility, epsilon=epsilon, sensitivity=sensitivity, rng=self._rng)
 
     def select_marginal(self, marginals: Sequence[tuple[str, ...]], estimates: Sequence[np.ndarray], *,
                         epsilon: Fraction | float, label: str, penalties: np.ndarray | None = None) -> int:
