@@ -1,8 +1,8 @@
 """Statistical privacy audits of the kernel on neighbouring inputs, each with a planted bug.
 
 False-alarm rate: each audit below has false-alarm probability <= 1e-6 (see
-tests/audit.py); with the 2 audits run on correct code here this file's false-alarm
-rate is <= 2e-6. All runs are seeded, so the suite is deterministic; the stated
+tests/audit.py); with the 3 audits run on correct code here this file's false-alarm
+rate is <= 3e-6. All runs are seeded, so the suite is deterministic; the stated
 rate bounds the chance that a seed was "unlucky" for correct code.
 
 Each audit is run twice: on the code as shipped (must find no violation) and with
@@ -133,3 +133,49 @@ def test_laplace_calibration_is_exactly_sensitivity_over_epsilon():
         .laplace_marginal(("a",), epsilon=eps, label="m")
     expected = snapped_laplace(X.marginal(("a",)), sensitivity=Fraction(2, X.n), epsilon=eps, rng=SeededRandom(12))
     assert np.array_equal(marginal, expected)
+
+
+# One MWEM round (SELECT by the exponential mechanism over marginals, MEASURE by Laplace),
+# through the real MWEM code path, on neighbouring tables. Its output is the pair
+# (marginal chosen, noisy first and last cells): one record moves 1/n from the last cell to
+# the first, so joint events on both cells see the marginal's whole L1 sensitivity 2/n.
+MWEM_DOMAIN = Domain(("a", "b"), (2, 3))
+MWEM_X = Dataset.from_records([[0, 0]] * 3 + [[1, 2]] * 2, MWEM_DOMAIN)
+MWEM_X_PRIME = Dataset.from_records([[0, 0]] * 2 + [[1, 2]] * 3, MWEM_DOMAIN)
+
+
+def mwem_round_outputs(dataset: Dataset, runs: int, seed: int) -> np.ndarray:
+    from dprelease.mechanisms.mwem import MWEM
+    from dprelease.queries import Workload
+
+    workload = Workload(MWEM_DOMAIN, (("a",), ("b",)))
+    mwem = MWEM(epsilon=EPSILON, rounds=1, init_share=0.0, size_penalty=0.0, round_iterations=0, final_iterations=0)
+    rng = SeededRandom(seed)
+    out = np.empty((runs, 3))
+    for i in range(runs):
+        result = mwem.run(dataset, workload, rng=rng)
+        (measurement,) = result.measurements
+        cells = measurement.values.reshape(-1)
+        out[i] = (0 if measurement.attributes == ("a",) else 1, cells[0], cells[-1])
+    return out
+
+
+def run_mwem_audit() -> list[str]:
+    runs = 20_000
+    out_x, out_y = mwem_round_outputs(MWEM_X, runs, 21), mwem_round_outputs(MWEM_X_PRIME, runs, 22)
+    events = []
+    for chosen in (0, 1):
+        for low, high in ((0.4, 0.6), (0.3, 0.7), (0.5, 0.5)):
+            events.append((f"chose {chosen}, first <= {low}, last >= {high}",
+                           lambda o, c=chosen, lo=low, hi=high: (o[:, 0] == c) & (o[:, 1] <= lo) & (o[:, 2] >= hi)))
+    return violations(out_x, out_y, events, epsilon=EPSILON, alpha=FALSE_ALARM)
+
+
+def test_one_mwem_round_passes_the_audit():
+    assert run_mwem_audit() == []
+
+
+def test_mwem_audit_catches_a_marginal_sensitivity_half_too_small(monkeypatch):
+    # Planted bug: the kernel believes a marginal's L1 sensitivity is 1/n, not 2/n.
+    monkeypatch.setattr(PrivateMeasurer, "marginal_sensitivity", property(lambda self: Fraction(1, self.n)))
+    assert run_mwem_audit() != []
