@@ -152,14 +152,26 @@ def _case_id(case) -> str:
     return case.id if hasattr(case, "id") else case[0]
 
 
+def count_random_draws(monkeypatch) -> list[int]:
+    """Record every draw from any of the project's random sources (the only source of noise)."""
+    from dprelease.privacy import rng as rng_module
+
+    draws: list[int] = []
+    for cls in (rng_module.SecureRandom, rng_module.SeededRandom):
+        real = cls.raw_bits
+        monkeypatch.setattr(cls, "raw_bits", lambda self, size, real=real: draws.append(size) or real(self, size))
+    return draws
+
+
 def _case_values(case):
     return case if hasattr(case, "id") else pytest.param(*case, id=case[0])
 
 
 @pytest.mark.parametrize(("case_id", "build", "expected"), [_case_values(c) for c in CLI_CASES])
-def test_cli_user_mistake(tmp_path, capsys, case_id, build, expected):
+def test_cli_user_mistake(tmp_path, capsys, monkeypatch, case_id, build, expected):
     case = Case(tmp_path)
     argv = build(case)
+    draws = count_random_draws(monkeypatch)
     before = snapshot(tmp_path)
     try:
         code = main(argv)
@@ -178,14 +190,17 @@ def test_cli_user_mistake(tmp_path, capsys, case_id, build, expected):
     # Nothing written: no output, no temporary file, inputs untouched.
     assert snapshot(tmp_path) == before
     assert not case.out.exists() and not case.release.exists()
+    assert draws == [], "noise was drawn before the mistake was caught"
 
 
 @pytest.mark.parametrize("command", ["synth", "evaluate"])
-def test_the_base_commands_succeed(tmp_path, capsys, command):
+def test_the_base_commands_succeed(tmp_path, capsys, monkeypatch, command):
     """Control: each case above differs from a command that works, so its failure is its own mistake."""
     case = Case(tmp_path)
     argv = case.synth() if command == "synth" else case.evaluate(case.data)
+    draws = count_random_draws(monkeypatch)
     assert main(argv) == 0, capsys.readouterr().err
+    assert (draws != []) == (command == "synth")  # the draw counter sees a real run
     assert case.out.exists() == (command == "synth")
 
 
