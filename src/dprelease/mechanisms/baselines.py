@@ -27,7 +27,7 @@ def uniform_model(domain: Domain, *, max_cells: int = DEFAULT_MAX_CELLS) -> Hist
     return HistogramModel.uniform(domain, max_cells=max_cells)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class IndependentMarginals:
     """Noisy 1-way marginals, combined as if the attributes were independent."""
 

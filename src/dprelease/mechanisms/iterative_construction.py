@@ -56,7 +56,7 @@ class ICResult:
     stop_reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class IterativeConstruction:
     """Algorithm 8 with a pluggable database update and private distinguisher.
 

@@ -61,7 +61,7 @@ class MWEMResult:
     parameters: dict[str, object]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MWEM:
     """MWEM over marginal workloads on an explicit histogram.
 
