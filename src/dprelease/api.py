@@ -15,16 +15,17 @@ from dataclasses import dataclass
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.errors import InputError, InputTypeError, SeededRunWarning
+from dprelease.mechanisms.ic_rules import ic_update_rule, release_models
 from dprelease.mechanisms.iterative_construction import IterativeConstruction
 from dprelease.mechanisms.mwem import MWEM
 from dprelease.mechanisms.progress import Progress
+from dprelease.mechanisms.smalldb import SmallDB
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
 from dprelease.release import Release
-from dprelease.updates.multiplicative_weights import MultiplicativeWeights
 from dprelease.validation import check_delta, check_positive, check_positive_int
 
-MECHANISMS = ("mwem", "ic-mw")
+MECHANISMS = ("mwem", "ic-mw", "ic-median", "ic-perceptron", "smalldb")
 ROW_METHODS = ("sample", "round")
 
 
@@ -84,10 +85,15 @@ def synthesize(
     Args:
         dataset: the private table.
         workload: a :class:`Workload` or a spec (``"3way"``, ``"1-3way"``, a JSON path).
-        mechanism: ``"mwem"`` ((epsilon, 0)-DP) or ``"ic-mw"`` (Algorithm 8 with MW; (epsilon, delta)-DP).
-        epsilon, delta: the privacy budget (delta is used by ic-mw only; MWEM is pure DP).
-        alpha: target accuracy of ic-mw (default: the smallest alpha Thm 5.4 guarantees).
-        rounds: MWEM's T, or a cap on ic-mw's rounds (private, but voids Thm 5.4).
+        mechanism: ``"mwem"`` ((epsilon, 0)-DP); ``"ic-mw"``, ``"ic-median"``, ``"ic-perceptron"``
+            (Algorithm 8 with multiplicative weights, the median mechanism or the perceptron;
+            (epsilon, delta)-DP, Thm 5.3); ``"smalldb"`` (Algorithm 4; (epsilon, 0)-DP). The median
+            mechanism and SmallDB enumerate databases and only run on tiny domains (a clear
+            DomainTooLargeError otherwise); see docs/update_rules.md.
+        epsilon, delta: the privacy budget (delta is used by the ic-* mechanisms only).
+        alpha: target accuracy of the ic-* mechanisms and smalldb (default: the smallest alpha
+            their theorems guarantee; an error when they guarantee none).
+        rounds: MWEM's T, or a cap on the ic-* rounds (private, but voids Thm 5.4).
         n_rows: synthetic rows to release (default: the real n, which is public).
         rows: ``"round"`` (n * p rounded by largest remainder; the default, lower error) or
             ``"sample"`` (i.i.d. draws from the model).
@@ -114,18 +120,29 @@ def synthesize(
         guarantee = f"(epsilon={epsilon:g}, delta=0)-differential privacy: MWEM, basic composition (Thm 3.16)"
         transcript, parameters = result.transcript, result.parameters
         extra = {"measurements": [m.to_json() for m in result.measurements]}
+    elif request.mechanism == "smalldb":
+        # SmallDB (Alg. 4): one exponential-mechanism draw over all databases of a small size.
+        for unused, name in ((delta, "delta"), (rounds, "rounds")):
+            if unused:
+                warnings.warn(f"SmallDB is (epsilon, 0)-DP in one step: {name} is not used", UserWarning, stacklevel=2)
+        result = SmallDB(epsilon=epsilon, alpha=alpha).run(dataset, workload, rng=rng)
+        guarantee = (f"(epsilon={epsilon:g}, delta=0)-differential privacy: SmallDB, the exponential mechanism "
+                     "(Prop. 4.1)")
+        transcript, parameters, extra = result.transcript, result.parameters, {}
     else:
-        runner = IterativeConstruction(epsilon=epsilon, delta=delta, alpha=alpha, max_rounds=rounds,
-                                       update=MultiplicativeWeights(max_cells=max_cells))
+        # ic-mw, ic-median, ic-perceptron: Algorithm 8 with the chosen update rule (checked publicly first).
+        update, ic_alpha = ic_update_rule(request.mechanism, n=dataset.n, domain=dataset.domain, workload=workload,
+                                          epsilon=epsilon, delta=delta, alpha=alpha, max_cells=max_cells)
+        runner = IterativeConstruction(epsilon=epsilon, delta=delta, alpha=ic_alpha, max_rounds=rounds, update=update)
         result = runner.run(dataset, workload, rng=rng, progress=progress)
         guarantee = (f"(epsilon={epsilon:g}, delta={delta:g})-differential privacy: iterative construction "
                      f"(Thm 5.3), {result.parameters['composition']}")
         transcript, parameters = result.transcript, {**result.parameters, "stop_reason": result.stop_reason}
         extra = {}
 
-    model = result.model
+    model, row_model = release_models(result.model, workload)  # post-processing (ic_rules.release_models)
     count = dataset.n if n_rows is None else n_rows
-    synthetic = model.sample(count, rng) if rows == "sample" else model.round(count, rng)
+    synthetic = row_model.sample(count, rng) if rows == "sample" else row_model.round(count, rng)
     return Release(
         mechanism=mechanism, domain=dataset.domain, workload=workload, guarantee=guarantee,
         parameters=parameters, privacy_ledger=result.accountant.to_json(), transcript=transcript,

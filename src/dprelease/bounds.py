@@ -73,3 +73,419 @@ def smallest_alpha(holds: Callable[[float], bool], *, tolerance: float = 1e-6) -
         else:
             low = mid
     return high
+
+
+# ------------------------------------------------------------------ online MW (Sec. 4.2.2)
+#: Cap on a stream length solved from alpha: beyond this the log term no longer matters.
+ONLINE_MW_MAX_STREAM = 10**15
+_SQRT512_PLUS_1 = math.sqrt(512) + 1  # = 1 + 16 sqrt(2); 2 (sqrt(512) + 1) = 2 + 32 sqrt(2) (Thm 4.15)
+
+
+def online_mw_cutoff(*, alpha: float, universe_size: int) -> int:
+    """c = ceil(4 ln|X| / alpha^2): the MW update bound of Thm 4.10 as the NumericSparse cut-off (Alg. 6)."""
+    check_positive(alpha, "alpha")
+    check_positive_int(universe_size, "universe_size")
+    return max(1, math.ceil(mw_max_updates(alpha=alpha, universe_size=max(universe_size, 2))))
+
+
+def numeric_sparse_alpha(*, cutoff: float, num_queries: int, epsilon: float, delta: float = 0.0, beta: float,
+                         sensitivity: float = 1.0) -> float:
+    """Thm 3.28: NumericSparse over k queries with cut-off c is (alpha, beta)-accurate for
+
+        delta = 0:  alpha = 9 c (ln k + ln(4c / beta)) / eps
+        delta > 0:  alpha = (ln k + ln(4c / beta)) sqrt(c ln(2 / delta)) (sqrt(512) + 1) / eps
+
+    times the queries' sensitivity (1/n for normalized linear queries). ``cutoff`` may be
+    fractional, to evaluate the theorems' closed forms.
+    """
+    check_positive(cutoff, "cutoff")
+    check_positive_int(num_queries, "num_queries")
+    check_positive(epsilon, "epsilon")
+    check_delta(delta)
+    check_open_unit(beta, "beta")
+    log_term = math.log(num_queries) + math.log(4 * cutoff / beta)
+    if delta == 0:
+        return sensitivity * 9 * cutoff * log_term / epsilon
+    return sensitivity * log_term * math.sqrt(cutoff * math.log(2 / delta)) * _SQRT512_PLUS_1 / epsilon
+
+
+def online_mw_accuracy_holds(*, alpha: float, n: int, universe_size: int, num_queries: int, epsilon: float,
+                             delta: float = 0.0, beta: float) -> bool:
+    """Thms 4.14 / 4.15: OnlineMW over |Q| queries is 3 alpha-accurate (w.p. 1 - beta) when alpha is at
+    least NumericSparse's accuracy (Thm 3.28) with c = ceil(4 ln|X| / alpha^2), k = 2|Q| and sensitivity 1/n.
+
+    With c not rounded up this is exactly Thm 4.14's condition with the corrected constant 36
+    (the printed 32 does not follow from Thm 3.28; docs/theorems.md), resp. Thm 4.15's.
+    """
+    cutoff = online_mw_cutoff(alpha=alpha, universe_size=universe_size)
+    needed = numeric_sparse_alpha(cutoff=cutoff, num_queries=2 * num_queries, epsilon=epsilon, delta=delta,
+                                  beta=beta, sensitivity=1 / n)
+    return alpha >= needed
+
+
+def online_mw_alpha_pure(*, n: int, universe_size: int, num_queries: int, epsilon: float,
+                         beta: float = 0.05) -> float | None:
+    """Smallest alpha for which OnlineMW via NumericSparse (delta = 0) is 3 alpha-accurate (Thm 4.14).
+
+    Thm 4.14 with the corrected constant (36, not the printed 32):
+    alpha >= 36 ln|X| (ln|Q| + ln(32 ln|X| / (alpha^2 beta))) / (eps alpha^2 n), evaluated with the integer
+    cut-off c = ceil(4 ln|X| / alpha^2) the algorithm runs with. ``None`` when no alpha <= 1 qualifies.
+    """
+    check_positive_int(n, "n")
+    check_positive_int(num_queries, "num_queries")
+    return smallest_alpha(lambda a: online_mw_accuracy_holds(
+        alpha=a, n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta))
+
+
+def online_mw_alpha_approx(*, n: int, universe_size: int, num_queries: int, epsilon: float, delta: float,
+                           beta: float = 0.05) -> float | None:
+    """Smallest alpha for which OnlineMW via NumericSparse (delta > 0) is 3 alpha-accurate (Thm 4.15).
+
+    alpha >= (2 + 32 sqrt 2) sqrt(ln|X| ln(2/delta)) (ln|Q| + ln(32 ln|X| / (alpha^2 beta))) / (alpha eps n),
+    evaluated with the integer cut-off c = ceil(4 ln|X| / alpha^2). ``None`` when no alpha <= 1 qualifies.
+    """
+    check_positive_int(n, "n")
+    check_positive_int(num_queries, "num_queries")
+    check_open_unit(delta, "delta")
+    return smallest_alpha(lambda a: online_mw_accuracy_holds(
+        alpha=a, n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
+        beta=beta))
+
+
+def online_mw_max_queries(*, alpha: float, n: int, universe_size: int, epsilon: float, delta: float = 0.0,
+                          beta: float = 0.05) -> int:
+    """The longest stream |Q| for which Thm 4.14 (delta = 0) / 4.15 (delta > 0) promises 3 alpha; 0 if none.
+
+    Solves Thm 3.28's condition for ln(2|Q|) (it is linear in it), capped at :data:`ONLINE_MW_MAX_STREAM`.
+    """
+    check_positive(alpha, "alpha")
+    check_positive_int(n, "n")
+    cutoff = online_mw_cutoff(alpha=alpha, universe_size=universe_size)
+    # Thm 3.28's alpha is (ln k + ln(4c/beta)) * rate; solve alpha >= that for k = 2|Q|.
+    rate = numeric_sparse_alpha(cutoff=cutoff, num_queries=1, epsilon=epsilon, delta=delta, beta=beta,
+                                sensitivity=1 / n) / math.log(4 * cutoff / beta)
+    log_k = alpha / rate - math.log(4 * cutoff / beta)
+    if log_k < math.log(2):
+        return 0
+    queries = ONLINE_MW_MAX_STREAM if log_k > math.log(2 * ONLINE_MW_MAX_STREAM) else math.floor(math.exp(log_k) / 2)
+    holds = lambda q: online_mw_accuracy_holds(alpha=alpha, n=n, universe_size=universe_size, num_queries=q,
+                                               epsilon=epsilon, delta=delta, beta=beta)
+    while queries > 0 and not holds(queries):  # float rounding at the boundary: step down
+        queries = min(queries - 1, math.floor(queries * (1 - 1e-9)))
+    return queries
+
+
+# =====================================================================================================
+# One function per theorem (issue 5), named after it. Each is the book's formula; where the book's
+# printed constant does not follow from its own proof, the corrected constant is used and
+# ``as_printed=True`` gives the printed one (docs/theorems.md, [BOOK ISSUE] notes). Where alpha
+# appears on both sides, the smallest alpha in (0, 1] is found numerically (``smallest_alpha``,
+# bisection on a condition monotone in alpha) and ``None`` means the theorem is vacuous (no alpha <= 1).
+# The ``ic_*_alpha`` solvers mirror IterativeConstruction.plan exactly (integer rounds ceil(T(alpha/2))).
+# Logs are natural except Thm 5.8's log2 (halving) and Thm 6.6's bit length m = n log2|X|.
+# =====================================================================================================
+from fractions import Fraction  # noqa: E402
+
+from dprelease.errors import InputError  # noqa: E402
+from dprelease.representations.nets import count_databases, log2_count_databases  # noqa: E402
+from dprelease.updates.median import median_max_updates, smallest_net  # noqa: E402
+from dprelease.updates.perceptron import perceptron_max_updates  # noqa: E402
+
+_TWO_PLUS_32_SQRT2 = 2 + 32 * math.sqrt(2)  # 2 (sqrt(512) + 1), Thm 4.15
+
+
+def _check_release(*, n: int, universe_size: int, num_queries: int, epsilon: float, delta: float = 0.0,
+                   beta: float = 0.05) -> None:
+    check_positive_int(n, "n")
+    check_positive_int(universe_size, "universe_size")
+    check_positive_int(num_queries, "num_queries")
+    check_positive(epsilon, "epsilon")
+    check_delta(delta)
+    check_open_unit(beta, "beta")
+
+
+# ------------------------------------------------------------------------ Sec. 4.1 SmallDB
+def prop_4_4_smalldb_error(*, alpha: float, n: int, universe_size: int, num_queries: int, epsilon: float,
+                           beta: float = 0.05) -> float:
+    """Prop. 4.4: SmallDB(x, Q, eps, alpha) errs by at most alpha + 2 (ln|X| ln|Q| / alpha^2 + ln(1/beta)) / (eps n)."""
+    check_positive(alpha, "alpha")
+    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
+    log_range = math.log(universe_size) * math.log(num_queries) / alpha**2
+    return alpha + 2 * (log_range + math.log(1 / beta)) / (epsilon * n)
+
+
+def thm_4_5_smalldb_alpha(*, n: int, universe_size: int, num_queries: int, epsilon: float,
+                          beta: float = 0.05) -> float:
+    """Thm 4.5 (4.2): SmallDB(x, Q, eps, alpha/2) errs by at most ((16 ln|X| ln|Q| + 4 ln(1/beta)) / (eps n))^(1/3).
+
+    A value above 1 is vacuous (the proof assumes alpha <= 1).
+    """
+    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
+    numerator = 16 * math.log(universe_size) * math.log(num_queries) + 4 * math.log(1 / beta)
+    return (numerator / (epsilon * n)) ** (1 / 3)
+
+
+def thm_4_5_smalldb_min_n(*, alpha: float, universe_size: int, num_queries: int, epsilon: float,
+                          beta: float = 0.05) -> float:
+    """Thm 4.5 (4.3): n >= (16 ln|X| ln|Q| + 4 ln(1/beta)) / (eps alpha^3) rows suffice for error alpha."""
+    check_positive(alpha, "alpha")
+    _check_release(n=1, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
+    return (16 * math.log(universe_size) * math.log(num_queries) + 4 * math.log(1 / beta)) / (epsilon * alpha**3)
+
+
+# -------------------------------------------------------------- Sec. 4.2 multiplicative weights
+def thm_4_10_mw_updates(*, alpha: float, universe_size: int) -> float:
+    """Thm 4.10: MW is a T(alpha)-database update algorithm with T(alpha) = 4 ln|X| / alpha^2."""
+    return mw_max_updates(alpha=alpha, universe_size=universe_size)
+
+
+def thm_4_14_online_mw_alpha(*, n: int, universe_size: int, num_queries: int, epsilon: float,
+                             beta: float = 0.05, as_printed: bool = False) -> float | None:
+    """Thm 4.14 (delta = 0): smallest alpha with OnlineMW 3 alpha-accurate, solved numerically from
+
+        alpha >= C ln|X| (ln|Q| + ln(32 ln|X| / (alpha^2 beta))) / (eps alpha^2 n),
+
+    C = 36, which Thm 3.28 with c = 4 ln|X| / alpha^2 and k = 2|Q| gives (the book prints 32:
+    ``as_printed=True``). The guaranteed error is 3 alpha. See ``online_mw_alpha_pure`` for the
+    version with the integer cut-off the algorithm runs with.
+    """
+    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
+    c, ln_x = (32 if as_printed else 36), math.log(universe_size)
+
+    def holds(alpha: float) -> bool:
+        log_term = math.log(num_queries) + math.log(32 * ln_x / (alpha**2 * beta)) if ln_x > 0 else 0.0
+        return alpha >= c * ln_x * log_term / (epsilon * alpha**2 * n)
+
+    return smallest_alpha(holds)
+
+
+def thm_4_15_online_mw_alpha(*, n: int, universe_size: int, num_queries: int, epsilon: float, delta: float,
+                             beta: float = 0.05) -> float | None:
+    """Thm 4.15 (delta > 0): smallest alpha with OnlineMW 3 alpha-accurate, solved numerically from
+
+        alpha >= (2 + 32 sqrt 2) sqrt(ln|X| ln(2/delta)) (ln|Q| + ln(32 ln|X| / (alpha^2 beta))) / (alpha eps n).
+    """
+    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
+                   beta=beta)
+    check_open_unit(delta, "delta")
+    ln_x = math.log(universe_size)
+
+    def holds(alpha: float) -> bool:
+        log_term = math.log(num_queries) + math.log(32 * ln_x / (alpha**2 * beta)) if ln_x > 0 else 0.0
+        return alpha >= _TWO_PLUS_32_SQRT2 * math.sqrt(ln_x * math.log(2 / delta)) * log_term / (alpha * epsilon * n)
+
+    return smallest_alpha(holds)
+
+
+# ------------------------------------------------------------ Sec. 5.2 iterative construction
+def thm_5_3_ic_epsilon0(*, epsilon: float, delta: float, rounds: float) -> float:
+    """Thm 5.3: eps0 = eps / (2 T) for (eps, 0); eps / (4 sqrt(T ln(1/delta))) for (eps, delta); T = T(alpha/2).
+
+    Unlike :func:`ic_epsilon0`, ``rounds`` may be fractional (the theorems' closed forms).
+    """
+    check_positive(epsilon, "epsilon")
+    check_delta(delta)
+    check_positive(rounds, "rounds")
+    if delta == 0:
+        return epsilon / (2 * rounds)
+    return epsilon / (4 * math.sqrt(rounds * math.log(1 / delta)))
+
+
+def thm_5_4_ic_alpha(*, epsilon0: float, n: int, beta: float, rounds: float, distinguisher_error: float) -> float:
+    """Thm 5.4: the smallest alpha IC guarantees: max(8 ln(2 T / beta) / (eps0 n), 8 F(eps0)), T = T(alpha/2).
+
+    Needs gamma <= beta / (2 T). (When T depends on alpha, the caller solves alpha >= this.)
+    """
+    check_positive(epsilon0, "epsilon0")
+    check_positive_int(n, "n")
+    check_open_unit(beta, "beta")
+    check_positive(rounds, "rounds")
+    return max(8 * math.log(2 * rounds / beta) / (epsilon0 * n), 8 * distinguisher_error)
+
+
+def thm_5_5_em_distinguisher_error(*, epsilon: float, gamma: float, n: int, num_queries: int,
+                                   sensitivity: Fraction | float | None = None) -> float:
+    """Thm 5.5: F(eps) = 2 ln(|Q| / gamma) / (n eps), or 2 Delta ln(|Q| / gamma) / eps for sensitivity Delta."""
+    return exponential_distinguisher_error(epsilon=epsilon, gamma=gamma, n=n, num_queries=num_queries,
+                                           sensitivity=sensitivity)
+
+
+def thm_5_6_ic_em_alpha(*, epsilon0: float, n: int, beta: float, rounds: float, num_queries: int) -> float:
+    """Thm 5.6: max(8 ln(2 T / beta) / (eps0 n), 16 ln(|Q| / gamma) / (n eps0)) with gamma = beta / (2 T)."""
+    check_positive(rounds, "rounds")
+    gamma = beta / (2 * rounds)
+    f = thm_5_5_em_distinguisher_error(epsilon=epsilon0, gamma=gamma, n=n, num_queries=num_queries)
+    return thm_5_4_ic_alpha(epsilon0=epsilon0, n=n, beta=beta, rounds=rounds, distinguisher_error=f)
+
+
+def thm_5_7_ic_em_alpha(*, epsilon: float, delta: float, n: int, beta: float, rounds: float, num_queries: int,
+                        as_printed: bool = False) -> float:
+    """Thm 5.7: IC with the exponential distinguisher, eps0 from Thm 5.3 substituted into Thm 5.6.
+
+    Corrected (default): max of Thm 5.6's terms; its second term dominates, giving
+    32 T ln(|Q|/gamma) / (n eps) for (eps, 0) and 64 sqrt(T ln(1/delta)) ln(|Q|/gamma) / (n eps) for
+    (eps, delta), gamma = beta / (2T). The book prints 8 and 16 (``as_printed=True``): [BOOK ISSUE], a
+    factor 4 too small for the theorems it cites.
+    """
+    check_positive(rounds, "rounds")
+    if not as_printed:
+        eps0 = thm_5_3_ic_epsilon0(epsilon=epsilon, delta=delta, rounds=rounds)
+        return thm_5_6_ic_em_alpha(epsilon0=eps0, n=n, beta=beta, rounds=rounds, num_queries=num_queries)
+    _check_release(n=n, universe_size=1, num_queries=num_queries, epsilon=epsilon, delta=delta, beta=beta)
+    log_term = math.log(num_queries * 2 * rounds / beta)
+    if delta == 0:
+        return 8 * rounds * log_term / (n * epsilon)
+    return 16 * math.sqrt(rounds * math.log(1 / delta)) * log_term / (n * epsilon)
+
+
+def thm_5_8_median_updates(*, net_size: int | float) -> float:
+    """Thm 5.8: the median mechanism is a T(alpha)-database update algorithm, T(alpha) = log2 |N_alpha(Q)|."""
+    if isinstance(net_size, int):
+        return median_max_updates(net_size=net_size)
+    check_positive(net_size, "net_size")
+    return math.log2(net_size)
+
+
+def thm_5_9_net_size(*, universe_size: int, n: int) -> int:
+    """Thm 5.9: all databases of n rows form an alpha-net (every alpha, every Q) of size <= |X|^n.
+
+    The exact number of such databases (multisets) is smaller: C(|X| + n - 1, n)
+    (:func:`~dprelease.representations.nets.count_databases`), which is what the code enumerates.
+    """
+    return check_positive_int(universe_size, "universe_size") ** check_positive_int(n, "n")
+
+
+def thm_5_10_median_ic_alpha(*, n: int, universe_size: int, num_queries: int, epsilon: float, delta: float,
+                             beta: float = 0.05, as_printed: bool = False) -> float:
+    """Thm 5.10: median mechanism (Thm 5.9's net, T = n log2|X|) + exponential distinguisher in IC.
+
+    alpha = C sqrt(n log2|X| ln(1/delta)) ln(2 |Q| n log2|X| / beta) / (n eps), C = 64 (corrected Thm 5.7;
+    the book prints 16: ``as_printed=True``) for any sensitivity-1/n queries. For delta = 0 (not stated in
+    the book) the same substitution uses Thm 5.7's pure branch: 32 T ln(|Q|/gamma) / (n eps).
+    """
+    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
+                   beta=beta)
+    if universe_size < 2:
+        raise InputError(f"universe_size must be >= 2 for Thm 5.10, got {universe_size}")
+    rounds = n * math.log2(universe_size)
+    return thm_5_7_ic_em_alpha(epsilon=epsilon, delta=delta, n=n, beta=beta, rounds=rounds,
+                               num_queries=num_queries, as_printed=as_printed)
+
+
+def thm_5_11_perceptron_updates(*, alpha: float, universe_size: int, norm_ratio: float = 1.0) -> float:
+    """Thm 5.11: T(alpha) = r^2 |X| / alpha^2 with r = ||x||_2 / ||x||_1 (or a public bound on it)."""
+    return perceptron_max_updates(alpha=alpha, universe_size=universe_size, norm_ratio_bound=norm_ratio)
+
+
+def thm_5_12_perceptron_ic_alpha(*, n: int, universe_size: int, num_queries: int, epsilon: float, delta: float,
+                                 beta: float = 0.05, norm_ratio: float = 1.0,
+                                 as_printed: bool = False) -> float | None:
+    """Thm 5.12: perceptron + exponential distinguisher in IC, solved numerically for the smallest alpha.
+
+    Re-derived (the printed statement is garbled, docs/theorems.md) as Thm 5.7 with
+    T(alpha/2) = 4 r^2 |X| / alpha^2: for delta > 0,
+    alpha >= C sqrt(r) (4 |X| ln(1/delta))^(1/4) sqrt(ln(|Q| / gamma)) / sqrt(n eps), gamma = beta / (2 T(alpha/2)),
+    C = 8 (corrected Thm 5.7) or 4 (``as_printed``, from the printed 16). delta = 0 uses Thm 5.7's pure branch.
+    """
+    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
+                   beta=beta)
+
+    def holds(alpha: float) -> bool:
+        rounds = thm_5_11_perceptron_updates(alpha=alpha / 2, universe_size=universe_size, norm_ratio=norm_ratio)
+        return alpha >= thm_5_7_ic_em_alpha(epsilon=epsilon, delta=delta, n=n, beta=beta, rounds=rounds,
+                                            num_queries=num_queries, as_printed=as_printed)
+
+    return smallest_alpha(holds)
+
+
+# ---------------------------------------------- solvers that mirror IterativeConstruction.plan
+def ic_alpha(*, n: int, num_queries: int, epsilon: float, delta: float = 0.0, beta: float = 0.05,
+             updates: Callable[[float], float], unit_sensitivity: Fraction | float = 1) -> float | None:
+    """Smallest alpha with IC (exponential distinguisher, update bound ``updates``) (alpha, beta)-accurate.
+
+    Thms 5.3 + 5.4 + 5.5 exactly as the code runs them: rounds = ceil(T(alpha/2)),
+    gamma = beta / (2 rounds), F with sensitivity unit_sensitivity / n. Solved numerically; ``None``
+    when no alpha <= 1 qualifies.
+    """
+    _check_release(n=n, universe_size=1, num_queries=num_queries, epsilon=epsilon, delta=delta, beta=beta)
+    sensitivity = None if unit_sensitivity == 1 else Fraction(unit_sensitivity) / n
+
+    def holds(alpha: float) -> bool:
+        rounds = ic_rounds(updates, alpha)
+        eps0 = ic_epsilon0(epsilon=epsilon, delta=delta, rounds=rounds)
+        gamma = beta / (2 * rounds)
+        f = exponential_distinguisher_error(epsilon=eps0, gamma=gamma, n=n, num_queries=num_queries,
+                                            sensitivity=sensitivity)
+        return ic_accuracy_holds(alpha=alpha, epsilon0=eps0, n=n, beta=beta, rounds=rounds, distinguisher_error=f)
+
+    return smallest_alpha(holds)
+
+
+def log2_net_size(universe_size: int, size: int) -> float:
+    """log2 C(|X| + m - 1, m): exact (through the integer) when it is small enough to form, else by lgamma."""
+    if log2_count_databases(universe_size, size) < 4096:
+        return math.log2(count_databases(universe_size, size))
+    return log2_count_databases(universe_size, size)
+
+
+def median_updates_for(*, n: int, universe_size: int, num_queries: int,
+                       linear: bool = True) -> Callable[[float], float]:
+    """alpha -> T(alpha) = log2 |net| of the smaller valid alpha-net (Thm 5.8 on Thm 5.9 or Remark 5.2)."""
+
+    def updates(alpha: float) -> float:
+        _, size = smallest_net(n=n, alpha=alpha, num_queries=num_queries, linear=linear)
+        return log2_net_size(universe_size, size)
+
+    return updates
+
+
+def ic_median_alpha(*, n: int, universe_size: int, num_queries: int, epsilon: float, delta: float = 0.0,
+                    beta: float = 0.05, linear: bool = True) -> float | None:
+    """Smallest alpha for IC with the median mechanism on the smaller valid net (see :func:`ic_alpha`)."""
+    return ic_alpha(n=n, num_queries=num_queries, epsilon=epsilon, delta=delta, beta=beta,
+                    updates=median_updates_for(n=n, universe_size=universe_size, num_queries=num_queries,
+                                               linear=linear))
+
+
+def ic_perceptron_alpha(*, n: int, universe_size: int, num_queries: int, epsilon: float, delta: float = 0.0,
+                        beta: float = 0.05, norm_ratio_bound: float = 1.0) -> float | None:
+    """Smallest alpha for IC with the perceptron and a public bound r on ||x||_2/||x||_1 (see :func:`ic_alpha`)."""
+    return ic_alpha(n=n, num_queries=num_queries, epsilon=epsilon, delta=delta, beta=beta,
+                    updates=lambda a: perceptron_max_updates(alpha=a, universe_size=universe_size,
+                                                             norm_ratio_bound=norm_ratio_bound))
+
+
+# ------------------------------------------------------------------ Sec. 6 base synopsis generators
+def thm_6_6_base_generator(*, n: int, universe_size: int, rho: float, epsilon_base: float, delta_base: float,
+                           beta: float = 0.05, as_printed: bool = False) -> dict[str, float]:
+    """Thm 6.6: an (eps_base, delta_base)-DP (k, lambda, 1/3, beta)-base synopsis generator for arbitrary queries.
+
+    m = n log2|X| (a synopsis in bits); k = the smallest integer > 6 (m + ln(2/beta)); Laplace scale
+    b = 2 sqrt(2 k ln(1/delta_base)) rho / eps_base (the proof's, via Cor. 3.21; the statement prints
+    rho sqrt(k ln(1/delta_base)) / eps_base, 2 sqrt 2 smaller: [BOOK ISSUE], ``as_printed=True``);
+    lambda = 2 b (ln k + ln(2/beta)) (any larger lambda also works).
+    """
+    _check_release(n=n, universe_size=universe_size, num_queries=1, epsilon=epsilon_base, beta=beta)
+    check_positive(rho, "rho")
+    check_open_unit(delta_base, "delta_base")
+    bits = n * math.log2(universe_size)
+    k = math.floor(6 * (bits + math.log(2 / beta))) + 1
+    root = math.sqrt(k * math.log(1 / delta_base))
+    scale = rho * root / epsilon_base if as_printed else 2 * math.sqrt(2) * root * rho / epsilon_base
+    return {"bits": bits, "k": k, "laplace_scale": scale, "lambda": 2 * scale * (math.log(k) + math.log(2 / beta)),
+            "eta": 1 / 3}
+
+
+def thm_6_8_base_generator_scaling(*, n: int, universe_size: int, num_queries: int, epsilon_base: float,
+                                   beta: float = 0.05) -> dict[str, float]:
+    """Thm 6.8 (fractional linear queries), with every O(.) constant set to 1: the book gives none.
+
+    k ~ n ln|X| ln(1/beta) / ln|Q|;  lambda ~ (ln(1/beta) / sqrt(n)) (sqrt(ln|Q|) + sqrt(ln|X| / ln|Q|) / eps_base).
+    For scaling comparisons only: not a guarantee.
+    """
+    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon_base, beta=beta)
+    if num_queries < 2:
+        raise InputError(f"num_queries must be >= 2 for Thm 6.8 (ln|Q| divides), got {num_queries}")
+    ln_q, ln_x, ln_b = math.log(num_queries), math.log(universe_size), math.log(1 / beta)
+    return {"k": n * ln_x * ln_b / ln_q,
+            "lambda": ln_b / math.sqrt(n) * (math.sqrt(ln_q) + math.sqrt(ln_x / ln_q) / epsilon_base)}

@@ -30,3 +30,8 @@ class BudgetExceededError(DPReleaseError):
 
 class SeededRunWarning(UserWarning):
     """A run used a seeded (reproducible, predictable) generator: not fit for a real release."""
+
+
+class BudgetExhaustedError(BudgetExceededError):
+    """An interactive mechanism has used up its plan (its cut-off of updates or its declared
+    number of queries) and refuses every further query; the answers it already gave stay valid."""

@@ -6,7 +6,7 @@ The practical offline release. With T rounds and budget eps:
     for t = 1 .. T:                                                          (eps - eps_init) / T per round
         SELECT   exponential mechanism over the workload's marginals,
                  score ||M(x) - M(x^t)||_1 - penalty(M)                      share s of the round
-        MEASURE  Laplace(2 / (n eps_m)) on every cell of the chosen marginal  share 1 - s
+        MEASURE  Laplace(2 / (n eps_m)) (or Gaussian) on every cell of it    share 1 - s
         UPDATE   MW (mirror descent) steps fitting *all* measurements so far
     final UPDATE passes, then release x^T.
 
@@ -16,31 +16,60 @@ of the marginal for the price of one. The optional penalty subtracts the expecte
 L1 noise of measuring M (cells(M) * Laplace scale), a public quantity, so that
 selection prefers marginals whose measurement will carry signal (as AIM does).
 
-Privacy: (eps, 0)-DP by basic composition (Thm 3.16) of the Laplace mechanism on
-marginals (L1 sensitivity 2/n, Thm 3.6) and the exponential mechanism with an L1
-score of sensitivity 2/n (Thm 3.10); every step is charged to the accountant.
-The privacy unit is the book's: neighbouring tables have the same n and differ in
-one record. delta is not used (MWEM is pure DP).
+Representations: the model x^t is an explicit histogram over X, or a factored (log-linear)
+model whose potentials live on the measured marginals (``representation="factored"``; the
+same distribution, exact inference, memory set by the measured cliques). With the factored
+model, candidates whose measurement would push the junction tree over ``max_model_cells``
+are skipped (a public check on the cliques) and the transcript says so.
+
+Privacy: with Laplace noise (delta = 0), (eps, 0)-DP by basic composition (Thm 3.16) of the
+Laplace mechanism on marginals (L1 sensitivity 2/n, Thm 3.6) and the exponential mechanism
+with an L1 score of sensitivity 2/n (Thm 3.10). With Gaussian noise (delta > 0), the budget is
+rho-zCDP with rho the largest value whose conversion is (eps, delta)-DP (Canonne, Kamath &
+Steinke 2020); each Gaussian measurement (L2 sensitivity sqrt(2)/n) costs its rho (Bun &
+Steinke 2016, Prop. 1.6), each eps_s-DP selection eps_s^2 / 8 (bounded range), and the costs
+add (BS Lemma 2.3): see privacy/zcdp.py. Every step is charged to the accountant before it
+runs. The privacy unit is the book's: neighbouring tables have the same n and differ in one
+record.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from dprelease.data import Dataset
-from dprelease.domain import DEFAULT_MAX_CELLS
+from dprelease.domain import DEFAULT_MAX_CELLS, Domain
+from dprelease.errors import DomainTooLargeError, InputError
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.noise import exact, laplace_scale
 from dprelease.privacy.rng import RandomSource
+from dprelease.privacy.zcdp import ZCDPAccountant, exponential_epsilon, rho_for
 from dprelease.queries.workload import Workload
+from dprelease.representations.factored import DEFAULT_MAX_MODEL_CELLS, FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.measurement_fit import MarginalMeasurement, fit_measurements
-from dprelease.validation import check_fraction, check_nonnegative, check_positive, check_positive_int
+from dprelease.validation import check_delta, check_fraction, check_nonnegative, check_positive, check_positive_int
+
+REPRESENTATIONS = ("auto", "histogram", "factored")
+NOISES = ("auto", "laplace", "gaussian")
+CANDIDATES = ("workload", "closure")
+
+
+def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list[tuple[str, ...]]:
+    """The workload's marginals, or (``closure``) also all their sub-marginals of >= ``smallest`` attributes."""
+    if kind == "workload":
+        return list(workload.marginals)
+    found = dict.fromkeys(workload.marginals)
+    for m in workload.marginals:
+        for k in range(smallest, len(m)):
+            found.update(dict.fromkeys(itertools.combinations(m, k)))
+    return list(found)
 
 
 
@@ -54,8 +83,8 @@ def default_rounds(epsilon: float) -> int:
 
 @dataclass
 class MWEMResult:
-    model: HistogramModel
-    accountant: PrivacyAccountant
+    model: HistogramModel | FactoredModel
+    accountant: PrivacyAccountant | ZCDPAccountant
     transcript: list[dict[str, object]]
     measurements: list[MarginalMeasurement]
     parameters: dict[str, object]
@@ -63,10 +92,19 @@ class MWEMResult:
 
 @dataclass(frozen=True, kw_only=True)
 class MWEM:
-    """MWEM over marginal workloads on an explicit histogram.
+    """MWEM over marginal workloads on an explicit histogram or a factored model.
 
     Args:
-        epsilon: total budget; the run is (epsilon, 0)-DP.
+        epsilon: total budget; the run is (epsilon, 0)-DP with Laplace noise, (epsilon, delta)-DP
+            with Gaussian noise.
+        delta: 0 for pure DP; > 0 allows Gaussian noise with zCDP accounting.
+        noise: ``"laplace"``, ``"gaussian"`` (needs delta > 0), or ``"auto"`` (Gaussian when delta > 0).
+        representation: ``"histogram"``, ``"factored"``, or ``"auto"`` (the histogram when the domain
+            has at most ``max_cells`` cells, else the factored model).
+        max_model_cells: cap on the factored model's junction-tree cells.
+        candidates: ``"workload"`` (select among the workload's marginals) or ``"closure"`` (also
+            every sub-marginal of them, down to 2 attributes, or 1 without INIT: AIM's downward
+            closure; smaller marginals are cheaper to measure well).
         rounds: T, the number of select-measure-update rounds (default: :func:`default_rounds`).
         selection_share: fraction of each round's epsilon spent on selection.
         init_share: fraction of epsilon spent measuring the 1-way marginals first (0: none).
@@ -83,9 +121,25 @@ class MWEM:
     round_iterations: int = 5
     final_iterations: int = 100
     max_cells: int = DEFAULT_MAX_CELLS
+    delta: float = 0.0
+    noise: str = "auto"
+    representation: str = "auto"
+    max_model_cells: int = DEFAULT_MAX_MODEL_CELLS
+    candidates: str = "workload"
 
     def __post_init__(self) -> None:
         check_positive(self.epsilon, "epsilon")
+        check_delta(self.delta)
+        if self.noise not in NOISES:
+            raise InputError(f"noise must be one of {list(NOISES)}, got {self.noise!r}")
+        if self.noise == "gaussian" and self.delta == 0:
+            raise InputError("noise='gaussian' needs delta > 0 (zCDP converts to (epsilon, delta)-DP), got delta=0")
+        if self.representation not in REPRESENTATIONS:
+            raise InputError(f"representation must be one of {list(REPRESENTATIONS)}, got {self.representation!r}")
+        check_positive_int(self.max_cells, "max_cells")
+        check_positive_int(self.max_model_cells, "max_model_cells")
+        if self.candidates not in CANDIDATES:
+            raise InputError(f"candidates must be one of {list(CANDIDATES)}, got {self.candidates!r}")
         if self.rounds is None:
             object.__setattr__(self, "rounds", default_rounds(self.epsilon))
         check_positive_int(self.rounds, "rounds")
@@ -104,50 +158,131 @@ class MWEM:
         return {"init_each": init_total / num_one_way if num_one_way else Fraction(0),
                 "select": select, "measure": per_round - select}
 
+    def rho_split(self, num_one_way: int) -> dict[str, Fraction]:
+        """Exact per-step rho (zCDP, Gaussian noise); selections get the largest eps with eps^2/8 <= their share.
+
+        The charges sum to at most rho = :func:`~dprelease.privacy.zcdp.rho_for` (epsilon, delta).
+        """
+        total = rho_for(epsilon=self.epsilon, delta=self.delta)
+        init_total = total * exact(self.init_share) if num_one_way else Fraction(0)
+        per_round = (total - init_total) / self.rounds
+        select = per_round * exact(self.selection_share)
+        return {"rho": total, "init_each": init_total / num_one_way if num_one_way else Fraction(0),
+                "select": select, "select_epsilon": Fraction(exponential_epsilon(select)),
+                "measure": per_round - select}
+
+    @property
+    def resolved_noise(self) -> str:
+        return self.noise if self.noise != "auto" else ("gaussian" if self.delta > 0 else "laplace")
+
+    def resolved_representation(self, domain: Domain) -> str:
+        """The representation ``auto`` picks from the public domain size."""
+        if self.representation != "auto":
+            return self.representation
+        return "histogram" if domain.size <= self.max_cells else "factored"
+
     def run(self, dataset: Dataset, workload: Workload, *, rng: RandomSource,
             progress: Progress | None = None) -> MWEMResult:
-        dataset.domain.check_fits(self.max_cells)
+        domain = dataset.domain
+        representation = self.resolved_representation(domain)
+        if representation == "histogram":
+            domain.check_fits(self.max_cells)
         progress = progress or Progress.silent()
         one_way = [(a,) for a in workload.attributes] if self.init_share > 0 else []
-        split = self.budget_split(len(one_way))
-        accountant = PrivacyAccountant(epsilon=self.epsilon)
+        gaussian = self.resolved_noise == "gaussian"
+        if gaussian:
+            split = self.rho_split(len(one_way))
+            accountant = ZCDPAccountant(epsilon=self.epsilon, delta=self.delta)
+        else:
+            split = self.budget_split(len(one_way))
+            accountant = PrivacyAccountant(epsilon=self.epsilon)
         measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng)
-        model = HistogramModel.uniform(dataset.domain, max_cells=self.max_cells)
+        if representation == "histogram":
+            model = HistogramModel.uniform(domain, max_cells=self.max_cells)
+        else:
+            model = FactoredModel.uniform(domain, max_model_cells=self.max_model_cells)
         measurements: list[MarginalMeasurement] = []
         transcript: list[dict[str, object]] = []
 
-        # INIT: noisy 1-way marginals (Laplace, Thm 3.6)
-        for attributes in one_way:
-            values = measurer.laplace_marginal(attributes, epsilon=split["init_each"], label=f"init: {attributes[0]}")
-            scale = laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=split["init_each"])
+        def measure(attributes: tuple[str, ...], share: str, label: str, entry: dict) -> float:
+            """MEASURE one marginal (Laplace, Thm 3.6; or Gaussian, BS Prop. 1.6); returns the noise's E|Z|."""
+            if gaussian:
+                values = measurer.gaussian_marginal(attributes, rho=split[share], label=label)
+                sigma = measurer.gaussian_marginal_std(rho=split[share])
+                measurements.append(MarginalMeasurement(attributes, values, sigma, "gaussian"))
+                transcript.append({**entry, "marginal": list(attributes), "rho": float(split[share]),
+                                   "gaussian_sigma": sigma})
+                return sigma * (2 / np.pi) ** 0.5
+            values = measurer.laplace_marginal(attributes, epsilon=split[share], label=label)
+            scale = laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=split[share])
             measurements.append(MarginalMeasurement(attributes, values, scale))
-            transcript.append({"round": 0, "action": "measure", "marginal": list(attributes),
-                               "epsilon": float(split["init_each"]), "laplace_scale": scale})
+            transcript.append({**entry, "marginal": list(attributes), "laplace_scale": scale})
+            return scale
+
+        # INIT: noisy 1-way marginals
+        for attributes in one_way:
+            measure(attributes, "init_each", f"init: {attributes[0]}",
+                    {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(split["init_each"])}))
         model, step = fit_measurements(model, measurements, iterations=self.round_iterations)
 
-        measure_scale = laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=split["measure"])
-        penalties = None
-        if self.size_penalty:
-            penalties = np.array([self.size_penalty * workload.cells(m) * measure_scale for m in workload.marginals])
+        candidates = candidate_marginals(workload, self.candidates, smallest=2 if one_way else 1)
+        active = list(range(len(candidates)))
+        if gaussian:
+            sigma = measurer.gaussian_marginal_std(rho=split["measure"])
+            noise_per_cell = sigma * (2 / np.pi) ** 0.5  # E|N(0, sigma^2)|
+            select_epsilon = split["select_epsilon"]
+        else:
+            noise_per_cell = laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=split["measure"])
+            select_epsilon = split["select"]
+        penalties = np.array([self.size_penalty * workload.cells(m) * noise_per_cell for m in candidates])
+        skipped: list[tuple[str, ...]] = []
+        checked_for: frozenset = frozenset({None})
         for t in range(1, self.rounds + 1):
-            estimates = [model.marginal(m) for m in workload.marginals]
+            if representation == "factored" and frozenset(model.cliques) != checked_for:
+                # Public: which candidates still fit under the model-size cap, given the cliques so far.
+                checked_for = frozenset(model.cliques)
+                fits = model.fits_each([candidates[i] for i in active])
+                dropped = [i for i, ok in zip(active, fits) if not ok]
+                if dropped:
+                    active = [i for i in active if i not in dropped]
+                    skipped += [candidates[i] for i in dropped]
+                    transcript.append({"round": t, "action": "skip", "marginals": [list(candidates[i]) for i in dropped],
+                                       "reason": f"the factored model would exceed max_model_cells="
+                                                 f"{self.max_model_cells:,}"})
+                if not active:
+                    raise DomainTooLargeError(
+                        f"no workload marginal fits a factored model under max_model_cells={self.max_model_cells:,}; "
+                        "raise max_model_cells or use smaller marginals")
+            options = [candidates[i] for i in active]
+            estimates = [model.marginal(m) for m in options]
             # SELECT: exponential mechanism over marginals, L1 score (sensitivity 2/n)
-            index = measurer.select_marginal(workload.marginals, estimates, epsilon=split["select"],
-                                             penalties=penalties, label=f"round {t}: select")
-            chosen = workload.marginals[index]
-            # MEASURE: Laplace(2 / (n eps_m)) on each cell of the chosen marginal
-            values = measurer.laplace_marginal(chosen, epsilon=split["measure"], label=f"round {t}: measure")
-            measurements.append(MarginalMeasurement(chosen, values, measure_scale))
-            transcript.append({"round": t, "action": "select+measure", "marginal": list(chosen),
-                               "epsilon": float(split["select"] + split["measure"]), "laplace_scale": measure_scale})
+            index = measurer.select_marginal(options, estimates, epsilon=select_epsilon,
+                                             penalties=penalties[active] if self.size_penalty else None,
+                                             label=f"round {t}: select")
+            chosen = options[index]
+            # MEASURE: Laplace(2 / (n eps_m)) or Gaussian on each cell of the chosen marginal
+            entry = {"round": t, "action": "select+measure"}
+            if not gaussian:
+                entry["epsilon"] = float(split["select"] + split["measure"])
+            else:
+                entry["select_epsilon"] = float(select_epsilon)
+            measure(chosen, "measure", f"round {t}: measure", entry)
             # UPDATE: MW steps over all measurements so far
             model, step = fit_measurements(model, measurements, iterations=self.round_iterations, step=step)
             progress.step(t, self.rounds)
         model, _ = fit_measurements(model, measurements, iterations=self.final_iterations, step=step)
         progress.done()
-        parameters = {"epsilon": self.epsilon, "delta": 0.0, "rounds": self.rounds,
+        parameters = {"epsilon": self.epsilon, "delta": self.delta if gaussian else 0.0, "rounds": self.rounds,
+                      "noise": self.resolved_noise, "representation": representation,
                       "selection_share": self.selection_share, "init_share": self.init_share,
                       "size_penalty": self.size_penalty, "round_iterations": self.round_iterations,
-                      "final_iterations": self.final_iterations,
-                      "epsilon_per_step": {k: float(v) for k, v in split.items()}}
+                      "final_iterations": self.final_iterations}
+        if gaussian:
+            parameters["rho_per_step"] = {k: float(v) for k, v in split.items()}
+        else:
+            parameters["epsilon_per_step"] = {k: float(v) for k, v in split.items()}
+        if representation == "factored":
+            parameters["max_model_cells"] = self.max_model_cells
+            parameters["model_cells"] = model.tree.total_cells
+            parameters["skipped_marginals"] = len(skipped)
         return MWEMResult(model, accountant, transcript, measurements, parameters)

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from dprelease.errors import SeededRunWarning
+from dprelease.errors import InputError, SeededRunWarning
 from dprelease.validation import check_positive_int
 
 _TWO_53 = float(2**53)
@@ -83,6 +83,22 @@ class SeededRandom(RandomSource):
 
     def raw_bits(self, size: int) -> np.ndarray:
         return self._generator.integers(0, 2**64, size=size, dtype=np.uint64, endpoint=False)
+
+    def state(self) -> dict[str, object]:
+        """The seed and the generator's exact position (JSON-ready), so a saved run can resume its stream."""
+        return {"seed": self.seed, "bit_generator": self._generator.bit_generator.state}
+
+    @classmethod
+    def from_state(cls, state: dict[str, object]) -> SeededRandom:
+        """The generator :meth:`state` described, continuing exactly where it stopped."""
+        if not isinstance(state, dict) or "seed" not in state or "bit_generator" not in state:
+            raise InputError(f"seeded generator state must hold 'seed' and 'bit_generator', got {state!r:.200}")
+        rng = cls(state["seed"])
+        try:
+            rng._generator.bit_generator.state = state["bit_generator"]
+        except (TypeError, ValueError, KeyError) as exc:
+            raise InputError(f"seeded generator state is not a PCG64 state: {exc}") from None
+        return rng
 
     def __repr__(self) -> str:
         return f"SeededRandom(seed={self.seed})"

@@ -6,10 +6,13 @@ loss (q(x) - m)^2. Here all measurements are fitted together: with loss
 
     L(p) = sum_r w_r || M_r(p) - y_r ||_2^2,       w_r proportional to 1 / b_r^2
 
-(y_r a noisy marginal, b_r its Laplace scale), each step is the MW update
+(y_r a noisy marginal, b_r its noise's standard deviation), each step is the MW update
 log p <- log p - s * grad L(p), normalized, with step size s found by backtracking
 (sufficient decrease as in Armijo's rule). Pure post-processing of public
 measurements: it never touches the private data.
+
+On a :class:`~dprelease.representations.factored.FactoredModel` the same steps run in
+:mod:`dprelease.updates.factored_fit` (:func:`fit_measurements` dispatches on the model).
 """
 
 from __future__ import annotations
@@ -25,14 +28,25 @@ from dprelease.representations.histogram import HistogramModel, marginalize
 
 @dataclass(frozen=True)
 class MarginalMeasurement:
-    """A public noisy marginal: ``values`` (fractions, shaped like the marginal) with Laplace scale ``scale``."""
+    """A public noisy marginal: ``values`` (fractions, shaped like the marginal) with noise of ``scale``.
+
+    ``noise`` is ``"laplace"`` (``scale`` = the Laplace scale b, standard deviation sqrt(2) b) or
+    ``"gaussian"`` (``scale`` = the standard deviation sigma).
+    """
 
     attributes: tuple[str, ...]
     values: np.ndarray
     scale: float
+    noise: str = "laplace"
+
+    @property
+    def std(self) -> float:
+        """Standard deviation of the noise on each cell."""
+        return self.scale * 2**0.5 if self.noise == "laplace" else self.scale
 
     def to_json(self) -> dict[str, object]:
-        return {"attributes": list(self.attributes), "laplace_scale": self.scale,
+        key = "laplace_scale" if self.noise == "laplace" else "gaussian_sigma"
+        return {"attributes": list(self.attributes), key: self.scale,
                 "values": [float(v) for v in self.values.reshape(-1)]}
 
 
@@ -43,9 +57,15 @@ def combine(measurements: Sequence[MarginalMeasurement]) -> list[MarginalMeasure
         groups.setdefault(m.attributes, []).append(m)
     merged = []
     for attributes, group in groups.items():
-        precisions = np.array([1 / m.scale**2 for m in group])
-        values = sum(p * m.values for p, m in zip(precisions, group)) / precisions.sum()
-        merged.append(MarginalMeasurement(attributes, values, float(precisions.sum() ** -0.5)))
+        kinds = {m.noise for m in group}
+        if kinds == {"laplace"}:
+            precisions = np.array([1 / m.scale**2 for m in group])
+            values = sum(p * m.values for p, m in zip(precisions, group)) / precisions.sum()
+            merged.append(MarginalMeasurement(attributes, values, float(precisions.sum() ** -0.5)))
+        else:  # by standard deviation; reported as one Gaussian-like measurement of that deviation
+            precisions = np.array([1 / m.std**2 for m in group])
+            values = sum(p * m.values for p, m in zip(precisions, group)) / precisions.sum()
+            merged.append(MarginalMeasurement(attributes, values, float(precisions.sum() ** -0.5), "gaussian"))
     return merged
 
 
@@ -65,12 +85,19 @@ class _Term:
 
 def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,
                      step: float | None = None) -> tuple[HistogramModel, float]:
-    """Run ``iterations`` mirror-descent (MW) steps from ``model``; return the model and the last step size."""
+    """Run ``iterations`` mirror-descent (MW) steps from ``model``; return the model and the last step size.
+
+    A :class:`~dprelease.representations.factored.FactoredModel` is fitted by the same steps on its
+    potentials (:func:`dprelease.updates.factored_fit.fit_factored`).
+    """
+    if not isinstance(model, HistogramModel):
+        from dprelease.updates.factored_fit import fit_factored
+
+        return fit_factored(model, measurements, iterations=iterations, step=step)
     if not measurements or iterations <= 0:
         return model, step or 1.0
     merged = combine(measurements)
-    smallest = min(m.scale for m in merged)
-    terms = [_Term(model.domain, m, (smallest / m.scale) ** 2) for m in merged]
+    terms = [_Term(model.domain, m, w) for m, w in zip(merged, term_weights(merged))]
     # L is (2 sum w)-smooth w.r.t. the L1 norm, so 1 / (2 sum w) is always a safe first step.
     step = step if step is not None else 1.0 / (2 * sum(t.weight for t in terms))
     theta = model.log_probs
@@ -94,6 +121,15 @@ def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasu
         else:
             break  # no step decreases the loss: at a minimum to float precision
     return HistogramModel(model.domain, theta), step
+
+
+def term_weights(merged: Sequence[MarginalMeasurement]) -> list[float]:
+    """w_r proportional to 1 / variance, the most precise measurement weighing 1."""
+    if all(m.noise == "laplace" for m in merged):
+        smallest = min(m.scale for m in merged)
+        return [(smallest / m.scale) ** 2 for m in merged]
+    smallest = min(m.std for m in merged)
+    return [(smallest / m.std) ** 2 for m in merged]
 
 
 def _loss_and_gradient(probabilities: np.ndarray, terms: list[_Term]) -> tuple[float, np.ndarray]:

@@ -1,0 +1,223 @@
+"""``dprelease online``: answer a stream of linear queries as they arrive (online private MW).
+
+Queries come one JSON object per line, from ``--queries`` or stdin::
+
+    {"id": 1, "where": {"sex": 1, "race": [0, 2]}}        the fraction of rows matching a conjunction
+    {"id": 2, "weights": {"age": [0, 0.5, 1, 1]}}          a product-form query, weights in [0, 1]
+
+and each answer is written to ``--out`` at once (one JSON line, flushed)::
+
+    {"id": 1, "value": 0.123, "source": "hypothesis", "query": 1, "updates": 0}
+
+A malformed line gets ``{"id": ..., "line": N, "error": "..."}`` and spends nothing; once the
+session is used up every further query gets an error record with ``"refused": true``.
+User mistakes in the arguments or files exit with code 2 and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+from dprelease.cli.common import check_output, column_list, integer, number
+from dprelease.data import Dataset
+from dprelease.domain import DEFAULT_MAX_CELLS, Domain
+from dprelease.errors import BudgetExhaustedError, DPReleaseError, InputError
+from dprelease.mechanisms.online_mw import OnlineMWPlan, OnlinePrivateMW
+from dprelease.mechanisms.online_state import read_body
+from dprelease.queries.product import ProductQuery
+from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+
+STATE_HELP = ("the session's state file: resumed if it exists, else created; saved (atomically) before each answer "
+              "is written. PRIVATE: it holds the sparse vector's secret noisy threshold and a fingerprint of the "
+              "data, so keep it like the data itself and never publish it")
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "online", help="answer a stream of linear queries as they arrive (online private MW)",
+        description="Online private multiplicative weights via NumericSparse (Dwork & Roth Alg. 6, Thms 4.13-4.15). "
+                    "Each query is answered at once, from the public hypothesis when it is accurate enough and from "
+                    "a fresh noisy measurement otherwise. Give --alpha or --max-queries; the other is solved from "
+                    "the theorem and printed with the promised accuracy 3 alpha. The whole budget is charged when "
+                    "the session starts.")
+    parser.add_argument("data", type=Path, help="CSV of integer codes with a header row")
+    parser.add_argument("--domain", required=True, type=Path, help="JSON file {attribute: number of values}")
+    parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
+    parser.add_argument("--epsilon", type=number("--epsilon"), required=True)
+    parser.add_argument("--delta", type=number("--delta"), default=0.0, help="0 (default): Thm 4.14; > 0: Thm 4.15")
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--alpha", type=number("--alpha"), help="target alpha (answers within 3 alpha)")
+    target.add_argument("--max-queries", type=integer("--max-queries"), help="the stream length |Q|")
+    parser.add_argument("--beta", type=number("--beta"), default=0.05, help="failure probability (default 0.05)")
+    parser.add_argument("--state", type=Path, help=STATE_HELP)
+    parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")
+    parser.add_argument("--queries", type=Path, help="JSON-lines file of queries (default: read stdin)")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="answers, one JSON line each (appended to when a session is resumed)")
+    parser.add_argument("--max-cells", type=integer("--max-cells"), default=DEFAULT_MAX_CELLS,
+                        help=f"cap on histogram cells (default {DEFAULT_MAX_CELLS:,})")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Public checks first: nothing is read, spent or written before they pass.
+    check_positive(args.epsilon, "--epsilon")
+    check_delta(args.delta, "--delta")
+    check_open_unit(args.beta, "--beta")
+    if args.alpha is not None and not 0 < args.alpha <= 1:
+        raise InputError(f"--alpha must be a number in (0, 1], got {args.alpha!r}")
+    if args.max_queries is not None:
+        check_positive_int(args.max_queries, "--max-queries")
+    if args.seed is not None:
+        check_positive_int(args.seed, "--seed", minimum=0)
+    check_positive_int(args.max_cells, "--max-cells")
+    check_output(args.out, args.data, args.domain, args.queries, args.state, flag="--out")
+    if args.state is not None:
+        check_output(args.state, args.data, args.domain, args.queries, flag="--state")
+    if args.queries is not None and not args.queries.is_file():
+        raise InputError(f"--queries {str(args.queries)!r} is not a readable file")
+    domain = _domain(args)
+    resume = args.state is not None and args.state.exists()
+    if resume:
+        _check_matches_state(args)  # checksum and parameters, before the data is read
+    dataset = Dataset.from_csv(args.data, domain)
+    if resume:
+        session = OnlinePrivateMW.load(args.state, dataset, max_cells=args.max_cells)
+    else:
+        session = OnlinePrivateMW(dataset, epsilon=args.epsilon, delta=args.delta, alpha=args.alpha,
+                                  max_queries=args.max_queries, beta=args.beta, seed=args.seed,
+                                  max_cells=args.max_cells)
+        if args.state is not None:
+            session.save(args.state)  # the budget is spent now: record it before anything else
+    _print_plan(session, resume)
+    # Undecodable bytes become a malformed line (an error record), not a crash.
+    if args.queries is not None:
+        source = args.queries.open(encoding="utf-8-sig", errors="replace")
+    else:
+        source = sys.stdin
+        if hasattr(source, "reconfigure"):
+            source.reconfigure(errors="replace")
+    answered = 0
+    try:
+        with args.out.open("a" if resume else "w", encoding="utf-8") as out:
+            for number_, line in _lines(source):
+                record, ok = _handle(session, domain, line, number_, args.state)
+                answered += ok
+                out.write(json.dumps(record) + "\n")
+                out.flush()
+    except KeyboardInterrupt:
+        sys.stderr.write(f"dprelease: interrupted after {answered} answer(s) in this run"
+                         + ("; the state file holds the session" if args.state else "") + "\n")
+        return 130
+    finally:
+        if source is not sys.stdin:
+            source.close()
+    status = "exhausted" if session.exhausted else f"{session.remaining_queries} queries left"
+    print(f"answered {answered} queries in this run; session: {session.queries_seen} answered, "
+          f"{session.from_hypothesis} from the hypothesis, {session.updates_used} of {session.cutoff} updates; {status}")
+    return 0
+
+
+def _domain(args: argparse.Namespace) -> Domain:
+    domain = Domain.from_json(args.domain)
+    if args.columns is not None:
+        unknown = [c for c in args.columns if c not in domain]
+        if unknown:
+            raise InputError(f"--columns {unknown} are not in the domain {list(domain.attributes)}")
+        if len(set(args.columns)) != len(args.columns):
+            raise InputError(f"--columns names a column twice: {args.columns}")
+        domain = domain.project(args.columns)
+    domain.check_fits(args.max_cells)
+    return domain
+
+
+def _check_matches_state(args: argparse.Namespace) -> None:
+    """A resumed session keeps its own parameters; the command line must agree with them."""
+    body = read_body(args.state)
+    try:
+        plan = OnlineMWPlan.from_json(body["plan"])
+        rng = body["rng"]
+    except (KeyError, TypeError):
+        raise InputError(f"state file {str(args.state)!r} is invalid: it lacks its plan") from None
+    given = {"--epsilon": (args.epsilon, plan.epsilon), "--delta": (args.delta, plan.delta),
+             "--beta": (args.beta, plan.beta)}
+    if args.alpha is not None:
+        given["--alpha"] = (args.alpha, plan.alpha)
+    if args.max_queries is not None:
+        given["--max-queries"] = (args.max_queries, plan.max_queries)
+    for flag, (value, saved) in given.items():
+        if value != saved:
+            raise InputError(f"{flag} {value:g} differs from the resumed session's {saved:g} "
+                             f"(state file {str(args.state)!r}); a session keeps its parameters")
+    if args.seed is not None and not (isinstance(rng, dict) and rng.get("seed") == args.seed):
+        raise InputError(f"--seed {args.seed} differs from the resumed session's randomness "
+                         f"({'seed ' + str(rng.get('seed')) if isinstance(rng, dict) and 'seed' in rng else 'secure'})")
+
+
+def _print_plan(session: OnlinePrivateMW, resumed: bool) -> None:
+    plan = session.plan
+    note = " (vacuous: 3 alpha >= 1 at this n)" if plan.vacuous else ""
+    print(f"{'resumed' if resumed else 'started'} online MW session ({plan.theorem}): alpha={plan.alpha:.4g}, "
+          f"promised accuracy 3 alpha={plan.promised_accuracy:.4g}{note} w.p. >= {1 - plan.beta:g}; "
+          f"up to {plan.max_queries} queries and {plan.cutoff} updates; privacy (epsilon={plan.epsilon:g}, "
+          f"delta={plan.delta:g}), spent epsilon={float(session.epsilon_spent):.6g} at the start")
+    sys.stdout.flush()
+
+
+def _lines(source: TextIO) -> Iterator[tuple[int, str]]:
+    number_ = 0
+    for line in iter(source.readline, ""):  # readline: answer each line as soon as it arrives
+        number_ += 1
+        if line.strip():
+            yield number_, line
+
+
+def parse_record(line: str) -> dict[str, object]:
+    """One query line as a JSON object; raises :class:`InputError` naming what is wrong."""
+    try:
+        record = json.loads(line, parse_constant=_no_constants)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}") from None
+    if not isinstance(record, dict):
+        raise InputError(f"a query must be a JSON object, got {type(record).__name__}")
+    return record
+
+
+def _no_constants(name: str) -> None:
+    raise InputError(f"not valid JSON: {name} is not a JSON number")
+
+
+def parse_query(record: dict[str, object], domain: Domain) -> ProductQuery:
+    """The query a line describes (``where``: a conjunction; ``weights``: a product-form query)."""
+    unknown = sorted(set(record) - {"id", "where", "weights"})
+    if unknown:
+        raise InputError(f"unknown field(s) {unknown}; a query has 'id' and one of 'where' or 'weights'")
+    if ("where" in record) == ("weights" in record):
+        raise InputError("a query needs exactly one of 'where' and 'weights'")
+    name = json.dumps(record.get("id"))
+    if "where" in record:
+        return ProductQuery.conjunction(domain, record["where"], name=name)
+    return ProductQuery.from_weights(domain, record["weights"], name=name)
+
+
+def _handle(session: OnlinePrivateMW, domain: Domain, line: str, number_: int,
+            state: Path | None) -> tuple[dict[str, object], bool]:
+    qid = None
+    try:
+        record = parse_record(line)
+        qid = record.get("id")
+        query = parse_query(record, domain)
+        answer = session.ask(query)
+    except BudgetExhaustedError as exc:
+        return {"id": qid, "line": number_, "error": str(exc), "refused": True}, False
+    except DPReleaseError as exc:  # malformed: nothing was asked of the data, nothing spent
+        return {"id": qid, "line": number_, "error": str(exc)}, False
+    if state is not None:
+        session.save(state)  # write-ahead: the state is on disk before the answer leaves
+    return {"id": qid, "value": answer.value, "source": answer.source, "query": answer.index,
+            "updates": answer.updates}, True

@@ -1,0 +1,363 @@
+"""Online private multiplicative weights via NumericSparse (Dwork & Roth Sec. 4.2.2, Algorithm 6).
+
+An analyst sends linear queries one at a time, possibly chosen after seeing earlier
+answers; each is answered at once::
+
+    c = ceil(4 ln|X| / alpha^2),  T = 2 alpha          # Thm 4.14 / 4.15 parameters
+    NumericSparse(x, T, c, eps, delta) on the stream f'_1, f'_2, ...
+    x^0 = uniform on X
+    for each query f_i:
+        f'_{2i-1} = f_i - f_i(x^t);  f'_{2i} = f_i(x^t) - f_i          # f_i(x^t) is public
+        both BOT            -> a_i = f_i(x^t)                   (answered from the hypothesis)
+        E_{2i-1} numeric    -> a_i = f_i(x^t) + E_{2i-1}         (answered from a measurement)
+        E_{2i} numeric      -> a_i = f_i(x^t) - E_{2i}
+        after a measurement: x^{t+1} = MW(x^t, f_i, a_i), eta = alpha / 2   (Alg. 5)
+
+f'_{2i} is not asked when E_{2i-1} is already numeric: the book would ask it and
+ignore its answer, which can only spend a count of the cut-off without an update.
+NumericSparse is private for adaptively chosen streams, so asking fewer is allowed,
+and k <= 2|Q| still bounds the number of questions in Thm 3.28.
+
+Everything outside :class:`~dprelease.privacy.sparse_vector.NumericSparse` is
+post-processing of its outputs: x^t, the answers and the counters are public.
+A reported answer is clipped to [0, 1], the range of every normalized linear
+query; that is post-processing and can only bring it closer to the truth.
+
+Parameters (:class:`OnlineMWPlan`): the user gives epsilon (and delta) and either
+alpha or the stream length |Q|; the other is solved from Thm 4.14 (delta = 0; with the
+corrected constant 36, not the printed 32) or Thm 4.15 (delta > 0), with beta = 0.05
+by default. With probability at least 1 - beta every answer is within 3 alpha of the
+truth and there are at most c updates. After c updates, or after |Q| queries, every
+further query is refused with :class:`~dprelease.errors.BudgetExhaustedError`.
+
+Privacy: (epsilon, delta)-DP (Thm 4.13): x is touched only through NumericSparse
+(Thm 3.27) with queries of sensitivity 1/n, and its whole plan is charged to the
+accountant when the session starts, before the first query.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from pathlib import Path
+
+
+from dprelease.bounds import (
+    numeric_sparse_alpha,
+    online_mw_alpha_approx,
+    online_mw_alpha_pure,
+    online_mw_cutoff,
+    online_mw_max_queries,
+)
+from dprelease.data import Dataset
+from dprelease.domain import DEFAULT_MAX_CELLS
+from dprelease.errors import BudgetExhaustedError, InputError, InputTypeError, SeededRunWarning
+from dprelease.privacy.accountant import PrivacyAccountant
+from dprelease.privacy.rng import RandomSource, make_rng
+from dprelease.privacy.sparse_vector import NumericSparse, ShiftedQuery
+from dprelease.queries.array_eval import evaluate_on_array
+from dprelease.queries.base import LinearQuery
+from dprelease.representations.histogram import HistogramModel
+from dprelease.updates.multiplicative_weights import MultiplicativeWeights
+from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+
+HYPOTHESIS = "hypothesis"
+MEASUREMENT = "measurement"
+
+
+@dataclass(frozen=True, slots=True)
+class OnlineMWPlan:
+    """Every public parameter of a session, fixed before any data is read.
+
+    Build with :meth:`solve`. ``given`` says which of alpha / max_queries the user chose.
+    """
+
+    epsilon: float
+    delta: float
+    beta: float
+    alpha: float
+    max_queries: int
+    cutoff: int
+    threshold: float
+    n: int
+    universe_size: int
+    given: str
+
+    def __post_init__(self) -> None:
+        check_positive(self.epsilon, "epsilon")
+        check_delta(self.delta)
+        check_open_unit(self.beta, "beta")
+        check_positive(self.alpha, "alpha")
+        check_positive_int(self.max_queries, "max_queries")
+        check_positive_int(self.cutoff, "cutoff")
+        check_positive(self.threshold, "threshold")
+        check_positive_int(self.n, "n")
+        check_positive_int(self.universe_size, "universe_size")
+        if self.given not in ("alpha", "max_queries"):
+            raise InputError(f"given must be 'alpha' or 'max_queries', got {self.given!r}")
+
+    @classmethod
+    def solve(cls, *, n: int, universe_size: int, epsilon: float, delta: float = 0.0, alpha: float | None = None,
+              max_queries: int | None = None, beta: float = 0.05) -> OnlineMWPlan:
+        """alpha from |Q|, or |Q| from alpha, by Thm 4.14 (delta = 0) or Thm 4.15 (delta > 0)."""
+        check_positive(epsilon, "epsilon")
+        check_delta(delta)
+        check_open_unit(beta, "beta")
+        check_positive_int(n, "n")
+        check_positive_int(universe_size, "universe_size")
+        theorem = "Thm 4.14" if delta == 0 else "Thm 4.15"
+        where = f"n={n}, |X|={universe_size}, epsilon={epsilon:g}" + (f", delta={delta:g}" if delta else "")
+        if (alpha is None) == (max_queries is None):
+            raise InputError("give exactly one of alpha and max_queries (the other is solved from the theorem)")
+        if alpha is not None:
+            check_positive(alpha, "alpha")
+            if alpha > 1:
+                raise InputError(f"alpha must be a number in (0, 1], got {alpha!r}")
+            given, max_queries = "alpha", online_mw_max_queries(
+                alpha=alpha, n=n, universe_size=universe_size, epsilon=epsilon, delta=delta, beta=beta)
+            if max_queries < 1:
+                smallest = _smallest_alpha(n, universe_size, 1, epsilon, delta, beta)
+                best = f"{smallest:.4g}" if smallest is not None else "none <= 1"
+                raise InputError(f"alpha={alpha:g} is below what {theorem} supports even for one query at {where} "
+                                 f"(smallest alpha: {best})")
+        else:
+            check_positive_int(max_queries, "max_queries")
+            given, alpha = "max_queries", _smallest_alpha(n, universe_size, max_queries, epsilon, delta, beta)
+            if alpha is None:
+                raise InputError(f"{theorem} guarantees no alpha <= 1 for {max_queries} queries at {where}: "
+                                 "more rows, a larger epsilon or a shorter stream is needed")
+        cutoff = online_mw_cutoff(alpha=alpha, universe_size=universe_size)
+        return cls(float(epsilon), float(delta), float(beta), float(alpha), int(max_queries), cutoff,
+                   2 * float(alpha), int(n), int(universe_size), given)
+
+    @property
+    def theorem(self) -> str:
+        return "Thm 4.14" if self.delta == 0 else "Thm 4.15"
+
+    @property
+    def promised_accuracy(self) -> float:
+        """3 alpha: w.p. >= 1 - beta every answer is within this of the truth (Thm 4.14 / 4.15)."""
+        return 3 * self.alpha
+
+    @property
+    def vacuous(self) -> bool:
+        """True when 3 alpha >= 1: any number in [0, 1] meets the promise."""
+        return self.promised_accuracy >= 1
+
+    @property
+    def numeric_sparse_alpha(self) -> float:
+        """NumericSparse's own accuracy over k = 2|Q| questions (Thm 3.28); at most alpha."""
+        return numeric_sparse_alpha(cutoff=self.cutoff, num_queries=2 * self.max_queries, epsilon=self.epsilon,
+                                    delta=self.delta, beta=self.beta, sensitivity=1 / self.n)
+
+    def to_json(self) -> dict[str, object]:
+        return {**asdict(self), "theorem": self.theorem, "promised_accuracy": self.promised_accuracy}
+
+    @classmethod
+    def from_json(cls, record: dict[str, object]) -> OnlineMWPlan:
+        names = ("epsilon", "delta", "beta", "alpha", "max_queries", "cutoff", "threshold", "n", "universe_size",
+                 "given")
+        try:
+            return cls(*(record[k] for k in names))
+        except (KeyError, TypeError) as exc:
+            raise InputError(f"session plan is invalid: {type(exc).__name__}: {exc}") from None
+
+
+def _smallest_alpha(n: int, universe_size: int, queries: int, epsilon: float, delta: float,
+                    beta: float) -> float | None:
+    if delta == 0:
+        return online_mw_alpha_pure(n=n, universe_size=universe_size, num_queries=queries, epsilon=epsilon, beta=beta)
+    return online_mw_alpha_approx(n=n, universe_size=universe_size, num_queries=queries, epsilon=epsilon,
+                                  delta=delta, beta=beta)
+
+
+@dataclass(frozen=True, slots=True)
+class OnlineAnswer:
+    """One answer: its value, where it came from, its 1-based position and the updates used after it."""
+
+    value: float
+    source: str
+    index: int
+    updates: int
+
+
+class OnlinePrivateMW:
+    """An interactive session answering linear queries as they arrive (Algorithm 6).
+
+    >>> from dprelease import Dataset, Domain, ProductQuery
+    >>> d = Domain(("a", "b"), (2, 2))
+    >>> data = Dataset.from_histogram([400_000, 300_000, 200_000, 100_000], d)
+    >>> session = OnlinePrivateMW(data, epsilon=1.0, max_queries=50, seed=0)  # doctest: +SKIP
+    >>> session.answer(ProductQuery.conjunction(d, {"a": 0}))  # doctest: +SKIP
+    0.7...
+
+    Args:
+        dataset: the private table (its size n is public).
+        epsilon, delta: the privacy budget; delta = 0 gives pure DP (Thm 4.14), delta > 0 Thm 4.15.
+        alpha / max_queries: exactly one; the other is solved from the theorem.
+        beta: failure probability of the accuracy promise.
+        seed: reproducible noise (warns: not fit for a real release); default: the OS CSPRNG.
+        rng: an explicit random source (overrides ``seed``).
+
+    Privacy:
+        (epsilon, delta)-DP (Thm 4.13) for any adaptively chosen stream of normalized linear
+        queries (sensitivity 1/n, same-size neighbours differing in one record). The data is read
+        only by NumericSparse (Thm 3.27), whose whole plan is charged when the session starts; no
+        answer, refusal or stop changes the ledger afterwards.
+    """
+
+    def __init__(self, dataset: Dataset, *, epsilon: float, delta: float = 0.0, alpha: float | None = None,
+                 max_queries: int | None = None, beta: float = 0.05, seed: int | None = None,
+                 rng: RandomSource | None = None, max_cells: int = DEFAULT_MAX_CELLS) -> None:
+        if not isinstance(dataset, Dataset):
+            raise InputTypeError(f"dataset must be a dprelease.Dataset, got {type(dataset).__name__}")
+        dataset.domain.check_fits(max_cells)
+        plan = OnlineMWPlan.solve(n=dataset.n, universe_size=dataset.domain.size, epsilon=epsilon, delta=delta,
+                                  alpha=alpha, max_queries=max_queries, beta=beta)
+        if rng is None:
+            rng = make_rng(seed, warn=False)
+            if seed is not None:
+                warnings.warn(f"seed={seed} makes this session reproducible and its noise predictable: "
+                              "it is not fit for a real release", SeededRunWarning, stacklevel=2)
+        model = HistogramModel.uniform(dataset.domain, max_cells=max_cells)  # x^0, before anything is spent
+        accountant = PrivacyAccountant(epsilon=epsilon, delta=delta)
+        # Thm 4.13: the only access to x; its c runs and c answers are charged here, up front.
+        sparse = NumericSparse(dataset, threshold=plan.threshold, cutoff=plan.cutoff, epsilon=epsilon, delta=delta,
+                               accountant=accountant, rng=rng, label="OnlineMW NumericSparse")
+        self._start(dataset, plan, accountant, sparse, rng, model)
+
+    def _start(self, dataset: Dataset, plan: OnlineMWPlan, accountant: PrivacyAccountant, sparse: NumericSparse,
+               rng: RandomSource, model: HistogramModel, queries_seen: int = 0, from_hypothesis: int = 0) -> None:
+        self._dataset = dataset
+        self.plan = plan
+        self.accountant = accountant
+        self._sparse = sparse
+        self._rng = rng
+        self._update = MultiplicativeWeights()
+        self._set_model(model)
+        self.queries_seen = queries_seen
+        self.from_hypothesis = from_hypothesis
+        self._fingerprint: str | None = None
+        self._encoded: tuple[HistogramModel, str] | None = None
+
+    def _set_model(self, model: HistogramModel) -> None:
+        self.model = model
+        self._probabilities = model.probabilities
+
+    # ------------------------------------------------------------- properties
+    @property
+    def alpha(self) -> float:
+        return self.plan.alpha
+
+    @property
+    def promised_accuracy(self) -> float:
+        """3 alpha (Thm 4.14 / 4.15)."""
+        return self.plan.promised_accuracy
+
+    @property
+    def cutoff(self) -> int:
+        """c: the most MW updates (above-threshold answers) the session will make."""
+        return self.plan.cutoff
+
+    @property
+    def max_queries(self) -> int:
+        return self.plan.max_queries
+
+    @property
+    def updates_used(self) -> int:
+        return self._sparse.count
+
+    @property
+    def remaining_queries(self) -> int:
+        return 0 if self.exhausted else self.plan.max_queries - self.queries_seen
+
+    @property
+    def exhausted(self) -> bool:
+        """True once c updates or max_queries queries are used up: every further query is refused."""
+        return self._sparse.halted or self.queries_seen >= self.plan.max_queries
+
+    @property
+    def epsilon_spent(self) -> Fraction:
+        return self.accountant.spent_epsilon
+
+    @property
+    def delta_spent(self) -> Fraction:
+        return self.accountant.spent_delta
+
+    @property
+    def seeded(self) -> bool:
+        return not self._rng.is_secure
+
+    # -------------------------------------------------------------- answering
+    def answer(self, query: LinearQuery) -> float:
+        """The answer to one query (raises :class:`BudgetExhaustedError` once the session is used up)."""
+        return self.ask(query).value
+
+    def ask(self, query: LinearQuery) -> OnlineAnswer:
+        """Like :meth:`answer`, with where the answer came from."""
+        if self.exhausted:
+            why = (f"all {self.cutoff} updates (the cut-off c) are used" if self._sparse.halted
+                   else f"the declared stream of {self.plan.max_queries} queries is used up")
+            raise BudgetExhaustedError(f"online MW session is exhausted: {why}; no further query is answered "
+                                       "(the answers already given stay valid)")
+        self._check_query(query)
+        estimate = evaluate_on_array(query, self._probabilities)  # f_i(x^t): public
+        # NumericSparse on f'_{2i-1} = f_i - f_i(x^t), then on f'_{2i} = f_i(x^t) - f_i (Alg. 6)
+        above = self._sparse.ask(ShiftedQuery(query, estimate, +1))
+        noisy = None if above is None else estimate + above
+        if noisy is None:
+            below = self._sparse.ask(ShiftedQuery(query, estimate, -1))
+            noisy = None if below is None else estimate - below
+        self.queries_seen += 1
+        if noisy is None:
+            self.from_hypothesis += 1
+            return OnlineAnswer(_clip(estimate), HYPOTHESIS, self.queries_seen, self.updates_used)
+        # UPDATE (MW, Alg. 5, eta = alpha / 2) with the noisy answer: post-processing
+        self._set_model(self._update.update(self.model, query, noisy, alpha=self.plan.alpha))
+        return OnlineAnswer(_clip(noisy), MEASUREMENT, self.queries_seen, self.updates_used)
+
+    def _check_query(self, query: object) -> None:
+        if not isinstance(query, LinearQuery):
+            raise InputTypeError(f"query must be a linear query (e.g. ProductQuery), got {type(query).__name__}")
+        if query.domain != self._dataset.domain:
+            raise InputError(f"query {query.name!r} is not over the session's domain")
+        declared = getattr(query, "sensitivity", None)
+        if declared is not None and declared(self.plan.n) > Fraction(1, self.plan.n):
+            raise InputError(f"query {query.name!r} declares sensitivity above 1/n; online MW answers "
+                             "normalized linear queries only")
+
+    # ------------------------------------------------------------------ state
+    def save(self, path: str | Path) -> None:
+        """Write the whole session to ``path`` atomically (see :mod:`dprelease.mechanisms.online_state`).
+
+        The file is PRIVATE to the curator: it holds the sparse vector's noisy threshold, a
+        fingerprint of the data and, for a seeded session, the generator's state.
+        """
+        from dprelease.mechanisms.online_state import save_session
+
+        save_session(self, Path(path))
+
+    @classmethod
+    def load(cls, path: str | Path, dataset: Dataset, *, max_cells: int = DEFAULT_MAX_CELLS) -> OnlinePrivateMW:
+        """Resume a saved session on the same table; nothing is charged again and nothing is reset.
+
+        A seeded session continues its generator exactly; a secure one continues with fresh
+        secure randomness. A damaged or foreign file raises :class:`~dprelease.errors.InputError`.
+        """
+        from dprelease.mechanisms.online_state import load_session
+
+        return load_session(cls, Path(path), dataset, max_cells=max_cells)
+
+    def describe(self) -> dict[str, object]:
+        """Public summary: plan, counters and ledger (no secret state)."""
+        return {"plan": self.plan.to_json(), "queries_seen": self.queries_seen, "updates_used": self.updates_used,
+                "from_hypothesis": self.from_hypothesis, "exhausted": self.exhausted,
+                "privacy_ledger": self.accountant.to_json(), "seeded": self.seeded}
+
+
+def _clip(value: float) -> float:
+    return min(1.0, max(0.0, float(value)))
+
+
+__all__ = ["HYPOTHESIS", "MEASUREMENT", "OnlineAnswer", "OnlineMWPlan", "OnlinePrivateMW"]

@@ -1,0 +1,194 @@
+"""The state file of an online MW session: save atomically, load with every check.
+
+Layout (JSON)::
+
+    {"format": "dprelease-online-mw-state", "version": 1, "sha256": "<hex>", "body": {...}}
+
+``sha256`` is the SHA-256 of the body written canonically (sorted keys, no spaces), so
+a truncated or edited file is refused with a clear :class:`~dprelease.errors.InputError`
+instead of silently resuming a different session. The body holds
+
+* ``plan``: the public parameters (epsilon, delta, beta, alpha, |Q|, c, T, n, |X|);
+* ``ledger``: the budget and every charge, as exact fractions;
+* ``sparse_vector``: NumericSparse's counters and its **noisy threshold (secret)**;
+* ``model``: the public hypothesis x^t as float64 log-probabilities (little-endian, base64);
+* ``queries_seen``, ``from_hypothesis``;
+* ``rng``: ``{"kind": "secure"}`` or, for a seeded session, the PCG64 generator's exact state;
+* ``data_sha256``: a fingerprint of the table, so a session resumes only on the data it started on.
+
+The file is therefore the curator's **private** file, like the data itself: the noisy
+threshold, the fingerprint and a seeded generator's state must never be published.
+
+Loading never charges or resets the budget: the ledger is rebuilt from the charges
+recorded at the start of the session (the whole plan), and the session continues with
+the rest of that plan. A session must also never be resumed from an *older* copy of its
+file: replaying the sparse vector from an earlier state would answer the same stream
+twice with fresh noise. The CLI saves the state before it writes each answer, so a crash
+may lose an answer but never replays one.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from dprelease import __version__
+from dprelease.data import Dataset
+from dprelease.domain import DEFAULT_MAX_CELLS
+from dprelease.errors import DPReleaseError, InputError, SeededRunWarning
+from dprelease.privacy.noise import exact
+from dprelease.privacy.rng import RandomSource, SecureRandom, SeededRandom
+from dprelease.privacy.sparse_vector import (
+    NumericSparse,
+    accountant_from_state,
+    accountant_state,
+    dataset_fingerprint,
+)
+from dprelease.release import write_atomic
+from dprelease.representations.histogram import HistogramModel
+
+FORMAT = "dprelease-online-mw-state"
+VERSION = 1
+
+
+def canonical(body: dict[str, object]) -> str:
+    """The body as hashed: sorted keys, no spaces (floats and big ints round-trip exactly)."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def save_session(session, path: Path) -> None:
+    """Write ``session`` (an OnlinePrivateMW) to ``path``: temporary file, fsync, rename."""
+    if session._fingerprint is None:
+        session._fingerprint = dataset_fingerprint(session._dataset)
+    if session._encoded is None or session._encoded[0] is not session.model:
+        data = np.ascontiguousarray(session.model.log_probs, dtype="<f8").tobytes()
+        session._encoded = (session.model, base64.b64encode(data).decode("ascii"))
+    body = {
+        "dprelease_version": __version__,
+        "plan": session.plan.to_json(),
+        "domain": session._dataset.domain.to_dict(),
+        "data_sha256": session._fingerprint,
+        "ledger": accountant_state(session.accountant),
+        "sparse_vector": session._sparse.state(),
+        "model": {"encoding": "base64 float64 little-endian log-probabilities, C order",
+                  "shape": list(session.model.log_probs.shape), "log_probs": session._encoded[1]},
+        "queries_seen": session.queries_seen,
+        "from_hypothesis": session.from_hypothesis,
+        "rng": rng_state(session._rng),
+    }
+    text = canonical(body)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    try:
+        write_atomic(path, f'{{"format":"{FORMAT}","version":{VERSION},"sha256":"{digest}","body":{text}}}\n')
+    except OSError as exc:
+        raise InputError(f"state file {str(path)!r} cannot be written: {exc.strerror or exc}") from None
+
+
+def load_session(cls, path: Path, dataset: Dataset, *, max_cells: int = DEFAULT_MAX_CELLS):
+    """Read, verify and rebuild a session saved by :func:`save_session` (see the module doc)."""
+    from dprelease.mechanisms.online_mw import OnlineMWPlan  # the plan type lives with the mechanism
+
+    where = f"state file {str(path)!r}"
+    body = read_body(path)
+    try:
+        plan = OnlineMWPlan.from_json(body["plan"])
+        if body["domain"] != dataset.domain.to_dict() or plan.n != dataset.n or \
+                plan.universe_size != dataset.domain.size:
+            raise InputError(f"{where} was made for another domain or table size "
+                             f"(n={plan.n}, domain {body['domain']})")
+        dataset.domain.check_fits(max_cells)
+        if body["data_sha256"] != dataset_fingerprint(dataset):
+            raise InputError(f"{where} was made on another table (its data fingerprint differs); "
+                             "a session resumes only on the data it started on")
+        accountant = accountant_from_state(body["ledger"])
+        if accountant.epsilon != exact(plan.epsilon) or accountant.delta != exact(plan.delta):
+            raise InputError(f"{where}: the ledger's budget disagrees with the plan")
+        rng = rng_from_state(body["rng"])
+        sparse = NumericSparse.restore(dataset, body["sparse_vector"], accountant=accountant, rng=rng)
+        if (sparse.cutoff, sparse.threshold) != (plan.cutoff, plan.threshold):
+            raise InputError(f"{where}: the sparse vector disagrees with the plan")
+        model = _decode_model(body["model"], dataset, max_cells)
+        seen, hyp = body["queries_seen"], body["from_hypothesis"]
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (seen, hyp)) or \
+                seen != hyp + sparse.count or seen > plan.max_queries:
+            raise InputError(f"{where}: its counters disagree (queries seen {seen!r}, from the hypothesis {hyp!r}, "
+                             f"updates {sparse.count})")
+    except DPReleaseError as exc:
+        message = str(exc)
+        raise InputError(message if message.startswith(where) else f"{where}: {message}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"{where} is invalid: {type(exc).__name__}: {exc}") from None
+    session = cls.__new__(cls)
+    session._start(dataset, plan, accountant, sparse, rng, model, queries_seen=seen, from_hypothesis=hyp)
+    return session
+
+
+def read_body(path: Path) -> dict[str, object]:
+    """The verified body of a state file: format, version and checksum checked."""
+    where = f"state file {str(path)!r}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{where} is damaged: it is not UTF-8 text") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where} is damaged or truncated: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise InputError(f"{where} is not a dprelease online MW state file")
+    if record.get("version") != VERSION:
+        raise InputError(f"{where} has format version {record.get('version')!r}; this dprelease reads version {VERSION}")
+    body = record.get("body")
+    if not isinstance(body, dict) or not isinstance(record.get("sha256"), str):
+        raise InputError(f"{where} is damaged: it lacks its body or checksum")
+    try:
+        digest = hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()
+    except ValueError:
+        digest = None
+    if digest != record["sha256"]:
+        raise InputError(f"{where} is damaged: its checksum does not match its contents; refusing to resume "
+                         "(starting afresh would spend the budget again)")
+    return body
+
+
+def rng_state(rng: RandomSource) -> dict[str, object]:
+    if isinstance(rng, SeededRandom):
+        return {"kind": "seeded", **rng.state()}
+    if isinstance(rng, SecureRandom):
+        return {"kind": "secure"}
+    raise InputError(f"cannot save a session whose random source is {type(rng).__name__}; "
+                     "use SecureRandom (the default) or a seed")
+
+
+def rng_from_state(state: object) -> RandomSource:
+    kind = state.get("kind") if isinstance(state, dict) else None
+    if kind == "secure":
+        return SecureRandom()  # a secure session resumes with fresh secure randomness
+    if kind == "seeded":
+        rng = SeededRandom.from_state({k: v for k, v in state.items() if k != "kind"})
+        warnings.warn(f"resuming a seeded session (seed={rng.seed}): its noise is predictable, "
+                      "it is not fit for a real release", SeededRunWarning, stacklevel=4)
+        return rng
+    raise InputError(f"the random source in the state is invalid: {state!r:.100}")
+
+
+def _decode_model(record: dict[str, object], dataset: Dataset, max_cells: int) -> HistogramModel:
+    shape = tuple(record["shape"])
+    if shape != dataset.domain.shape:
+        raise InputError(f"model shape {list(shape)} does not match the domain {list(dataset.domain.shape)}")
+    raw = base64.b64decode(record["log_probs"].encode("ascii"), validate=True)
+    if len(raw) != 8 * math.prod(shape):
+        raise InputError(f"model holds {len(raw) // 8} values, the domain has {math.prod(shape)} cells")
+    log_probs = np.frombuffer(raw, dtype="<f8").astype(np.float64).reshape(shape)
+    if not np.all(np.isfinite(log_probs)) or abs(float(np.logaddexp.reduce(log_probs.reshape(-1)))) > 1e-6:
+        raise InputError("model is not a probability distribution (log-probabilities must be finite and sum to 1)")
+    dataset.domain.check_fits(max_cells)
+    return HistogramModel(dataset.domain, log_probs)

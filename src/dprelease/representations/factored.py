@@ -1,0 +1,324 @@
+"""A factored (log-linear) distribution over X: potentials on the attribute sets MW has touched.
+
+Multiplicative weights on marginal queries keep the distribution log-linear: each update
+log p <- log p - eta r adds a function r of the query's attributes only, so after updates on
+attribute sets C_1, ..., C_k,
+
+    p(x) = exp( sum_j theta_j(x_{C_j}) - log Z ).
+
+:class:`FactoredModel` stores exactly the theta_j, so its memory follows the measured cliques,
+not |X|: the full Adult table (6.4e17 cells) fits in a few megabytes. Marginals are exact
+(junction-tree inference, :mod:`~dprelease.representations.junction_tree`); synthetic rows are
+drawn through the tree. For the same potentials it is the same distribution as a
+:class:`~dprelease.representations.histogram.HistogramModel` holding their sum (tests check
+1e-9), so it is a drop-in wherever a model is only asked for marginals, rows or updates.
+
+The model's size is fixed by public information alone, the cliques: :meth:`FactoredModel.model_size`
+gives the junction tree's cells, and a model above ``max_model_cells`` is refused with a
+:class:`~dprelease.errors.DomainTooLargeError` before anything is computed.
+
+Everything here is post-processing: a model only ever sees public noisy answers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+
+import numpy as np
+
+from dprelease.domain import DEFAULT_MAX_CELLS, Domain
+from dprelease.errors import DomainTooLargeError
+from dprelease.privacy.rng import RandomSource
+from dprelease.queries.base import LinearQuery
+from dprelease.representations.histogram import HistogramModel
+from dprelease.representations.junction_tree import (Clique, JunctionTree, calibrate, candidate_cells, eliminate, expand,
+                                                     log_sum_to)
+
+#: Default cap on the junction tree's cells (all cliques together). The model keeps a few
+#: float64 copies (potentials, log-marginals, probabilities, conditionals): ~40 bytes a cell.
+DEFAULT_MAX_MODEL_CELLS = 4_000_000
+
+# Rows x columns of the working tables used when drawing rows (bounds their memory).
+_CHUNK_CELLS = 4_000_000
+
+
+def model_size(domain: Domain, cliques: Iterable[Sequence[str]]) -> tuple[int, int]:
+    """(total cells, cells of the largest clique) of the junction tree for ``cliques`` (public)."""
+    tree = JunctionTree.build(domain, cliques)
+    return tree.total_cells, tree.largest_cells
+
+
+def check_model_size(domain: Domain, cliques: Iterable[Sequence[str]], max_model_cells: int) -> None:
+    """Raise :class:`DomainTooLargeError` when the model on ``cliques`` would exceed the cap (public check)."""
+    cliques = [tuple(c) for c in cliques]
+    total, largest = model_size(domain, cliques)
+    if total > max_model_cells:
+        raise DomainTooLargeError(
+            f"a factored model on the cliques {[list(c) for c in cliques]} needs a junction tree of {total:,} cells "
+            f"(largest clique {largest:,}), above the cap of max_model_cells={max_model_cells:,}; "
+            "measure smaller marginals or raise max_model_cells"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class FactoredModel:
+    """p(x) ∝ exp(sum over cliques C of potentials[C][x_C]); cliques' attributes in domain order.
+
+    >>> d = Domain(("a", "b", "c"), (2, 3, 2))
+    >>> m = FactoredModel.uniform(d, cliques=[("a", "b")])
+    >>> m.marginal(["c", "a"]).round(3).tolist()
+    [[0.25, 0.25], [0.25, 0.25]]
+    """
+
+    domain: Domain
+    potentials: Mapping[Clique, np.ndarray]
+    max_model_cells: int = DEFAULT_MAX_MODEL_CELLS
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        checked = {}
+        for clique, theta in self.potentials.items():
+            canonical = self.domain.canonical(clique)
+            if canonical != tuple(clique):
+                raise ValueError(f"clique {list(clique)} must list its attributes in domain order")
+            theta = np.asarray(theta, dtype=np.float64)
+            shape = tuple(self.domain.size_of(a) for a in canonical)
+            if theta.shape != shape:
+                raise ValueError(f"potential on {list(clique)} must have shape {shape}, got {theta.shape}")
+            checked[canonical] = theta
+        check_model_size(self.domain, checked, self.max_model_cells)
+        object.__setattr__(self, "potentials", MappingProxyType(checked))
+
+    # ---------------------------------------------------------------- building
+    @classmethod
+    def uniform(cls, domain: Domain, *, cliques: Iterable[Sequence[str]] = (),
+                max_model_cells: int = DEFAULT_MAX_MODEL_CELLS) -> FactoredModel:
+        """The uniform distribution, with zero potentials on ``cliques``."""
+        potentials = {domain.canonical(c): np.zeros([domain.size_of(a) for a in domain.canonical(c)])
+                      for c in cliques}
+        return cls(domain, potentials, max_model_cells)
+
+    def with_potentials(self, potentials: Mapping[Sequence[str], np.ndarray]) -> FactoredModel:
+        """A new model with the given potentials replaced or added (the others kept)."""
+        merged = dict(self.potentials)
+        merged.update({tuple(c): v for c, v in potentials.items()})
+        return FactoredModel(self.domain, merged, self.max_model_cells)
+
+    def with_cliques(self, cliques: Iterable[Sequence[str]]) -> FactoredModel:
+        """The same distribution with zero potentials added on the cliques it lacks (may hit the cap)."""
+        missing = {self.domain.canonical(c) for c in cliques} - set(self.potentials)
+        if not missing:
+            return self
+        return self.with_potentials({c: np.zeros([self.domain.size_of(a) for a in c]) for c in sorted(missing)})
+
+    @property
+    def cliques(self) -> tuple[Clique, ...]:
+        return tuple(self.potentials)
+
+    def fits(self, cliques: Iterable[Sequence[str]]) -> bool:
+        """Whether adding ``cliques`` keeps the model under its cap (public: depends on cliques only)."""
+        extra = [self.domain.canonical(c) for c in cliques]
+        if all(self.tree.containing(c) is not None for c in extra):
+            return True
+        return model_size(self.domain, [*self.potentials, *extra])[0] <= self.max_model_cells
+
+    def fits_each(self, candidates: Sequence[Sequence[str]]) -> list[bool]:
+        """For each candidate clique, whether adding it alone keeps the model under its cap (one batch)."""
+        candidates = [self.domain.canonical(c) for c in candidates]
+        result = [self.tree.containing(c) is not None for c in candidates]
+        todo = [i for i, ok in enumerate(result) if not ok]
+        totals = candidate_cells(self.domain, list(self.potentials), [candidates[i] for i in todo])
+        for i, total in zip(todo, totals):
+            result[i] = bool(total <= self.max_model_cells)
+        return result
+
+    # ---------------------------------------------------------------- inference
+    @cached_property
+    def tree(self) -> JunctionTree:
+        return JunctionTree.build(self.domain, self.potentials)
+
+    @cached_property
+    def _calibrated(self) -> tuple[list[np.ndarray], float]:
+        return calibrate(self.tree, list(self.potentials.items()))
+
+    @property
+    def log_partition(self) -> float:
+        """log Z = log sum_x exp(sum_C theta_C(x_C))."""
+        return self._calibrated[1]
+
+    def _probability(self, index: int) -> np.ndarray:
+        key = ("p", index)
+        if key not in self._cache:
+            self._cache[key] = np.exp(self._calibrated[0][index])
+        return self._cache[key]
+
+    def _conditional(self, index: int) -> np.ndarray:
+        """p(clique | separator with the parent), shaped like the clique."""
+        key = ("c", index)
+        if key not in self._cache:
+            tree = self.tree
+            clique, separator = tree.cliques[index], tree.separators[index]
+            log_marginal = self._calibrated[0][index]
+            log_separator = log_sum_to(log_marginal, clique, separator)
+            self._cache[key] = np.exp(log_marginal - expand(separator, log_separator, clique))
+        return self._cache[key]
+
+    def _sorted_marginal(self, attributes: Clique) -> np.ndarray:
+        """The marginal on ``attributes`` (domain order): one clique's sum, else elimination on a subtree."""
+        if not attributes:
+            return np.array(1.0)
+        tree = self.tree
+        home = tree.containing(attributes)
+        if home is not None:
+            clique = tree.cliques[home]
+            axes = tuple(i for i, a in enumerate(clique) if a not in attributes)
+            return self._probability(home).sum(axis=axes) if axes else self._probability(home).copy()
+        # p(top) x prod p(C | separator) over the covering subtree, then variable elimination.
+        top, nodes = tree.steiner(attributes)
+        factors = [(tree.cliques[i], self._probability(i) if i == top else self._conditional(i)) for i in nodes]
+        return eliminate(self.domain, factors, attributes)
+
+    # ---------------------------------------------------------------- answering
+    def marginal(self, attributes: Sequence[str]) -> np.ndarray:
+        """Fractions of the marginal on ``attributes`` (in the order given)."""
+        attributes = tuple(attributes)
+        canonical = self.domain.canonical(attributes)
+        result = self._sorted_marginal(canonical)
+        if canonical == attributes:
+            return result
+        return np.transpose(result, [canonical.index(a) for a in attributes])
+
+    def answer(self, query: LinearQuery) -> float:
+        return query.evaluate(self)
+
+    def log_probs(self, *, max_cells: int = DEFAULT_MAX_CELLS) -> np.ndarray:
+        """The full log-probability table (small domains only; for checks)."""
+        self.domain.check_fits(max_cells, what="a full table of the factored model")
+        total = np.zeros(self.domain.shape)
+        for clique, theta in self.potentials.items():
+            total = total + expand(clique, theta, self.domain.attributes)
+        return total - self.log_partition
+
+    def to_histogram(self, *, max_cells: int = DEFAULT_MAX_CELLS) -> HistogramModel:
+        """The same distribution as an explicit histogram (small domains only)."""
+        return HistogramModel(self.domain, self.log_probs(max_cells=max_cells))
+
+    # ---------------------------------------------------------------- releasing
+    def sample(self, n: int, rng: RandomSource) -> np.ndarray:
+        """n records drawn i.i.d. from the distribution, as an (n, d) int array.
+
+        Ancestral sampling through the junction tree: the root clique's cells from its marginal, then
+        each clique's new attributes from p(clique | separator), parents first (exact).
+        """
+        return self._generate(n, rng, rounded=False)
+
+    def round(self, n: int, rng: RandomSource) -> np.ndarray:
+        """n records with counts rounded by largest remainder along the tree (shuffled row order).
+
+        The root clique's counts are n p(root) rounded as :meth:`HistogramModel.round` does; then,
+        clique by clique, the k records sharing a separator value get k p(new | separator) rounded by
+        largest remainder, assigned in random order within the group. With a single clique this
+        is exactly :meth:`HistogramModel.round`'s counts.
+        """
+        return self._generate(n, rng, rounded=True)
+
+    def _generate(self, n: int, rng: RandomSource, *, rounded: bool) -> np.ndarray:
+        tree, domain = self.tree, self.domain
+        records = np.zeros((n, len(domain)), dtype=np.int64)
+        root = tree.order[0]
+        p = self._probability(root).reshape(-1)
+        if rounded:
+            cells = np.repeat(np.arange(p.size), _largest_remainder(p / p.sum(), n))
+        else:
+            cells = rng.choice(p, n)
+        shape = tuple(domain.size_of(a) for a in tree.cliques[root])
+        records[:, list(domain.axes(tree.cliques[root]))] = np.stack(np.unravel_index(cells, shape), axis=1)
+        for i in tree.order[1:]:
+            clique, separator = tree.cliques[i], tree.separators[i]
+            new = tuple(a for a in clique if a not in separator)
+            order = [clique.index(a) for a in separator + new]
+            s_shape = tuple(domain.size_of(a) for a in separator)
+            n_shape = tuple(domain.size_of(a) for a in new)
+            table = np.transpose(self._conditional(i), order).reshape(math.prod(s_shape), math.prod(n_shape))
+            if separator:
+                s_index = np.ravel_multi_index(tuple(records[:, domain.axis(a)] for a in separator), s_shape)
+            else:
+                s_index = np.zeros(n, dtype=np.intp)
+            codes = _draw_grouped(table, s_index, rng, rounded=rounded)
+            records[:, list(domain.axes(new))] = np.stack(np.unravel_index(codes, n_shape), axis=1)
+        if rounded:
+            records = records[rng.permutation(n)]
+        return records
+
+
+def _largest_remainder(p: np.ndarray, n: int) -> np.ndarray:
+    """Counts summing to n: floor(n p), the remaining rows to the largest remainders (ties by index)."""
+    expected = p * n
+    counts = np.floor(expected).astype(np.int64)
+    short = n - int(counts.sum())
+    if short > 0:
+        order = np.argsort(-(expected - counts), kind="stable")[:short]
+        counts[order] += 1
+    elif short < 0:  # float excess (sum p slightly above 1): take back from the largest counts
+        order = np.argsort(-counts, kind="stable")[:-short]
+        counts[order] -= 1
+    return counts
+
+
+def _draw_grouped(table: np.ndarray, s_index: np.ndarray, rng: RandomSource, *, rounded: bool) -> np.ndarray:
+    """For each record, a column of ``table`` given its row ``s_index`` (rows: conditional distributions).
+
+    Sampled i.i.d., or rounded by largest remainder within each group of records sharing a row.
+    """
+    n, columns = len(s_index), table.shape[1]
+    codes = np.zeros(n, dtype=np.int64)
+    if n == 0:
+        return codes
+    groups, inverse = np.unique(s_index, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    keys = rng.uniform_open(n)
+    order = np.lexsort((keys, inverse))  # records grouped by row, in random order within a group
+    sorted_groups = inverse[order]
+    bounds = np.searchsorted(sorted_groups, np.arange(len(groups) + 1))
+    step = max(1, _CHUNK_CELLS // columns)
+    for start in range(0, len(groups), step):
+        stop = min(len(groups), start + step)
+        rows = table[groups[start:stop]]
+        rows = rows / rows.sum(axis=1, keepdims=True)
+        lo, hi = bounds[start], bounds[stop]
+        members = order[lo:hi]
+        if rounded:
+            sizes = np.diff(bounds[start:stop + 1])
+            expected = rows * sizes[:, None]
+            counts = np.floor(expected).astype(np.int64)
+            short = sizes - counts.sum(axis=1)
+            remainder_rank = np.argsort(np.argsort(-(expected - counts), axis=1, kind="stable"), axis=1,
+                                        kind="stable")
+            counts += remainder_rank < short[:, None]
+            counts = _fix_totals(counts, sizes)
+            codes[members] = np.repeat(np.tile(np.arange(columns), stop - start), counts.reshape(-1))
+        else:
+            cumulative = np.cumsum(rows, axis=1)
+            cumulative /= cumulative[:, -1:]
+            local = sorted_groups[lo:hi] - start
+            # Row r's cumulative sums shifted to (r, r + 1]: one sorted array, one searchsorted.
+            flat = (cumulative + np.arange(stop - start)[:, None]).reshape(-1)
+            position = np.searchsorted(flat, local + keys[members], side="right") - local * columns
+            codes[members] = np.clip(position, 0, columns - 1)
+    return codes
+
+
+def _fix_totals(counts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Guard against float excess: make each row of ``counts`` sum to its size exactly."""
+    excess = counts.sum(axis=1) - sizes
+    for r in np.nonzero(excess)[0]:
+        row = counts[r]
+        while row.sum() > sizes[r]:
+            row[np.argmax(row)] -= 1
+        while row.sum() < sizes[r]:
+            row[np.argmax(row)] += 1
+    return counts
