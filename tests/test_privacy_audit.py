@@ -1,8 +1,8 @@
 """Statistical privacy audits of the kernel on neighbouring inputs, each with a planted bug.
 
 False-alarm rate: each audit below has false-alarm probability <= 1e-6 (see
-tests/audit.py); with the 3 audits run on correct code here this file's false-alarm
-rate is <= 3e-6. All runs are seeded, so the suite is deterministic; the stated
+tests/audit.py); with the 4 audits run on correct code here this file's false-alarm
+rate is <= 4e-6 (and the sparse-vector audits in test_sparse_vector.py add 2e-6). All runs are seeded, so the suite is deterministic; the stated
 rate bounds the chance that a seed was "unlucky" for correct code.
 
 Each audit is run twice: on the code as shipped (must find no violation) and with
@@ -179,3 +179,47 @@ def test_mwem_audit_catches_a_marginal_sensitivity_half_too_small(monkeypatch):
     # Planted bug: the kernel believes a marginal's L1 sensitivity is 1/n, not 2/n.
     monkeypatch.setattr(PrivateMeasurer, "marginal_sensitivity", property(lambda self: Fraction(1, self.n)))
     assert run_mwem_audit() != []
+
+
+# A short online-PMW transcript (two queries) through the real session code on neighbouring
+# histograms: one record moves from a=1 to a=0. n is large enough for Thm 4.14 to give a
+# non-vacuous plan, so the first query is answered by a measurement.
+ONLINE_DOMAIN = Domain(("a",), (2,))
+ONLINE_X = Dataset.from_histogram([700_000, 300_000], ONLINE_DOMAIN)
+ONLINE_X_PRIME = Dataset.from_histogram([700_001, 299_999], ONLINE_DOMAIN)
+
+
+def online_transcripts(dataset: Dataset, runs: int, seed: int) -> np.ndarray:
+    import warnings
+
+    from dprelease.mechanisms.online_mw import OnlinePrivateMW
+
+    queries = [ProductQuery.conjunction(ONLINE_DOMAIN, {"a": 0}), ProductQuery.conjunction(ONLINE_DOMAIN, {"a": 1})]
+    rng = SeededRandom(seed)
+    out = np.empty((runs, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(runs):
+            session = OnlinePrivateMW(dataset, epsilon=EPSILON, max_queries=2, rng=rng)
+            out[i] = [session.answer(q) for q in queries]
+    return out
+
+
+def run_online_audit() -> list[str]:
+    runs = 3_000
+    out_x, out_y = online_transcripts(ONLINE_X, runs, 31), online_transcripts(ONLINE_X_PRIME, runs, 32)
+    centre = 0.7
+    events = [(f"first answer <= 0.7 + {t:g}", lambda o, t=t: o[:, 0] <= centre + t) for t in (-0.01, 0, 1e-6, 0.01)]
+    events += [(f"second answer >= 0.3 + {t:g}", lambda o, t=t: o[:, 1] >= 0.3 + t) for t in (-0.01, 0, 0.01)]
+    return violations(out_x, out_y, events, epsilon=EPSILON, alpha=FALSE_ALARM)
+
+
+def test_online_pmw_transcript_passes_the_audit():
+    assert run_online_audit() == []
+
+
+def test_online_audit_catches_a_measurement_released_without_noise(monkeypatch):
+    from dprelease.privacy import sparse_vector
+
+    monkeypatch.setattr(sparse_vector._SparseVector, "_numeric_answer", lambda self, value: value)
+    assert run_online_audit() != []
