@@ -135,3 +135,10 @@ def test_cli_synth_new_mechanisms(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("dprelease: error: SmallDB's range R") and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_privacy_parameters_are_keyword_only():
+    with pytest.raises(TypeError):
+        SmallDB(1.0)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        CallableQuery(DOMAIN, lambda h: 0.0, 2)  # type: ignore[misc]

@@ -52,7 +52,7 @@ class SmallDBResult:
     transcript: list[dict[str, object]] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SmallDB:
     """Algorithm 4: the exponential mechanism over every database of m rows.
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -60,6 +60,7 @@ class CallableQuery:
 
     domain: Domain
     function: Callable[[np.ndarray], object]
+    _: KW_ONLY
     unit_sensitivity: Fraction = field(default=Fraction(1))
     name: str = ""
     batched: bool = False
