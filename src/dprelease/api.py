@@ -12,12 +12,13 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
+from dprelease.boosting.mechanism import boosting_for_release, boosting_guarantee, check_base_choice
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.errors import InputError, InputTypeError, SeededRunWarning
 from dprelease.mechanisms.ic_rules import ic_update_rule, release_models
 from dprelease.mechanisms.iterative_construction import IterativeConstruction
-from dprelease.mechanisms.mwem import MWEM
+from dprelease.mechanisms.mwem import FACTORED_DEFAULTS, MWEM, REPRESENTATIONS
 from dprelease.mechanisms.progress import Progress
 from dprelease.mechanisms.smalldb import SmallDB
 from dprelease.privacy.rng import make_rng
@@ -25,7 +26,7 @@ from dprelease.queries.workload import Workload
 from dprelease.release import Release
 from dprelease.validation import check_delta, check_positive, check_positive_int
 
-MECHANISMS = ("mwem", "ic-mw", "ic-median", "ic-perceptron", "smalldb")
+MECHANISMS = ("mwem", "ic-mw", "ic-median", "ic-perceptron", "smalldb", "boosting")
 ROW_METHODS = ("sample", "round")
 
 
@@ -42,6 +43,7 @@ class SynthesisRequest:
     rows_method: str
     max_cells: int
     seed: int | None = None
+    representation: str = "auto"
 
     def __post_init__(self) -> None:
         if not isinstance(self.mechanism, str):
@@ -63,6 +65,10 @@ class SynthesisRequest:
         check_positive_int(self.max_cells, "max_cells")
         if self.seed is not None:
             check_positive_int(self.seed, "seed", minimum=0)
+        if self.representation not in REPRESENTATIONS:
+            raise InputError(f"representation must be one of {list(REPRESENTATIONS)}, got {self.representation!r}")
+        if self.representation == "factored" and self.mechanism != "mwem":
+            raise InputError(f"representation='factored' runs with mechanism='mwem' only, got {self.mechanism!r}")
 
 
 def synthesize(
@@ -78,7 +84,9 @@ def synthesize(
     rows: str = "round",
     seed: int | None = None,
     max_cells: int = DEFAULT_MAX_CELLS,
+    representation: str = "auto",
     progress: Progress | None = None,
+    base: str | None = None,
 ) -> Release:
     """Run ``mechanism`` on ``dataset`` for ``workload`` and return the release.
 
@@ -90,7 +98,8 @@ def synthesize(
             (epsilon, delta)-DP, Thm 5.3); ``"smalldb"`` (Algorithm 4; (epsilon, 0)-DP). The median
             mechanism and SmallDB enumerate databases and only run on tiny domains (a clear
             DomainTooLargeError otherwise); see docs/update_rules.md.
-        epsilon, delta: the privacy budget (delta is used by the ic-* mechanisms only).
+        epsilon, delta: the privacy budget (delta is used by the ic-* mechanisms, and by MWEM, which
+            with delta > 0 measures with Gaussian noise under zCDP accounting; smalldb ignores it).
         alpha: target accuracy of the ic-* mechanisms and smalldb (default: the smallest alpha
             their theorems guarantee; an error when they guarantee none).
         rounds: MWEM's T, or a cap on the ic-* rounds (private, but voids Thm 5.4).
@@ -98,26 +107,42 @@ def synthesize(
         rows: ``"round"`` (n * p rounded by largest remainder; the default, lower error) or
             ``"sample"`` (i.i.d. draws from the model).
         seed: reproducible run (warns: not fit for a real release); default: OS CSPRNG.
+        max_cells: cap on an explicit histogram's cells.
+        representation: MWEM's model: ``"histogram"`` (explicit, up to ``max_cells``), ``"factored"``
+            (log-linear on the measured marginals; any domain size), or ``"auto"`` (the histogram when
+            the domain fits ``max_cells``, else factored). The other mechanisms need the histogram.
+        base: ``mechanism="boosting"`` only (boosting for queries, Sec. 6.1, Thm 6.1; (epsilon, delta)-DP with
+            delta > 0): its base synopsis generator, ``"lp"`` (Thms 6.7/6.8, the default) or ``"bruteforce"``
+            (Thm 6.6; tiny domains and n only). ``rounds`` replaces Thm 6.1's T. See docs/boosting.md.
     """
-    request = SynthesisRequest(mechanism, epsilon, delta, alpha, rounds, n_rows, rows, max_cells, seed)
+    request = SynthesisRequest(mechanism, epsilon, delta, alpha, rounds, n_rows, rows, max_cells, seed,
+                               representation)
+    base = check_base_choice(request.mechanism, base)
     if not isinstance(dataset, Dataset):
         raise InputTypeError(f"dataset must be a dprelease.Dataset, got {type(dataset).__name__}")
     if isinstance(workload, str):
         workload = Workload.from_spec(workload, dataset.domain)
     if workload.domain != dataset.domain:
         raise InputError("workload must be over the dataset's domain (same columns in the same order)")
-    dataset.domain.check_fits(max_cells)
+    if request.mechanism != "mwem" or representation == "histogram":
+        dataset.domain.check_fits(max_cells)
     rng = make_rng(seed, warn=False)
     if seed is not None:
         warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
                       "it is not fit for a real release", SeededRunWarning, stacklevel=2)
 
     if request.mechanism == "mwem":
-        if delta:
-            warnings.warn("MWEM is (epsilon, 0)-DP: delta is not used", UserWarning, stacklevel=2)
-        runner = MWEM(epsilon=epsilon, rounds=rounds, max_cells=max_cells)
+        runner = MWEM(epsilon=epsilon, delta=delta, rounds=rounds, max_cells=max_cells, representation=representation)
+        if runner.resolved_representation(dataset.domain) == "factored":  # public: the domain size
+            runner = MWEM(**{**FACTORED_DEFAULTS, **({} if rounds is None else {"rounds": rounds})}, epsilon=epsilon,
+                          delta=delta, max_cells=max_cells, representation="factored")
         result = runner.run(dataset, workload, rng=rng, progress=progress)
-        guarantee = f"(epsilon={epsilon:g}, delta=0)-differential privacy: MWEM, basic composition (Thm 3.16)"
+        if runner.resolved_noise == "gaussian":
+            guarantee = (f"(epsilon={epsilon:g}, delta={delta:g})-differential privacy: MWEM with Gaussian "
+                         f"measurements, rho={float(result.accountant.rho):.6g}-zCDP (Bun & Steinke 2016), converted "
+                         "by Canonne, Kamath & Steinke 2020")
+        else:
+            guarantee = f"(epsilon={epsilon:g}, delta=0)-differential privacy: MWEM, basic composition (Thm 3.16)"
         transcript, parameters = result.transcript, result.parameters
         extra = {"measurements": [m.to_json() for m in result.measurements]}
     elif request.mechanism == "smalldb":
@@ -128,6 +153,15 @@ def synthesize(
         result = SmallDB(epsilon=epsilon, alpha=alpha).run(dataset, workload, rng=rng)
         guarantee = (f"(epsilon={epsilon:g}, delta=0)-differential privacy: SmallDB, the exponential mechanism "
                      "(Prop. 4.1)")
+        transcript, parameters, extra = result.transcript, result.parameters, {}
+    elif request.mechanism == "boosting":
+        # Boosting for queries (Sec. 6.1, Thm 6.1) over a base synopsis generator (Def. 6.1); docs/boosting.md.
+        if alpha is not None:
+            warnings.warn("boosting's accuracy follows from its budget (Thm 6.1): alpha is not used", UserWarning,
+                          stacklevel=2)
+        result = boosting_for_release(epsilon=epsilon, delta=delta, base=base, rounds=rounds).run(
+            dataset, workload, rng=rng, progress=progress)
+        guarantee = boosting_guarantee(result)
         transcript, parameters, extra = result.transcript, result.parameters, {}
     else:
         # ic-mw, ic-median, ic-perceptron: Algorithm 8 with the chosen update rule (checked publicly first).

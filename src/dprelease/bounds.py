@@ -489,3 +489,24 @@ def thm_6_8_base_generator_scaling(*, n: int, universe_size: int, num_queries: i
     ln_q, ln_x, ln_b = math.log(num_queries), math.log(universe_size), math.log(1 / beta)
     return {"k": n * ln_x * ln_b / ln_q,
             "lambda": ln_b / math.sqrt(n) * (math.sqrt(ln_q) + math.sqrt(ln_x / ln_q) / epsilon_base)}
+
+
+
+# ------------------------------------------------------------------ Sec. 6.1 boosting for queries (Fig. 6.1)
+# Thm 6.1 / Lemma 6.4 / Eq. 6.7 and the LP base generator's constants (Thms 6.7, 6.8) live in
+# dprelease.boosting.theory (this module's size); they are re-exported here, loaded on first use.
+_BOOSTING_THEORY = ("thm_6_1_boosting_rounds", "thm_6_1_alpha", "lemma_6_4_epsilon_per_draw", "eq_6_7_sampling_epsilon",
+                    "thm_6_1_epsilon_per_draw", "thm_6_1_boosting", "thm_6_8_lp_base_generator",
+                    "boosting_budget_split", "boosting_error", "BOOSTING_BASES")
+
+
+def __getattr__(name: str) -> object:
+    if name in _BOOSTING_THEORY:
+        from dprelease.boosting import theory
+
+        return getattr(theory, name)
+    raise AttributeError(f"module 'dprelease.bounds' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_BOOSTING_THEORY))

@@ -6,7 +6,10 @@ import argparse
 from pathlib import Path
 
 from dprelease.api import MECHANISMS, ROW_METHODS, SynthesisRequest, synthesize
+from dprelease.boosting.mechanism import boosting_for_release, check_base_choice
+from dprelease.bounds import BOOSTING_BASES
 from dprelease.cli.common import add_data_arguments, check_output, integer, load, number
+from dprelease.mechanisms.mwem import REPRESENTATIONS
 from dprelease.mechanisms.progress import Progress
 
 
@@ -17,11 +20,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_data_arguments(parser)
     parser.add_argument("--mechanism", choices=MECHANISMS, default="mwem")
     parser.add_argument("--epsilon", type=number("--epsilon"), required=True)
-    parser.add_argument("--delta", type=number("--delta"), default=0.0, help="used by ic-mw (default 0)")
+    parser.add_argument("--delta", type=number("--delta"), default=0.0,
+                        help="used by ic-mw, and by mwem: > 0 measures with Gaussian noise, zCDP accounting (default 0)")
     parser.add_argument("--alpha", type=number("--alpha"), help="ic-mw target accuracy")
     parser.add_argument("--rounds", type=integer("--rounds"), help="MWEM rounds, or a cap on ic-mw rounds")
     parser.add_argument("--rows", choices=ROW_METHODS, default="round",
                         help="round: n*p by largest remainder (default); sample: i.i.d. draws from the model")
+    parser.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
+                        help="MWEM's model: histogram (explicit, up to --max-cells), factored (log-linear on the "
+                             "measured marginals, any domain size), auto (histogram when the domain fits; default)")
+    parser.add_argument("--base", choices=BOOSTING_BASES, default=None,
+                        help="boosting (needs --delta > 0; --rounds sets its T): the base synopsis generator, lp "
+                             "(Thms 6.7/6.8; default) or bruteforce (Thm 6.6; tiny domains and n only)")
     parser.add_argument("--n-rows", type=integer("--n-rows"), help="number of synthetic rows (default: n)")
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")
     parser.add_argument("--out", type=Path, required=True, help="synthetic rows (CSV)")
@@ -33,7 +43,10 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # Public checks first: nothing is read, spent or written before they pass.
     SynthesisRequest(args.mechanism, args.epsilon, args.delta, args.alpha, args.rounds, args.n_rows,
-                     args.rows, args.max_cells, args.seed)
+                     args.rows, args.max_cells, args.seed, args.representation)
+    if args.mechanism == "boosting" or args.base is not None:  # boosting's public choices (delta > 0, base)
+        boosting_for_release(epsilon=args.epsilon, delta=args.delta,
+                             base=check_base_choice(args.mechanism, args.base), rounds=args.rounds)
     check_output(args.out, args.data, args.domain, flag="--out")
     if args.release is not None:
         check_output(args.release, args.data, args.domain, args.out, flag="--release")
@@ -41,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     release = synthesize(
         dataset, workload, mechanism=args.mechanism, epsilon=args.epsilon, delta=args.delta, alpha=args.alpha,
         rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed, max_cells=args.max_cells,
+        representation=args.representation, base=args.base,
         progress=Progress.for_terminal(args.mechanism, quiet=args.quiet),
     )
     release.save(args.out, args.release)

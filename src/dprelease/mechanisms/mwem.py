@@ -60,6 +60,13 @@ REPRESENTATIONS = ("auto", "histogram", "factored")
 NOISES = ("auto", "laplace", "gaussian")
 CANDIDATES = ("workload", "closure")
 
+#: Settings measured best for the factored model on full Adult (benchmarks/results/adult_full.md;
+#: docs/decisions.md): AIM's downward closure as candidates, a quarter of the expected-noise size
+#: penalty, 40 rounds, 300 final fitting passes. :func:`dprelease.api.synthesize` uses them when
+#: MWEM runs on the factored model; the other defaults were measured on the explicit histogram.
+FACTORED_DEFAULTS: dict[str, object] = {"candidates": "closure", "size_penalty": 0.25, "rounds": 40,
+                                        "final_iterations": 300}
+
 
 def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list[tuple[str, ...]]:
     """The workload's marginals, or (``closure``) also all their sub-marginals of >= ``smallest`` attributes."""
@@ -79,6 +86,27 @@ def default_rounds(epsilon: float) -> int:
     10 rounds at eps = 1, 5 at eps = 0.1, 20 at eps = 10: round(10 eps^0.3), kept in [5, 40].
     """
     return max(5, min(40, round(10 * check_positive(epsilon, "epsilon") ** 0.3)))
+
+
+def warm_started(model: HistogramModel | FactoredModel,
+                 measurements: list[MarginalMeasurement]) -> HistogramModel | FactoredModel:
+    """The product of the noisy 1-way marginals, clipped at 0 and renormalized (post-processing).
+
+    This is where mirror descent on the 1-way measurements alone heads (their max-entropy fit), reached
+    in one step: the L2 fit's first steps are short (its safe step is 1 / (2 sum of weights)).
+    """
+    logs = {}
+    for m in measurements:
+        if len(m.attributes) == 1:
+            p = np.clip(m.values, 0, None) + 1e-9
+            logs[m.attributes] = np.log(p / p.sum())
+    if isinstance(model, FactoredModel):
+        return model.with_potentials(logs)
+    domain = model.domain
+    total = np.zeros(domain.shape)
+    for (attribute,), log_p in logs.items():
+        total = total + log_p.reshape([domain.size_of(a) if a == attribute else 1 for a in domain.attributes])
+    return HistogramModel.from_log_weights(domain, total)
 
 
 @dataclass
@@ -105,6 +133,10 @@ class MWEM:
         candidates: ``"workload"`` (select among the workload's marginals) or ``"closure"`` (also
             every sub-marginal of them, down to 2 attributes, or 1 without INIT: AIM's downward
             closure; smaller marginals are cheaper to measure well).
+        remeasure: whether a marginal measured once stays a candidate (repeats average its noise).
+        step_growth: factor by which the fit's step size grows after an accepted step.
+        warm_start: start the fit from the product of the noisy 1-way marginals (clipped at 0,
+            renormalized) instead of the uniform distribution (post-processing).
         rounds: T, the number of select-measure-update rounds (default: :func:`default_rounds`).
         selection_share: fraction of each round's epsilon spent on selection.
         init_share: fraction of epsilon spent measuring the 1-way marginals first (0: none).
@@ -126,6 +158,9 @@ class MWEM:
     representation: str = "auto"
     max_model_cells: int = DEFAULT_MAX_MODEL_CELLS
     candidates: str = "workload"
+    remeasure: bool = True
+    step_growth: float = 1.25
+    warm_start: bool = False
 
     def __post_init__(self) -> None:
         check_positive(self.epsilon, "epsilon")
@@ -138,6 +173,8 @@ class MWEM:
             raise InputError(f"representation must be one of {list(REPRESENTATIONS)}, got {self.representation!r}")
         check_positive_int(self.max_cells, "max_cells")
         check_positive_int(self.max_model_cells, "max_model_cells")
+        if check_positive(self.step_growth, "step_growth") < 1:
+            raise InputError(f"step_growth must be a number >= 1, got {self.step_growth!r}")
         if self.candidates not in CANDIDATES:
             raise InputError(f"candidates must be one of {list(CANDIDATES)}, got {self.candidates!r}")
         if self.rounds is None:
@@ -223,7 +260,9 @@ class MWEM:
         for attributes in one_way:
             measure(attributes, "init_each", f"init: {attributes[0]}",
                     {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(split["init_each"])}))
-        model, step = fit_measurements(model, measurements, iterations=self.round_iterations)
+        if self.warm_start and measurements:
+            model = warm_started(model, measurements)
+        model, step = fit_measurements(model, measurements, iterations=self.round_iterations, growth=self.step_growth)
 
         candidates = candidate_marginals(workload, self.candidates, smallest=2 if one_way else 1)
         active = list(range(len(candidates)))
@@ -244,9 +283,11 @@ class MWEM:
                 fits = model.fits_each([candidates[i] for i in active])
                 dropped = [i for i, ok in zip(active, fits) if not ok]
                 if dropped:
-                    active = [i for i in active if i not in dropped]
+                    gone = set(dropped)
+                    active = [i for i in active if i not in gone]
                     skipped += [candidates[i] for i in dropped]
-                    transcript.append({"round": t, "action": "skip", "marginals": [list(candidates[i]) for i in dropped],
+                    transcript.append({"round": t, "action": "skip",
+                                       "marginals": [list(candidates[i]) for i in dropped],
                                        "reason": f"the factored model would exceed max_model_cells="
                                                  f"{self.max_model_cells:,}"})
                 if not active:
@@ -267,10 +308,14 @@ class MWEM:
             else:
                 entry["select_epsilon"] = float(select_epsilon)
             measure(chosen, "measure", f"round {t}: measure", entry)
+            if not self.remeasure:
+                active = [i for i in active if candidates[i] != chosen]
             # UPDATE: MW steps over all measurements so far
-            model, step = fit_measurements(model, measurements, iterations=self.round_iterations, step=step)
+            model, step = fit_measurements(model, measurements, iterations=self.round_iterations, step=step,
+                                           growth=self.step_growth)
             progress.step(t, self.rounds)
-        model, _ = fit_measurements(model, measurements, iterations=self.final_iterations, step=step)
+        model, _ = fit_measurements(model, measurements, iterations=self.final_iterations, step=step,
+                                    growth=self.step_growth)
         progress.done()
         parameters = {"epsilon": self.epsilon, "delta": self.delta if gaussian else 0.0, "rounds": self.rounds,
                       "noise": self.resolved_noise, "representation": representation,

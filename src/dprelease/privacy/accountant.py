@@ -35,7 +35,7 @@ def advanced_composition(*, epsilon: float, delta: float, k: int, delta_slack: f
 
     >>> e, d = advanced_composition(epsilon=0.01, delta=0.0, k=100, delta_slack=1e-6)
     >>> round(float(e), 6), float(d)
-    (0.535703, 1e-06)
+    (0.535702, 1e-06)
     """
     eps = check_positive(epsilon, "epsilon")
     check_delta(delta, "delta")
@@ -43,6 +43,28 @@ def advanced_composition(*, epsilon: float, delta: float, k: int, delta_slack: f
     check_open_unit(delta_slack, "delta_slack")
     total = math.sqrt(2 * k * math.log(1 / delta_slack)) * eps + k * eps * math.expm1(eps)
     return Fraction(total * _ROUND_UP), k * exact(delta) + exact(delta_slack)
+
+
+def block_charge(*, epsilon_each: Fraction | float, count: int,
+                 delta_slack: float | None = None) -> tuple[Fraction, Fraction, str]:
+    """What :meth:`PrivacyAccountant.reserve` charges for ``count`` (epsilon_each, 0)-DP steps: (epsilon, delta, rule).
+
+    Without ``delta_slack``: basic composition, count * epsilon_each exactly (Thm 3.16). With it: the
+    smaller of basic and advanced composition (Thm 3.20); both bounds hold, so the smaller does.
+
+    >>> block_charge(epsilon_each=0.25, count=4)[:2]
+    (Fraction(1, 1), Fraction(0, 1))
+    """
+    basic = count * exact(epsilon_each)
+    basic_rule = f"basic composition of {count} steps at epsilon={float(epsilon_each):.6g} (Thm 3.16)"
+    if delta_slack is None:
+        return basic, Fraction(0), basic_rule
+    eps_adv, delta_adv = advanced_composition(epsilon=float(exact(epsilon_each)), delta=0.0, k=count,
+                                              delta_slack=delta_slack)
+    if basic <= eps_adv:
+        return basic, Fraction(0), basic_rule
+    return eps_adv, delta_adv, (f"advanced composition of {count} steps at epsilon={float(epsilon_each):.6g}, "
+                                f"delta'={delta_slack:.3g} (Thm 3.20)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,21 +164,8 @@ class PrivacyAccountant:
         Charging the whole block up front is what makes a data-dependent early stop safe:
         the guarantee is that of the full plan, whenever the mechanism stops.
         """
-        if delta_slack is None:
-            entry = self.charge(epsilon=count * exact(epsilon_each), delta=0, label=label,
-                                rule=f"basic composition of {count} steps at epsilon={float(epsilon_each):.6g} (Thm 3.16)")
-            return Reservation(exact(epsilon_each), count, entry)
-        eps_adv, delta_adv = advanced_composition(
-            epsilon=float(exact(epsilon_each)), delta=0.0, k=count, delta_slack=delta_slack
-        )
-        eps_basic = count * exact(epsilon_each)
-        if eps_basic <= eps_adv:
-            entry = self.charge(epsilon=eps_basic, delta=0, label=label,
-                                rule=f"basic composition of {count} steps at epsilon={float(epsilon_each):.6g} (Thm 3.16)")
-        else:
-            entry = self.charge(epsilon=eps_adv, delta=delta_adv, label=label,
-                                rule=f"advanced composition of {count} steps at epsilon={float(epsilon_each):.6g}, "
-                                     f"delta'={delta_slack:.3g} (Thm 3.20)")
+        eps, dlt, rule = block_charge(epsilon_each=epsilon_each, count=count, delta_slack=delta_slack)
+        entry = self.charge(epsilon=eps, delta=dlt, label=label, rule=rule)
         return Reservation(exact(epsilon_each), count, entry)
 
     def to_json(self) -> dict[str, object]:
@@ -177,12 +186,16 @@ class Reservation:
     charge: Charge
     used: int = 0
 
-    def use(self, *, epsilon: Fraction | float, label: str) -> None:
+    def use(self, *, epsilon: Fraction | float, label: str, steps: int = 1) -> None:
+        """Use ``steps`` reserved steps of at most ``epsilon`` each, or raise and use none."""
         if exact(epsilon) > self.epsilon_each:
             raise BudgetExceededError(
                 f"step {label!r} asks for epsilon={float(exact(epsilon)):.6g}, above the reserved "
                 f"{float(self.epsilon_each):.6g} per step"
             )
-        if self.used >= self.count:
-            raise BudgetExceededError(f"step {label!r} exceeds the {self.count} reserved steps")
-        self.used += 1
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+            raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
+        if self.used + steps > self.count:
+            raise BudgetExceededError(f"step {label!r} exceeds the {self.count} reserved steps "
+                                      f"({self.used} used, {steps} asked)")
+        self.used += steps

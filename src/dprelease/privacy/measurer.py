@@ -15,11 +15,14 @@ n and differ in one record. Hence, for answers normalized by n:
   * a whole marginal has L1 sensitivity 2/n (one record leaves a cell, one enters another)
     and L2 sensitivity sqrt(2)/n;
   * the score |f(x) - estimate| has sensitivity 1/n, and ||M(x) - estimate||_1 has 2/n
-    (triangle inequality), whatever the public estimate.
+    (triangle inequality), whatever the public estimate;
+  * boosting's score g(q) = sum over at most T public synopses of a clipped piecewise-linear
+    function of |q(x) - q(A_j)| with slope 2/mu has sensitivity 2 T rho / mu (Lemma 6.4).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -140,6 +143,38 @@ class PrivateMeasurer:
                                 epsilon=exact(epsilon), rng=self._rng)
         return float(noisy)
 
+    def laplace_queries(self, queries: object, indices: Sequence[int] | np.ndarray, *, epsilon_each: Fraction | float,
+                        label: str, delta_slack: float | None = None) -> np.ndarray:
+        """q_i(x) + Laplace(Delta / epsilon_each) for every index i of ``indices`` (a repeat is measured afresh).
+
+        ``queries`` is a query set; Delta is its ``sensitivity(n)`` (1/n for linear queries, the declared
+        c/n for callables), the book's rho. Float-safe: snapped to a grid with integer noise.
+
+        Privacy: each answer is (epsilon_each, 0)-DP (Thm 3.6). The k = len(indices) measurements are
+        paid as one block before any is computed: through the measurer's reservation (k steps), or
+        reserved from the accountant, by basic composition (Thm 3.16) or, with ``delta_slack``, by
+        min(basic, Thm 3.20): (k eps (e^eps - 1) + sqrt(2 k ln(1/delta')) eps, delta')-DP. With
+        epsilon_each = eps_base / (2 sqrt(2 k ln(1/delta'))) this is Cor. 3.21's (eps_base, delta')
+        block, the Laplace step of the base generators of Thms 6.6-6.8.
+        """
+        index = np.asarray(indices)
+        if index.ndim != 1 or index.size == 0 or not np.issubdtype(index.dtype, np.integer):
+            raise ValueError(f"indices must be a non-empty 1-d array of integers, got shape {index.shape}")
+        if index.min() < 0 or index.max() >= queries.num_queries:
+            raise ValueError(f"indices must lie in 0..{queries.num_queries - 1}")
+        count = int(index.size)
+        if self._reservation is not None:
+            self._reservation.use(epsilon=epsilon_each, label=label, steps=count)
+        elif isinstance(self._accountant, ZCDPAccountant):
+            raise TypeError("laplace_queries needs a PrivacyAccountant (or a measurer built on a reservation)")
+        else:
+            block = self._accountant.reserve(epsilon_each=epsilon_each, count=count, label=label,
+                                             delta_slack=delta_slack)
+            block.use(epsilon=epsilon_each, label=label, steps=count)
+        sensitivity = queries.sensitivity(self.n) if hasattr(queries, "sensitivity") else self.query_sensitivity
+        true = self._true_answers(queries)[index]
+        return snapped_laplace(true, sensitivity=sensitivity, epsilon=exact(epsilon_each), rng=self._rng)
+
     # --------------------------------------------------------------- selections
     def select_query(self, queries: object, estimates: np.ndarray, *, epsilon: Fraction | float, label: str) -> int:
         """Exponential mechanism with score |f(x) - estimate_f|: (epsilon, 0)-DP (Thm 3.10).
@@ -183,3 +218,44 @@ class PrivateMeasurer:
         if penalties is not None:
             scores = scores - np.asarray(penalties, dtype=np.float64)
         return exponential_mechanism(scores, epsilon=epsilon, sensitivity=self.marginal_sensitivity, rng=self._rng)
+
+    def boosting_draws(self, queries: object, synopsis_answers: np.ndarray, *, lambda_: float, mu: float, rounds: int,
+                       count: int, epsilon_each: Fraction | float, reservation: Reservation, label: str) -> np.ndarray:
+        """``count`` i.i.d. draws from boosting's distribution D_{t+1} over Q (Fig. 6.1), by the exponential mechanism.
+
+        ``synopsis_answers`` is a public ``(t, |Q|)`` matrix, row j the answers of synopsis A_j (t <= rounds;
+        t = 0 gives D_1, uniform). With d = |q(x) - q(A_j)|, the book's
+
+            a_{j,q} = 1 if d <= lambda;  -1 if d > lambda + mu;  1 - 2 (d - lambda) / mu otherwise
+            g(q) = sum_j a_{j,q};   D_{t+1}[q] proportional to exp(-alpha g(q)),
+
+        and each draw is the exponential mechanism with utility -g of sensitivity
+        Delta = 2 rounds rho / mu (each a_{j,q} moves by at most 2 rho / mu when q(x) moves by rho, the
+        set's ``sensitivity(n)``; at most ``rounds`` terms). That is D_{t+1} with alpha = eps / (2 Delta).
+
+        Privacy: each draw is (epsilon_each, 0)-DP (Thm 3.10; Lemma 6.4: eps* = 4 alpha T rho / mu);
+        the ``count`` draws are paid from ``reservation`` (the boosting's kT draws, reserved up front
+        under Thm 3.20, Eq. 6.7) before anything is computed. Only the drawn indices leave the kernel.
+        """
+        answers = np.asarray(synopsis_answers, dtype=np.float64)
+        if answers.ndim != 2 or answers.shape[1] != queries.num_queries or answers.shape[0] > rounds:
+            raise ValueError(f"synopsis_answers must have shape (t <= {rounds}, {queries.num_queries}), "
+                             f"got {answers.shape}")
+        if not np.all(np.isfinite(answers)):
+            raise ValueError("synopsis_answers must be finite")
+        if not (math.isfinite(lambda_) and lambda_ >= 0 and math.isfinite(mu) and mu > 0):
+            raise ValueError(f"lambda_ must be finite >= 0 and mu finite > 0, got {lambda_!r}, {mu!r}")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"count must be an integer >= 1, got {count!r}")
+        reservation.use(epsilon=epsilon_each, label=label, steps=count)
+        rho = queries.sensitivity(self.n) if hasattr(queries, "sensitivity") else self.query_sensitivity
+        sensitivity = Fraction(2 * rounds) * exact(rho) / exact(mu)
+        if answers.shape[0]:
+            distance = np.abs(self._true_answers(queries)[None, :] - answers)
+            g = np.clip(1 - 2 * (distance - lambda_) / mu, -1.0, 1.0).sum(axis=0)
+        else:
+            g = np.zeros(queries.num_queries)
+        chunk = max(1, (1 << 22) // queries.num_queries)  # bound the Gumbel matrix to ~4M floats
+        draws = [exponential_mechanism(-g, epsilon=epsilon_each, sensitivity=sensitivity, rng=self._rng,
+                                       size=min(chunk, count - start)) for start in range(0, count, chunk)]
+        return np.concatenate(draws).astype(np.intp)

@@ -18,7 +18,8 @@ Simplifications, Extensions, and Lower Bounds", arXiv:1605.02065, "BS"):
   (Canonne, Kamath & Steinke 2020, "The Discrete Gaussian for Differential Privacy",
   arXiv:2004.00010, Sec. 2.3; "CKS"). It is never worse than BS Prop. 1.3's
   eps = rho + 2 sqrt(rho ln(1/delta)) (:func:`bun_steinke_epsilon`, kept for comparison), and at
-  eps = 1, delta = 1e-9 it allows about a quarter more rho (0.0150 against 0.0118). **dprelease uses the CKS conversion.**
+  eps = 1, delta = 1e-9 it allows about a quarter more rho (0.0150 against 0.0118).
+  **dprelease uses the CKS conversion.**
 
 Rigour in floating point: every alpha > 1 gives a valid delta (the infimum is only the best), so
 the alpha found numerically needs no proof of optimality; the delta evaluated at it is rounded up

@@ -35,12 +35,12 @@ from dprelease.errors import DomainTooLargeError
 from dprelease.privacy.rng import RandomSource
 from dprelease.queries.base import LinearQuery
 from dprelease.representations.histogram import HistogramModel
-from dprelease.representations.junction_tree import (Clique, JunctionTree, calibrate, candidate_cells, eliminate, expand,
-                                                     log_sum_to)
+from dprelease.representations.junction_tree import (Clique, JunctionTree, calibrate, candidate_cells, eliminate,
+                                                     expand, log_sum_to)
 
 #: Default cap on the junction tree's cells (all cliques together). The model keeps a few
 #: float64 copies (potentials, log-marginals, probabilities, conditionals): ~40 bytes a cell.
-DEFAULT_MAX_MODEL_CELLS = 4_000_000
+DEFAULT_MAX_MODEL_CELLS = 2_000_000
 
 # Rows x columns of the working tables used when drawing rows (bounds their memory).
 _CHUNK_CELLS = 4_000_000

@@ -27,7 +27,7 @@ from dprelease.updates.measurement_fit import MarginalMeasurement, combine, term
 
 
 def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,
-                 step: float | None = None) -> tuple[FactoredModel, float]:
+                 step: float | None = None, growth: float = 1.25) -> tuple[FactoredModel, float]:
     """Run ``iterations`` mirror-descent (MW) steps on the potentials; return the model and the last step size.
 
     Adds a (zero) potential for each measured clique the model lacks; that may raise
@@ -56,7 +56,7 @@ def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasuremen
             decrease = sum(float(np.vdot(g, mu - new_mu)) for g, mu, new_mu in zip(grads, mus, new_mus))
             if new_loss <= loss - 0.5 * decrease:
                 model, mus, loss, grads = candidate, new_mus, new_loss, new_grads
-                step *= 1.25
+                step *= growth
                 break
             step *= 0.5
         else:

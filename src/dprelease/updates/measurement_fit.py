@@ -84,16 +84,17 @@ class _Term:
 
 
 def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,
-                     step: float | None = None) -> tuple[HistogramModel, float]:
+                     step: float | None = None, growth: float = 1.25) -> tuple[HistogramModel, float]:
     """Run ``iterations`` mirror-descent (MW) steps from ``model``; return the model and the last step size.
 
     A :class:`~dprelease.representations.factored.FactoredModel` is fitted by the same steps on its
-    potentials (:func:`dprelease.updates.factored_fit.fit_factored`).
+    potentials (:func:`dprelease.updates.factored_fit.fit_factored`). ``growth``: the factor the step
+    size grows by after an accepted step (halved after a refused one).
     """
     if not isinstance(model, HistogramModel):
         from dprelease.updates.factored_fit import fit_factored
 
-        return fit_factored(model, measurements, iterations=iterations, step=step)
+        return fit_factored(model, measurements, iterations=iterations, step=step, growth=growth)
     if not measurements or iterations <= 0:
         return model, step or 1.0
     merged = combine(measurements)
@@ -115,7 +116,7 @@ def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasu
             decrease = float(np.vdot(grad, probabilities - new_probabilities))
             if new_loss <= loss - 0.5 * decrease:
                 theta, probabilities, loss, grad = candidate, new_probabilities, new_loss, new_grad
-                step *= 1.25
+                step *= growth
                 break
             step *= 0.5
         else:

@@ -1,0 +1,265 @@
+"""The factored (log-linear) representation: a drop-in for the histogram, exact inference, sampling, the cap."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from dprelease.data import Dataset
+from dprelease.datasets import adult_paths, load_adult
+from dprelease.domain import Domain
+from dprelease.errors import DomainTooLargeError
+from dprelease.mechanisms.mwem import MWEM
+from dprelease.privacy.rng import SeededRandom
+from dprelease.queries import Workload
+from dprelease.queries.product import ProductQuery
+from dprelease.representations.factored import FactoredModel, model_size
+from dprelease.representations.histogram import HistogramModel, marginalize
+from dprelease.representations.junction_tree import JunctionTree, candidate_cells
+from dprelease.updates.measurement_fit import MarginalMeasurement, fit_measurements
+
+DOMAINS = [
+    Domain(("a", "b", "c", "d", "e"), (2, 3, 4, 2, 3)),
+    Domain(("p", "q", "r", "s", "t", "u"), (3, 2, 2, 5, 2, 3)),
+]
+CLIQUE_SETS = [
+    [("a", "b"), ("b", "c"), ("c", "d"), ("a", "d"), ("d", "e")],  # a cycle: needs triangulation
+    [("a", "b", "c"), ("c", "d", "e"), ("b",), ("a", "e")],
+    [("p", "q"), ("q", "r", "s"), ("s", "t"), ("t", "u"), ("p", "u"), ("r",)],
+]
+
+
+def random_model(domain: Domain, cliques, seed: int, scale: float = 2.0) -> FactoredModel:
+    g = np.random.Generator(np.random.PCG64(seed))
+    return FactoredModel(domain, {c: scale * g.normal(size=[domain.size_of(a) for a in c]) for c in cliques})
+
+
+def domain_for(cliques) -> Domain:
+    return next(d for d in DOMAINS if all(a in d for c in cliques for a in c))
+
+
+# ------------------------------------------------------------------------- exact inference
+@pytest.mark.parametrize("cliques", CLIQUE_SETS)
+def test_every_marginal_matches_the_explicit_histogram(cliques):
+    domain = domain_for(cliques)
+    model = random_model(domain, cliques, seed=1)
+    log_probs = model.log_probs()
+    assert abs(np.exp(log_probs).sum() - 1) < 1e-12  # log Z is right
+    histogram = HistogramModel.from_log_weights(domain, log_probs)
+    for k in range(1, len(domain) + 1):
+        for attributes in itertools.permutations(domain.attributes, k) if k <= 2 else \
+                itertools.combinations(domain.attributes, k):
+            assert np.abs(model.marginal(attributes) - histogram.marginal(attributes)).max() < 1e-12, attributes
+
+
+@pytest.mark.parametrize("cliques", CLIQUE_SETS)
+def test_junction_tree_has_running_intersection_and_covers_every_clique(cliques):
+    domain = domain_for(cliques)
+    tree = JunctionTree.build(domain, cliques)
+    assert set(domain.attributes) <= {a for c in tree.cliques for a in c}
+    for c in cliques:
+        assert tree.containing(c) is not None
+    for attribute in domain.attributes:  # the cliques holding an attribute form a connected subtree
+        holding = {i for i, c in enumerate(tree.cliques) if attribute in c}
+        tops = [i for i in holding if tree.parent[i] not in holding]
+        assert len(tops) == 1, attribute
+    assert tree.total_cells == sum(math.prod(domain.size_of(a) for a in c) for c in tree.cliques)
+    assert model_size(domain, cliques) == (tree.total_cells, tree.largest_cells)
+
+
+def test_batched_size_check_agrees_with_the_tree_it_predicts():
+    domain = Domain.from_json(adult_paths()[1])
+    g = np.random.Generator(np.random.PCG64(4))
+    for _ in range(5):
+        cliques = [domain.canonical(g.choice(domain.attributes, 3, replace=False)) for _ in range(g.integers(2, 12))]
+        candidates = [domain.canonical(c) for c in itertools.combinations(domain.attributes, 3)][::17]
+        totals = candidate_cells(domain, cliques, candidates)
+        for c, total in zip(candidates, totals):
+            assert JunctionTree.build(domain, [*cliques, c]).total_cells == int(total)
+
+
+# ------------------------------------------------------------------------- a drop-in for the histogram
+def test_mirror_descent_fit_gives_the_histograms_distribution():
+    domain = DOMAINS[0]
+    g = np.random.Generator(np.random.PCG64(3))
+    truth = g.dirichlet(np.full(domain.size, 0.3)).reshape(domain.shape)
+    histogram, factored = HistogramModel.uniform(domain), FactoredModel.uniform(domain)
+    measurements: list[MarginalMeasurement] = []
+    step_h = step_f = None
+    sequence = [("a",), ("b",), ("a", "b"), ("b", "c", "d"), ("a", "e"), ("c", "e"), ("a", "b"), ("d", "e")]
+    for i, attributes in enumerate(sequence):
+        noisy = marginalize(domain, truth, attributes) + 0.02 * g.standard_normal([domain.size_of(a) for a in attributes])
+        kind = "laplace" if i % 2 else "gaussian"
+        measurements.append(MarginalMeasurement(attributes, noisy, 0.02 if len(attributes) < 3 else 0.05, kind))
+        histogram, step_h = fit_measurements(histogram, measurements, iterations=6, step=step_h)
+        factored, step_f = fit_measurements(factored, measurements, iterations=6, step=step_f)
+        assert isinstance(factored, FactoredModel)
+        assert step_f == pytest.approx(step_h, rel=1e-12)
+        assert np.abs(histogram.probabilities - np.exp(factored.log_probs())).max() < 1e-9
+    assert set(factored.cliques) == set(sequence)
+
+
+def test_cell_and_marginal_updates_give_the_histograms_distribution():
+    # The MW rule x <- x exp(-eta q) for a query q on attributes C is a potential update on C.
+    domain = DOMAINS[1]
+    g = np.random.Generator(np.random.PCG64(5))
+    log_weights = np.zeros(domain.shape)
+    factored = FactoredModel.uniform(domain)
+    for _ in range(12):
+        attributes = domain.canonical(g.choice(domain.attributes, g.integers(1, 4), replace=False))
+        if g.random() < 0.5:  # a marginal-cell (counting) query
+            cell = {a: int(g.integers(domain.size_of(a))) for a in attributes}
+            update = -0.7 * np.asarray(ProductQuery.conjunction(domain, cell).factor(), dtype=float)
+            update = np.broadcast_to(update, domain.shape)
+            on_clique = marginalize(domain, update, attributes) / (domain.size / math.prod(
+                domain.size_of(a) for a in attributes))
+        else:  # a whole-marginal update
+            on_clique = g.normal(size=[domain.size_of(a) for a in attributes])
+        log_weights = log_weights + _broadcast(domain, attributes, on_clique)
+        current = factored.potentials.get(attributes, 0)
+        factored = factored.with_potentials({attributes: current + on_clique})
+        histogram = HistogramModel.from_log_weights(domain, log_weights)
+        assert np.abs(histogram.probabilities - np.exp(factored.log_probs())).max() < 1e-9
+
+
+def _broadcast(domain, attributes, array):
+    return array.reshape([domain.size_of(a) if a in attributes else 1 for a in domain.attributes])
+
+
+# ------------------------------------------------------------------------- releasing rows
+@pytest.mark.parametrize("cliques", CLIQUE_SETS[:2])
+def test_sampling_follows_the_distribution(cliques):
+    # Pearson's chi-square over all cells; under the model its mean is k - 1 and its sd sqrt(2(k-1)).
+    # The bound k - 1 + 6 sd fails with probability < 1e-6 for a correct sampler (seeded: deterministic).
+    domain = domain_for(cliques)
+    model = random_model(domain, cliques, seed=2, scale=1.0)
+    n = 100_000
+    rows = model.sample(n, SeededRandom(7))
+    assert rows.shape == (n, len(domain)) and rows.dtype == np.int64
+    counts = np.bincount(np.ravel_multi_index(rows.T, domain.shape), minlength=domain.size)
+    expected = n * np.exp(model.log_probs()).reshape(-1)
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    k = domain.size
+    assert chi2 < k - 1 + 6 * math.sqrt(2 * (k - 1))
+    # A planted bug the same test must catch: rows drawn from the uniform distribution.
+    uniform = np.bincount(np.ravel_multi_index(HistogramModel.uniform(domain).sample(n, SeededRandom(7)).T,
+                                               domain.shape), minlength=k)
+    assert float(((uniform - expected) ** 2 / expected).sum()) > k - 1 + 6 * math.sqrt(2 * (k - 1))
+
+
+def test_rounding_along_the_tree_matches_each_clique_closely():
+    domain = DOMAINS[0]
+    model = random_model(domain, CLIQUE_SETS[1], seed=3, scale=1.0)
+    n = 5_000
+    rows = model.round(n, SeededRandom(1))
+    released = Dataset.from_records(rows, domain)
+    root = model.tree.cliques[model.tree.order[0]]
+    # The root clique's counts are n p rounded by largest remainder: off by less than one row per cell.
+    assert np.abs(released.marginal_counts(root) - n * model.marginal(root)).max() < 1
+    for clique in model.tree.cliques:
+        assert np.abs(released.marginal(clique) - model.marginal(clique)).sum() < 0.05
+
+
+def test_one_clique_rounds_exactly_like_the_histogram():
+    domain = DOMAINS[0]
+    model = random_model(domain, [domain.attributes], seed=6)
+    histogram = model.to_histogram()
+    a = model.round(777, SeededRandom(3))
+    b = histogram.round(777, SeededRandom(3))
+    assert np.array_equal(a, b)
+
+
+# ------------------------------------------------------------------------- the size cap
+def test_model_over_the_cap_is_refused_with_a_clear_error():
+    domain = DOMAINS[0]
+    # abc (24 cells) plus the lone attributes d (2) and e (3): 29 cells.
+    with pytest.raises(DomainTooLargeError, match=r"junction tree of 29 cells \(largest clique 24\).*max_model_cells=25"):
+        FactoredModel.uniform(domain, cliques=[("a", "b", "c")], max_model_cells=25)
+    model = FactoredModel.uniform(domain, cliques=[("a", "b")], max_model_cells=25)
+    assert model.fits_each([("a",), ("a", "b"), ("b", "c"), ("c", "d", "e")]) == [True, True, True, False]
+
+
+def test_mwem_skips_marginals_over_the_cap_and_says_so():
+    domain = DOMAINS[0]
+    g = np.random.Generator(np.random.PCG64(0))
+    data = Dataset.from_records(g.integers(0, domain.sizes, size=(2_000, len(domain))), domain)
+    workload = Workload.all_kway(domain, 3)
+    result = MWEM(epsilon=1.0, rounds=3, representation="factored", max_model_cells=30,
+                  final_iterations=5).run(data, workload, rng=SeededRandom(0))
+    skips = [e for e in result.transcript if e["action"] == "skip"]
+    assert skips and all("max_model_cells=30" in e["reason"] for e in skips)
+    assert result.parameters["model_cells"] <= 30
+    chosen = [tuple(e["marginal"]) for e in result.transcript if e["action"] == "select+measure"]
+    assert len(chosen) == 3 and not any(tuple(m) in chosen for e in skips for m in e["marginals"])
+    with pytest.raises(DomainTooLargeError, match="no workload marginal fits"):
+        MWEM(epsilon=1.0, rounds=2, representation="factored", max_model_cells=18, init_share=0.0,
+             final_iterations=1).run(data, workload, rng=SeededRandom(0))
+
+
+# ------------------------------------------------------------------------- real tables
+@pytest.fixture(scope="module")
+def adult():
+    return load_adult()
+
+
+def test_mwem_runs_on_full_adult_where_no_histogram_fits(adult):
+    # 14 attributes, 6.4e17 cells: "auto" must pick the factored model.
+    assert adult.domain.size > 10**17
+    workload = Workload(adult.domain, (("age", "sex"), ("education-num", "income>50K"), ("race", "sex", "income>50K"),
+                                       ("marital-status", "relationship")))
+    mwem = MWEM(epsilon=1.0, delta=1e-9, rounds=3, round_iterations=5, final_iterations=150)
+    result = mwem.run(adult, workload, rng=SeededRandom(0))
+    model = result.model
+    assert isinstance(model, FactoredModel) and result.parameters["representation"] == "factored"
+    assert result.parameters["noise"] == "gaussian"
+    for marginal in workload.marginals:
+        estimate = model.marginal(marginal)
+        assert estimate.shape == tuple(adult.domain.size_of(a) for a in marginal)
+        assert abs(estimate.sum() - 1) < 1e-9 and estimate.min() >= 0
+    assert np.abs(model.marginal(["sex"]) - adult.marginal(["sex"])).sum() < 0.05
+    rows = model.sample(1_000, SeededRandom(1))
+    assert rows.shape == (1_000, 14) and (rows < np.array(adult.domain.sizes)).all()
+    # Exact accounting: init, then (select, measure) per round, all in exact rho.
+    ledger = result.accountant.ledger
+    split = mwem.rho_split(len(workload.attributes))
+    assert [c.rho for c in ledger] == [split["init_each"]] * len(workload.attributes) + \
+        [split["select_epsilon"] ** 2 / 8, split["measure"]] * 3
+    assert result.accountant.spent_rho <= result.accountant.rho
+    assert result.accountant.rho - result.accountant.spent_rho < Fraction(1, 10**6) * result.accountant.rho
+
+
+def test_the_two_representations_give_one_release(adult):
+    # Same seed, same measurements: the factored model is the histogram's distribution (7 columns).
+    from dprelease.datasets import ADULT_SMALL_COLUMNS
+
+    small = load_adult(ADULT_SMALL_COLUMNS)
+    workload = Workload.all_kway(small.domain, 2)
+    runs = {r: MWEM(epsilon=1.0, rounds=3, representation=r, round_iterations=3, final_iterations=5)
+            .run(small, workload, rng=SeededRandom(11)) for r in ("histogram", "factored")}
+    chosen = {r: [e.get("marginal") for e in res.transcript] for r, res in runs.items()}
+    assert chosen["histogram"] == chosen["factored"]
+    factored = runs["factored"].model
+    for marginal in workload.marginals:
+        assert np.abs(runs["histogram"].model.marginal(marginal) - factored.marginal(marginal)).max() < 1e-9
+
+
+def test_cli_synth_runs_the_factored_model_and_the_release_says_so(tmp_path, tiny_files, capsys):
+    import json
+
+    from dprelease.cli import main
+
+    out, release = tmp_path / "rows.csv", tmp_path / "release.json"
+    argv = ["synth", str(tiny_files["data"]), "--domain", str(tiny_files["domain"]), "--workload", "1-2way",
+            "--epsilon", "1", "--delta", "1e-9", "--rounds", "3", "--seed", "0", "--representation", "factored",
+            "--out", str(out), "--release", str(release), "--quiet"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "Gaussian" in printed and "zCDP" in printed
+    document = json.loads(release.read_text())
+    assert document["parameters"]["representation"] == "factored"
+    assert document["privacy_ledger"]["spent"]["epsilon"] <= 1.0
+    assert len(out.read_text().splitlines()) == 201  # header + n rows
