@@ -314,7 +314,7 @@ def machine_info() -> dict:
 
 def code_info() -> dict:
     import dprelease
-    from dprelease.mechanisms.mwem import DEFAULT_ROUNDS, MWEM
+    from dprelease.mechanisms.mwem import MWEM, default_rounds
 
     def git(*args):
         try:
@@ -326,7 +326,7 @@ def code_info() -> dict:
     return {"dprelease_version": dprelease.__version__, "git_commit": git("rev-parse", "HEAD"),
             "git_status_src": (git("status", "--short", "--", "src") or "").splitlines(),
             "dprelease_imported_from": dprelease.__file__,
-            "mwem_py_sha256": mwem_sha(), "mwem_defaults": defaults, "api_default_rounds": DEFAULT_ROUNDS}
+            "mwem_py_sha256": mwem_sha(), "mwem_defaults": defaults, "default_rounds_by_epsilon": {e: default_rounds(e) for e in (0.1, 1.0, 10.0)}}
 
 
 # ----------------------------------------------------------------------------- markdown
@@ -365,7 +365,7 @@ def render_markdown(doc: dict) -> str:
              + (" with uncommitted changes in src/ (" + ", ".join(x.strip() for x in code["git_status_src"]) + ")"
                 if code["git_status_src"] else "") + f"; mwem.py sha256 `{code['mwem_py_sha256']}`.")
     L.append("MWEM defaults measured: " + ", ".join(f"{k}={v}" for k, v in code["mwem_defaults"].items())
-             + f" (api rounds default {code['api_default_rounds']}).")
+             + f" (rounds by epsilon: {code.get('default_rounds_by_epsilon', code.get('api_default_rounds'))}).")
     snap = code.get("src_snapshot")
     if snap:
         L.append(f"Every run imported dprelease from a frozen copy of src/ taken at the start (tree sha256 "
