@@ -24,7 +24,7 @@ from dprelease.mechanisms.smalldb import SmallDB
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
 from dprelease.release import Release
-from dprelease.validation import check_delta, check_positive, check_positive_int
+from dprelease.validation import check_alpha, check_delta, check_positive, check_positive_int
 
 MECHANISMS = ("mwem", "ic-mw", "ic-median", "ic-perceptron", "smalldb", "boosting")
 ROW_METHODS = ("sample", "round")
@@ -53,9 +53,7 @@ class SynthesisRequest:
         check_positive(self.epsilon, "epsilon")
         check_delta(self.delta)
         if self.alpha is not None:
-            check_positive(self.alpha, "alpha")
-            if self.alpha > 1:
-                raise InputError(f"alpha must be a number in (0, 1], got {self.alpha!r}")
+            check_alpha(self.alpha)
         if self.rounds is not None:
             check_positive_int(self.rounds, "rounds")
         if self.n_rows is not None:

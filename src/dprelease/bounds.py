@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from dprelease.distinguishers import exponential_distinguisher_error
 from dprelease.updates.multiplicative_weights import mw_max_updates
-from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int, check_release_parameters
 
 
 def ic_rounds(update_bound: Callable[[float], float], alpha: float) -> int:
@@ -194,22 +194,13 @@ from dprelease.updates.perceptron import perceptron_max_updates  # noqa: E402
 _TWO_PLUS_32_SQRT2 = 2 + 32 * math.sqrt(2)  # 2 (sqrt(512) + 1), Thm 4.15
 
 
-def _check_release(*, n: int, universe_size: int, num_queries: int, epsilon: float, delta: float = 0.0,
-                   beta: float = 0.05) -> None:
-    check_positive_int(n, "n")
-    check_positive_int(universe_size, "universe_size")
-    check_positive_int(num_queries, "num_queries")
-    check_positive(epsilon, "epsilon")
-    check_delta(delta)
-    check_open_unit(beta, "beta")
-
 
 # ------------------------------------------------------------------------ Sec. 4.1 SmallDB
 def prop_4_4_smalldb_error(*, alpha: float, n: int, universe_size: int, num_queries: int, epsilon: float,
                            beta: float = 0.05) -> float:
     """Prop. 4.4: SmallDB(x, Q, eps, alpha) errs by at most alpha + 2 (ln|X| ln|Q| / alpha^2 + ln(1/beta)) / (eps n)."""
     check_positive(alpha, "alpha")
-    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
     log_range = math.log(universe_size) * math.log(num_queries) / alpha**2
     return alpha + 2 * (log_range + math.log(1 / beta)) / (epsilon * n)
 
@@ -220,7 +211,7 @@ def thm_4_5_smalldb_alpha(*, n: int, universe_size: int, num_queries: int, epsil
 
     A value above 1 is vacuous (the proof assumes alpha <= 1).
     """
-    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
     numerator = 16 * math.log(universe_size) * math.log(num_queries) + 4 * math.log(1 / beta)
     return (numerator / (epsilon * n)) ** (1 / 3)
 
@@ -229,7 +220,7 @@ def thm_4_5_smalldb_min_n(*, alpha: float, universe_size: int, num_queries: int,
                           beta: float = 0.05) -> float:
     """Thm 4.5 (4.3): n >= (16 ln|X| ln|Q| + 4 ln(1/beta)) / (eps alpha^3) rows suffice for error alpha."""
     check_positive(alpha, "alpha")
-    _check_release(n=1, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
+    check_release_parameters(n=1, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
     return (16 * math.log(universe_size) * math.log(num_queries) + 4 * math.log(1 / beta)) / (epsilon * alpha**3)
 
 
@@ -249,7 +240,7 @@ def thm_4_14_online_mw_alpha(*, n: int, universe_size: int, num_queries: int, ep
     ``as_printed=True``). The guaranteed error is 3 alpha. See ``online_mw_alpha_pure`` for the
     version with the integer cut-off the algorithm runs with.
     """
-    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
     c, ln_x = (32 if as_printed else 36), math.log(universe_size)
 
     def holds(alpha: float) -> bool:
@@ -265,7 +256,7 @@ def thm_4_15_online_mw_alpha(*, n: int, universe_size: int, num_queries: int, ep
 
         alpha >= (2 + 32 sqrt 2) sqrt(ln|X| ln(2/delta)) (ln|Q| + ln(32 ln|X| / (alpha^2 beta))) / (alpha eps n).
     """
-    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
                    beta=beta)
     check_open_unit(delta, "delta")
     ln_x = math.log(universe_size)
@@ -331,7 +322,7 @@ def thm_5_7_ic_em_alpha(*, epsilon: float, delta: float, n: int, beta: float, ro
     if not as_printed:
         eps0 = thm_5_3_ic_epsilon0(epsilon=epsilon, delta=delta, rounds=rounds)
         return thm_5_6_ic_em_alpha(epsilon0=eps0, n=n, beta=beta, rounds=rounds, num_queries=num_queries)
-    _check_release(n=n, universe_size=1, num_queries=num_queries, epsilon=epsilon, delta=delta, beta=beta)
+    check_release_parameters(n=n, universe_size=1, num_queries=num_queries, epsilon=epsilon, delta=delta, beta=beta)
     log_term = math.log(num_queries * 2 * rounds / beta)
     if delta == 0:
         return 8 * rounds * log_term / (n * epsilon)
@@ -363,7 +354,7 @@ def thm_5_10_median_ic_alpha(*, n: int, universe_size: int, num_queries: int, ep
     the book prints 16: ``as_printed=True``) for any sensitivity-1/n queries. For delta = 0 (not stated in
     the book) the same substitution uses Thm 5.7's pure branch: 32 T ln(|Q|/gamma) / (n eps).
     """
-    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
                    beta=beta)
     if universe_size < 2:
         raise InputError(f"universe_size must be >= 2 for Thm 5.10, got {universe_size}")
@@ -387,7 +378,7 @@ def thm_5_12_perceptron_ic_alpha(*, n: int, universe_size: int, num_queries: int
     alpha >= C sqrt(r) (4 |X| ln(1/delta))^(1/4) sqrt(ln(|Q| / gamma)) / sqrt(n eps), gamma = beta / (2 T(alpha/2)),
     C = 8 (corrected Thm 5.7) or 4 (``as_printed``, from the printed 16). delta = 0 uses Thm 5.7's pure branch.
     """
-    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
                    beta=beta)
 
     def holds(alpha: float) -> bool:
@@ -407,7 +398,7 @@ def ic_alpha(*, n: int, num_queries: int, epsilon: float, delta: float = 0.0, be
     gamma = beta / (2 rounds), F with sensitivity unit_sensitivity / n. Solved numerically; ``None``
     when no alpha <= 1 qualifies.
     """
-    _check_release(n=n, universe_size=1, num_queries=num_queries, epsilon=epsilon, delta=delta, beta=beta)
+    check_release_parameters(n=n, universe_size=1, num_queries=num_queries, epsilon=epsilon, delta=delta, beta=beta)
     sensitivity = None if unit_sensitivity == 1 else Fraction(unit_sensitivity) / n
 
     def holds(alpha: float) -> bool:
@@ -465,7 +456,7 @@ def thm_6_6_base_generator(*, n: int, universe_size: int, rho: float, epsilon_ba
     rho sqrt(k ln(1/delta_base)) / eps_base, 2 sqrt 2 smaller: [BOOK ISSUE], ``as_printed=True``);
     lambda = 2 b (ln k + ln(2/beta)) (any larger lambda also works).
     """
-    _check_release(n=n, universe_size=universe_size, num_queries=1, epsilon=epsilon_base, beta=beta)
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=1, epsilon=epsilon_base, beta=beta)
     check_positive(rho, "rho")
     check_open_unit(delta_base, "delta_base")
     bits = n * math.log2(universe_size)
@@ -483,7 +474,7 @@ def thm_6_8_base_generator_scaling(*, n: int, universe_size: int, num_queries: i
     k ~ n ln|X| ln(1/beta) / ln|Q|;  lambda ~ (ln(1/beta) / sqrt(n)) (sqrt(ln|Q|) + sqrt(ln|X| / ln|Q|) / eps_base).
     For scaling comparisons only: not a guarantee.
     """
-    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon_base, beta=beta)
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon_base, beta=beta)
     if num_queries < 2:
         raise InputError(f"num_queries must be >= 2 for Thm 6.8 (ln|Q| divides), got {num_queries}")
     ln_q, ln_x, ln_b = math.log(num_queries), math.log(universe_size), math.log(1 / beta)

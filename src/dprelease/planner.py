@@ -17,7 +17,7 @@ from dprelease import bounds
 from dprelease.errors import DomainTooLargeError
 from dprelease.representations.nets import DEFAULT_MAX_DATABASES, check_net
 from dprelease.updates.median import smallest_net
-from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+from dprelease.validation import check_release_parameters
 
 
 @dataclass(frozen=True)
@@ -51,12 +51,8 @@ def plan_mechanisms(*, n: int, universe_size: int, num_queries: int, epsilon: fl
     ``norm_ratio_bound`` is the perceptron's public bound on ||x||_2 / ||x||_1 (default 1, always true).
     ``max_databases`` is only used to note whether a net would be enumerable under that cap.
     """
-    check_positive_int(n, "n")
-    check_positive_int(universe_size, "universe_size")
-    check_positive_int(num_queries, "num_queries")
-    check_positive(epsilon, "epsilon")
-    check_delta(delta)
-    check_open_unit(beta, "beta")
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon,
+                             delta=delta, beta=beta)
     kw = {"n": n, "universe_size": universe_size, "num_queries": num_queries, "epsilon": epsilon, "beta": beta}
     rows: list[PlanRow] = []
 

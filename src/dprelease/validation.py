@@ -69,3 +69,22 @@ def check_fraction(value: object, name: str, *, allow_zero: bool = True) -> floa
         interval = "[0, 1)" if allow_zero else "(0, 1)"
         raise InputError(f"{name} must be a number in {interval}, got {value!r}")
     return x
+
+
+def check_release_parameters(*, n: int, universe_size: int, num_queries: int, epsilon: float,
+                             delta: float = 0.0, beta: float = 0.05) -> None:
+    """The public parameters every accuracy theorem is stated in: n, |X|, |Q|, eps, delta, beta."""
+    check_positive_int(n, "n")
+    check_positive_int(universe_size, "universe_size")
+    check_positive_int(num_queries, "num_queries")
+    check_positive(epsilon, "epsilon")
+    check_delta(delta)
+    check_open_unit(beta, "beta")
+
+
+def check_alpha(value: object, name: str = "alpha") -> float:
+    """A target accuracy in (0, 1]."""
+    x = check_positive(value, name)
+    if x > 1:
+        raise InputError(f"{name} must be a number in (0, 1], got {value!r}")
+    return x

@@ -21,17 +21,8 @@ from fractions import Fraction
 from dprelease.errors import InputError
 from dprelease.privacy.accountant import advanced_composition
 from dprelease.privacy.noise import float_at_most
-from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+from dprelease.validation import check_open_unit, check_positive, check_positive_int, check_release_parameters
 
-
-def _check_release(*, n: int, universe_size: int, num_queries: int, epsilon: float, delta: float = 0.0,
-                   beta: float = 0.05) -> None:
-    check_positive_int(n, "n")
-    check_positive_int(universe_size, "universe_size")
-    check_positive_int(num_queries, "num_queries")
-    check_positive(epsilon, "epsilon")
-    check_delta(delta)
-    check_open_unit(beta, "beta")
 
 def thm_6_1_boosting_rounds(*, num_queries: int, eta: float = 1 / 3) -> int:
     """Thm 6.1: T = log|Q| / eta^2 rounds; the proof (Lemma 6.2) needs T > ln|Q| / eta^2: the smallest such integer."""
@@ -143,7 +134,7 @@ def thm_6_8_lp_base_generator(*, n: int, universe_size: int, rho: float, epsilon
     so lambda = 2t + a_r/(1 - a_r) + s. ``synopsis_rows`` fixes n' instead (k then follows from it).
     With neither, a_s is picked on a public grid to minimise lambda (public arithmetic only).
     """
-    _check_release(n=n, universe_size=universe_size, num_queries=1, epsilon=epsilon_base, beta=beta)
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=1, epsilon=epsilon_base, beta=beta)
     check_positive(rho, "rho")
     check_open_unit(delta_base, "delta_base")
     if subsample_alpha is not None and synopsis_rows is not None:
@@ -218,7 +209,7 @@ def boosting_error(*, n: int, universe_size: int, num_queries: int, epsilon: flo
     (``"lp"``); then :func:`thm_6_1_boosting`. ``error`` = lambda + mu; above 1 it is vacuous for
     [0, 1]-valued queries.
     """
-    _check_release(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, delta=delta,
                    beta=beta)
     if base not in BOOSTING_BASES:
         raise InputError(f"base must be one of {list(BOOSTING_BASES)}, got {base!r}")

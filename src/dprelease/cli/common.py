@@ -69,8 +69,8 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"cap on histogram cells (default {DEFAULT_MAX_CELLS:,})")
 
 
-def load(data: Path, args: argparse.Namespace) -> tuple[Dataset, Workload]:
-    """Domain, then workload (both public), then the table; the workload is checked first."""
+def selected_domain(args: argparse.Namespace) -> Domain:
+    """The domain file's attributes, restricted to ``--columns`` when given (public checks only)."""
     domain = Domain.from_json(args.domain)
     if args.columns is not None:
         unknown = [c for c in args.columns if c not in domain]
@@ -79,6 +79,12 @@ def load(data: Path, args: argparse.Namespace) -> tuple[Dataset, Workload]:
         if len(set(args.columns)) != len(args.columns):
             raise InputError(f"--columns names a column twice: {args.columns}")
         domain = domain.project(args.columns)
+    return domain
+
+
+def load(data: Path, args: argparse.Namespace) -> tuple[Dataset, Workload]:
+    """Domain, then workload (both public), then the table; the workload is checked first."""
+    domain = selected_domain(args)
     workload = Workload.from_spec(args.workload, domain)
     if getattr(args, "mechanism", None) != "mwem" or getattr(args, "representation", "histogram") == "histogram":
         domain.check_fits(args.max_cells)  # MWEM's factored model needs no histogram (it has its own cap)

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from dprelease.cli.common import check_output, column_list, integer, number
+from dprelease.cli.common import check_output, column_list, integer, number, selected_domain
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import BudgetExhaustedError, DPReleaseError, InputError
@@ -124,14 +124,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _domain(args: argparse.Namespace) -> Domain:
-    domain = Domain.from_json(args.domain)
-    if args.columns is not None:
-        unknown = [c for c in args.columns if c not in domain]
-        if unknown:
-            raise InputError(f"--columns {unknown} are not in the domain {list(domain.attributes)}")
-        if len(set(args.columns)) != len(args.columns):
-            raise InputError(f"--columns names a column twice: {args.columns}")
-        domain = domain.project(args.columns)
+    domain = selected_domain(args)
     domain.check_fits(args.max_cells)
     return domain
 

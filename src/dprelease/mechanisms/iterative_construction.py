@@ -40,7 +40,7 @@ from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import RandomSource
 from dprelease.updates.base import DatabaseUpdate
 from dprelease.updates.multiplicative_weights import MultiplicativeWeights
-from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+from dprelease.validation import check_alpha, check_delta, check_open_unit, check_positive, check_positive_int
 
 
 class AccuracyNotGuaranteedWarning(UserWarning):
@@ -80,9 +80,7 @@ class IterativeConstruction:
         check_positive(self.epsilon, "epsilon")
         check_delta(self.delta)
         if self.alpha is not None:
-            check_positive(self.alpha, "alpha")
-            if self.alpha > 1:
-                raise InputError(f"alpha must be a number in (0, 1], got {self.alpha!r}")
+            check_alpha(self.alpha)
         check_open_unit(self.beta, "beta")
         if self.max_rounds is not None:
             check_positive_int(self.max_rounds, "max_rounds")

@@ -15,7 +15,7 @@ returns a :class:`Reservation` that refuses any use beyond what was reserved.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from dprelease.errors import BudgetExceededError, InputError
