@@ -124,10 +124,7 @@ def synthesize(
         raise InputError("workload must be over the dataset's domain (same columns in the same order)")
     if request.mechanism != "mwem" or representation == "histogram":
         dataset.domain.check_fits(max_cells)
-    rng = make_rng(seed, warn=False)
-    if seed is not None:
-        warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
-                      "it is not fit for a real release", SeededRunWarning, stacklevel=2)
+    rng = make_rng(seed, warn=False)  # warned about below, once the run has passed every public check
 
     if request.mechanism == "mwem":
         runner = MWEM(epsilon=epsilon, delta=delta, rounds=rounds, max_cells=max_cells, representation=representation)
@@ -172,6 +169,9 @@ def synthesize(
         transcript, parameters = result.transcript, {**result.parameters, "stop_reason": result.stop_reason}
         extra = {}
 
+    if seed is not None:
+        warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
+                      "it is not fit for a real release", SeededRunWarning, stacklevel=2)
     model, row_model = release_models(result.model, workload)  # post-processing (ic_rules.release_models)
     count = dataset.n if n_rows is None else n_rows
     synthetic = row_model.sample(count, rng) if rows == "sample" else row_model.round(count, rng)
