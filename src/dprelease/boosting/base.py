@@ -32,6 +32,7 @@ from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.noise import exact, float_at_most
 from dprelease.privacy.rng import RandomSource
 from dprelease.representations.nets import answer_matrix
+from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,3 +151,13 @@ def check_sample(sample: np.ndarray, plan: BasePlan, num_queries: int) -> np.nda
     if sample.min() < 0 or sample.max() >= num_queries:
         raise InputError(f"sample indices must lie in 0..{num_queries - 1}")
     return sample
+
+
+def check_base_parameters(*, n: int, epsilon: float, delta: float, beta: float) -> None:
+    """Public checks shared by every base generator's plan; delta > 0 because Cor. 3.21 composes k measurements."""
+    check_positive_int(n, "n")
+    check_positive(epsilon, "epsilon")
+    check_delta(delta)
+    check_open_unit(beta, "beta")
+    if delta == 0:
+        raise InputError("the base generator needs delta > 0 (Cor. 3.21 composes its k measurements), got 0")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dprelease.bounds import thm_6_6_base_generator
-from dprelease.boosting.base import BasePlan, Synopsis, check_sample, laplace_block, unique_sample
+from dprelease.boosting.base import BasePlan, Synopsis, check_sample, laplace_block, unique_sample, check_base_parameters
 from dprelease.domain import Domain
 from dprelease.errors import InputError
 from dprelease.privacy.measurer import PrivateMeasurer
@@ -37,7 +37,7 @@ from dprelease.representations.nets import (
     answer_matrix,
     check_net,
 )
-from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+from dprelease.validation import check_positive, check_positive_int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,12 +69,7 @@ class BruteForceGenerator:
     def plan(self, *, n: int, domain: Domain, queries: object, epsilon: float, delta: float,
              beta: float) -> BasePlan:
         """Thm 6.6's k and lambda, the Laplace block, and every candidate database's answers (public)."""
-        check_positive_int(n, "n")
-        check_positive(epsilon, "epsilon")
-        check_delta(delta)
-        check_open_unit(beta, "beta")
-        if delta == 0:
-            raise InputError("the base generator needs delta > 0 (Cor. 3.21 composes its k measurements), got 0")
+        check_base_parameters(n=n, epsilon=epsilon, delta=delta, beta=beta)
         if domain.size < 2:
             raise InputError(f"Thm 6.6 needs |X| >= 2, got {domain.size}")
         count = check_net(domain.size, n, num_queries=queries.num_queries, max_databases=self.max_databases,

@@ -32,14 +32,14 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from dprelease.boosting.base import BasePlan, Synopsis, check_sample, laplace_block, unique_sample
+from dprelease.boosting.base import BasePlan, Synopsis, check_sample, laplace_block, unique_sample, check_base_parameters
 from dprelease.boosting.theory import thm_6_8_lp_base_generator
 from dprelease.domain import Domain
 from dprelease.errors import DomainTooLargeError, InputError
 from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.rng import RandomSource
 from dprelease.representations.nets import DEFAULT_MAX_NET_CELLS, answer_matrix, is_linear_query_set
-from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+from dprelease.validation import check_positive, check_positive_int
 
 
 def query_matrix(queries: object, domain: Domain, *, max_cells: int = DEFAULT_MAX_NET_CELLS) -> np.ndarray:
@@ -141,12 +141,7 @@ class LPSynthesizer:
     def plan(self, *, n: int, domain: Domain, queries: object, epsilon: float, delta: float,
              beta: float) -> BasePlan:
         """The proof's constants, the Laplace block and the public query matrix."""
-        check_positive_int(n, "n")
-        check_positive(epsilon, "epsilon")
-        check_delta(delta)
-        check_open_unit(beta, "beta")
-        if delta == 0:
-            raise InputError("the base generator needs delta > 0 (Cor. 3.21 composes its k measurements), got 0")
+        check_base_parameters(n=n, epsilon=epsilon, delta=delta, beta=beta)
         matrix = query_matrix(queries, domain, max_cells=self.max_cells)
         rho = queries.sensitivity(n)
         kw = {"n": n, "universe_size": domain.size, "rho": float(rho), "epsilon_base": epsilon,
