@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -36,7 +36,7 @@ import numpy as np
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError, InputTypeError
 from dprelease.queries.base import MarginalSource
-from dprelease.queries.workload import query_sensitivity
+from dprelease.queries.workload import QueryList
 from dprelease.validation import check_positive_int
 
 if TYPE_CHECKING:  # a test helper's type only: queries must not import the privacy kernel
@@ -113,37 +113,12 @@ def _as_float(value: object, name: str) -> float:
 
 
 @dataclass(frozen=True)
-class CallableQuerySet:
-    """A query set of :class:`CallableQuery` (or linear) queries over one domain.
+class CallableQuerySet(QueryList):
+    """A :class:`~dprelease.queries.workload.QueryList` of :class:`CallableQuery` (or linear) queries.
 
-    The same interface as :class:`~dprelease.queries.workload.QueryList` (``num_queries``,
-    ``sensitivity(n)``, ``answers(source)``, ``query(i)``), plus :meth:`answers_many`, which the
-    median mechanism uses to evaluate every query on every candidate database at once.
+    Adds :meth:`answers_many`, which the median mechanism uses to evaluate every query on every
+    candidate database at once, and :attr:`is_linear`.
     """
-
-    domain: Domain
-    queries: tuple[object, ...]
-
-    def __post_init__(self) -> None:
-        if isinstance(self.queries, (str, bytes)) or not isinstance(self.queries, Sequence):
-            raise InputTypeError(f"queries must be a sequence of queries, got {type(self.queries).__name__}")
-        object.__setattr__(self, "queries", tuple(self.queries))
-        if not self.queries:
-            raise InputError("query set must contain at least one query, got none")
-        for q in self.queries:
-            if not hasattr(q, "evaluate") or getattr(q, "domain", None) != self.domain:
-                raise InputError(f"query {getattr(q, 'name', q)!r} is not a query over this domain")
-
-    @property
-    def num_queries(self) -> int:
-        return len(self.queries)
-
-    def sensitivity(self, n: int) -> Fraction:
-        """The largest declared sensitivity of any query (1/n for a normalized linear query)."""
-        return max(query_sensitivity(q, n) for q in self.queries)
-
-    def answers(self, source: MarginalSource) -> np.ndarray:
-        return np.array([q.evaluate(source) for q in self.queries], dtype=np.float64)
 
     def answers_many(self, histograms: np.ndarray) -> np.ndarray:
         """A ``(k, num_queries)`` matrix: every query on each of ``k`` normalized histograms."""
@@ -151,9 +126,6 @@ class CallableQuerySet:
 
         stack = np.asarray(histograms, dtype=np.float64).reshape((-1, *self.domain.shape))
         return np.stack([answer_column(q, stack) for q in self.queries], axis=1)
-
-    def query(self, index: int) -> object:
-        return self.queries[index]
 
     @property
     def is_linear(self) -> bool:

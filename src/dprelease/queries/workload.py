@@ -145,17 +145,20 @@ class Workload:
 
 @dataclass(frozen=True)
 class QueryList:
-    """An explicit query set of linear queries over one domain."""
+    """An explicit query set over one domain: linear queries, or any query with ``evaluate``."""
 
     domain: Domain
     queries: tuple[LinearQuery, ...]
 
     def __post_init__(self) -> None:
+        if isinstance(self.queries, (str, bytes)) or not isinstance(self.queries, Sequence):
+            raise InputTypeError(f"queries must be a sequence of queries, got {type(self.queries).__name__}")
+        object.__setattr__(self, "queries", tuple(self.queries))
         if not self.queries:
             raise InputError("query list must contain at least one query, got none")
         for q in self.queries:
-            if q.domain != self.domain:
-                raise InputError(f"query {q.name!r} is over another domain")
+            if not hasattr(q, "evaluate") or getattr(q, "domain", None) != self.domain:
+                raise InputError(f"query {getattr(q, 'name', q)!r} is not a query over this domain")
 
     @property
     def num_queries(self) -> int:
@@ -166,7 +169,7 @@ class QueryList:
         return max(query_sensitivity(q, n) for q in self.queries)
 
     def answers(self, source: MarginalSource) -> np.ndarray:
-        return np.array([q.evaluate(source) for q in self.queries])
+        return np.array([q.evaluate(source) for q in self.queries], dtype=np.float64)
 
     def query(self, index: int) -> LinearQuery:
         return self.queries[index]
