@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dprelease.representations.factored import FactoredModel
-from dprelease.updates.measurement_fit import MarginalMeasurement, combine, term_weights
+from dprelease.updates.measurement_fit import MarginalMeasurement, backtracking_descent, combine, term_weights
 
 
 def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,
@@ -46,21 +46,18 @@ def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasuremen
     # L is (2 sum w)-smooth w.r.t. the L1 norm, so 1 / (2 sum w) is always a safe first step.
     step = step if step is not None else 1.0 / (2 * sum(weights))
     mus = [model.marginal(c) for c in cliques]
+
+    def propose(state: tuple, step_size: float) -> tuple[tuple, float, float]:
+        model, mus, grads = state
+        candidate = model.with_potentials({c: model.potentials[c] - step_size * g for c, g in zip(cliques, grads)})
+        new_mus = [candidate.marginal(c) for c in cliques]
+        new_loss, new_grads = _loss_and_gradients(new_mus, targets, weights)
+        decrease = sum(float(np.vdot(g, mu - new_mu)) for g, mu, new_mu in zip(grads, mus, new_mus))
+        return (candidate, new_mus, new_grads), new_loss, decrease
+
     loss, grads = _loss_and_gradients(mus, targets, weights)
-    for _ in range(iterations):
-        for _attempt in range(30):
-            update = {c: model.potentials[c] - step * g for c, g in zip(cliques, grads)}
-            candidate = model.with_potentials(update)
-            new_mus = [candidate.marginal(c) for c in cliques]
-            new_loss, new_grads = _loss_and_gradients(new_mus, targets, weights)
-            decrease = sum(float(np.vdot(g, mu - new_mu)) for g, mu, new_mu in zip(grads, mus, new_mus))
-            if new_loss <= loss - 0.5 * decrease:
-                model, mus, loss, grads = candidate, new_mus, new_loss, new_grads
-                step *= growth
-                break
-            step *= 0.5
-        else:
-            break  # no step decreases the loss: at a minimum to float precision
+    (model, _, _), step = backtracking_descent((model, mus, grads), loss, propose,
+                                               iterations=iterations, step=step, growth=growth)
     return model, step
 
 

@@ -17,7 +17,7 @@ On a :class:`~dprelease.representations.factored.FactoredModel` the same steps r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,27 +101,45 @@ def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasu
     terms = [_Term(model.domain, m, w) for m, w in zip(merged, term_weights(merged))]
     # L is (2 sum w)-smooth w.r.t. the L1 norm, so 1 / (2 sum w) is always a safe first step.
     step = step if step is not None else 1.0 / (2 * sum(t.weight for t in terms))
-    theta = model.log_probs
-    probabilities = np.exp(theta)
+    probabilities = np.exp(model.log_probs)
+
+    def propose(state: tuple, step_size: float) -> tuple[tuple, float, float]:
+        theta, probabilities, grad = state
+        candidate = theta - step_size * grad
+        candidate -= candidate.max()
+        new_probabilities = np.exp(candidate)
+        total = new_probabilities.sum()
+        new_probabilities /= total
+        candidate -= np.log(total)
+        new_loss, new_grad = _loss_and_gradient(new_probabilities, terms)
+        decrease = float(np.vdot(grad, probabilities - new_probabilities))
+        return (candidate, new_probabilities, new_grad), new_loss, decrease
+
     loss, grad = _loss_and_gradient(probabilities, terms)
+    (theta, _, _), step = backtracking_descent((model.log_probs, probabilities, grad), loss, propose,
+                                               iterations=iterations, step=step, growth=growth)
+    return HistogramModel(model.domain, theta), step
+
+
+def backtracking_descent(state: object, loss: float, propose: Callable[[object, float], tuple[object, float, float]],
+                         *, iterations: int, step: float, growth: float) -> tuple[object, float]:
+    """``iterations`` descent steps with Armijo backtracking on the step size; shared by both fits.
+
+    ``propose(state, step)`` returns (candidate state, its loss, <grad, p - p'>). A candidate is
+    accepted when it decreases the loss by at least half that amount; then the step grows by
+    ``growth``, otherwise it halves. Stops early when no step size helps (a float-precision minimum).
+    """
     for _ in range(iterations):
         for _attempt in range(30):
-            candidate = theta - step * grad
-            candidate -= candidate.max()
-            new_probabilities = np.exp(candidate)
-            total = new_probabilities.sum()
-            new_probabilities /= total
-            candidate -= np.log(total)
-            new_loss, new_grad = _loss_and_gradient(new_probabilities, terms)
-            decrease = float(np.vdot(grad, probabilities - new_probabilities))
+            candidate, new_loss, decrease = propose(state, step)
             if new_loss <= loss - 0.5 * decrease:
-                theta, probabilities, loss, grad = candidate, new_probabilities, new_loss, new_grad
+                state, loss = candidate, new_loss
                 step *= growth
                 break
             step *= 0.5
         else:
-            break  # no step decreases the loss: at a minimum to float precision
-    return HistogramModel(model.domain, theta), step
+            break
+    return state, step
 
 
 def term_weights(merged: Sequence[MarginalMeasurement]) -> list[float]:
