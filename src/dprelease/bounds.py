@@ -25,14 +25,9 @@ def ic_rounds(update_bound: Callable[[float], float], alpha: float) -> int:
 def ic_epsilon0(*, epsilon: float, delta: float, rounds: int) -> float:
     """Per-step epsilon of IC (Thm 5.3): eps / (2 T) for (eps, 0); eps / (4 sqrt(T ln(1/delta))) for (eps, delta).
 
-    ``rounds`` is T(alpha/2), or the user's cap on rounds.
+    ``rounds`` is T(alpha/2), or the user's cap on rounds: a whole number of rounds actually run.
     """
-    check_positive(epsilon, "epsilon")
-    check_delta(delta)
-    check_positive_int(rounds, "rounds")
-    if delta == 0:
-        return epsilon / (2 * rounds)
-    return epsilon / (4 * math.sqrt(rounds * math.log(1 / delta)))
+    return thm_5_3_ic_epsilon0(epsilon=epsilon, delta=delta, rounds=check_positive_int(rounds, "rounds"))
 
 
 def ic_accuracy_holds(*, alpha: float, epsilon0: float, n: int, beta: float, rounds: int,
