@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import importlib.util
 import json
 import os
 import platform
@@ -41,7 +40,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-SCORE_PY = Path("/work/shared/bench/score.py")
+sys.path.insert(0, str(HERE))
+from scoring import load_scorer, score_rows  # noqa: E402  (one scoring path for all benchmarks)
 PEER_PY = REPO / "benchmarks" / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer.py"
 DELTA = 1e-9
@@ -75,34 +75,6 @@ TARGETS = {"all3_avg_l1": 0.176, "aim_seconds": 772.0, "speedup": 5.0, "peak_mb"
 
 
 # ----------------------------------------------------------------------------- scoring
-def load_scorer():
-    if not SCORE_PY.exists():
-        return None, "dprelease.evaluate.workload_errors (shared/bench/score.py not found)"
-    spec = importlib.util.spec_from_file_location("bench_score", SCORE_PY)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module, str(SCORE_PY)
-
-
-def score_rows(rows, dataset, marginals, scorer) -> dict:
-    import numpy as np
-
-    rows = np.asarray(rows)
-    if scorer is not None:
-        attrs = list(dataset.domain.attributes)
-        real = {a: dataset.records[:, i] for i, a in enumerate(attrs)}
-        synth = {a: rows[:, i] for i, a in enumerate(attrs)}
-        out = scorer.score(real, synth, dataset.domain.to_dict(), [tuple(m) for m in marginals])
-    else:
-        from dprelease.data import Dataset
-        from dprelease.evaluate import workload_errors
-        from dprelease.queries.workload import Workload
-
-        out = workload_errors(dataset, Dataset.from_records(rows, dataset.domain),
-                              Workload(dataset.domain, tuple(marginals)))
-    return {"avg_l1": float(out["avg_l1"]), "max_error": float(out["max_error"])}
-
-
 def workload_marginals(name: str, domain) -> list[tuple[str, ...]]:
     import itertools
 

@@ -31,7 +31,6 @@ import argparse
 import dataclasses
 import datetime as _dt
 import hashlib
-import importlib.util
 import json
 import os
 import platform
@@ -46,7 +45,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-SCORE_PY = Path("/work/shared/bench/score.py")
+sys.path.insert(0, str(HERE))
+from scoring import load_scorer, score_rows  # noqa: E402  (one scoring path for all benchmarks)
 PEER_PY = REPO / "benchmarks" / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer.py"
 SRC = REPO / "src"
@@ -72,38 +72,6 @@ PEER_REFERENCE = {"smartnoise-mwem": "MWEM (smartnoise, 10 iterations)", "smartn
 
 
 # ----------------------------------------------------------------------------- scoring
-def load_scorer():
-    """(score function or None, description): shared/bench/score.py if present."""
-    if SCORE_PY.exists():
-        spec = importlib.util.spec_from_file_location("bench_score", SCORE_PY)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module, f"{SCORE_PY} score() (sha256 {sha256(SCORE_PY)[:12]})"
-    return None, "dprelease.evaluate.workload_errors (shared/bench/score.py not found)"
-
-
-def score_rows(rows, dataset, workload, scorer):
-    """Score synthetic rows (n x d int array, columns in dataset.domain order) against the real data."""
-    import numpy as np
-
-    attrs = list(dataset.domain.attributes)
-    rows = np.asarray(rows)
-    if scorer is not None:
-        domain = dataset.domain.to_dict()
-        real = {a: dataset.records[:, i] for i, a in enumerate(attrs)}
-        synth = {a: rows[:, i] for i, a in enumerate(attrs)}
-        marginals = [tuple(m) for m in workload.marginals]
-        out = scorer.score(real, synth, domain, marginals)
-    else:
-        from dprelease.data import Dataset
-        from dprelease.evaluate import workload_errors
-
-        out = workload_errors(dataset, Dataset.from_records(rows, dataset.domain), workload)
-        out["n_synth"] = int(len(rows))
-    return {k: out[k] for k in ("avg_l1", "max_error", "max_l1", "worst_marginal", "n_marginals") if k in out} | {
-        "n_synth": int(len(rows))}
-
-
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -211,7 +179,7 @@ def run_one(spec: dict) -> dict:
             raise ValueError(f"unknown system {system!r}")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # before scoring
     load_after = os.getloadavg()[0]
-    scores = score_rows(rows, dataset, workload, scorer)
+    scores = score_rows(rows, dataset, workload.marginals, scorer)
     return {**spec, "status": "ok", "seconds_fit_sample": seconds, "peak_rss_mb": round(peak_mb, 1),
             "rss_after_load_mb": round(rss_loaded_mb, 1), **scores, "parameters": parameters,
             "mwem_py_sha256": mwem_sha(), "dprelease_file": dprelease.__file__,
@@ -266,7 +234,7 @@ def run_peer(synth: str, eps: float, seed: int, time_limit: float, tmp: Path, da
            "parameters": {k: res.get(k) for k in ("delta", "iterations", "sampling", "time_limit") if k in res},
            "versions": res.get("versions")}
     if out["status"] == "ok":
-        out.update(score_rows(load_csv_rows(csv_out, list(dataset.domain.attributes)), dataset, workload, scorer))
+        out.update(score_rows(load_csv_rows(csv_out, list(dataset.domain.attributes)), dataset, workload.marginals, scorer))
     return out
 
 
