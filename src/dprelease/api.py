@@ -28,6 +28,8 @@ from dprelease.validation import check_alpha, check_delta, check_positive, check
 
 MECHANISMS = ("mwem", "ic-mw", "ic-median", "ic-perceptron", "smalldb", "boosting")
 ROW_METHODS = ("sample", "round")
+#: The mechanisms whose model may be factored (log-linear): their updates add functions of a few attributes.
+FACTORED_MECHANISMS = ("mwem", "ic-mw")
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,10 @@ class SynthesisRequest:
             check_positive_int(self.seed, "seed", minimum=0)
         if self.representation not in REPRESENTATIONS:
             raise InputError(f"representation must be one of {list(REPRESENTATIONS)}, got {self.representation!r}")
-        if self.representation == "factored" and self.mechanism != "mwem":
-            raise InputError(f"representation='factored' runs with mechanism='mwem' only, got {self.mechanism!r}")
+        if self.representation == "factored" and self.mechanism not in FACTORED_MECHANISMS:
+            raise InputError(
+                f"representation='factored' runs with mechanism='mwem' or 'ic-mw' only, got {self.mechanism!r}: "
+                "the median mechanism, the perceptron, SmallDB and boosting work on the explicit histogram")
 
 
 def synthesize(
@@ -106,9 +110,11 @@ def synthesize(
             ``"sample"`` (i.i.d. draws from the model).
         seed: reproducible run (warns: not fit for a real release); default: OS CSPRNG.
         max_cells: cap on an explicit histogram's cells.
-        representation: MWEM's model: ``"histogram"`` (explicit, up to ``max_cells``), ``"factored"``
-            (log-linear on the measured marginals; any domain size), or ``"auto"`` (the histogram when
-            the domain fits ``max_cells``, else factored). The other mechanisms need the histogram.
+        representation: the model of MWEM and ic-mw: ``"histogram"`` (explicit, up to ``max_cells``),
+            ``"factored"`` (log-linear on the measured marginals; any domain size), or ``"auto"`` (the
+            histogram when the domain fits ``max_cells``, else factored). For ic-mw the factored model
+            must fit its cap over *all* the workload's marginals (MW may update on any of them): checked
+            before any data is read. The other mechanisms need the histogram.
         base: ``mechanism="boosting"`` only (boosting for queries, Sec. 6.1, Thm 6.1; (epsilon, delta)-DP with
             delta > 0): its base synopsis generator, ``"lp"`` (Thms 6.7/6.8, the default) or ``"bruteforce"``
             (Thm 6.6; tiny domains and n only). ``rounds`` replaces Thm 6.1's T. See docs/boosting.md.
@@ -122,7 +128,7 @@ def synthesize(
         workload = Workload.from_spec(workload, dataset.domain)
     if workload.domain != dataset.domain:
         raise InputError("workload must be over the dataset's domain (same columns in the same order)")
-    if request.mechanism != "mwem" or representation == "histogram":
+    if request.mechanism not in FACTORED_MECHANISMS or representation == "histogram":
         dataset.domain.check_fits(max_cells)
     rng = make_rng(seed, warn=False)  # warned about below, once the run has passed every public check
 
@@ -161,7 +167,8 @@ def synthesize(
     else:
         # ic-mw, ic-median, ic-perceptron: Algorithm 8 with the chosen update rule (checked publicly first).
         update, ic_alpha = ic_update_rule(request.mechanism, n=dataset.n, domain=dataset.domain, workload=workload,
-                                          epsilon=epsilon, delta=delta, alpha=alpha, max_cells=max_cells)
+                                          epsilon=epsilon, delta=delta, alpha=alpha, max_cells=max_cells,
+                                          representation=representation)
         runner = IterativeConstruction(epsilon=epsilon, delta=delta, alpha=ic_alpha, max_rounds=rounds, update=update)
         result = runner.run(dataset, workload, rng=rng, progress=progress)
         guarantee = (f"(epsilon={epsilon:g}, delta={delta:g})-differential privacy: iterative construction "

@@ -12,10 +12,12 @@ import math
 import sys
 from pathlib import Path
 
+from dprelease.api import FACTORED_MECHANISMS
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError
 from dprelease.queries.workload import Workload
+from dprelease.updates.multiplicative_weights import MultiplicativeWeights
 
 EXIT_USAGE = 2
 
@@ -86,8 +88,11 @@ def load(data: Path, args: argparse.Namespace) -> tuple[Dataset, Workload]:
     """Domain, then workload (both public), then the table; the workload is checked first."""
     domain = selected_domain(args)
     workload = Workload.from_spec(args.workload, domain)
-    if getattr(args, "mechanism", None) != "mwem" or getattr(args, "representation", "histogram") == "histogram":
-        domain.check_fits(args.max_cells)  # MWEM's factored model needs no histogram (it has its own cap)
+    mechanism, representation = getattr(args, "mechanism", None), getattr(args, "representation", "histogram")
+    if mechanism not in FACTORED_MECHANISMS or representation == "histogram":
+        domain.check_fits(args.max_cells)  # a factored model needs no histogram (it has its own cap)
+    elif mechanism == "ic-mw":  # the factored model over all the workload's marginals must fit its cap
+        MultiplicativeWeights(representation=representation, max_cells=args.max_cells).check_queries(workload, domain)
     return Dataset.from_csv(data, domain), workload
 
 

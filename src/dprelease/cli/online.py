@@ -9,7 +9,8 @@ and each answer is written to ``--out`` at once (one JSON line, flushed)::
 
     {"id": 1, "value": 0.123, "source": "hypothesis", "query": 1, "updates": 0}
 
-A malformed line gets ``{"id": ..., "line": N, "error": "..."}`` and spends nothing; once the
+A malformed line gets ``{"id": ..., "line": N, "error": "..."}`` and spends nothing; so does a query
+that would push a factored hypothesis (``--representation factored``) over its size cap. Once the
 session is used up every further query gets an error record with ``"refused": true``.
 User mistakes in the arguments or files exit with code 2 and one line on stderr.
 """
@@ -28,8 +29,9 @@ from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import BudgetExhaustedError, DPReleaseError, InputError
 from dprelease.mechanisms.online_mw import OnlineMWPlan, OnlinePrivateMW
-from dprelease.mechanisms.online_state import read_body
+from dprelease.mechanisms.online_state import model_representation, read_body
 from dprelease.queries.product import ProductQuery
+from dprelease.updates.multiplicative_weights import REPRESENTATIONS, resolve_representation
 from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
 
 STATE_HELP = ("the session's state file: resumed if it exists, else created; saved (atomically) before each answer "
@@ -61,6 +63,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="answers, one JSON line each (appended to when a session is resumed)")
     parser.add_argument("--max-cells", type=integer("--max-cells"), default=DEFAULT_MAX_CELLS,
                         help=f"cap on histogram cells (default {DEFAULT_MAX_CELLS:,})")
+    parser.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
+                        help="the hypothesis: histogram (explicit, up to --max-cells), factored (log-linear on the "
+                             "attribute sets of the queries that caused updates, any domain size; a query that would "
+                             "push it over its cap gets an error record and spends nothing), auto (histogram when the "
+                             "domain fits; default). A resumed session keeps its own")
     parser.set_defaults(handler=run)
 
 
@@ -81,17 +88,20 @@ def run(args: argparse.Namespace) -> int:
         check_output(args.state, args.data, args.domain, args.queries, flag="--state")
     if args.queries is not None and not args.queries.is_file():
         raise InputError(f"--queries {str(args.queries)!r} is not a readable file")
-    domain = _domain(args)
+    domain = selected_domain(args)
     resume = args.state is not None and args.state.exists()
+    representation = resolve_representation(args.representation, domain, max_cells=args.max_cells)
     if resume:
-        _check_matches_state(args)  # checksum and parameters, before the data is read
+        representation = _check_matches_state(args)  # checksum and parameters, before the data is read
+    if representation == "histogram":
+        domain.check_fits(args.max_cells)
     dataset = Dataset.from_csv(args.data, domain)
     if resume:
         session = OnlinePrivateMW.load(args.state, dataset, max_cells=args.max_cells)
     else:
         session = OnlinePrivateMW(dataset, epsilon=args.epsilon, delta=args.delta, alpha=args.alpha,
                                   max_queries=args.max_queries, beta=args.beta, seed=args.seed,
-                                  max_cells=args.max_cells)
+                                  max_cells=args.max_cells, representation=representation)
         if args.state is not None:
             session.save(args.state)  # the budget is spent now: record it before anything else
     _print_plan(session, resume)
@@ -123,20 +133,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _domain(args: argparse.Namespace) -> Domain:
-    domain = selected_domain(args)
-    domain.check_fits(args.max_cells)
-    return domain
-
-
-def _check_matches_state(args: argparse.Namespace) -> None:
-    """A resumed session keeps its own parameters; the command line must agree with them."""
+def _check_matches_state(args: argparse.Namespace) -> str:
+    """A resumed session keeps its own parameters; the command line must agree with them. Returns its representation."""
     body = read_body(args.state)
     try:
         plan = OnlineMWPlan.from_json(body["plan"])
         rng = body["rng"]
-    except (KeyError, TypeError):
+        representation = model_representation(body)
+    except (KeyError, TypeError, AttributeError):
         raise InputError(f"state file {str(args.state)!r} is invalid: it lacks its plan") from None
+    if args.representation not in ("auto", representation):
+        raise InputError(f"--representation {args.representation} differs from the resumed session's "
+                         f"{representation} (state file {str(args.state)!r}); a session keeps its parameters")
     given = {"--epsilon": (args.epsilon, plan.epsilon), "--delta": (args.delta, plan.delta),
              "--beta": (args.beta, plan.beta)}
     if args.alpha is not None:
@@ -150,12 +158,14 @@ def _check_matches_state(args: argparse.Namespace) -> None:
     if args.seed is not None and not (isinstance(rng, dict) and rng.get("seed") == args.seed):
         raise InputError(f"--seed {args.seed} differs from the resumed session's randomness "
                          f"({'seed ' + str(rng.get('seed')) if isinstance(rng, dict) and 'seed' in rng else 'secure'})")
+    return representation
 
 
 def _print_plan(session: OnlinePrivateMW, resumed: bool) -> None:
     plan = session.plan
     note = " (vacuous: 3 alpha >= 1 at this n)" if plan.vacuous else ""
-    print(f"{'resumed' if resumed else 'started'} online MW session ({plan.theorem}): alpha={plan.alpha:.4g}, "
+    print(f"{'resumed' if resumed else 'started'} online MW session ({plan.theorem}, {session.representation} "
+          f"hypothesis): alpha={plan.alpha:.4g}, "
           f"promised accuracy 3 alpha={plan.promised_accuracy:.4g}{note} w.p. >= {1 - plan.beta:g}; "
           f"up to {plan.max_queries} queries and {plan.cutoff} updates; privacy (epsilon={plan.epsilon:g}, "
           f"delta={plan.delta:g}), spent epsilon={float(session.epsilon_spent):.6g} at the start")

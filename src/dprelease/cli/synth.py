@@ -27,8 +27,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--rows", choices=ROW_METHODS, default="round",
                         help="round: n*p by largest remainder (default); sample: i.i.d. draws from the model")
     parser.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
-                        help="MWEM's model: histogram (explicit, up to --max-cells), factored (log-linear on the "
-                             "measured marginals, any domain size), auto (histogram when the domain fits; default)")
+                        help="the model of mwem and ic-mw: histogram (explicit, up to --max-cells), factored "
+                             "(log-linear on the measured marginals, any domain size; for ic-mw the model over all "
+                             "the workload's marginals must fit its cap), auto (histogram when the domain fits; "
+                             "default)")
     parser.add_argument("--base", choices=BOOSTING_BASES, default=None,
                         help="boosting (needs --delta > 0; --rounds sets its T): the base synopsis generator, lp "
                              "(Thms 6.7/6.8; default) or bruteforce (Thm 6.6; tiny domains and n only)")

@@ -20,6 +20,13 @@ Accuracy (Thm 5.4, with Thm 5.5 for the exponential distinguisher): (alpha, beta
 when alpha >= max(8 ln(2 T(alpha/2)/beta) / (eps0 n), 8 F(eps0)) and gamma <= beta / (2 T(alpha/2)).
 A user cap on rounds keeps the mechanism private (eps0 is recomputed for the rounds
 allowed) but voids the accuracy theorem; the result says so.
+
+Representations: with multiplicative weights, D_t is an explicit histogram or a factored
+(log-linear) model (``MultiplicativeWeights(representation=...)``); the factored model is the
+same distribution, so the run, its transcript and its guarantees are the same. An update rule
+may define ``for_queries(queries, domain)``: the rule specialised to the public query set, with
+its public refusals (queries it cannot apply, a model over the cap). :meth:`IterativeConstruction.run`
+calls it, and builds D_0, before any budget is reserved.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import RandomSource
+from dprelease.representations.factored import FactoredModel
 from dprelease.updates.base import DatabaseUpdate
 from dprelease.updates.multiplicative_weights import MultiplicativeWeights
 from dprelease.validation import check_alpha, check_delta, check_open_unit, check_positive, check_positive_int
@@ -117,6 +125,13 @@ class IterativeConstruction:
 
     def run(self, dataset: Dataset, queries: object, *, rng: RandomSource, progress: Progress | None = None) -> ICResult:
         plan = self.plan(n=dataset.n, domain=dataset.domain, num_queries=queries.num_queries)
+        # Public: the rule's checks of the query set (e.g. the factored model's cap over every query's
+        # attribute set) and D_0 = U(BOT), before anything is reserved, spent or drawn.
+        update = self.update
+        specialise = getattr(update, "for_queries", None)
+        if specialise is not None:
+            update = specialise(queries, dataset.domain)
+        model = update.initial(dataset.domain)
         if not plan["accuracy_guaranteed"]:
             warnings.warn(
                 f"IC with alpha={plan['alpha']:.4g} and {plan['rounds']} rounds is private, but Thm 5.4 does not "
@@ -128,12 +143,11 @@ class IterativeConstruction:
         reservation = accountant.reserve(epsilon_each=epsilon0, count=2 * rounds, label=f"IC: {rounds} rounds",
                                          delta_slack=self.delta if self.delta > 0 else None)
         measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng, reservation=reservation)
-        model = self.update.initial(dataset.domain)
         transcript: list[dict[str, object]] = []
         stop_reason = f"ran all {rounds} rounds"
         progress = progress or Progress.silent()
         for t in range(1, rounds + 1):
-            estimates = self.update.answers(model, queries)
+            estimates = update.answers(model, queries)
             # SELECT: the private distinguisher (Def. 5.5; exponential mechanism, Thm 5.5)
             index = self.distinguisher.select(measurer, queries, estimates, epsilon=epsilon0, label=f"round {t}: select")
             query = queries.query(index)
@@ -149,7 +163,7 @@ class IterativeConstruction:
                 stop_reason = f"round {t}: |v_t - f_t(D)| < 3 alpha / 4"
                 break
             # UPDATE: D_t = U(D_{t-1}, f_t, v_t)
-            model = self.update.update(model, query, noisy, alpha=alpha)
+            model = update.update(model, query, noisy, alpha=alpha)
             record["action"] = "update"
             transcript.append(record)
             progress.step(t, rounds)
@@ -158,4 +172,9 @@ class IterativeConstruction:
         parameters = {**{k: (float(v) if isinstance(v, Fraction) else v) for k, v in plan.items()},
                       "epsilon": self.epsilon, "delta": self.delta, "update": self.update.name,
                       "distinguisher": self.distinguisher.name, "composition": spent_note}
+        if isinstance(model, FactoredModel):
+            parameters.update({"representation": "factored", "max_model_cells": model.max_model_cells,
+                               "model_cells": model.tree.total_cells})
+        elif isinstance(update, MultiplicativeWeights):
+            parameters["representation"] = "histogram"
         return ICResult(model, accountant, transcript, parameters, stop_reason)

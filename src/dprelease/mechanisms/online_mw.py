@@ -30,6 +30,19 @@ by default. With probability at least 1 - beta every answer is within 3 alpha of
 truth and there are at most c updates. After c updates, or after |Q| queries, every
 further query is refused with :class:`~dprelease.errors.BudgetExhaustedError`.
 
+Representations: the hypothesis x^t is an explicit histogram over X, or a factored (log-linear)
+model (``representation="factored"``; ``"auto"`` picks by the public domain size, as MWEM does)
+whose potentials live on the attribute sets of the queries that caused updates. It is the same
+distribution (the MW step on a product-form query adds a function of its attributes only), so
+the answers, the plan and the guarantee are the same; only product-form queries can be asked.
+The model's size is capped (``max_model_cells``). A stream cannot be checked up front, so each
+query is checked as it arrives, before anything is spent or drawn for it: a query whose
+attribute set would push the model over the cap is refused with
+:class:`~dprelease.errors.DomainTooLargeError`, and the session goes on. The check reads the
+query's attributes and the model's cliques; those cliques are a function of which earlier
+queries caused updates, which the session releases (each answer's source, and the hypothesis
+itself), so the refusal is post-processing of released outputs and costs no privacy.
+
 Privacy: (epsilon, delta)-DP (Thm 4.13): x is touched only through NumericSparse
 (Thm 3.27) with queries of sensitivity 1/n, and its whole plan is charged to the
 accountant when the session starts, before the first query.
@@ -41,7 +54,6 @@ import warnings
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from pathlib import Path
-
 
 from dprelease.bounds import (
     numeric_sparse_alpha,
@@ -58,6 +70,7 @@ from dprelease.privacy.rng import RandomSource, make_rng
 from dprelease.privacy.sparse_vector import NumericSparse, ShiftedQuery
 from dprelease.queries.array_eval import evaluate_on_array
 from dprelease.queries.base import LinearQuery
+from dprelease.representations.factored import DEFAULT_MAX_MODEL_CELLS, FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.multiplicative_weights import MultiplicativeWeights
 from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
@@ -199,20 +212,31 @@ class OnlinePrivateMW:
         beta: failure probability of the accuracy promise.
         seed: reproducible noise (warns: not fit for a real release); default: the OS CSPRNG.
         rng: an explicit random source (overrides ``seed``).
+        max_cells: cap on the explicit histogram's cells.
+        representation: the hypothesis: ``"histogram"``, ``"factored"`` (product-form queries only;
+            any domain size) or ``"auto"`` (the histogram when the domain fits ``max_cells``).
+        max_model_cells: cap on the factored model's junction-tree cells; a query that would push
+            the model over it is refused before anything is spent on it.
 
     Privacy:
         (epsilon, delta)-DP (Thm 4.13) for any adaptively chosen stream of normalized linear
         queries (sensitivity 1/n, same-size neighbours differing in one record). The data is read
         only by NumericSparse (Thm 3.27), whose whole plan is charged when the session starts; no
-        answer, refusal or stop changes the ledger afterwards.
+        answer, refusal or stop changes the ledger afterwards. A query the factored hypothesis
+        cannot take (not product-form, or over ``max_model_cells``) is refused before anything is
+        drawn for it, from the query and the released hypothesis's cliques only (post-processing).
     """
 
     def __init__(self, dataset: Dataset, *, epsilon: float, delta: float = 0.0, alpha: float | None = None,
                  max_queries: int | None = None, beta: float = 0.05, seed: int | None = None,
-                 rng: RandomSource | None = None, max_cells: int = DEFAULT_MAX_CELLS) -> None:
+                 rng: RandomSource | None = None, max_cells: int = DEFAULT_MAX_CELLS, representation: str = "auto",
+                 max_model_cells: int = DEFAULT_MAX_MODEL_CELLS) -> None:
         if not isinstance(dataset, Dataset):
             raise InputTypeError(f"dataset must be a dprelease.Dataset, got {type(dataset).__name__}")
-        dataset.domain.check_fits(max_cells)
+        update = MultiplicativeWeights(max_cells=max_cells, max_model_cells=max_model_cells,
+                                       representation=representation)
+        if update.resolved_representation(dataset.domain) == "histogram":
+            dataset.domain.check_fits(max_cells)
         plan = OnlineMWPlan.solve(n=dataset.n, universe_size=dataset.domain.size, epsilon=epsilon, delta=delta,
                                   alpha=alpha, max_queries=max_queries, beta=beta)
         if rng is None:
@@ -220,7 +244,7 @@ class OnlinePrivateMW:
             if seed is not None:
                 warnings.warn(f"seed={seed} makes this session reproducible and its noise predictable: "
                               "it is not fit for a real release", SeededRunWarning, stacklevel=2)
-        model = HistogramModel.uniform(dataset.domain, max_cells=max_cells)  # x^0, before anything is spent
+        model = update.initial(dataset.domain)  # x^0, before anything is spent
         accountant = PrivacyAccountant(epsilon=epsilon, delta=delta)
         # Thm 4.13: the only access to x; its c runs and c answers are charged here, up front.
         sparse = NumericSparse(dataset, threshold=plan.threshold, cutoff=plan.cutoff, epsilon=epsilon, delta=delta,
@@ -228,22 +252,29 @@ class OnlinePrivateMW:
         self._start(dataset, plan, accountant, sparse, rng, model)
 
     def _start(self, dataset: Dataset, plan: OnlineMWPlan, accountant: PrivacyAccountant, sparse: NumericSparse,
-               rng: RandomSource, model: HistogramModel, queries_seen: int = 0, from_hypothesis: int = 0) -> None:
+               rng: RandomSource, model: HistogramModel | FactoredModel, queries_seen: int = 0,
+               from_hypothesis: int = 0) -> None:
         self._dataset = dataset
         self.plan = plan
         self.accountant = accountant
         self._sparse = sparse
         self._rng = rng
-        self._update = MultiplicativeWeights()
+        self._update = MultiplicativeWeights(representation=representation_of(model))
         self._set_model(model)
         self.queries_seen = queries_seen
         self.from_hypothesis = from_hypothesis
         self._fingerprint: str | None = None
-        self._encoded: tuple[HistogramModel, str] | None = None
+        self._encoded: tuple[HistogramModel | FactoredModel, object] | None = None
 
-    def _set_model(self, model: HistogramModel) -> None:
+    def _set_model(self, model: HistogramModel | FactoredModel) -> None:
         self.model = model
-        self._probabilities = model.probabilities
+        self._probabilities = model.probabilities if isinstance(model, HistogramModel) else None
+
+    def _estimate(self, query: LinearQuery) -> float:
+        """f_i(x^t), public: indexed on the histogram's array, or by inference on the factored model."""
+        if self._probabilities is not None:
+            return evaluate_on_array(query, self._probabilities)
+        return query.evaluate(self.model)
 
     # ------------------------------------------------------------- properties
     @property
@@ -286,6 +317,11 @@ class OnlinePrivateMW:
         return self.accountant.spent_delta
 
     @property
+    def representation(self) -> str:
+        """``"histogram"`` or ``"factored"``: what the hypothesis x^t is."""
+        return representation_of(self.model)
+
+    @property
     def seeded(self) -> bool:
         return not self._rng.is_secure
 
@@ -302,7 +338,10 @@ class OnlinePrivateMW:
             raise BudgetExhaustedError(f"online MW session is exhausted: {why}; no further query is answered "
                                        "(the answers already given stay valid)")
         self._check_query(query)
-        estimate = evaluate_on_array(query, self._probabilities)  # f_i(x^t): public
+        # Public, before anything is spent or drawn for this query: can x^t be updated on it (the
+        # factored model: product-form, and its attribute set under the cap given the cliques so far)?
+        self._update.check_query(self.model, query)
+        estimate = self._estimate(query)  # f_i(x^t): public
         # NumericSparse on f'_{2i-1} = f_i - f_i(x^t), then on f'_{2i} = f_i(x^t) - f_i (Alg. 6)
         above = self._sparse.ask(ShiftedQuery(query, estimate, +1))
         noisy = None if above is None else estimate + above
@@ -353,7 +392,12 @@ class OnlinePrivateMW:
         """Public summary: plan, counters and ledger (no secret state)."""
         return {"plan": self.plan.to_json(), "queries_seen": self.queries_seen, "updates_used": self.updates_used,
                 "from_hypothesis": self.from_hypothesis, "exhausted": self.exhausted,
-                "privacy_ledger": self.accountant.to_json(), "seeded": self.seeded}
+                "privacy_ledger": self.accountant.to_json(), "seeded": self.seeded,
+                "representation": self.representation}
+
+
+def representation_of(model: object) -> str:
+    return "factored" if isinstance(model, FactoredModel) else "histogram"
 
 
 def _clip(value: float) -> float:

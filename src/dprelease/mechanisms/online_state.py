@@ -2,7 +2,11 @@
 
 Layout (JSON)::
 
-    {"format": "dprelease-online-mw-state", "version": 1, "sha256": "<hex>", "body": {...}}
+    {"format": "dprelease-online-mw-state", "version": 1 or 2, "sha256": "<hex>", "body": {...}}
+
+Version 1 holds an explicit histogram; version 2 (written only for a factored hypothesis, so a
+histogram session's file is unchanged and older dprelease versions still read it) adds
+``model.representation = "factored"``. Both versions load.
 
 ``sha256`` is the SHA-256 of the body written canonically (sorted keys, no spaces), so
 a truncated or edited file is refused with a clear :class:`~dprelease.errors.InputError`
@@ -11,7 +15,9 @@ instead of silently resuming a different session. The body holds
 * ``plan``: the public parameters (epsilon, delta, beta, alpha, |Q|, c, T, n, |X|);
 * ``ledger``: the budget and every charge, as exact fractions;
 * ``sparse_vector``: NumericSparse's counters and its **noisy threshold (secret)**;
-* ``model``: the public hypothesis x^t as float64 log-probabilities (little-endian, base64);
+* ``model``: the public hypothesis x^t: for a histogram, its float64 log-probabilities
+  (little-endian, base64); for a factored model, ``max_model_cells`` and each potential as its
+  clique (attribute names, domain order) and its float64 values (little-endian, base64, C order);
 * ``queries_seen``, ``from_hypothesis``;
 * ``rng``: ``{"kind": "secure"}`` or, for a seeded session, the PCG64 generator's exact state;
 * ``data_sha256``: a fingerprint of the table, so a session resumes only on the data it started on.
@@ -51,10 +57,13 @@ from dprelease.privacy.sparse_vector import (
     dataset_fingerprint,
 )
 from dprelease.release import write_atomic
+from dprelease.representations.factored import FactoredModel
 from dprelease.representations.histogram import HistogramModel
 
 FORMAT = "dprelease-online-mw-state"
-VERSION = 1
+VERSION = 1  # an explicit histogram
+FACTORED_VERSION = 2  # a factored model (``model.representation``)
+VERSIONS = (VERSION, FACTORED_VERSION)
 
 
 def canonical(body: dict[str, object]) -> str:
@@ -67,8 +76,8 @@ def save_session(session, path: Path) -> None:
     if session._fingerprint is None:
         session._fingerprint = dataset_fingerprint(session._dataset)
     if session._encoded is None or session._encoded[0] is not session.model:
-        data = np.ascontiguousarray(session.model.log_probs, dtype="<f8").tobytes()
-        session._encoded = (session.model, base64.b64encode(data).decode("ascii"))
+        session._encoded = (session.model, encode_model(session.model))
+    factored = isinstance(session.model, FactoredModel)
     body = {
         "dprelease_version": __version__,
         "plan": session.plan.to_json(),
@@ -76,8 +85,7 @@ def save_session(session, path: Path) -> None:
         "data_sha256": session._fingerprint,
         "ledger": accountant_state(session.accountant),
         "sparse_vector": session._sparse.state(),
-        "model": {"encoding": "base64 float64 little-endian log-probabilities, C order",
-                  "shape": list(session.model.log_probs.shape), "log_probs": session._encoded[1]},
+        "model": session._encoded[1],
         "queries_seen": session.queries_seen,
         "from_hypothesis": session.from_hypothesis,
         "rng": rng_state(session._rng),
@@ -85,7 +93,8 @@ def save_session(session, path: Path) -> None:
     text = canonical(body)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     try:
-        write_atomic(path, f'{{"format":"{FORMAT}","version":{VERSION},"sha256":"{digest}","body":{text}}}\n')
+        version = FACTORED_VERSION if factored else VERSION
+        write_atomic(path, f'{{"format":"{FORMAT}","version":{version},"sha256":"{digest}","body":{text}}}\n')
     except OSError as exc:
         raise InputError(f"state file {str(path)!r} cannot be written: {exc.strerror or exc}") from None
 
@@ -97,12 +106,14 @@ def load_session(cls, path: Path, dataset: Dataset, *, max_cells: int = DEFAULT_
     where = f"state file {str(path)!r}"
     body = read_body(path)
     try:
+        factored = model_representation(body) == "factored"
         plan = OnlineMWPlan.from_json(body["plan"])
         if body["domain"] != dataset.domain.to_dict() or plan.n != dataset.n or \
                 plan.universe_size != dataset.domain.size:
             raise InputError(f"{where} was made for another domain or table size "
                              f"(n={plan.n}, domain {body['domain']})")
-        dataset.domain.check_fits(max_cells)
+        if not factored:
+            dataset.domain.check_fits(max_cells)
         if body["data_sha256"] != dataset_fingerprint(dataset):
             raise InputError(f"{where} was made on another table (its data fingerprint differs); "
                              "a session resumes only on the data it started on")
@@ -113,7 +124,8 @@ def load_session(cls, path: Path, dataset: Dataset, *, max_cells: int = DEFAULT_
         sparse = NumericSparse.restore(dataset, body["sparse_vector"], accountant=accountant, rng=rng)
         if (sparse.cutoff, sparse.threshold) != (plan.cutoff, plan.threshold):
             raise InputError(f"{where}: the sparse vector disagrees with the plan")
-        model = _decode_model(body["model"], dataset, max_cells)
+        model = _decode_factored(body["model"], dataset) if factored else _decode_model(body["model"], dataset,
+                                                                                        max_cells)
         seen, hyp = body["queries_seen"], body["from_hypothesis"]
         if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (seen, hyp)) or \
                 seen != hyp + sparse.count or seen > plan.max_queries:
@@ -144,8 +156,10 @@ def read_body(path: Path) -> dict[str, object]:
         raise InputError(f"{where} is damaged or truncated: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise InputError(f"{where} is not a dprelease online MW state file")
-    if record.get("version") != VERSION:
-        raise InputError(f"{where} has format version {record.get('version')!r}; this dprelease reads version {VERSION}")
+    version = record.get("version")
+    if version not in VERSIONS or isinstance(version, bool):
+        raise InputError(f"{where} has format version {version!r}; this dprelease reads versions "
+                         f"{', '.join(map(str, VERSIONS))}")
     body = record.get("body")
     if not isinstance(body, dict) or not isinstance(record.get("sha256"), str):
         raise InputError(f"{where} is damaged: it lacks its body or checksum")
@@ -156,7 +170,33 @@ def read_body(path: Path) -> dict[str, object]:
     if digest != record["sha256"]:
         raise InputError(f"{where} is damaged: its checksum does not match its contents; refusing to resume "
                          "(starting afresh would spend the budget again)")
+    model = body.get("model")
+    stored = model.get("representation", "histogram") if isinstance(model, dict) else None
+    if stored != ("factored" if version == FACTORED_VERSION else "histogram"):
+        raise InputError(f"{where} is invalid: format version {version} does not hold a model of representation "
+                         f"{stored!r}")
     return body
+
+
+def model_representation(body: dict[str, object]) -> str:
+    """``"histogram"`` or ``"factored"``: what a verified body's hypothesis is (version 1 files: histogram)."""
+    return body["model"].get("representation", "histogram")
+
+
+def encode_model(model: HistogramModel | FactoredModel) -> dict[str, object]:
+    """The hypothesis as JSON: float64 arrays little-endian, base64, C order."""
+    if isinstance(model, HistogramModel):
+        data = np.ascontiguousarray(model.log_probs, dtype="<f8").tobytes()
+        return {"encoding": "base64 float64 little-endian log-probabilities, C order",
+                "shape": list(model.log_probs.shape), "log_probs": base64.b64encode(data).decode("ascii")}
+    return {"representation": "factored", "max_model_cells": model.max_model_cells,
+            "encoding": "base64 float64 little-endian potentials, C order, axes in the clique's order",
+            "potentials": [{"clique": list(clique), "theta": _b64(theta)}
+                           for clique, theta in model.potentials.items()]}
+
+
+def _b64(array: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(array, dtype="<f8").tobytes()).decode("ascii")
 
 
 def rng_state(rng: RandomSource) -> dict[str, object]:
@@ -192,3 +232,26 @@ def _decode_model(record: dict[str, object], dataset: Dataset, max_cells: int) -
         raise InputError("model is not a probability distribution (log-probabilities must be finite and sum to 1)")
     dataset.domain.check_fits(max_cells)
     return HistogramModel(dataset.domain, log_probs)
+
+
+def _decode_factored(record: dict[str, object], dataset: Dataset) -> FactoredModel:
+    """A factored hypothesis; the constructor re-checks the cliques, the shapes and the model-size cap."""
+    domain = dataset.domain
+    cap = record["max_model_cells"]
+    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
+        raise InputError(f"model's max_model_cells must be an integer >= 1, got {cap!r}")
+    potentials = {}
+    for entry in record["potentials"]:
+        clique = tuple(entry["clique"])
+        if not all(isinstance(a, str) for a in clique) or domain.canonical(clique) != clique or clique in potentials:
+            raise InputError(f"model potential on {list(clique)} is not a new clique of the domain in domain order")
+        shape = tuple(domain.size_of(a) for a in clique)
+        raw = base64.b64decode(entry["theta"].encode("ascii"), validate=True)
+        if len(raw) != 8 * math.prod(shape):
+            raise InputError(f"model potential on {list(clique)} holds {len(raw) // 8} values, its clique has "
+                             f"{math.prod(shape)} cells")
+        theta = np.frombuffer(raw, dtype="<f8").astype(np.float64).reshape(shape)
+        if not np.all(np.isfinite(theta)):
+            raise InputError(f"model potential on {list(clique)} holds a non-finite value")
+        potentials[clique] = theta
+    return FactoredModel(domain, potentials, cap)

@@ -92,7 +92,14 @@ class ProductQuery:
         """f on ``source`` as a fraction of rows."""
         if not self.attributes:
             return 1.0
-        result = source.marginal(self.attributes)
+        return self.contract(source.marginal(self.attributes))
+
+    def contract(self, marginal: np.ndarray) -> float:
+        """f from the marginal on ``attributes`` (in that order): sum over its cells of prod_a w_a * cell.
+
+        Lets a query set compute each marginal once for all its queries on the same attributes.
+        """
+        result = marginal
         for w in reversed(self.weights):  # contract the last axis each time
             result = result @ w
         return float(result)

@@ -169,7 +169,22 @@ class QueryList:
         return max(query_sensitivity(q, n) for q in self.queries)
 
     def answers(self, source: MarginalSource) -> np.ndarray:
-        return np.array([q.evaluate(source) for q in self.queries], dtype=np.float64)
+        """Every query on ``source``; product-form queries on the same attributes share one marginal.
+
+        The values are exactly ``q.evaluate(source)``'s; a factored model then runs one inference
+        per attribute set, not one per query.
+        """
+        shared: dict[tuple[str, ...], np.ndarray] = {}
+        values = np.empty(len(self.queries), dtype=np.float64)
+        for i, q in enumerate(self.queries):
+            if isinstance(q, ProductQuery) and q.attributes:
+                marginal = shared.get(q.attributes)
+                if marginal is None:
+                    marginal = shared[q.attributes] = np.asarray(source.marginal(q.attributes))
+                values[i] = q.contract(marginal)
+            else:
+                values[i] = q.evaluate(source)
+        return values
 
     def query(self, index: int) -> LinearQuery:
         return self.queries[index]
