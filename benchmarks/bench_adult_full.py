@@ -104,7 +104,7 @@ def run_one(spec: dict) -> dict:
     load_before = os.getloadavg()[0]
     rng = make_rng(seed, warn=False)
     t0 = time.perf_counter()
-    result = MWEM(epsilon=eps, delta=DELTA, **params).run(dataset, workload, rng=rng)
+    result = MWEM(epsilon=eps, **{"delta": DELTA, **params}).run(dataset, workload, rng=rng)  # params may set delta
     fit = time.perf_counter() - t0
     out = {**spec, "status": "ok", "seconds_fit": round(fit, 3), "modes": {}}
     for how in ("sample", "round"):

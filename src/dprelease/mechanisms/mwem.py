@@ -44,6 +44,7 @@ import numpy as np
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import DomainTooLargeError, InputError
+from dprelease.mechanisms.mwem_budget import RoundBudget
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
@@ -59,6 +60,7 @@ from dprelease.validation import check_delta, check_fraction, check_nonnegative,
 REPRESENTATIONS = ("auto", "histogram", "factored")
 NOISES = ("auto", "laplace", "gaussian")
 CANDIDATES = ("workload", "closure")
+SELECTION_WEIGHTS = ("uniform", "workload")
 
 #: Settings measured best for the factored model on full Adult (benchmarks/results/adult_full.md;
 #: docs/decisions.md): AIM's downward closure as candidates, a quarter of the expected-noise size
@@ -78,6 +80,15 @@ def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list
             found.update(dict.fromkeys(itertools.combinations(m, k)))
     return list(found)
 
+
+
+def workload_overlap(workload: Workload, candidates: list[tuple[str, ...]]) -> list[int]:
+    """AIM's selection weight of each candidate r: sum over workload marginals s of |r & s| (public).
+
+    A candidate sharing attributes with many workload marginals informs more of them.
+    """
+    sets = [set(s) for s in workload.marginals]
+    return [sum(len(set(r) & s) for s in sets) for r in candidates]
 
 
 def default_rounds(epsilon: float) -> int:
@@ -143,6 +154,13 @@ class MWEM:
         size_penalty: multiple of each marginal's expected measurement noise (cells x Laplace scale)
             subtracted from its selection score; 0 disables it.
         round_iterations / final_iterations: MW passes over all measurements per round / at the end.
+        annealing: AIM's budget annealing (:mod:`~dprelease.mechanisms.mwem_budget`): ``rounds`` is then
+            the initial plan, and a round whose measurement barely moved the model halves the noise
+            scale of the next ones; the total is unchanged (a privacy filter).
+        reuse_measurements: fit every past measurement each round (True), or only the newest one, as the
+            original MWEM update does (False; the ablation).
+        selection_weights: ``"uniform"``, or ``"workload"``: AIM's weights, each candidate's score times
+            its attribute overlap with the workload (the selection's sensitivity grows by the largest weight).
     """
 
     epsilon: float
@@ -161,6 +179,9 @@ class MWEM:
     remeasure: bool = True
     step_growth: float = 1.25
     warm_start: bool = False
+    annealing: bool = False
+    selection_weights: str = "uniform"
+    reuse_measurements: bool = True
 
     def __post_init__(self) -> None:
         check_positive(self.epsilon, "epsilon")
@@ -175,6 +196,9 @@ class MWEM:
         check_positive_int(self.max_model_cells, "max_model_cells")
         if check_positive(self.step_growth, "step_growth") < 1:
             raise InputError(f"step_growth must be a number >= 1, got {self.step_growth!r}")
+        if self.selection_weights not in SELECTION_WEIGHTS:
+            raise InputError(f"selection_weights must be one of {list(SELECTION_WEIGHTS)}, "
+                             f"got {self.selection_weights!r}")
         if self.candidates not in CANDIDATES:
             raise InputError(f"candidates must be one of {list(CANDIDATES)}, got {self.candidates!r}")
         if self.rounds is None:
@@ -193,7 +217,7 @@ class MWEM:
         per_round = (total - init_total) / self.rounds
         select = per_round * exact(self.selection_share)
         return {"init_each": init_total / num_one_way if num_one_way else Fraction(0),
-                "select": select, "measure": per_round - select}
+                "rounds_total": total - init_total, "select": select, "measure": per_round - select}
 
     def rho_split(self, num_one_way: int) -> dict[str, Fraction]:
         """Exact per-step rho (zCDP, Gaussian noise); selections get the largest eps with eps^2/8 <= their share.
@@ -205,6 +229,7 @@ class MWEM:
         per_round = (total - init_total) / self.rounds
         select = per_round * exact(self.selection_share)
         return {"rho": total, "init_each": init_total / num_one_way if num_one_way else Fraction(0),
+                "rounds_total": total - init_total,
                 "select": select, "select_epsilon": Fraction(exponential_epsilon(select)),
                 "measure": per_round - select}
 
@@ -241,24 +266,29 @@ class MWEM:
         measurements: list[MarginalMeasurement] = []
         transcript: list[dict[str, object]] = []
 
-        def measure(attributes: tuple[str, ...], share: str, label: str, entry: dict) -> float:
-            """MEASURE one marginal (Laplace, Thm 3.6; or Gaussian, BS Prop. 1.6); returns the noise's E|Z|."""
+        def noise_per_cell(amount: Fraction) -> float:
+            """E|Z| of one cell's noise when a marginal is measured with ``amount`` (rho or epsilon); public."""
             if gaussian:
-                values = measurer.gaussian_marginal(attributes, rho=split[share], label=label)
-                sigma = measurer.gaussian_marginal_std(rho=split[share])
+                return measurer.gaussian_marginal_std(rho=amount) * (2 / np.pi) ** 0.5  # E|N(0, sigma^2)|
+            return laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=amount)
+
+        def measure(attributes: tuple[str, ...], amount: Fraction, label: str, entry: dict) -> None:
+            """MEASURE one marginal with ``amount`` (Laplace at epsilon, Thm 3.6; or Gaussian at rho, BS Prop. 1.6)."""
+            if gaussian:
+                values = measurer.gaussian_marginal(attributes, rho=amount, label=label)
+                sigma = measurer.gaussian_marginal_std(rho=amount)
                 measurements.append(MarginalMeasurement(attributes, values, sigma, "gaussian"))
-                transcript.append({**entry, "marginal": list(attributes), "rho": float(split[share]),
+                transcript.append({**entry, "marginal": list(attributes), "rho": float(amount),
                                    "gaussian_sigma": sigma})
-                return sigma * (2 / np.pi) ** 0.5
-            values = measurer.laplace_marginal(attributes, epsilon=split[share], label=label)
-            scale = laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=split[share])
+                return
+            values = measurer.laplace_marginal(attributes, epsilon=amount, label=label)
+            scale = laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=amount)
             measurements.append(MarginalMeasurement(attributes, values, scale))
             transcript.append({**entry, "marginal": list(attributes), "laplace_scale": scale})
-            return scale
 
         # INIT: noisy 1-way marginals
         for attributes in one_way:
-            measure(attributes, "init_each", f"init: {attributes[0]}",
+            measure(attributes, split["init_each"], f"init: {attributes[0]}",
                     {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(split["init_each"])}))
         if self.warm_start and measurements:
             model = warm_started(model, measurements)
@@ -266,17 +296,19 @@ class MWEM:
 
         candidates = candidate_marginals(workload, self.candidates, smallest=2 if one_way else 1)
         active = list(range(len(candidates)))
-        if gaussian:
-            sigma = measurer.gaussian_marginal_std(rho=split["measure"])
-            noise_per_cell = sigma * (2 / np.pi) ** 0.5  # E|N(0, sigma^2)|
-            select_epsilon = split["select_epsilon"]
-        else:
-            noise_per_cell = laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=split["measure"])
-            select_epsilon = split["select"]
-        penalties = np.array([self.size_penalty * workload.cells(m) * noise_per_cell for m in candidates])
+        cells = np.array([workload.cells(m) for m in candidates], dtype=np.float64)
+        weights = workload_overlap(workload, candidates) if self.selection_weights == "workload" else None
+        budget = RoundBudget(total=split["rounds_total"], rounds=self.rounds,
+                             selection_share=exact(self.selection_share), currency="rho" if gaussian else "epsilon",
+                             annealing=self.annealing)
         skipped: list[tuple[str, ...]] = []
         checked_for: frozenset = frozenset({None})
-        for t in range(1, self.rounds + 1):
+        t = 0
+        while (shares := budget.next_round()) is not None:
+            t += 1
+            select_amount, measure_amount = shares
+            select_epsilon = Fraction(exponential_epsilon(select_amount)) if gaussian else select_amount
+            expected_noise = noise_per_cell(measure_amount)
             if representation == "factored" and frozenset(model.cliques) != checked_for:
                 # Public: which candidates still fit under the model-size cap, given the cliques so far.
                 checked_for = frozenset(model.cliques)
@@ -297,27 +329,41 @@ class MWEM:
             options = [candidates[i] for i in active]
             estimates = [model.marginal(m) for m in options]
             # SELECT: exponential mechanism over marginals, L1 score (sensitivity 2/n)
-            index = measurer.select_marginal(options, estimates, epsilon=select_epsilon,
-                                             penalties=penalties[active] if self.size_penalty else None,
+            penalties = self.size_penalty * expected_noise * cells[active] if self.size_penalty else None
+            index = measurer.select_marginal(options, estimates, epsilon=select_epsilon, penalties=penalties,
+                                             weights=[weights[i] for i in active] if weights else None,
                                              label=f"round {t}: select")
             chosen = options[index]
             # MEASURE: Laplace(2 / (n eps_m)) or Gaussian on each cell of the chosen marginal
             entry = {"round": t, "action": "select+measure"}
             if not gaussian:
-                entry["epsilon"] = float(split["select"] + split["measure"])
+                entry["epsilon"] = float(select_amount + measure_amount)
             else:
                 entry["select_epsilon"] = float(select_epsilon)
-            measure(chosen, "measure", f"round {t}: measure", entry)
+            measure(chosen, measure_amount, f"round {t}: measure", entry)
             if not self.remeasure:
                 active = [i for i in active if candidates[i] != chosen]
             # UPDATE: MW steps over all measurements so far
-            model, step = fit_measurements(model, measurements, iterations=self.round_iterations, step=step,
-                                           growth=self.step_growth)
-            progress.step(t, self.rounds)
-        model, _ = fit_measurements(model, measurements, iterations=self.final_iterations, step=step,
-                                    growth=self.step_growth)
+            model, step = fit_measurements(model, measurements if self.reuse_measurements else measurements[-1:],
+                                           iterations=self.round_iterations, step=step, growth=self.step_growth)
+            if self.annealing:
+                # ANNEAL (AIM): the measurement told the model nothing it did not know, within the noise's
+                # expected L1 size, so the coming rounds need sharper measurements. AIM compares the model
+                # before and after a fit run to convergence; our fit takes a few steps a round, so we compare
+                # the measurement itself with the model's earlier answer. Public: noisy output, model, scale.
+                surprise = float(np.abs(measurements[-1].values.reshape(estimates[index].shape)
+                                        - estimates[index]).sum())
+                if surprise <= expected_noise * workload.cells(chosen):
+                    budget.sharpen()
+                    transcript.append({"round": t, "action": "anneal", "surprise_l1": surprise,
+                                       "next_round_budget": float(budget.per_round)})
+            progress.step(t, max(self.rounds, t))
+        model, _ = fit_measurements(model, measurements if self.reuse_measurements else measurements[-1:],
+                                    iterations=self.final_iterations, step=step, growth=self.step_growth)
         progress.done()
         parameters = {"epsilon": self.epsilon, "delta": self.delta if gaussian else 0.0, "rounds": self.rounds,
+                      "rounds_run": t, "annealing": self.annealing, "selection_weights": self.selection_weights,
+                      "reuse_measurements": self.reuse_measurements,
                       "noise": self.resolved_noise, "representation": representation,
                       "selection_share": self.selection_share, "init_share": self.init_share,
                       "size_penalty": self.size_penalty, "round_iterations": self.round_iterations,

@@ -207,17 +207,27 @@ class PrivateMeasurer:
         return exponential_mechanism(utility, epsilon=epsilon, sensitivity=sensitivity, rng=self._rng)
 
     def select_marginal(self, marginals: Sequence[tuple[str, ...]], estimates: Sequence[np.ndarray], *,
-                        epsilon: Fraction | float, label: str, penalties: np.ndarray | None = None) -> int:
-        """Exponential mechanism with score ||M(x) - estimate||_1 - penalty (sensitivity 2/n): (epsilon, 0)-DP.
+                        epsilon: Fraction | float, label: str, penalties: np.ndarray | None = None,
+                        weights: Sequence[Fraction | int] | None = None) -> int:
+        """Exponential mechanism with score w_M (||M(x) - estimate||_1 - penalty_M): (epsilon, 0)-DP (Thm 3.10).
 
         ``penalties`` are public (they depend on marginal sizes, not data), so subtracting
-        them leaves the sensitivity unchanged.
+        them leaves the sensitivity unchanged. ``weights`` (public, >= 0; AIM's workload
+        overlap) scale each score, so the sensitivity is max_M w_M * 2/n, computed exactly.
         """
+        sensitivity = self.marginal_sensitivity
+        if weights is not None:
+            exact_weights = [exact(w) for w in weights]
+            if len(exact_weights) != len(marginals) or min(exact_weights) < 0 or max(exact_weights) == 0:
+                raise ValueError("weights must be one number >= 0 per marginal, not all 0")
+            sensitivity = sensitivity * max(exact_weights)
         self._pay(epsilon, label, exponential=True)
         scores = np.array([np.abs(self._true_marginal(tuple(m)) - e).sum() for m, e in zip(marginals, estimates)])
         if penalties is not None:
             scores = scores - np.asarray(penalties, dtype=np.float64)
-        return exponential_mechanism(scores, epsilon=epsilon, sensitivity=self.marginal_sensitivity, rng=self._rng)
+        if weights is not None:
+            scores = scores * np.array([float(w) for w in exact_weights])
+        return exponential_mechanism(scores, epsilon=epsilon, sensitivity=sensitivity, rng=self._rng)
 
     def boosting_draws(self, queries: object, synopsis_answers: np.ndarray, *, lambda_: float, mu: float, rounds: int,
                        count: int, epsilon_each: Fraction | float, reservation: Reservation, label: str) -> np.ndarray:

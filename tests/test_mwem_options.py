@@ -1,0 +1,184 @@
+"""MWEM's accuracy options: budget annealing and AIM's workload-weighted selection; exact accounting for each."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from dprelease.data import Dataset
+from dprelease.domain import Domain
+from dprelease.errors import InputError
+from dprelease.mechanisms.mwem import MWEM, candidate_marginals, workload_overlap
+from dprelease.mechanisms.mwem_budget import RoundBudget
+from dprelease.privacy.accountant import PrivacyAccountant
+from dprelease.privacy.measurer import PrivateMeasurer
+from dprelease.privacy.rng import SeededRandom
+from dprelease.privacy.zcdp import ZCDPAccountant, exponential_epsilon, rho_for
+from dprelease.queries.workload import Workload
+from dprelease.representations.factored import FactoredModel, model_size
+
+
+def _data(n=4_000, seed=0):
+    domain = Domain(("a", "b", "c", "d"), (3, 4, 2, 5))
+    g = np.random.Generator(np.random.PCG64(seed))
+    records = g.integers(0, domain.sizes, size=(n, 4))
+    records[:, 1] = (records[:, 0] + (g.random(n) < 0.3)) % 4  # some dependence to find
+    return Dataset.from_records(records, domain)
+
+
+# ----------------------------------------------------------------- the schedule
+@pytest.mark.parametrize("currency", ["rho", "epsilon"])
+def test_annealed_schedule_spends_the_total_exactly_in_at_most_t_plus_one_rounds(currency):
+    g = np.random.Generator(np.random.PCG64(1))
+    for _ in range(300):
+        total = Fraction(int(g.integers(1, 1000)), int(g.integers(1, 1000)))
+        rounds = int(g.integers(1, 60))
+        share = Fraction(int(g.integers(1, 10)), 10)
+        budget = RoundBudget(total=total, rounds=rounds, selection_share=share, currency=currency, annealing=True)
+        spent, count, per_round = Fraction(0), 0, total / rounds
+        while (shares := budget.next_round()) is not None:
+            select, measure = shares
+            assert select == (select + measure) * share  # the split is exact
+            assert select + measure >= min(per_round, total - spent)  # a round never shrinks
+            spent += select + measure
+            count += 1
+            if g.random() < 0.3:
+                budget.sharpen()
+                per_round *= 4 if currency == "rho" else 2
+        assert spent == total == budget.spent
+        assert count <= rounds + 1
+
+
+def test_equal_schedule_is_t_rounds_of_total_over_t():
+    budget = RoundBudget(total=Fraction(3, 7), rounds=5, selection_share=Fraction(1, 4), currency="rho")
+    rounds = []
+    while (shares := budget.next_round()) is not None:
+        budget.sharpen()  # ignored without annealing
+        rounds.append(shares)
+    assert rounds == [(Fraction(3, 140), Fraction(9, 140))] * 5
+
+
+# ----------------------------------------------------------------- annealing in MWEM
+def test_annealed_mwem_gaussian_ledger_is_exact_and_anneals():
+    data = _data()
+    workload = Workload.all_kway(data.domain, 2)
+    mwem = MWEM(epsilon=1.0, delta=1e-9, rounds=12, annealing=True, final_iterations=3)
+    result = mwem.run(data, workload, rng=SeededRandom(3))
+    acc = result.accountant
+    assert isinstance(acc, ZCDPAccountant)
+    split = mwem.rho_split(4)
+    # Replay the schedule from the transcript's public anneal events: the ledger must match it exactly.
+    anneals = {e["round"] for e in result.transcript if e["action"] == "anneal"}
+    assert anneals, "this table should make at least one round anneal"
+    budget = RoundBudget(total=split["rounds_total"], rounds=12, selection_share=Fraction(1, 4), currency="rho",
+                         annealing=True)
+    expected = [split["init_each"]] * 4
+    t = 0
+    while (shares := budget.next_round()) is not None:
+        t += 1
+        select, measure = shares
+        expected += [Fraction(exponential_epsilon(select)) ** 2 / 8, measure]
+        if t in anneals:
+            budget.sharpen()
+    assert [c.rho for c in acc.ledger] == expected
+    assert result.parameters["rounds_run"] == t < 12
+    assert acc.spent_rho <= acc.rho == rho_for(epsilon=1.0, delta=1e-9)
+    # What is left unspent is only the selections' rounding down of their epsilon.
+    assert acc.rho - acc.spent_rho < Fraction(1, 10**12)
+
+
+def test_annealed_mwem_laplace_spends_epsilon_exactly():
+    data = _data()
+    result = MWEM(epsilon=0.7, rounds=9, annealing=True, final_iterations=3).run(
+        data, Workload.all_kway(data.domain, 2), rng=SeededRandom(4))
+    acc = result.accountant
+    assert isinstance(acc, PrivacyAccountant)
+    assert acc.spent_epsilon == Fraction(0.7) and acc.spent_delta == 0
+    measured = [e for e in result.transcript if e["action"] == "select+measure"]
+    assert len(measured) == result.parameters["rounds_run"] <= 10
+
+
+def test_without_annealing_rounds_are_unchanged():
+    data = _data()
+    workload = Workload.all_kway(data.domain, 2)
+    result = MWEM(epsilon=1.0, rounds=6, final_iterations=3).run(data, workload, rng=SeededRandom(5))
+    assert result.parameters["rounds_run"] == 6
+    assert not [e for e in result.transcript if e["action"] == "anneal"]
+
+
+# ----------------------------------------------------------------- workload-weighted selection
+def test_workload_overlap_is_aims_weight():
+    domain = Domain(("a", "b", "c", "d"), (2, 2, 2, 2))
+    workload = Workload(domain, (("a", "b", "c"), ("b", "c", "d")))
+    candidates = candidate_marginals(workload, "closure", smallest=1)
+    weights = dict(zip(candidates, workload_overlap(workload, candidates)))
+    assert weights[("a", "b", "c")] == 3 + 2 and weights[("b", "c")] == 2 + 2 and weights[("a",)] == 1
+    assert weights[("d",)] == 1 and ("a", "d") not in weights
+    assert workload_overlap(workload, [("a", "d")]) == [1 + 1]
+
+
+def test_weighted_selection_scales_the_sensitivity_by_the_largest_weight():
+    data = _data()
+    marginals = [("a",), ("b",), ("a", "b"), ("c", "d")]
+    estimates = [np.full(data.domain.size_of(m[0]) if len(m) == 1 else
+                         (data.domain.size_of(m[0]), data.domain.size_of(m[1])), 0.0) + 0.01 for m in marginals]
+
+    def pick(weights, seed):
+        acc = PrivacyAccountant(epsilon=1.0)
+        measurer = PrivateMeasurer(data, accountant=acc, rng=SeededRandom(seed))
+        index = measurer.select_marginal(marginals, estimates, epsilon=0.2, label="s", weights=weights)
+        return index, acc.spent_epsilon
+
+    # Equal weights w: scores and sensitivity both scale by w, so the same draw, and the same exact charge.
+    for seed in range(20):
+        assert pick(None, seed) == pick([3, 3, 3, 3], seed) == pick([Fraction(1, 2)] * 4, seed)
+        assert pick(None, seed)[1] == Fraction(0.2)
+    # A zero weight makes a candidate's score 0, whatever its data says.
+    g = np.random.Generator(np.random.PCG64(0))
+    assert pick([0, 0, 0, 1], 0)[1] == Fraction(0.2) and g is not None
+
+
+def test_bad_weights_are_refused_before_anything_is_spent():
+    data = _data()
+    acc = PrivacyAccountant(epsilon=1.0)
+    rng = SeededRandom(0)
+    measurer = PrivateMeasurer(data, accountant=acc, rng=rng)
+    for weights in ([1, 2], [1, -1, 1, 1], [0, 0, 0, 0]):
+        with pytest.raises(ValueError, match="weights"):
+            measurer.select_marginal([("a",), ("b",), ("c",), ("d",)], [np.zeros(3), np.zeros(4), np.zeros(2),
+                                                                           np.zeros(5)],
+                                     epsilon=0.1, label="s", weights=weights)
+    assert acc.spent_epsilon == 0 and not acc.ledger
+
+
+def test_weighted_mwem_ledger_is_exact():
+    data = _data()
+    workload = Workload.all_kway(data.domain, 3)
+    mwem = MWEM(epsilon=1.0, delta=1e-9, rounds=5, candidates="closure", selection_weights="workload",
+                final_iterations=3)
+    result = mwem.run(data, workload, rng=SeededRandom(6))
+    split = mwem.rho_split(4)
+    expected = [split["init_each"]] * 4 + [split["select_epsilon"] ** 2 / 8, split["measure"]] * 5
+    assert [c.rho for c in result.accountant.ledger] == expected
+    with pytest.raises(InputError, match="selection_weights"):
+        MWEM(epsilon=1.0, selection_weights="aim")
+
+
+# ----------------------------------------------------------------- the model-size check is exact
+def test_fits_agrees_with_the_size_of_the_rebuilt_model():
+    domain = Domain(tuple("abcdefg"), (3, 4, 5, 2, 6, 3, 4))
+    g = np.random.Generator(np.random.PCG64(2))
+    import itertools
+
+    pairs = list(itertools.combinations(domain.attributes, 2))
+    for _ in range(25):
+        chosen = [pairs[i] for i in g.choice(len(pairs), size=int(g.integers(3, 9)), replace=False)]
+        cap = int(g.integers(200, 3000))
+        try:
+            model = FactoredModel.uniform(domain, cliques=chosen, max_model_cells=cap)
+        except Exception:
+            continue
+        candidates = list(itertools.combinations(domain.attributes, 2)) + list(itertools.combinations("abcd", 3))
+        for candidate, ok in zip(candidates, model.fits_each(candidates)):
+            assert ok == (model_size(domain, [*chosen, candidate])[0] <= cap)
+            assert ok == model.fits([candidate])
