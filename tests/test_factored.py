@@ -263,3 +263,21 @@ def test_cli_synth_runs_the_factored_model_and_the_release_says_so(tmp_path, tin
     assert document["parameters"]["representation"] == "factored"
     assert document["privacy_ledger"]["spent"]["epsilon"] <= 1.0
     assert len(out.read_text().splitlines()) == 201  # header + n rows
+
+
+def test_rounded_rows_spread_each_value_evenly_over_the_attributes_drawn_before():
+    # Tree (b, c) -> (a, b): a is drawn given b, and rounding spreads each a-value evenly over the
+    # records of the b-group sorted by c. So within every (b, c) block the count of each a-value is
+    # its group share of the block, up to 2 (systematic sampling), not a binomial draw around it.
+    domain = Domain(("a", "b", "c"), (4, 3, 5))
+    g = np.random.Generator(np.random.PCG64(7))
+    model = FactoredModel(domain, {("a", "b"): g.normal(size=(4, 3)), ("b", "c"): g.normal(size=(3, 5))})
+    for seed in range(5):
+        rows = model.round(10_000, SeededRandom(seed))
+        for b in range(3):
+            group = rows[rows[:, 1] == b]
+            share = np.bincount(group[:, 0], minlength=4) / len(group)
+            for c in range(5):
+                block = group[group[:, 2] == c]
+                counts = np.bincount(block[:, 0], minlength=4)
+                assert np.all(np.abs(counts - share * len(block)) <= 2), (b, c, counts, share * len(block))

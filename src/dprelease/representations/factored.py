@@ -244,6 +244,7 @@ class FactoredModel:
             cells = rng.choice(p, n)
         shape = tuple(domain.size_of(a) for a in tree.cliques[root])
         records[:, list(domain.axes(tree.cliques[root]))] = np.stack(np.unravel_index(cells, shape), axis=1)
+        drawn = list(tree.cliques[root])
         for i in tree.order[1:]:
             clique, separator = tree.cliques[i], tree.separators[i]
             new = tuple(a for a in clique if a not in separator)
@@ -255,8 +256,12 @@ class FactoredModel:
                 s_index = np.ravel_multi_index(tuple(records[:, domain.axis(a)] for a in separator), s_shape)
             else:
                 s_index = np.zeros(n, dtype=np.intp)
-            codes = _draw_grouped(table, s_index, rng, rounded=rounded)
+            # Rounding spreads each group's new values evenly over the records sorted by the attributes
+            # drawn so far (most recent first), so cross-clique marginals follow the model more closely.
+            strata = [records[:, domain.axis(a)] for a in reversed(drawn) if a not in separator]
+            codes = _draw_grouped(table, s_index, rng, rounded=rounded, strata=strata)
             records[:, list(domain.axes(new))] = np.stack(np.unravel_index(codes, n_shape), axis=1)
+            drawn += list(new)
         if rounded:
             records = records[rng.permutation(n)]
         return records
@@ -276,10 +281,15 @@ def _largest_remainder(p: np.ndarray, n: int) -> np.ndarray:
     return counts
 
 
-def _draw_grouped(table: np.ndarray, s_index: np.ndarray, rng: RandomSource, *, rounded: bool) -> np.ndarray:
+def _draw_grouped(table: np.ndarray, s_index: np.ndarray, rng: RandomSource, *, rounded: bool,
+                  strata: Sequence[np.ndarray] = ()) -> np.ndarray:
     """For each record, a column of ``table`` given its row ``s_index`` (rows: conditional distributions).
 
-    Sampled i.i.d., or rounded by largest remainder within each group of records sharing a row.
+    Sampled i.i.d., or rounded: each group of records sharing a row gets its counts by largest remainder,
+    and (with ``strata``, the records' other attributes, most important first) the group's records,
+    sorted by the strata, receive the values interleaved as in systematic sampling (the k-th of c copies
+    of a value at position (k + u) / c, u uniform per value), so each value is spread evenly over the
+    strata instead of by chance. Ties and the order within equal strata are random.
     """
     n, columns = len(s_index), table.shape[1]
     codes = np.zeros(n, dtype=np.int64)
@@ -288,7 +298,10 @@ def _draw_grouped(table: np.ndarray, s_index: np.ndarray, rng: RandomSource, *, 
     groups, inverse = np.unique(s_index, return_inverse=True)
     inverse = inverse.reshape(-1)
     keys = rng.uniform_open(n)
-    order = np.lexsort((keys, inverse))  # records grouped by row, in random order within a group
+    if rounded and strata:
+        order = np.lexsort((keys, *reversed(strata), inverse))  # by row, then by the strata, then at random
+    else:
+        order = np.lexsort((keys, inverse))  # records grouped by row, in random order within a group
     sorted_groups = inverse[order]
     bounds = np.searchsorted(sorted_groups, np.arange(len(groups) + 1))
     step = max(1, _CHUNK_CELLS // columns)
@@ -307,7 +320,16 @@ def _draw_grouped(table: np.ndarray, s_index: np.ndarray, rng: RandomSource, *, 
                                         kind="stable")
             counts += remainder_rank < short[:, None]
             counts = _fix_totals(counts, sizes)
-            codes[members] = np.repeat(np.tile(np.arange(columns), stop - start), counts.reshape(-1))
+            if strata:  # systematic positions: value j's k-th copy at (k + u_j) / c_j within its group
+                flat = counts.reshape(-1)
+                code_seq = np.repeat(np.tile(np.arange(columns), stop - start), flat)
+                group_seq = np.repeat(np.repeat(np.arange(stop - start), columns), flat)
+                firsts = np.repeat(np.cumsum(flat) - flat, flat)
+                offset = np.repeat(rng.uniform_open(flat.size), flat)
+                position = (np.arange(code_seq.size) - firsts + offset) / np.repeat(np.maximum(flat, 1), flat)
+                codes[members] = code_seq[np.lexsort((position, group_seq))]
+            else:
+                codes[members] = np.repeat(np.tile(np.arange(columns), stop - start), counts.reshape(-1))
         else:
             cumulative = np.cumsum(rows, axis=1)
             cumulative /= cumulative[:, -1:]
