@@ -16,6 +16,14 @@ of the marginal for the price of one. The optional penalty subtracts the expecte
 L1 noise of measuring M (cells(M) * Laplace scale), a public quantity, so that
 selection prefers marginals whose measurement will carry signal (as AIM does).
 
+Options measured by ablation (benchmarks/results/ablation.md): reuse of every past measurement in
+the fit (``reuse_measurements``), Gaussian noise under zCDP, the size penalty, AIM's downward-closure
+candidates, AIM's workload-overlap selection weights (``selection_weights="workload"``: each score
+times sum_s |r & s| over the workload's marginals s; the sensitivity is multiplied by the largest
+weight, public) and AIM's budget annealing (``annealing=True``, :mod:`~dprelease.mechanisms.mwem_budget`:
+the per-round budget grows when a measurement agrees with the model within its noise; adaptively
+chosen budgets whose sum never exceeds the total, a privacy filter).
+
 Representations: the model x^t is an explicit histogram over X, or a factored (log-linear)
 model whose potentials live on the measured marginals (``representation="factored"``; the
 same distribution, exact inference, memory set by the measured cliques). With the factored
@@ -28,9 +36,12 @@ with an L1 score of sensitivity 2/n (Thm 3.10). With Gaussian noise (delta > 0),
 rho-zCDP with rho the largest value whose conversion is (eps, delta)-DP (Canonne, Kamath &
 Steinke 2020); each Gaussian measurement (L2 sensitivity sqrt(2)/n) costs its rho (Bun &
 Steinke 2016, Prop. 1.6), each eps_s-DP selection eps_s^2 / 8 (bounded range), and the costs
-add (BS Lemma 2.3): see privacy/zcdp.py. Every step is charged to the accountant before it
-runs. The privacy unit is the book's: neighbouring tables have the same n and differ in one
-record.
+add (BS Lemma 2.3): see privacy/zcdp.py. With selection weights w, the score's sensitivity is
+max w * 2/n, and the exponential mechanism is calibrated to it. With annealing, each round's budget
+is a function of earlier public outputs and the rounds' sum never exceeds the total: eps-DP by the
+basic-composition filter (Rogers, Roth, Ullman & Vadhan 2016), rho-zCDP by the Renyi filter
+(Feldman & Zrnic 2021). Every step is charged to the accountant before it runs. The privacy unit
+is the book's: neighbouring tables have the same n and differ in one record.
 """
 
 from __future__ import annotations
