@@ -67,6 +67,28 @@ def test_scales_are_the_books_times_the_sensitivity(cutoff, delta, epsilon):
         assert numeric.numeric_scale == pytest.approx(9 * cutoff * d / epsilon, rel=1e-12)
 
 
+def test_a_large_epsilon_with_delta_falls_back_to_basic_composition_sizing():
+    # The book's delta > 0 sizing (Cor. 3.21 style) assumes a small eps: at eps = 200, c = 1000 its runs
+    # cost 515 by Thm 3.20 and 560 by basic composition, more than the budget, so a session could not
+    # start. The delta = 0 sizing is used instead (it always fits); the accuracy bound follows it.
+    from dprelease.bounds import numeric_sparse_alpha
+
+    data = big_table()
+    assert not sv.step_epsilons(epsilon=Fraction(200), delta=Fraction(1e-6), cutoff=1000, numeric=True)[2]
+    acc = PrivacyAccountant(epsilon=200.0, delta=1e-6)
+    numeric = sv.NumericSparse(data, threshold=0.3, cutoff=1000, epsilon=200.0, delta=1e-6, accountant=acc,
+                               rng=SeededRandom(0))
+    # The delta = 0 scales; each block is still charged the smaller of basic and advanced composition.
+    assert acc.spent_epsilon <= 200 and acc.spent_delta <= Fraction(1e-6)
+    assert numeric.epsilon_run == Fraction(200) * Fraction(8, 9) / 1000
+    assert numeric.numeric_scale == pytest.approx(9 * 1000 / data.n / 200, rel=1e-12)
+    kw = {"cutoff": 1000, "num_queries": 50, "epsilon": 200.0, "beta": 0.05}
+    assert numeric_sparse_alpha(**kw, delta=1e-6) == numeric_sparse_alpha(**kw, delta=0.0)
+    # Where the book's sizing fits, it is kept (and its bound).
+    assert sv.step_epsilons(epsilon=Fraction(1), delta=Fraction(1e-6), cutoff=1000, numeric=True)[2]
+    assert numeric_sparse_alpha(**{**kw, "epsilon": 1.0}, delta=1e-6) < numeric_sparse_alpha(**{**kw, "epsilon": 1.0})
+
+
 def test_above_threshold_scales_and_single_top():
     data = big_table()
     at = sv.AboveThreshold(data, threshold=0.3, epsilon=0.5, accountant=PrivacyAccountant(epsilon=0.5),

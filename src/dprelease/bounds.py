@@ -83,6 +83,14 @@ def online_mw_cutoff(*, alpha: float, universe_size: int) -> int:
     return max(1, math.ceil(mw_max_updates(alpha=alpha, universe_size=max(universe_size, 2))))
 
 
+def _numeric_sparse_uses_delta(*, epsilon: float, delta: float, cutoff: int) -> bool:
+    from fractions import Fraction as _F
+
+    from dprelease.privacy.sparse_vector import step_epsilons
+
+    return step_epsilons(epsilon=_F(epsilon), delta=_F(delta), cutoff=cutoff, numeric=True)[2]
+
+
 def numeric_sparse_alpha(*, cutoff: float, num_queries: int, epsilon: float, delta: float = 0.0, beta: float,
                          sensitivity: float = 1.0) -> float:
     """Thm 3.28: NumericSparse over k queries with cut-off c is (alpha, beta)-accurate for
@@ -91,7 +99,9 @@ def numeric_sparse_alpha(*, cutoff: float, num_queries: int, epsilon: float, del
         delta > 0:  alpha = (ln k + ln(4c / beta)) sqrt(c ln(2 / delta)) (sqrt(512) + 1) / eps
 
     times the queries' sensitivity (1/n for normalized linear queries). ``cutoff`` may be
-    fractional, to evaluate the theorems' closed forms.
+    fractional, to evaluate the theorems' closed forms. With delta > 0, where NumericSparse falls
+    back to the delta = 0 sizing (a large eps: :func:`dprelease.privacy.sparse_vector.step_epsilons`,
+    decided for ceil(c)), the delta = 0 bound is the one that holds, and is returned.
     """
     check_positive(cutoff, "cutoff")
     check_positive_int(num_queries, "num_queries")
@@ -99,7 +109,7 @@ def numeric_sparse_alpha(*, cutoff: float, num_queries: int, epsilon: float, del
     check_delta(delta)
     check_open_unit(beta, "beta")
     log_term = math.log(num_queries) + math.log(4 * cutoff / beta)
-    if delta == 0:
+    if delta == 0 or not _numeric_sparse_uses_delta(epsilon=epsilon, delta=delta, cutoff=math.ceil(cutoff)):
         return sensitivity * 9 * cutoff * log_term / epsilon
     return sensitivity * log_term * math.sqrt(cutoff * math.log(2 / delta)) * _SQRT512_PLUS_1 / epsilon
 

@@ -65,7 +65,7 @@ import numpy as np
 
 from dprelease.data import Dataset
 from dprelease.errors import BudgetExhaustedError, InputError, InputTypeError
-from dprelease.privacy.accountant import PrivacyAccountant, Reservation
+from dprelease.privacy.accountant import PrivacyAccountant, Reservation, block_charge
 from dprelease.privacy.noise import exact, laplace, laplace_scale, snapped_laplace
 from dprelease.privacy.rng import RandomSource
 from dprelease.queries.dense import DenseQuery
@@ -319,6 +319,46 @@ class AboveThreshold(_SparseVector):
         return above
 
 
+def step_epsilons(*, epsilon: Fraction, delta: Fraction, cutoff: int,
+                  numeric: bool) -> tuple[Fraction, Fraction | None, bool]:
+    """(epsilon of each AboveThreshold run, of each numeric answer or None, whether the delta > 0 sizing is used).
+
+    delta = 0 (basic composition, Thms 3.25 / 3.27): runs at eps / c (Sparse) or 8 eps / (9 c) with
+    answers at eps / (9 c) (NumericSparse, sigma(eps2) = 2 c D / eps2, eps2 = 2 eps / 9); they cost
+    exactly eps. delta > 0: the book's sizing (see the classes) for Thm 3.20 with slack delta (Sparse)
+    or delta / 2 per block (NumericSparse). That sizing assumes a small eps: for a large one its
+    blocks cost more than (eps, delta) even by the better of basic and advanced composition, and a
+    session could not start. So it is used whenever it fits the budget (the book's algorithm), and
+    otherwise the delta = 0 sizing, which always costs exactly eps, is used and delta goes unspent. Public: depends on (eps, delta, c) only; :func:`dprelease.bounds.numeric_sparse_alpha`
+    makes the same choice.
+    """
+    c = cutoff
+    if numeric:
+        basic = (epsilon * Fraction(8, 9) / c, epsilon / (9 * c))
+    else:
+        basic = (epsilon / c, None)
+    if delta == 0:
+        return (*basic, False)
+    eps = float(epsilon)
+    if numeric:
+        root = math.sqrt(32 * c * math.log(2 / float(delta)))  # sigma(e) = root * D / e
+        eps1 = _SQRT512 / (_SQRT512 + 1) * eps
+        eps2 = 2 / (_SQRT512 + 1) * eps
+        advanced = (Fraction(2 * eps1 / root), Fraction(eps2 / root))  # threshold 2 D / eps_run = sigma(eps1)
+        slack = float(delta) / 2
+    else:
+        advanced = (Fraction(eps / math.sqrt(8 * c * math.log(1 / float(delta)))), None)
+        slack = float(delta)
+    total_eps, total_delta = Fraction(0), Fraction(0)
+    for each in advanced:
+        if each is not None:
+            e, d, _ = block_charge(epsilon_each=each, count=c, delta_slack=slack)
+            total_eps, total_delta = total_eps + e, total_delta + d
+    if total_eps <= epsilon and total_delta <= delta:
+        return (*advanced, True)
+    return (*basic, False)
+
+
 class Sparse(_SparseVector):
     """Algorithm 2: at most c TOP answers, the threshold refreshed after each.
 
@@ -334,9 +374,8 @@ class Sparse(_SparseVector):
     mechanism = "Sparse"
 
     def _step_epsilons(self) -> tuple[Fraction, None]:
-        if self.delta == 0:
-            return self.epsilon / self.cutoff, None
-        return Fraction(float(self.epsilon) / math.sqrt(8 * self.cutoff * math.log(1 / float(self.delta)))), None
+        run, _, _ = step_epsilons(epsilon=self.epsilon, delta=self.delta, cutoff=self.cutoff, numeric=False)
+        return run, None
 
     def ask(self, query: object) -> bool:
         above, _ = self._compare(query)
@@ -368,14 +407,8 @@ class NumericSparse(_SparseVector):
     numeric = True
 
     def _step_epsilons(self) -> tuple[Fraction, Fraction]:
-        if self.delta == 0:
-            eps1 = self.epsilon * Fraction(8, 9)
-            return eps1 / self.cutoff, self.epsilon / (9 * self.cutoff)  # sigma(eps2) = 2c D / eps2, eps2 = 2 eps / 9
-        eps = float(self.epsilon)
-        root = math.sqrt(32 * self.cutoff * math.log(2 / float(self.delta)))  # sigma(e) = root * D / e
-        eps1 = _SQRT512 / (_SQRT512 + 1) * eps
-        eps2 = 2 / (_SQRT512 + 1) * eps
-        return Fraction(2 * eps1 / root), Fraction(eps2 / root)  # threshold 2 D / eps_run = sigma(eps1)
+        run, answer, _ = step_epsilons(epsilon=self.epsilon, delta=self.delta, cutoff=self.cutoff, numeric=True)
+        return run, answer
 
     def _blocks(self) -> list[tuple[str, Fraction, float | None]]:
         slack = float(self.delta) / 2 if self.delta > 0 else None
