@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import sys
 import time
@@ -74,6 +75,7 @@ def main(argv=None) -> int:
                 doc["total_seconds"] = time.perf_counter() - start
                 (out / "ablation.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
                 (out / "ablation.md").write_text(render(doc))
+    shutil.rmtree(full.SNAPSHOT[0], ignore_errors=True)
     print(f"wrote {out / 'ablation.json'} and {out / 'ablation.md'}")
     return 0
 

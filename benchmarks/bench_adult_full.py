@@ -31,6 +31,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -133,10 +134,9 @@ def score_model(model, dataset, workload) -> float:
 
 # ----------------------------------------------------------------------------- parent
 def snapshot_src(tmp: Path) -> Path:
-    """Freeze src/dprelease into tmp/adult-src-snapshot: every run imports one version, whatever is edited meanwhile."""
-    import shutil
-
-    root = tmp / "adult-src-snapshot"
+    """Freeze src/dprelease into a fresh tmp/src-snapshot-<pid>: every run imports one version, whatever is
+    edited meanwhile. Per process, so two benchmark scripts running at once never share a snapshot."""
+    root = tmp / f"src-snapshot-{os.getpid()}"
     if root.exists():
         shutil.rmtree(root)
     shutil.copytree(REPO / "src" / "dprelease", root / "dprelease", ignore=shutil.ignore_patterns("__pycache__"))
@@ -413,6 +413,7 @@ def main(argv=None) -> int:
             notes.append("MST: smartnoise-synth through benchmarks/peers/run_peer.py (public domain, rows=sample); "
                          "its DP noise comes from OpenDP's CSPRNG, so the run is not reproducible from the seed.")
     save()
+    shutil.rmtree(SNAPSHOT[0], ignore_errors=True)
     print(f"wrote {out / 'adult_full.json'} and {out / 'adult_full.md'}")
     return 0
 
