@@ -99,6 +99,7 @@ def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasu
         return model, step or 1.0
     merged = combine(measurements)
     terms = [_Term(model.domain, m, w) for m, w in zip(merged, term_weights(merged))]
+    hosts = host_groups(terms)
     # L is (2 sum w)-smooth w.r.t. the L1 norm, so 1 / (2 sum w) is always a safe first step.
     step = step if step is not None else 1.0 / (2 * sum(t.weight for t in terms))
     probabilities = np.exp(model.log_probs)
@@ -111,11 +112,11 @@ def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasu
         total = new_probabilities.sum()
         new_probabilities /= total
         candidate -= np.log(total)
-        new_loss, new_grad = _loss_and_gradient(new_probabilities, terms)
+        new_loss, new_grad = _loss_and_gradient(new_probabilities, hosts)
         decrease = float(np.vdot(grad, probabilities - new_probabilities))
         return (candidate, new_probabilities, new_grad), new_loss, decrease
 
-    loss, grad = _loss_and_gradient(probabilities, terms)
+    loss, grad = _loss_and_gradient(probabilities, hosts)
     (theta, _, _), step = backtracking_descent((model.log_probs, probabilities, grad), loss, propose,
                                                iterations=iterations, step=step, growth=growth)
     return HistogramModel(model.domain, theta), step
@@ -151,11 +152,47 @@ def term_weights(merged: Sequence[MarginalMeasurement]) -> list[float]:
     return [(smallest / m.std) ** 2 for m in merged]
 
 
-def _loss_and_gradient(probabilities: np.ndarray, terms: list[_Term]) -> tuple[float, np.ndarray]:
+class _Host:
+    """A measured attribute set that contains other measured sets: one pass over X serves them all.
+
+    Its marginal is computed from the full table once; the marginals of the terms inside it are sums
+    of that small array, and their gradients are added into it before one broadcast back over X.
+    """
+
+    def __init__(self, host: _Term, terms: list[_Term]) -> None:
+        self.domain, self.attributes, self.broadcast = host.domain, host.attributes, host.broadcast
+        self.shape = tuple(self.domain.size_of(a) for a in self.attributes)
+        self.members = []
+        for term in terms:
+            kept = [i for i, a in enumerate(self.attributes) if a in term.attributes]
+            summed = tuple(i for i in range(len(self.attributes)) if i not in kept)
+            inside = tuple(self.domain.size_of(a) if a in term.attributes else 1 for a in self.attributes)
+            self.members.append((term, summed, inside))
+
+
+def host_groups(terms: Sequence[_Term]) -> list[_Host]:
+    """Group terms under the largest measured set containing each (attributes in domain order)."""
+    by_size = sorted(terms, key=lambda t: -len(t.attributes))
+    hosts: list[tuple[_Term, list[_Term]]] = []
+    for term in by_size:
+        for host, members in hosts:
+            if set(term.attributes) <= set(host.attributes):
+                members.append(term)
+                break
+        else:
+            hosts.append((term, [term]))
+    return [_Host(host, members) for host, members in hosts]
+
+
+def _loss_and_gradient(probabilities: np.ndarray, hosts: list[_Host]) -> tuple[float, np.ndarray]:
     loss = 0.0
     grad = np.zeros(probabilities.shape)
-    for term in terms:
-        residual = marginalize(term.domain, probabilities, term.attributes) - term.values
-        loss += term.weight * float(np.sum(residual * residual))
-        grad += (2 * term.weight * residual).reshape(term.broadcast)
+    for host in hosts:
+        mu = marginalize(host.domain, probabilities, host.attributes)
+        host_grad = np.zeros(host.shape)
+        for term, summed, inside in host.members:
+            residual = (mu.sum(axis=summed) if summed else mu) - term.values
+            loss += term.weight * float(np.sum(residual * residual))
+            host_grad = host_grad + (2 * term.weight * residual).reshape(inside)
+        grad += host_grad.reshape(host.broadcast)
     return loss, grad
