@@ -52,13 +52,14 @@ DELTA = 1e-9
 #: (representation "auto"): MWEM's FACTORED_DEFAULTS, Gaussian noise since delta > 0.
 MODES = {
     "mwem-factored": {"representation": "factored", "noise": "gaussian", "candidates": "closure",
-                      "size_penalty": 0.25, "rounds": 40, "final_iterations": 300},
+                      "size_penalty": 0.25, "rounds": 40, "final_iterations": 300, "selection_share": 0.1,
+                      "max_model_cells": 500_000},
 }
 #: The 7-column table: the same settings on the explicit histogram (it fits: 120,960 cells), with 100
 #: final fitting passes: as accurate there as 300 (0.028 median either way) in about half the time.
 SMALL3_MODES = {
     "mwem-small3": {"representation": "histogram", "noise": "gaussian", "candidates": "closure",
-                    "size_penalty": 0.25, "rounds": 40, "final_iterations": 100},
+                    "size_penalty": 0.25, "rounds": 40, "final_iterations": 100, "selection_share": 0.1},
 }
 
 # BENCHMARKS.md, "full Adult (14 attributes), eps = 1": (all2 avg L1, all2 max, all3 avg L1, all3 max, seconds).

@@ -116,6 +116,7 @@ CLI_CASES: list[tuple[str, Callable[[Case], list[str]], tuple[str, ...]]] = [
     ("domain-empty", lambda c: c.domain_json("{}").synth(), ("at least one attribute",)),
     ("domain-missing", lambda c: c.synth(f"--domain={c.tmp / 'nope.json'}"), ("nope.json", "cannot be read")),
     ("domain-too-large", lambda c: c.synth("--max-cells=10", "--representation=histogram"), ("max_cells=10", "24 cells")),
+    ("max-model-cells-zero", lambda c: c.synth("--max-model-cells=0"), ("max_model_cells", "got 0")),
     # the workload
     ("workload-unknown-spec", lambda c: c.synth("--workload=bogus"), ("workload", "'bogus'")),
     ("workload-too-wide", lambda c: c.synth("--workload=5way"), ("5-way", "at least 5 columns, got 3")),
@@ -257,6 +258,7 @@ API_CASES = [
     ("representation-factored-ic", {"mechanism": "ic-median", "representation": "factored"}, InputError,
      ("representation='factored'", "mwem", "'ic-mw'", "'ic-median'")),
     ("workload-spec", {"workload": "bogus"}, InputError, ("'bogus'",)),
+    ("max-model-cells-negative", {"max_model_cells": -5}, InputError, ("max_model_cells", "-5")),
     ("workload-domain", {"workload": Workload.from_spec("1way", Domain(("a", "b"), (2, 3)))}, InputError,
      ("workload must be over the dataset's domain",)),
 ]

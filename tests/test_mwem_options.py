@@ -182,3 +182,25 @@ def test_fits_agrees_with_the_size_of_the_rebuilt_model():
         for candidate, ok in zip(candidates, model.fits_each(candidates)):
             assert ok == (model_size(domain, [*chosen, candidate])[0] <= cap)
             assert ok == model.fits([candidate])
+
+
+def test_a_cap_no_candidate_fits_is_refused_before_the_first_measurement():
+    data = _data()
+    workload = Workload.all_kway(data.domain, 3)
+    rng = SeededRandom(0)
+    before = rng.state()
+    # The 1-way cliques fit (14 cells) but no 2- or 3-way candidate does: refused before INIT spends anything.
+    with pytest.raises(Exception, match="no workload marginal fits") as info:
+        MWEM(epsilon=1.0, rounds=2, representation="factored", max_model_cells=16,
+             final_iterations=1).run(data, workload, rng=rng)
+    assert type(info.value).__name__ == "DomainTooLargeError"
+    assert rng.state() == before  # no noise was drawn
+
+
+def test_synthesize_passes_the_model_cap_to_mwem():
+    from dprelease.api import synthesize
+
+    data = _data()
+    release = synthesize(data, "2way", epsilon=1.0, delta=1e-9, representation="factored", rounds=3, seed=0,
+                         max_model_cells=40)
+    assert release.parameters["max_model_cells"] == 40 and release.parameters["model_cells"] <= 40

@@ -46,6 +46,7 @@ class SynthesisRequest:
     max_cells: int
     seed: int | None = None
     representation: str = "auto"
+    max_model_cells: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.mechanism, str):
@@ -67,6 +68,8 @@ class SynthesisRequest:
             check_positive_int(self.seed, "seed", minimum=0)
         if self.representation not in REPRESENTATIONS:
             raise InputError(f"representation must be one of {list(REPRESENTATIONS)}, got {self.representation!r}")
+        if self.max_model_cells is not None:
+            check_positive_int(self.max_model_cells, "max_model_cells")
         if self.representation == "factored" and self.mechanism not in FACTORED_MECHANISMS:
             raise InputError(
                 f"representation='factored' runs with mechanism='mwem' or 'ic-mw' only, got {self.mechanism!r}: "
@@ -89,6 +92,7 @@ def synthesize(
     representation: str = "auto",
     progress: Progress | None = None,
     base: str | None = None,
+    max_model_cells: int | None = None,
 ) -> Release:
     """Run ``mechanism`` on ``dataset`` for ``workload`` and return the release.
 
@@ -115,12 +119,15 @@ def synthesize(
             histogram when the domain fits ``max_cells``, else factored). For ic-mw the factored model
             must fit its cap over *all* the workload's marginals (MW may update on any of them): checked
             before any data is read. The other mechanisms need the histogram.
+        max_model_cells: cap on the factored model's junction-tree cells (public); default MWEM's
+            ``FACTORED_DEFAULTS`` (500,000) or ic-mw's 2,000,000.
         base: ``mechanism="boosting"`` only (boosting for queries, Sec. 6.1, Thm 6.1; (epsilon, delta)-DP with
             delta > 0): its base synopsis generator, ``"lp"`` (Thms 6.7/6.8, the default) or ``"bruteforce"``
             (Thm 6.6; tiny domains and n only). ``rounds`` replaces Thm 6.1's T. See docs/boosting.md.
     """
     request = SynthesisRequest(mechanism, epsilon, delta, alpha, rounds, n_rows, rows, max_cells, seed,
-                               representation)
+                               representation, max_model_cells)
+    model_cap = {} if max_model_cells is None else {"max_model_cells": max_model_cells}
     base = check_base_choice(request.mechanism, base)
     if not isinstance(dataset, Dataset):
         raise InputTypeError(f"dataset must be a dprelease.Dataset, got {type(dataset).__name__}")
@@ -135,8 +142,8 @@ def synthesize(
     if request.mechanism == "mwem":
         runner = MWEM(epsilon=epsilon, delta=delta, rounds=rounds, max_cells=max_cells, representation=representation)
         if runner.resolved_representation(dataset.domain) == "factored":  # public: the domain size
-            runner = MWEM(**{**FACTORED_DEFAULTS, **({} if rounds is None else {"rounds": rounds})}, epsilon=epsilon,
-                          delta=delta, max_cells=max_cells, representation="factored")
+            runner = MWEM(**{**FACTORED_DEFAULTS, **({} if rounds is None else {"rounds": rounds}), **model_cap},
+                          epsilon=epsilon, delta=delta, max_cells=max_cells, representation="factored")
         result = runner.run(dataset, workload, rng=rng, progress=progress)
         if runner.resolved_noise == "gaussian":
             guarantee = (f"(epsilon={epsilon:g}, delta={delta:g})-differential privacy: MWEM with Gaussian "
@@ -168,7 +175,7 @@ def synthesize(
         # ic-mw, ic-median, ic-perceptron: Algorithm 8 with the chosen update rule (checked publicly first).
         update, ic_alpha = ic_update_rule(request.mechanism, n=dataset.n, domain=dataset.domain, workload=workload,
                                           epsilon=epsilon, delta=delta, alpha=alpha, max_cells=max_cells,
-                                          representation=representation)
+                                          representation=representation, **model_cap)
         runner = IterativeConstruction(epsilon=epsilon, delta=delta, alpha=ic_alpha, max_rounds=rounds, update=update)
         result = runner.run(dataset, workload, rng=rng, progress=progress)
         guarantee = (f"(epsilon={epsilon:g}, delta={delta:g})-differential privacy: iterative construction "

@@ -92,7 +92,9 @@ def load(data: Path, args: argparse.Namespace) -> tuple[Dataset, Workload]:
     if mechanism not in FACTORED_MECHANISMS or representation == "histogram":
         domain.check_fits(args.max_cells)  # a factored model needs no histogram (it has its own cap)
     elif mechanism == "ic-mw":  # the factored model over all the workload's marginals must fit its cap
-        MultiplicativeWeights(representation=representation, max_cells=args.max_cells).check_queries(workload, domain)
+        cap = {} if getattr(args, "max_model_cells", None) is None else {"max_model_cells": args.max_model_cells}
+        MultiplicativeWeights(representation=representation, max_cells=args.max_cells, **cap).check_queries(workload,
+                                                                                                           domain)
     return Dataset.from_csv(data, domain), workload
 
 

@@ -34,6 +34,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--base", choices=BOOSTING_BASES, default=None,
                         help="boosting (needs --delta > 0; --rounds sets its T): the base synopsis generator, lp "
                              "(Thms 6.7/6.8; default) or bruteforce (Thm 6.6; tiny domains and n only)")
+    parser.add_argument("--max-model-cells", type=integer("--max-model-cells"), default=None,
+                        help="cap on the factored model's junction-tree cells (default: MWEM 500,000; ic-mw 2,000,000)")
     parser.add_argument("--n-rows", type=integer("--n-rows"), help="number of synthetic rows (default: n)")
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")
     parser.add_argument("--out", type=Path, required=True, help="synthetic rows (CSV)")
@@ -45,7 +47,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # Public checks first: nothing is read, spent or written before they pass.
     SynthesisRequest(args.mechanism, args.epsilon, args.delta, args.alpha, args.rounds, args.n_rows,
-                     args.rows, args.max_cells, args.seed, args.representation)
+                     args.rows, args.max_cells, args.seed, args.representation, args.max_model_cells)
     if args.mechanism == "boosting" or args.base is not None:  # boosting's public choices (delta > 0, base)
         boosting_for_release(epsilon=args.epsilon, delta=args.delta,
                              base=check_base_choice(args.mechanism, args.base), rounds=args.rounds)
@@ -56,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     release = synthesize(
         dataset, workload, mechanism=args.mechanism, epsilon=args.epsilon, delta=args.delta, alpha=args.alpha,
         rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed, max_cells=args.max_cells,
-        representation=args.representation, base=args.base,
+        representation=args.representation, base=args.base, max_model_cells=args.max_model_cells,
         progress=Progress.for_terminal(args.mechanism, quiet=args.quiet),
     )
     release.save(args.out, args.release)

@@ -75,10 +75,12 @@ SELECTION_WEIGHTS = ("uniform", "workload")
 
 #: Settings measured best for the factored model on full Adult (benchmarks/results/adult_full.md;
 #: docs/decisions.md): AIM's downward closure as candidates, a quarter of the expected-noise size
-#: penalty, 40 rounds, 300 final fitting passes. :func:`dprelease.api.synthesize` uses them when
+#: penalty, 40 rounds, 300 final fitting passes, a tenth of each round to selection (AIM's share), and a
+#: 500,000-cell model cap (as accurate as 2,000,000 and 2-6x faster). :func:`dprelease.api.synthesize` uses them when
 #: MWEM runs on the factored model; the other defaults were measured on the explicit histogram.
 FACTORED_DEFAULTS: dict[str, object] = {"candidates": "closure", "size_penalty": 0.25, "rounds": 40,
-                                        "final_iterations": 300}
+                                        "final_iterations": 300, "selection_share": 0.1,
+                                        "max_model_cells": 500_000}
 
 
 def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list[tuple[str, ...]]:
@@ -297,6 +299,13 @@ class MWEM:
             measurements.append(MarginalMeasurement(attributes, values, scale))
             transcript.append({**entry, "marginal": list(attributes), "laplace_scale": scale})
 
+        candidates = candidate_marginals(workload, self.candidates, smallest=2 if one_way else 1)
+        if representation == "factored" and not any(model.with_cliques(one_way).fits_each(candidates)):
+            # Public (the cliques and the cap only), so checked before anything is spent.
+            raise DomainTooLargeError(
+                f"no workload marginal fits a factored model under max_model_cells={self.max_model_cells:,}; "
+                "raise max_model_cells or use smaller marginals")
+
         # INIT: noisy 1-way marginals
         for attributes in one_way:
             measure(attributes, split["init_each"], f"init: {attributes[0]}",
@@ -305,7 +314,6 @@ class MWEM:
             model = warm_started(model, measurements)
         model, step = fit_measurements(model, measurements, iterations=self.round_iterations, growth=self.step_growth)
 
-        candidates = candidate_marginals(workload, self.candidates, smallest=2 if one_way else 1)
         active = list(range(len(candidates)))
         cells = np.array([workload.cells(m) for m in candidates], dtype=np.float64)
         weights = workload_overlap(workload, candidates) if self.selection_weights == "workload" else None
