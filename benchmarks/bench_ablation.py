@@ -14,7 +14,8 @@ what their rows set:
 * selection that weighs a marginal's size: ``size_penalty`` 0 (none) and 1 (AIM's full penalty);
 * AIM's workload-overlap weights in selection: ``selection_weights="workload"``;
 * budget annealing across rounds: ``annealing=True``;
-* AIM's downward-closure candidates: ``candidates="workload"`` (only the workload's own marginals).
+* AIM's downward-closure candidates: ``candidates="workload"`` (only the workload's own marginals);
+* the share of each round spent on selection (0.25 instead of AIM's 0.1) and the model cap.
 
 Runs go through bench_adult_full.py's child-process runner (fresh process per run: its own peak
 memory; one frozen copy of src/). Outputs OUT/ablation.json and OUT/ablation.md.
@@ -43,6 +44,8 @@ CHANGES = {
     "workload-overlap weights (AIM)": {"selection_weights": "workload"},
     "budget annealing (AIM)": {"annealing": True},
     "workload candidates (no closure)": {"candidates": "workload"},
+    "selection share 0.25 (HLM's MWEM default here)": {"selection_share": 0.25},
+    "model cap 2,000,000 cells (instead of 500,000)": {"max_model_cells": 2_000_000},
 }
 
 

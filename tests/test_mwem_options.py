@@ -204,3 +204,18 @@ def test_synthesize_passes_the_model_cap_to_mwem():
     release = synthesize(data, "2way", epsilon=1.0, delta=1e-9, representation="factored", rounds=3, seed=0,
                          max_model_cells=40)
     assert release.parameters["max_model_cells"] == 40 and release.parameters["model_cells"] <= 40
+
+
+@pytest.mark.parametrize("change", [{"reuse_measurements": False}, {"size_penalty": 0.0}, {"size_penalty": 1.0},
+                                    {"candidates": "closure"}])
+def test_post_processing_options_charge_exactly_the_default_plan(change):
+    # Reuse of past measurements, the size penalty (public) and the candidate set change what is fitted or
+    # which marginal is picked, never what a step costs: the ledger's amounts equal the default run's.
+    data = _data()
+    workload = Workload.all_kway(data.domain, 2)
+    runs = [MWEM(epsilon=1.0, delta=1e-9, rounds=4, final_iterations=2, **kw).run(data, workload, rng=SeededRandom(8))
+            for kw in ({}, change)]
+    amounts = [[c.rho for c in r.accountant.ledger] for r in runs]
+    assert amounts[0] == amounts[1]
+    split = MWEM(epsilon=1.0, delta=1e-9, rounds=4).rho_split(4)
+    assert amounts[1] == [split["init_each"]] * 4 + [split["select_epsilon"] ** 2 / 8, split["measure"]] * 4
