@@ -17,6 +17,7 @@ from dprelease import Dataset, Domain, DomainTooLargeError, InputError, Workload
 from dprelease.api import synthesize
 from dprelease.cli import main
 from dprelease.errors import InputTypeError
+from tests.counting import count_random_draws
 
 GOOD_CSV = "a,b,c\n0,1,2\n1,2,3\n0,0,0\n1,1,1\n"
 GOOD_DOMAIN = '{"a": 2, "b": 3, "c": 4}'
@@ -151,17 +152,6 @@ def snapshot(folder: Path) -> dict[str, bytes | None]:
 
 def _case_id(case) -> str:
     return case.id if hasattr(case, "id") else case[0]
-
-
-def count_random_draws(monkeypatch) -> list[int]:
-    """Record every draw from any of the project's random sources (the only source of noise)."""
-    from dprelease.privacy import rng as rng_module
-
-    draws: list[int] = []
-    for cls in (rng_module.SecureRandom, rng_module.SeededRandom):
-        real = cls.raw_bits
-        monkeypatch.setattr(cls, "raw_bits", lambda self, size, real=real: draws.append(size) or real(self, size))
-    return draws
 
 
 def _case_values(case):

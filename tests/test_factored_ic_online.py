@@ -30,6 +30,7 @@ from dprelease.queries import DenseQuery, QueryList
 from dprelease.representations.factored import FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.multiplicative_weights import MultiplicativeWeights
+from tests.counting import count_random_draws
 from tests.conftest import csv_text
 
 SMALL = Domain(("a", "b", "c", "d"), (2, 3, 4, 3))
@@ -58,17 +59,6 @@ def random_product_query(domain: Domain, g: np.random.Generator, name: str = "")
     k = int(g.integers(0, len(domain) + 1))
     attributes = tuple(domain.attributes[i] for i in g.permutation(len(domain))[:k])
     return ProductQuery(domain, attributes, tuple(g.random(domain.size_of(a)) for a in attributes), name)
-
-
-def count_random_draws(monkeypatch) -> list[int]:
-    """Every draw from the project's random sources (as tests/test_bad_inputs.py counts them)."""
-    from dprelease.privacy import rng as rng_module
-
-    draws: list[int] = []
-    for cls in (rng_module.SecureRandom, rng_module.SeededRandom):
-        real = cls.raw_bits
-        monkeypatch.setattr(cls, "raw_bits", lambda self, size, real=real: draws.append(size) or real(self, size))
-    return draws
 
 
 def count_charges(monkeypatch) -> list[str]:
