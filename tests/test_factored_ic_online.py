@@ -30,8 +30,8 @@ from dprelease.queries import DenseQuery, QueryList
 from dprelease.representations.factored import FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.multiplicative_weights import MultiplicativeWeights
-from tests.counting import count_random_draws
 from tests.conftest import csv_text
+from tests.counting import count_random_draws
 
 SMALL = Domain(("a", "b", "c", "d"), (2, 3, 4, 3))
 
