@@ -7,7 +7,8 @@ The rounds share a fixed total (epsilon under pure DP, rho under zCDP), exact Fr
   model's answer on the measured marginal by less than the noise's expected L1 size (the model
   already knew what the measurement said), the next rounds get more budget: the noise scale
   halves (x4 in rho, x2 in epsilon). When less than two rounds' worth is left, the last round
-  takes all of it. So there are at most T + 1 rounds, and the total is spent exactly.
+  takes all of it. So there are at most T + 1 rounds, and the schedule hands out the total exactly
+(under zCDP a selection then spends the largest float eps with eps^2 / 8 within its share, a hair less).
 
 Privacy of annealing: the per-round budget is chosen from public outputs (the model, the noise
 scale), so the budgets are adaptively chosen, and their sum never exceeds the total. That is a
