@@ -65,6 +65,14 @@ def main(argv=None) -> int:
              ([("small3", full.SMALL3_MODES["mwem-small3"])] if args.small3 else [])
     doc = {"benchmark": "ablation", "machine": full.machine_info(), "code": full.code_info(),
            "changes": CHANGES, "base": dict(tables), "runs": []}
+    previous = out / "ablation.json"
+    if previous.exists() and not (args.all3 and args.small3):
+        # A partial rerun keeps the other table's rows from the last run (its base and code are recorded).
+        old = json.loads(previous.read_text())
+        kept = [w for w in old.get("base", {}) if w not in doc["base"]]
+        doc["base"] = {**{w: old["base"][w] for w in kept}, **doc["base"]}
+        doc["runs"] = [r for r in old.get("runs", []) if r.get("workload") in kept]
+        doc["kept_from"] = {w: old.get("code") for w in kept}
     for workload, base in tables:
         for name, change in CHANGES.items():
             for seed in range(args.seeds):
@@ -93,6 +101,8 @@ def render(doc: dict) -> str:
     L.append("")
     for workload, base in doc["base"].items():
         L.append(f"Base for {workload}: " + ", ".join(f"{k}={v}" for k, v in base.items()) + ".")
+    for workload, code in doc.get("kept_from", {}).items():
+        L.append(f"The {workload} rows are kept from an earlier run (commit `{(code or {}).get('git_commit', '?')[:10]}`).")
     L.append("")
     L.append("Cells: median [min–max] over seeds; Δ = median avg L1 (rounded rows) minus the default's. "
              "Seconds: fit + rounding, noisy (2 shared cores).")

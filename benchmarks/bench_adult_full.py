@@ -55,11 +55,11 @@ MODES = {
                       "size_penalty": 0.25, "rounds": 40, "final_iterations": 300, "selection_share": 0.1,
                       "max_model_cells": 500_000},
 }
-#: The 7-column table: the same settings on the explicit histogram (it fits: 120,960 cells), with 100
-#: final fitting passes: as accurate there as 300 (0.028 median either way) in about half the time.
+#: The 7-column table on the explicit histogram (it fits: 120,960 cells): what synthesize runs there with
+#: delta > 0 (mwem.GAUSSIAN_HISTOGRAM_DEFAULTS).
 SMALL3_MODES = {
     "mwem-small3": {"representation": "histogram", "noise": "gaussian", "candidates": "closure",
-                    "size_penalty": 0.25, "rounds": 40, "final_iterations": 100, "selection_share": 0.1},
+                    "size_penalty": 0.1, "rounds": 40, "final_iterations": 100, "selection_share": 0.1},
 }
 
 # BENCHMARKS.md, "full Adult (14 attributes), eps = 1": (all2 avg L1, all2 max, all3 avg L1, all3 max, seconds).

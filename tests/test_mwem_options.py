@@ -219,3 +219,17 @@ def test_post_processing_options_charge_exactly_the_default_plan(change):
     assert amounts[0] == amounts[1]
     split = MWEM(epsilon=1.0, delta=1e-9, rounds=4).rho_split(4)
     assert amounts[1] == [split["init_each"]] * 4 + [split["select_epsilon"] ** 2 / 8, split["measure"]] * 4
+
+
+def test_synthesize_uses_the_measured_defaults_for_each_representation_and_noise():
+    from dprelease.api import synthesize
+    from dprelease.mechanisms.mwem import FACTORED_DEFAULTS, GAUSSIAN_HISTOGRAM_DEFAULTS
+
+    data = _data()
+    gaussian = synthesize(data, "2way", epsilon=1.0, delta=1e-9, representation="histogram", seed=0).parameters
+    pure = synthesize(data, "2way", epsilon=1.0, representation="histogram", seed=0).parameters
+    factored = synthesize(data, "2way", epsilon=1.0, delta=1e-9, representation="factored", seed=0).parameters
+    for parameters, defaults in ((gaussian, GAUSSIAN_HISTOGRAM_DEFAULTS), (factored, FACTORED_DEFAULTS)):
+        assert {k: parameters[k] for k in ("size_penalty", "selection_share", "rounds", "final_iterations")} == \
+               {k: defaults[k] for k in ("size_penalty", "selection_share", "rounds", "final_iterations")}
+    assert pure["noise"] == "laplace" and pure["size_penalty"] == MWEM(epsilon=1.0).size_penalty

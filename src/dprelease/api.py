@@ -18,7 +18,7 @@ from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.errors import InputError, InputTypeError, SeededRunWarning
 from dprelease.mechanisms.ic_rules import ic_update_rule, release_models
 from dprelease.mechanisms.iterative_construction import IterativeConstruction
-from dprelease.mechanisms.mwem import FACTORED_DEFAULTS, MWEM, REPRESENTATIONS
+from dprelease.mechanisms.mwem import FACTORED_DEFAULTS, GAUSSIAN_HISTOGRAM_DEFAULTS, MWEM, REPRESENTATIONS
 from dprelease.mechanisms.progress import Progress
 from dprelease.mechanisms.smalldb import SmallDB
 from dprelease.privacy.rng import make_rng
@@ -144,6 +144,9 @@ def synthesize(
         if runner.resolved_representation(dataset.domain) == "factored":  # public: the domain size
             runner = MWEM(**{**FACTORED_DEFAULTS, **({} if rounds is None else {"rounds": rounds}), **model_cap},
                           epsilon=epsilon, delta=delta, max_cells=max_cells, representation="factored")
+        elif runner.resolved_noise == "gaussian":  # public: delta > 0
+            runner = MWEM(**{**GAUSSIAN_HISTOGRAM_DEFAULTS, **({} if rounds is None else {"rounds": rounds})},
+                          epsilon=epsilon, delta=delta, max_cells=max_cells, representation="histogram")
         result = runner.run(dataset, workload, rng=rng, progress=progress)
         if runner.resolved_noise == "gaussian":
             guarantee = (f"(epsilon={epsilon:g}, delta={delta:g})-differential privacy: MWEM with Gaussian "
