@@ -41,6 +41,7 @@ CHANGES = {
     "Laplace, pure DP (delta = 0)": {"noise": "laplace", "delta": 0.0},
     "no size penalty": {"size_penalty": 0.0},
     "full size penalty (AIM's, 1.0)": {"size_penalty": 1.0},
+    "size penalty 0.25 (the factored default)": {"size_penalty": 0.25},
     "workload-overlap weights (AIM)": {"selection_weights": "workload"},
     "budget annealing (AIM)": {"annealing": True},
     "workload candidates (no closure)": {"candidates": "workload"},
