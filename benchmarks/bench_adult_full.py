@@ -245,7 +245,7 @@ def targets(doc: dict) -> list[str]:
         mst = by.get(("smartnoise-mst", "all3", 1.0, "sample"))
         mst_l1 = mst["avg_l1"]["median"] if mst else REFERENCE["MST (smartnoise, sample)"][2]
         speed = TARGETS["aim_seconds"] / sec
-        lines.append(f"eps = 1, all3, rows={how}: avg L1 {l1:.3f} (target <= {TARGETS['all3_avg_l1']} AIM: "
+        lines.append(f"eps = 1, all3, rows={how}: avg L1 {l1:.4f} (target <= {TARGETS['all3_avg_l1']} AIM: "
                      f"{'met' if l1 <= TARGETS['all3_avg_l1'] else 'NOT met'}; below MST's {mst_l1:.3f}: "
                      f"{'yes' if l1 < mst_l1 else 'NO'}); {sec:.1f} s = {speed:.1f}x faster than AIM's 772 s "
                      f"(target >= 5x: {'met' if speed >= TARGETS['speedup'] else 'NOT met'}); peak {mb:.0f} MB "
@@ -256,7 +256,7 @@ def targets(doc: dict) -> list[str]:
             continue
         l1, sec = s["avg_l1"]["median"], s["seconds"]["median"]
         ok = l1 <= TARGETS["small3_avg_l1"] and sec <= TARGETS["small3_seconds"]
-        lines.append(f"7 columns (small3), eps = 1, rows={how}: avg L1 {l1:.3f} in {sec:.1f} s (target <= 0.026 in "
+        lines.append(f"7 columns (small3), eps = 1, rows={how}: avg L1 {l1:.4f} in {sec:.1f} s (target <= 0.026 in "
                      f"<= 10 s: {'met' if ok else 'NOT met'}).")
     return lines
 
