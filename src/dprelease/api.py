@@ -18,7 +18,8 @@ from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.errors import InputError, InputTypeError, SeededRunWarning
 from dprelease.mechanisms.ic_rules import ic_update_rule, release_models
 from dprelease.mechanisms.iterative_construction import IterativeConstruction
-from dprelease.mechanisms.mwem import FACTORED_DEFAULTS, GAUSSIAN_HISTOGRAM_DEFAULTS, MWEM, REPRESENTATIONS
+from dprelease.mechanisms.mwem import FACTORED_DEFAULTS, GAUSSIAN_HISTOGRAM_DEFAULTS, MWEM
+from dprelease.representations import REPRESENTATIONS
 from dprelease.mechanisms.progress import Progress
 from dprelease.mechanisms.smalldb import SmallDB
 from dprelease.privacy.rng import make_rng

@@ -31,7 +31,7 @@ from dprelease.errors import BudgetExhaustedError, DPReleaseError, InputError
 from dprelease.mechanisms.online_mw import OnlineMWPlan, OnlinePrivateMW
 from dprelease.mechanisms.online_state import model_representation, read_body
 from dprelease.queries.product import ProductQuery
-from dprelease.updates.multiplicative_weights import REPRESENTATIONS, resolve_representation
+from dprelease.representations import REPRESENTATIONS, resolve_representation
 from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
 
 STATE_HELP = ("the session's state file: resumed if it exists, else created; saved (atomically) before each answer "

@@ -9,7 +9,7 @@ from dprelease.api import MECHANISMS, ROW_METHODS, SynthesisRequest, synthesize
 from dprelease.boosting.mechanism import boosting_for_release, check_base_choice
 from dprelease.bounds import BOOSTING_BASES
 from dprelease.cli.common import add_data_arguments, check_output, integer, load, number
-from dprelease.mechanisms.mwem import REPRESENTATIONS
+from dprelease.representations import REPRESENTATIONS
 from dprelease.mechanisms.progress import Progress
 
 

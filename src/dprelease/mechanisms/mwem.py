@@ -63,12 +63,12 @@ from dprelease.privacy.noise import exact, laplace_scale
 from dprelease.privacy.rng import RandomSource
 from dprelease.privacy.zcdp import ZCDPAccountant, exponential_epsilon, rho_for
 from dprelease.queries.workload import Workload
+from dprelease.representations import REPRESENTATIONS, resolve_representation
 from dprelease.representations.factored import DEFAULT_MAX_MODEL_CELLS, FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.measurement_fit import MarginalMeasurement, fit_measurements
 from dprelease.validation import check_delta, check_fraction, check_nonnegative, check_positive, check_positive_int
 
-REPRESENTATIONS = ("auto", "histogram", "factored")
 NOISES = ("auto", "laplace", "gaussian")
 #: Settings measured best for Gaussian noise (delta > 0) on an explicit histogram (7-column Adult, 1-3way,
 #: eps = 1: 0.0267 median of 7 seeds in ~6 s, against 0.036 with the pure-DP histogram defaults below;
@@ -258,9 +258,7 @@ class MWEM:
 
     def resolved_representation(self, domain: Domain) -> str:
         """The representation ``auto`` picks from the public domain size."""
-        if self.representation != "auto":
-            return self.representation
-        return "histogram" if domain.size <= self.max_cells else "factored"
+        return resolve_representation(self.representation, domain, max_cells=self.max_cells)
 
     def run(self, dataset: Dataset, workload: Workload, *, rng: RandomSource,
             progress: Progress | None = None) -> MWEMResult:

@@ -122,26 +122,30 @@ class FactoredModel:
     def fits(self, cliques: Iterable[Sequence[str]]) -> bool:
         """Whether adding ``cliques`` keeps the model under its cap (public: depends on cliques only)."""
         extra = [self.domain.canonical(c) for c in cliques]
-        if all(self._inside_a_potential(c) for c in extra):
+        if all(self.potential_holding(c) is not None for c in extra):
             return True
         return model_size(self.domain, [*self.potentials, *extra])[0] <= self.max_model_cells
 
     def fits_each(self, candidates: Sequence[Sequence[str]]) -> list[bool]:
         """For each candidate clique, whether adding it alone keeps the model under its cap (one batch)."""
         candidates = [self.domain.canonical(c) for c in candidates]
-        result = [self._inside_a_potential(c) for c in candidates]
+        result = [self.potential_holding(c) is not None for c in candidates]
         todo = [i for i, ok in enumerate(result) if not ok]
         totals = candidate_cells(self.domain, list(self.potentials), [candidates[i] for i in todo])
         for i, total in zip(todo, totals):
             result[i] = bool(total <= self.max_model_cells)
         return result
 
-    def _inside_a_potential(self, clique: Clique) -> bool:
-        """Whether ``clique`` lies inside an existing potential's attributes: adding it adds no edge, so the
-        tree is unchanged. (Inside a junction-tree clique is not enough: that clique may hold fill-in
-        edges, and a graph with them as real edges can triangulate differently.)"""
-        attributes = set(clique)
-        return any(attributes <= set(c) for c in self.potentials)
+    def potential_holding(self, clique: Sequence[str]) -> Clique | None:
+        """The smallest potential whose attributes hold ``clique`` (first on ties), or None.
+
+        A clique inside a potential adds no edge to the model's graph, so the tree is unchanged. (Inside
+        a junction-tree clique is not enough: that clique may hold fill-in edges, and a graph with them
+        as real edges can triangulate differently.)
+        """
+        wanted = set(clique)
+        holding = [c for c in self.potentials if wanted <= set(c)]
+        return min(holding, key=lambda c: math.prod(self.domain.size_of(a) for a in c), default=None)
 
     # ---------------------------------------------------------------- inference
     @cached_property

@@ -38,13 +38,12 @@ from dprelease.errors import DomainTooLargeError, InputError
 from dprelease.queries.base import LinearQuery
 from dprelease.queries.product import ProductQuery
 from dprelease.queries.workload import QueryList, Workload
+from dprelease.representations import REPRESENTATIONS, resolve_representation
 from dprelease.representations.factored import DEFAULT_MAX_MODEL_CELLS, FactoredModel, model_size
 from dprelease.representations.histogram import HistogramModel
 from dprelease.representations.junction_tree import Clique, expand
 from dprelease.validation import check_positive, check_positive_int
 
-#: ``auto``: the explicit histogram when the domain fits ``max_cells``, else the factored model (as MWEM).
-REPRESENTATIONS = ("auto", "histogram", "factored")
 
 
 def mw_max_updates(*, alpha: float, universe_size: int) -> float:
@@ -59,15 +58,6 @@ def kl_potential(true_distribution: np.ndarray, model: HistogramModel) -> float:
     x = x / x.sum()
     support = x > 0
     return float(np.sum(x[support] * (np.log(x[support]) - model.log_probs[support])))
-
-
-def resolve_representation(representation: str, domain: Domain, *, max_cells: int) -> str:
-    """``histogram`` or ``factored``; ``auto`` decides from the public domain size (as MWEM does)."""
-    if representation not in REPRESENTATIONS:
-        raise InputError(f"representation must be one of {list(REPRESENTATIONS)}, got {representation!r}")
-    if representation != "auto":
-        return representation
-    return "histogram" if domain.size <= max_cells else "factored"
 
 
 def product_cliques(queries: object) -> list[Clique]:
@@ -113,17 +103,10 @@ def factored_step(model: FactoredModel, query: ProductQuery, step: float) -> Fac
     table = np.ones(())
     for w in (query.weights[i] for i in order):  # outer(w_a ...) in domain order
         table = np.multiply.outer(table, w)
-    home = home_clique(model, clique)
+    home = model.potential_holding(clique)
     if home is None:
         return model.with_potentials({clique: step * table})
     return model.with_potentials({home: model.potentials[home] + step * expand(clique, table, home)})
-
-
-def home_clique(model: FactoredModel, clique: Clique) -> Clique | None:
-    """The smallest of the model's potentials whose clique holds ``clique`` (first in order on ties), or None."""
-    wanted = set(clique)
-    holding = [c for c in model.potentials if wanted <= set(c)]
-    return min(holding, key=lambda c: math.prod(model.domain.size_of(a) for a in c), default=None)
 
 
 @dataclass(frozen=True)
@@ -206,10 +189,8 @@ class MultiplicativeWeights:
         if not query.attributes:
             return
         clique = model.domain.canonical(query.attributes)
-        if home_clique(model, clique) is not None:
-            return
-        total, _ = model_size(model.domain, [*model.potentials, clique])
-        if total > model.max_model_cells:
+        if not model.fits([clique]):
+            total, _ = model_size(model.domain, [*model.potentials, clique])
             raise DomainTooLargeError(
                 f"query {query.name!r} on {list(clique)} would grow the factored model to {total:,} junction-tree "
                 f"cells, above max_model_cells={model.max_model_cells:,}; it is refused before anything is spent "
