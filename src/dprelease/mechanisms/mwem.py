@@ -229,14 +229,17 @@ class MWEM:
         check_positive_int(self.round_iterations, "round_iterations", minimum=0)
         check_positive_int(self.final_iterations, "final_iterations", minimum=0)
 
-    def budget_split(self, num_one_way: int) -> dict[str, Fraction]:
-        """Exact per-step epsilons; they sum to epsilon exactly."""
-        total = exact(self.epsilon)
+    def _split(self, total: Fraction, num_one_way: int) -> dict[str, Fraction]:
+        """``total`` (epsilon or rho) over INIT and the rounds, exactly; the rounds' plan without annealing."""
         init_total = total * exact(self.init_share) if num_one_way else Fraction(0)
         per_round = (total - init_total) / self.rounds
         select = per_round * exact(self.selection_share)
         return {"init_each": init_total / num_one_way if num_one_way else Fraction(0),
                 "rounds_total": total - init_total, "select": select, "measure": per_round - select}
+
+    def budget_split(self, num_one_way: int) -> dict[str, Fraction]:
+        """Exact per-step epsilons; they sum to epsilon exactly."""
+        return self._split(exact(self.epsilon), num_one_way)
 
     def rho_split(self, num_one_way: int) -> dict[str, Fraction]:
         """Exact per-step rho (zCDP, Gaussian noise); selections get the largest eps with eps^2/8 <= their share.
@@ -244,13 +247,8 @@ class MWEM:
         The charges sum to at most rho = :func:`~dprelease.privacy.zcdp.rho_for` (epsilon, delta).
         """
         total = rho_for(epsilon=self.epsilon, delta=self.delta)
-        init_total = total * exact(self.init_share) if num_one_way else Fraction(0)
-        per_round = (total - init_total) / self.rounds
-        select = per_round * exact(self.selection_share)
-        return {"rho": total, "init_each": init_total / num_one_way if num_one_way else Fraction(0),
-                "rounds_total": total - init_total,
-                "select": select, "select_epsilon": Fraction(exponential_epsilon(select)),
-                "measure": per_round - select}
+        split = self._split(total, num_one_way)
+        return {"rho": total, **split, "select_epsilon": Fraction(exponential_epsilon(split["select"]))}
 
     @property
     def resolved_noise(self) -> str:
@@ -304,11 +302,30 @@ class MWEM:
             transcript.append({**entry, "marginal": list(attributes), "laplace_scale": scale})
 
         candidates = candidate_marginals(workload, self.candidates, smallest=2 if one_way else 1)
-        if representation == "factored" and not any(model.with_cliques(one_way).fits_each(candidates)):
-            # Public (the cliques and the cap only), so checked before anything is spent.
-            raise DomainTooLargeError(
-                f"no workload marginal fits a factored model under max_model_cells={self.max_model_cells:,}; "
-                "raise max_model_cells or use smaller marginals")
+        active = list(range(len(candidates)))
+        skipped: list[tuple[str, ...]] = []
+        checked_for: frozenset = frozenset({None})
+
+        def drop_unfit(current: FactoredModel, t: int) -> None:
+            """Public: drop the candidates that no longer fit the model-size cap, given the cliques so far."""
+            nonlocal active, checked_for
+            if frozenset(current.cliques) == checked_for:
+                return
+            checked_for = frozenset(current.cliques)
+            dropped = [i for i, ok in zip(active, current.fits_each([candidates[i] for i in active])) if not ok]
+            if dropped:
+                gone = set(dropped)
+                active = [i for i in active if i not in gone]
+                skipped.extend(candidates[i] for i in dropped)
+                transcript.append({"round": t, "action": "skip", "marginals": [list(candidates[i]) for i in dropped],
+                                   "reason": f"the factored model would exceed max_model_cells={self.max_model_cells:,}"})
+            if not active:
+                raise DomainTooLargeError(
+                    f"no workload marginal fits a factored model under max_model_cells={self.max_model_cells:,}; "
+                    "raise max_model_cells or use smaller marginals")
+
+        if representation == "factored":  # on the cliques INIT will add: a cap nothing fits costs nothing
+            drop_unfit(model.with_cliques(one_way), 0)
 
         # INIT: noisy 1-way marginals
         for attributes in one_way:
@@ -318,37 +335,19 @@ class MWEM:
             model = warm_started(model, measurements)
         model, step = fit_measurements(model, measurements, iterations=self.round_iterations, growth=self.step_growth)
 
-        active = list(range(len(candidates)))
         cells = np.array([workload.cells(m) for m in candidates], dtype=np.float64)
         weights = workload_overlap(workload, candidates) if self.selection_weights == "workload" else None
         budget = RoundBudget(total=split["rounds_total"], rounds=self.rounds,
                              selection_share=exact(self.selection_share), currency="rho" if gaussian else "epsilon",
                              annealing=self.annealing)
-        skipped: list[tuple[str, ...]] = []
-        checked_for: frozenset = frozenset({None})
         t = 0
         while (shares := budget.next_round()) is not None:
             t += 1
             select_amount, measure_amount = shares
             select_epsilon = Fraction(exponential_epsilon(select_amount)) if gaussian else select_amount
             expected_noise = noise_per_cell(measure_amount)
-            if representation == "factored" and frozenset(model.cliques) != checked_for:
-                # Public: which candidates still fit under the model-size cap, given the cliques so far.
-                checked_for = frozenset(model.cliques)
-                fits = model.fits_each([candidates[i] for i in active])
-                dropped = [i for i, ok in zip(active, fits) if not ok]
-                if dropped:
-                    gone = set(dropped)
-                    active = [i for i in active if i not in gone]
-                    skipped += [candidates[i] for i in dropped]
-                    transcript.append({"round": t, "action": "skip",
-                                       "marginals": [list(candidates[i]) for i in dropped],
-                                       "reason": f"the factored model would exceed max_model_cells="
-                                                 f"{self.max_model_cells:,}"})
-                if not active:
-                    raise DomainTooLargeError(
-                        f"no workload marginal fits a factored model under max_model_cells={self.max_model_cells:,}; "
-                        "raise max_model_cells or use smaller marginals")
+            if representation == "factored":
+                drop_unfit(model, t)
             options = [candidates[i] for i in active]
             estimates = [model.marginal(m) for m in options]
             # SELECT: exponential mechanism over marginals, L1 score (sensitivity 2/n)

@@ -193,6 +193,6 @@ def _loss_and_gradient(probabilities: np.ndarray, hosts: list[_Host]) -> tuple[f
         for term, summed, inside in host.members:
             residual = (mu.sum(axis=summed) if summed else mu) - term.values
             loss += term.weight * float(np.sum(residual * residual))
-            host_grad = host_grad + (2 * term.weight * residual).reshape(inside)
+            host_grad += (2 * term.weight * residual).reshape(inside)
         grad += host_grad.reshape(host.broadcast)
     return loss, grad
