@@ -13,6 +13,8 @@ import math
 from collections.abc import Callable
 
 from dprelease.distinguishers import exponential_distinguisher_error
+from dprelease.privacy.noise import exact
+from dprelease.privacy.sparse_vector import step_epsilons
 from dprelease.updates.multiplicative_weights import mw_max_updates
 from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int, check_release_parameters
 
@@ -83,14 +85,6 @@ def online_mw_cutoff(*, alpha: float, universe_size: int) -> int:
     return max(1, math.ceil(mw_max_updates(alpha=alpha, universe_size=max(universe_size, 2))))
 
 
-def _numeric_sparse_uses_delta(*, epsilon: float, delta: float, cutoff: int) -> bool:
-    from fractions import Fraction as _F
-
-    from dprelease.privacy.sparse_vector import step_epsilons
-
-    return step_epsilons(epsilon=_F(epsilon), delta=_F(delta), cutoff=cutoff, numeric=True)[2]
-
-
 def numeric_sparse_alpha(*, cutoff: float, num_queries: int, epsilon: float, delta: float = 0.0, beta: float,
                          sensitivity: float = 1.0) -> float:
     """Thm 3.28: NumericSparse over k queries with cut-off c is (alpha, beta)-accurate for
@@ -109,7 +103,9 @@ def numeric_sparse_alpha(*, cutoff: float, num_queries: int, epsilon: float, del
     check_delta(delta)
     check_open_unit(beta, "beta")
     log_term = math.log(num_queries) + math.log(4 * cutoff / beta)
-    if delta == 0 or not _numeric_sparse_uses_delta(epsilon=epsilon, delta=delta, cutoff=math.ceil(cutoff)):
+    uses_delta = delta > 0 and step_epsilons(epsilon=exact(epsilon), delta=exact(delta), cutoff=math.ceil(cutoff),
+                                             numeric=True)[2]
+    if not uses_delta:
         return sensitivity * 9 * cutoff * log_term / epsilon
     return sensitivity * log_term * math.sqrt(cutoff * math.log(2 / delta)) * _SQRT512_PLUS_1 / epsilon
 
