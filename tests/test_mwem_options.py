@@ -133,9 +133,29 @@ def test_weighted_selection_scales_the_sensitivity_by_the_largest_weight():
     for seed in range(20):
         assert pick(None, seed) == pick([3, 3, 3, 3], seed) == pick([Fraction(1, 2)] * 4, seed)
         assert pick(None, seed)[1] == Fraction(0.2)
-    # A zero weight makes a candidate's score 0, whatever its data says.
-    g = np.random.Generator(np.random.PCG64(0))
-    assert pick([0, 0, 0, 1], 0)[1] == Fraction(0.2) and g is not None
+
+
+
+def test_weighted_selection_hands_the_mechanism_weighted_scores_and_the_largest_weights_sensitivity(monkeypatch):
+    import dprelease.privacy.measurer as measurer_module
+
+    data = _data()
+    marginals = [("a",), ("b",), ("a", "b")]
+    estimates = [np.full(3, 1 / 3), np.full(4, 1 / 4), np.full((3, 4), 1 / 12)]
+    seen = {}
+
+    def record(scores, *, epsilon, sensitivity, rng):
+        seen.update(scores=np.asarray(scores), epsilon=epsilon, sensitivity=sensitivity)
+        return 0
+
+    monkeypatch.setattr(measurer_module, "exponential_mechanism", record)
+    measurer = PrivateMeasurer(data, accountant=PrivacyAccountant(epsilon=1.0), rng=SeededRandom(0))
+    weights = [0, Fraction(3, 2), 5]
+    penalties = np.array([0.01, 0.02, 0.03])
+    measurer.select_marginal(marginals, estimates, epsilon=0.2, label="s", weights=weights, penalties=penalties)
+    l1 = np.array([np.abs(data.marginal(m) - e).sum() for m, e in zip(marginals, estimates)])
+    np.testing.assert_allclose(seen["scores"], [0.0, 1.5 * (l1[1] - 0.02), 5 * (l1[2] - 0.03)], rtol=1e-12)
+    assert seen["sensitivity"] == 5 * Fraction(2, data.n) and seen["epsilon"] == 0.2
 
 
 def test_bad_weights_are_refused_before_anything_is_spent():
