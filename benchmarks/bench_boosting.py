@@ -28,7 +28,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -40,6 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
 from dprelease import Dataset, Domain, Workload, bounds  # noqa: E402
+from provenance import commit_label  # noqa: E402
 from dprelease.api import synthesize  # noqa: E402
 from dprelease.mechanisms.baselines import uniform_model  # noqa: E402
 
@@ -197,12 +197,7 @@ def main() -> None:
     args = parser.parse_args()
     report = {"seeds": args.seeds, "delta": DELTA, "beta": BETA, "rows": run(args.seeds), "theory": theory_grid(),
               "notes": NOTES}
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=HERE.parent, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
-    report["commit"] = commit + " (+ uncommitted changes)" if commit != "unknown" else commit
+    report["commit"] = commit_label()
     report["machine"] = {"date": _dt.datetime.now().isoformat(timespec="seconds"), "cpus": os.cpu_count(),
                          "python": platform.python_version(), "numpy": np.__version__,
                          "load": " ".join(f"{v:.2f}" for v in os.getloadavg())}

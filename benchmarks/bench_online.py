@@ -34,7 +34,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -44,6 +43,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, str(HERE))
+import provenance  # noqa: E402  (one machine and commit description for all benchmarks)
 
 from dprelease import Dataset, ProductQuery  # noqa: E402
 from dprelease.bounds import online_mw_alpha_approx, online_mw_alpha_pure  # noqa: E402
@@ -126,15 +127,9 @@ def summarize(runs: list[dict[str, object]], keys: list[str]) -> dict[str, dict[
 
 
 def machine() -> dict[str, object]:
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True).stdout.strip()
-    except OSError:
-        commit = None
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
     return {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
-            "cpu": cpu, "python": platform.python_version(), "numpy": np.__version__,
-            "load_average": os.getloadavg(), "commit": commit}
+            "cpu": provenance.cpu_model() or platform.processor(), "python": platform.python_version(),
+            "numpy": np.__version__, "load_average": os.getloadavg(), "commit": provenance.git("rev-parse", "HEAD")}
 
 
 def main() -> int:

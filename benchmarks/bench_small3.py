@@ -29,11 +29,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime as _dt
 import hashlib
 import json
 import os
-import platform
 import resource
 import shutil
 import statistics
@@ -46,6 +44,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
+import provenance  # noqa: E402  (one machine and commit description for all benchmarks)
 from scoring import load_scorer, score_rows  # noqa: E402  (one scoring path for all benchmarks)
 PEER_PY = REPO / "benchmarks" / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer.py"
@@ -263,36 +262,12 @@ def summarize(runs: list[dict]) -> list[dict]:
     return out
 
 
-def machine_info() -> dict:
-    import numpy as np
-
-    cpu = None
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpu_count": os.cpu_count(), "cpu_model": cpu, "platform": platform.platform(),
-            "python": sys.version.split()[0], "numpy": np.__version__,
-            "date": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "loadavg_at_start": os.getloadavg()}
-
-
 def code_info() -> dict:
     import dprelease
     from dprelease.mechanisms.mwem import MWEM, default_rounds
 
-    def git(*args):
-        try:
-            return subprocess.run(["git", *args], capture_output=True, text=True, cwd=REPO, check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            return None
-
     defaults = {f.name: f.default for f in dataclasses.fields(MWEM) if f.default is not dataclasses.MISSING}
-    return {"dprelease_version": dprelease.__version__, "git_commit": git("rev-parse", "HEAD"),
-            "git_status_src": (git("status", "--short", "--", "src") or "").splitlines(),
+    return {"dprelease_version": dprelease.__version__, **provenance.code_info(),
             "dprelease_imported_from": dprelease.__file__,
             "mwem_py_sha256": mwem_sha(), "mwem_defaults": defaults, "default_rounds_by_epsilon": {e: default_rounds(e) for e in (0.1, 1.0, 10.0)}}
 
@@ -519,7 +494,7 @@ def main(argv=None) -> int:
     code = code_info()
     if snapshot:
         code["src_snapshot"] = snapshot
-    doc = {"benchmark": "small3", "scorer": scorer_desc, "machine": machine_info(), "code": code,
+    doc = {"benchmark": "small3", "scorer": scorer_desc, "machine": provenance.machine_info(), "code": code,
            "config": {"eps": eps_list, "seeds": args.seeds, "peers": peers, "peer_seeds": args.peer_seeds,
                       "peer_eps": peer_eps, "peer_time_limit": args.peer_time_limit,
                       "ic_configs": ic_configs, "ic_delta": IC_DELTA, "peer_delta": PEER_DELTA,

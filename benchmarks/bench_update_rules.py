@@ -34,7 +34,6 @@ import math
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -46,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
 from dprelease import Dataset, Domain, DomainTooLargeError, Workload, bounds  # noqa: E402
+from provenance import commit_label  # noqa: E402
 from dprelease.errors import SeededRunWarning  # noqa: E402
 from dprelease.evaluate import workload_errors  # noqa: E402
 from dprelease.mechanisms.iterative_construction import (  # noqa: E402
@@ -346,12 +346,7 @@ def main() -> None:
     for setting in SETTINGS:
         print(f"runs: {setting['label']}", flush=True)
         report["runs"].append(run_setting(setting, args.seeds))
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=HERE.parent, check=False).stdout.strip() or "unknown"
-    except OSError:
-        commit = "unknown"
-    report["commit"] = commit + " (+ uncommitted changes)" if commit != "unknown" else commit
+    report["commit"] = commit_label()
     report["machine"] = {"date": _dt.datetime.now().isoformat(timespec="seconds"), "cpus": os.cpu_count(),
                          "python": platform.python_version(), "numpy": np.__version__,
                          "load": f"{os.getloadavg()[0]:.2f}", "total_seconds": time.perf_counter() - start}
