@@ -50,9 +50,9 @@ class RoundBudget:
     selection_share: Fraction
     currency: str
     annealing: bool = False
-    spent: Fraction = Fraction(0)
+    spent: Fraction = field(default=Fraction(0), init=False)
     per_round: Fraction = field(init=False)
-    rounds_run: int = 0
+    rounds_run: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         if self.currency not in SHARPEN:
