@@ -25,10 +25,11 @@ from dprelease.mechanisms.smalldb import SmallDB
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
 from dprelease.release import Release
+from dprelease.row_fitting import fit_rows
 from dprelease.validation import check_alpha, check_delta, check_positive, check_positive_int
 
 MECHANISMS = ("mwem", "ic-mw", "ic-median", "ic-perceptron", "smalldb", "boosting")
-ROW_METHODS = ("sample", "round")
+ROW_METHODS = ("sample", "round", "fitted")
 #: The mechanisms whose model may be factored (log-linear): their updates add functions of a few attributes.
 FACTORED_MECHANISMS = ("mwem", "ic-mw")
 
@@ -87,7 +88,7 @@ def synthesize(
     alpha: float | None = None,
     rounds: int | None = None,
     n_rows: int | None = None,
-    rows: str = "round",
+    rows: str = "fitted",
     seed: int | None = None,
     max_cells: int = DEFAULT_MAX_CELLS,
     representation: str = "auto",
@@ -111,8 +112,9 @@ def synthesize(
             their theorems guarantee; an error when they guarantee none).
         rounds: MWEM's T, or a cap on the ic-* rounds (private, but voids Thm 5.4).
         n_rows: synthetic rows to release (default: the real n, which is public).
-        rows: ``"round"`` (n * p rounded by largest remainder; the default, lower error) or
-            ``"sample"`` (i.i.d. draws from the model).
+        rows: ``"fitted"`` (the default: rounded, then moved one attribute at a time toward the released
+            workload answers, :mod:`dprelease.row_fitting`; post-processing), ``"round"`` (n * p rounded by
+            largest remainder) or ``"sample"`` (i.i.d. draws from the model).
         seed: reproducible run (warns: not fit for a real release); default: OS CSPRNG.
         max_cells: cap on an explicit histogram's cells.
         representation: the model of MWEM and ic-mw: ``"histogram"`` (explicit, up to ``max_cells``),
@@ -193,9 +195,12 @@ def synthesize(
     model, row_model = release_models(result.model, workload)  # post-processing (ic_rules.release_models)
     count = dataset.n if n_rows is None else n_rows
     synthetic = row_model.sample(count, rng) if rows == "sample" else row_model.round(count, rng)
+    answers = workload.marginal_answers(model)
+    if rows == "fitted":  # post-processing: the rounded rows moved toward the answers released with them
+        synthetic = fit_rows(synthetic, dataset.domain, list(zip(workload.marginals, answers)), rng)
     return Release(
         mechanism=mechanism, domain=dataset.domain, workload=workload, guarantee=guarantee,
         parameters=parameters, privacy_ledger=result.accountant.to_json(), transcript=transcript,
-        answers=workload.marginal_answers(model), rows=synthetic, rows_method=rows, seeded=seed is not None,
+        answers=answers, rows=synthetic, rows_method=rows, seeded=seed is not None,
         extra=extra,
     )
