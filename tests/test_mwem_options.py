@@ -250,6 +250,5 @@ def test_synthesize_uses_the_measured_defaults_for_each_representation_and_noise
     pure = synthesize(data, "2way", epsilon=1.0, representation="histogram", seed=0).parameters
     factored = synthesize(data, "2way", epsilon=1.0, delta=1e-9, representation="factored", seed=0).parameters
     for parameters, defaults in ((gaussian, GAUSSIAN_HISTOGRAM_DEFAULTS), (factored, FACTORED_DEFAULTS)):
-        assert {k: parameters[k] for k in ("size_penalty", "selection_share", "rounds", "final_iterations")} == \
-               {k: defaults[k] for k in ("size_penalty", "selection_share", "rounds", "final_iterations")}
+        assert {k: parameters[k] for k in defaults} == defaults
     assert pure["noise"] == "laplace" and pure["size_penalty"] == MWEM(epsilon=1.0).size_penalty
