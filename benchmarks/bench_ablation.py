@@ -15,7 +15,8 @@ what their rows set:
 * AIM's workload-overlap weights in selection: ``selection_weights="workload"``;
 * budget annealing across rounds: ``annealing=True``;
 * AIM's downward-closure candidates: ``candidates="workload"`` (only the workload's own marginals);
-* the share of each round spent on selection (0.25 instead of AIM's 0.1) and the model cap.
+* the share of each round spent on selection (0.25, and the 7-column default's 0.05 against 0.1),
+  the 7-column default's warm start (from the product of the noisy 1-way marginals), and the model cap.
 
 Runs go through bench_adult_full.py's child-process runner (fresh process per run: its own peak
 memory; one frozen copy of src/). Outputs OUT/ablation.json and OUT/ablation.md.
@@ -46,6 +47,8 @@ CHANGES = {
     "budget annealing (AIM)": {"annealing": True},
     "workload candidates (no closure)": {"candidates": "workload"},
     "selection share 0.25 (HLM's MWEM default here)": {"selection_share": 0.25},
+    "selection share 0.1 (the factored default)": {"selection_share": 0.1},
+    "uniform start (no warm start; the factored default)": {"warm_start": False},
     "model cap 2,000,000 cells (instead of 500,000)": {"max_model_cells": 2_000_000},
 }
 

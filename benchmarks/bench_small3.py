@@ -134,10 +134,10 @@ def run_one(spec: dict) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=SeededRunWarning)
-        if system in ("dprelease-mwem-sample", "dprelease-mwem-round"):
+        if system in ("dprelease-mwem-sample", "dprelease-mwem-round", "dprelease-mwem-fitted"):
             from dprelease.api import synthesize
 
-            rows_method = "sample" if system.endswith("sample") else "round"
+            rows_method = system.rsplit("-", 1)[1]
             t0 = time.perf_counter()
             release = synthesize(dataset, workload, mechanism="mwem", epsilon=eps, seed=seed, rows=rows_method)
             seconds = time.perf_counter() - t0
@@ -401,6 +401,8 @@ def label(system: str, doc: dict) -> str:
         return f"dprelease MWEM (defaults, T={doc['code']['mwem_defaults'].get('rounds')}, rows=sample)"
     if system == "dprelease-mwem-round":
         return f"dprelease MWEM (defaults, T={doc['code']['mwem_defaults'].get('rounds')}, rows=round)"
+    if system == "dprelease-mwem-fitted":
+        return f"dprelease MWEM (defaults, T={doc['code']['mwem_defaults'].get('rounds')}, rows=fitted, the default)"
     if system.startswith("dprelease-ic-mw"):
         a, r = system.split("alpha")[1].split("-rounds")
         return f"dprelease IC-MW (alpha={a}, rounds≤{r}, delta={IC_DELTA:g}, sample)"
@@ -426,7 +428,7 @@ def parse_args(argv=None):
     p.add_argument("--peer-time-limit", type=float, default=600.0, help="seconds per peer run (default 600)")
     p.add_argument("--ic-configs", default="0.1:500,0.2:200",
                    help="IC-MW alpha:rounds pairs (default 0.1:500,0.2:200)")
-    p.add_argument("--systems", default="mwem-sample,mwem-round,ic,independent,uniform",
+    p.add_argument("--systems", default="mwem-sample,mwem-round,mwem-fitted,ic,independent,uniform",
                    help="dprelease systems to run (default all)")
     p.add_argument("--run-timeout", type=float, default=600.0, help="seconds per dprelease run (default 600)")
     p.add_argument("--out", default=str(REPO / "benchmarks" / "results"), help="output folder")
@@ -482,6 +484,8 @@ def main(argv=None) -> int:
                 specs.append({"system": "dprelease-mwem-sample", "epsilon": eps, "seed": seed})
             if "mwem-round" in wanted:
                 specs.append({"system": "dprelease-mwem-round", "epsilon": eps, "seed": seed})
+            if "mwem-fitted" in wanted:
+                specs.append({"system": "dprelease-mwem-fitted", "epsilon": eps, "seed": seed})
             if "ic" in wanted:
                 for a, r in ic_configs:
                     specs.append({"system": f"dprelease-ic-mw-alpha{a:g}-rounds{r}", "epsilon": eps, "seed": seed,
