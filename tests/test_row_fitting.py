@@ -119,3 +119,19 @@ def test_synthesize_fits_rows_to_its_answers_and_spends_nothing_more(representat
     targets = list(zip(fitted.workload.marginals, fitted.answers))
     assert workload_distance(fitted.rows, domain, targets) < workload_distance(rounded.rows, domain, targets)
     assert fitted.rows_method == "fitted" and len(fitted.rows) == data.n
+
+
+def test_a_target_of_the_wrong_shape_is_refused_naming_the_marginal():
+    from dprelease.errors import InputError
+
+    domain, targets, rows = random_instance(0)
+    with pytest.raises(InputError, match=r"marginal \['a0', 'a1'\] must have shape \(2, 3\)"):
+        fit_rows(rows, domain, [(("a0", "a1"), np.ones((3, 2)) / 6)], make_rng(0, warn=False))
+
+
+def test_attribute_order_of_a_target_does_not_matter():
+    domain, targets, rows = random_instance(2)
+    flipped = [(tuple(reversed(a)), np.transpose(t)) for a, t in targets]
+    same = fit_rows(rows, domain, targets, make_rng(5, warn=False))
+    np.testing.assert_array_equal(fit_rows(rows, domain, flipped, make_rng(5, warn=False)), same)
+    assert workload_distance(same, domain, flipped) == pytest.approx(workload_distance(same, domain, targets))

@@ -7,11 +7,13 @@ release publishes anyway. It minimizes
 
     D(rows) = sum over workload marginals M of || counts_M(rows) - n * answer_M ||_1
 
-by changing one attribute of one row at a time. For an attribute a, every row gets the value
-that lowers D most, with only the marginals containing a involved; the improving moves are
-ranked by gain, each move's exact gain is recomputed given every higher-ranked move (a prefix
-sum per marginal cell), the moves that stop improving are dropped and the rest recomputed,
-until all remaining moves improve D. So D never increases, and every step is exact.
+by changing one attribute of one row at a time. Attribute by attribute (in random order), over
+chunks of rows (in random order), every row's best new value is estimated from the marginals
+holding that attribute (the only ones a change of it touches). Moves made together can overshoot
+(every row short of the same cell would move at once), so the best candidates are checked exactly:
+each one's gain given every candidate ranked above it (a prefix sum per marginal cell); those that
+stop improving are dropped and the rest rechecked until all improve. Then they are applied and
+the chunk is searched again, up to :data:`MAX_SWEEPS` times. So D never increases.
 
 Privacy: post-processing only. Its inputs are released answers (a model's workload marginals),
 rows already released from that model, and public randomness for the visiting order; it never
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dprelease.domain import Domain
+from dprelease.errors import InputError
 from dprelease.privacy.rng import RandomSource
 from dprelease.validation import check_positive_int
 
@@ -52,6 +55,10 @@ class _MarginalResidual:
         self.axes = sorted(domain.axis(a) for a in attributes)
         order = [list(attributes).index(domain.attributes[axis]) for axis in self.axes]
         self.shape = tuple(domain.sizes[axis] for axis in self.axes)
+        expected = tuple(domain.size_of(a) for a in attributes)
+        if len(set(attributes)) != len(attributes) or np.shape(target) != expected:
+            raise InputError(f"target for marginal {list(attributes)} must have shape {expected} (one value per cell, "
+                             f"distinct attributes), got shape {np.shape(target)}")
         codes = np.ravel_multi_index(tuple(records[:, axis] for axis in self.axes), self.shape)
         counts = np.bincount(codes, minlength=math.prod(self.shape)).astype(np.float64).reshape(self.shape)
         self.residual = counts - n_rows * np.transpose(np.asarray(target, dtype=np.float64), order)
