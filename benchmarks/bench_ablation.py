@@ -106,7 +106,7 @@ def render(doc: dict) -> str:
         L.append(f"The {workload} rows are kept from an earlier run (commit `{(code or {}).get('git_commit', '?')[:10]}`).")
     L.append("")
     L.append("Cells: median [min–max] over seeds; Δ = median avg L1 (rounded rows) minus the default's. "
-             "Fitted: the rounded rows fitted to the released answers (synthesize's default; runs from before "
+             "Fitted: the rounded rows fitted to the released answers (what synthesize picks for these runs; runs from before "
              "it existed show –). Seconds: fit + rounding, noisy (2 shared cores).")
     L.append("")
     L.append("| workload | change | avg L1 (round) | avg L1 (fitted) | avg L1 (sample) | model avg L1 | Δ round | "

@@ -11,7 +11,7 @@ Workloads all2 (91 marginals) and all3 (364). dprelease runs MWEM with Gaussian 
 so its peak RSS (ru_maxrss) is that run's own. One fit releases rows three ways: i.i.d. draws
 ("sample", the peers' mode in BENCHMARKS.md), largest-remainder rounding along the junction
 tree ("round"), and those rounded rows fitted to the released workload answers ("fitted",
-dprelease's default; dprelease.row_fitting); seconds = fit + that row generation (for "fitted":
+what synthesize's rows="auto" picks for these runs; dprelease.row_fitting); seconds = fit + that row generation (for "fitted":
 rounding, answering the workload and fitting), timed in-process (perf_counter; imports and CSV
 loading excluded). Rows are scored with /work/shared/bench/score.py's
 ``score`` (same definitions as the peers' figures). smartnoise's MST runs through
@@ -48,7 +48,7 @@ from dprelease.mechanisms.mwem import FACTORED_DEFAULTS, GAUSSIAN_HISTOGRAM_DEFA
 PEER_PY = REPO / "benchmarks" / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer.py"
 DELTA = 1e-9
-#: How one fit releases rows: i.i.d. draws, rounding, and rounding fitted to the released answers (the default).
+#: How one fit releases rows: i.i.d. draws, rounding, and rounding fitted to the released answers (auto's pick here).
 ROW_MODES = ("sample", "round", "fitted")
 
 #: dprelease configurations (MWEM keyword arguments; epsilon and delta are added per run), taken from the

@@ -400,9 +400,9 @@ def label(system: str, doc: dict) -> str:
     if system == "dprelease-mwem-sample":
         return f"dprelease MWEM (defaults, T={doc['code']['mwem_defaults'].get('rounds')}, rows=sample)"
     if system == "dprelease-mwem-round":
-        return f"dprelease MWEM (defaults, T={doc['code']['mwem_defaults'].get('rounds')}, rows=round)"
+        return f"dprelease MWEM (defaults, T={doc['code']['mwem_defaults'].get('rounds')}, rows=round, auto's pick)"
     if system == "dprelease-mwem-fitted":
-        return f"dprelease MWEM (defaults, T={doc['code']['mwem_defaults'].get('rounds')}, rows=fitted, the default)"
+        return f"dprelease MWEM (defaults, T={doc['code']['mwem_defaults'].get('rounds')}, rows=fitted)"
     if system.startswith("dprelease-ic-mw"):
         a, r = system.split("alpha")[1].split("-rounds")
         return f"dprelease IC-MW (alpha={a}, rounds≤{r}, delta={IC_DELTA:g}, sample)"

@@ -75,7 +75,7 @@ def test_synth_mwem_writes_rows_and_release(capsys, tiny_files, tiny_domain, tmp
     for a in answers:
         assert len(a["fractions"]) == int(np.prod(a["shape"]))
         assert sum(a["fractions"]) == pytest.approx(1.0, abs=1e-9)
-    assert release["synthetic_rows"] == {"count": 200, "method": "fitted"}  # the default
+    assert release["synthetic_rows"] == {"count": 200, "method": "round"}  # auto: pure-DP MWEM on a histogram
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "domain.json", "release.json", "synth.csv"]
 
 

@@ -135,3 +135,23 @@ def test_attribute_order_of_a_target_does_not_matter():
     same = fit_rows(rows, domain, targets, make_rng(5, warn=False))
     np.testing.assert_array_equal(fit_rows(rows, domain, flipped, make_rng(5, warn=False)), same)
     assert workload_distance(same, domain, flipped) == pytest.approx(workload_distance(same, domain, targets))
+
+
+def test_auto_rows_fit_where_measured_better_and_round_elsewhere():
+    import warnings
+
+    from dprelease.api import default_rows, synthesize
+    from dprelease.data import Dataset
+    from dprelease.errors import SeededRunWarning
+
+    generator = np.random.default_rng(4)
+    domain = Domain(("a", "b", "c"), (3, 4, 2))
+    data = Dataset.from_records(generator.integers(0, domain.sizes, size=(500, 3)), domain)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SeededRunWarning)
+        methods = {(delta, representation): synthesize(data, "2way", epsilon=1.0, delta=delta, rounds=3,
+                                                       representation=representation, seed=0).rows_method
+                   for delta in (0.0, 1e-9) for representation in ("histogram", "factored")}
+    assert methods == {(0.0, "histogram"): "round", (1e-9, "histogram"): "fitted",
+                       (0.0, "factored"): "fitted", (1e-9, "factored"): "fitted"}
+    assert default_rows("ic-mw", {"noise": "gaussian"}) == "round"

@@ -24,9 +24,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="used by ic-mw, and by mwem: > 0 measures with Gaussian noise, zCDP accounting (default 0)")
     parser.add_argument("--alpha", type=number("--alpha"), help="ic-mw target accuracy")
     parser.add_argument("--rounds", type=integer("--rounds"), help="MWEM rounds, or a cap on ic-mw rounds")
-    parser.add_argument("--rows", choices=ROW_METHODS, default="fitted",
-                        help="fitted: rounded, then fitted to the released workload answers (default); round: n*p "
-                             "by largest remainder; sample: i.i.d. draws from the model")
+    parser.add_argument("--rows", choices=ROW_METHODS, default="auto",
+                        help="fitted: rounded, then fitted to the released workload answers; round: n*p by largest "
+                             "remainder; sample: i.i.d. draws from the model; auto (default): fitted for mwem with "
+                             "--delta > 0 or a factored model, round otherwise (measured better there)")
     parser.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
                         help="the model of mwem and ic-mw: histogram (explicit, up to --max-cells), factored "
                              "(log-linear on the measured marginals, any domain size; for ic-mw the model over all "
