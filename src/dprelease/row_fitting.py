@@ -154,12 +154,14 @@ def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: 
     current = records[rows, axis]
     everyone = np.arange(len(rows))
     gain = np.zeros((len(rows), views[0].residual.shape[1]), dtype=np.float32)
-    leaving = np.zeros(len(rows))
-    for view in views:
+    gathered = np.empty_like(gain)
+    residual_here = np.empty((len(views), len(rows)))
+    for i, view in enumerate(views):
         cells = view.row_of[rows]
-        gain += view.enter[cells]
-        leaving += _leaving_gain(view.residual[cells, current])
-    gain += leaving.astype(np.float32)[:, None]
+        np.take(view.enter, cells, axis=0, out=gathered)
+        gain += gathered
+        residual_here[i] = view.residual[cells, current]
+    gain += _leaving_gain(residual_here).sum(axis=0).astype(np.float32)[:, None]
     gain[everyone, current] = -np.inf
     best = gain.argmax(axis=1)
     best_gain = gain[everyone, best]
@@ -189,35 +191,37 @@ def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: 
 
 
 class _RankedMoves:
-    """Candidate moves in rank order, with each one's cells in every view sorted once for prefix sums."""
+    """Candidate moves in rank order, their cells in every view sorted once (all views together) for prefix sums."""
 
     def __init__(self, rows: np.ndarray, old: np.ndarray, new: np.ndarray, views: list[_AttributeView]) -> None:
         self.k = k = rows.size
-        self.terms = []
-        for view in views:
-            cells = view.row_of[rows]
-            size = view.residual.shape[1]
-            source, target = cells * size + old, cells * size + new
-            events = np.concatenate([source, target])
-            ranks = np.arange(k)
-            order = np.argsort(events * (2 * k) + np.concatenate([ranks, ranks]))  # by cell, then by rank
-            sorted_events = events[order]
-            first = np.empty(2 * k, dtype=bool)
-            first[0], first[1:] = True, sorted_events[1:] != sorted_events[:-1]
-            group_start = np.maximum.accumulate(np.where(first, np.arange(2 * k), 0))
-            flat = view.residual.reshape(-1)
-            self.terms.append((order, group_start, flat[source], flat[target]))
+        size = views[0].residual.shape[1]
+        cells = np.stack([view.row_of[rows] for view in views])  # (views, k)
+        source, target = cells * size + old, cells * size + new
+        self.r_source = np.stack([view.residual.reshape(-1)[s] for view, s in zip(views, source)])
+        self.r_target = np.stack([view.residual.reshape(-1)[t] for view, t in zip(views, target)])
+        # One event per (view, move, source or target); sorted by view, then cell, then rank.
+        largest = max(view.residual.size for view in views)
+        view_index = np.arange(len(views))[:, None]
+        ranks = np.broadcast_to(np.arange(k), cells.shape)
+        events = np.concatenate([view_index * largest + source, view_index * largest + target], axis=1).reshape(-1)
+        ranked = np.concatenate([ranks, ranks], axis=1).reshape(-1)
+        self.order = np.argsort(events * (2 * k) + ranked)
+        sorted_events = events[self.order]
+        first = np.empty(events.size, dtype=bool)
+        first[0], first[1:] = True, sorted_events[1:] != sorted_events[:-1]
+        self.group_start = np.maximum.accumulate(np.where(first, np.arange(events.size), 0))
+        self.shape = (len(views), 2 * k)
 
     def exact_gains(self, alive: np.ndarray) -> np.ndarray:
         """Each move's decrease of D (float64, rows) if exactly the ``alive`` moves ranked before it applied."""
         k = self.k
         live = alive.astype(np.float64)
-        flows = np.concatenate([-live, live])
-        gains = np.zeros(k)
-        for order, group_start, r_source, r_target in self.terms:
-            sorted_flows = flows[order]
-            running = np.cumsum(sorted_flows) - sorted_flows  # flow of all events before this one
-            earlier = np.empty(2 * k)
-            earlier[order] = running - running[group_start]
-            gains += _leaving_gain(r_source + earlier[:k]) + _entering_gain(r_target + earlier[k:])
-        return gains
+        flows = np.broadcast_to(np.concatenate([-live, live]), self.shape).reshape(-1)
+        sorted_flows = flows[self.order]
+        running = np.cumsum(sorted_flows) - sorted_flows  # flow of all events before this one
+        earlier = np.empty(flows.size)
+        earlier[self.order] = running - running[self.group_start]
+        earlier = earlier.reshape(self.shape)
+        gains = _leaving_gain(self.r_source + earlier[:, :k]) + _entering_gain(self.r_target + earlier[:, k:])
+        return gains.sum(axis=0)
