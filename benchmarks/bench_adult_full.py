@@ -10,10 +10,10 @@ Workloads all2 (91 marginals) and all3 (364). dprelease runs MWEM with Gaussian 
 ``MODES`` below; each (mode, workload, eps, seed) is a fresh subprocess of this script (``--one``),
 so its peak RSS (ru_maxrss) is that run's own. One fit releases rows three ways: i.i.d. draws
 ("sample", the peers' mode in BENCHMARKS.md), largest-remainder rounding along the junction
-tree ("round"), and those rounded rows fitted to the released workload answers ("fitted",
-what synthesize's rows="auto" picks for these runs; dprelease.row_fitting); seconds = fit + that row generation (for "fitted":
-rounding, answering the workload and fitting), timed in-process (perf_counter; imports and CSV
-loading excluded). Rows are scored with /work/shared/bench/score.py's
+tree ("round"), and those rounded rows fitted to the released workload answers ("fitted", what
+synthesize's rows="auto" picks for these runs; dprelease.row_fitting); seconds = fit + that row
+generation (for "fitted": rounding, answering the workload and fitting), timed in-process
+(perf_counter; imports and CSV loading excluded). Rows are scored with /work/shared/bench/score.py's
 ``score`` (same definitions as the peers' figures). smartnoise's MST runs through
 benchmarks/peers/run_peer.py in the peer venv where it exists; MST ignores the workload, so one MST
 fit per (eps, seed) is scored on every workload. ``--quick``: one seed, eps = 1.
