@@ -155,3 +155,12 @@ def test_auto_rows_fit_where_measured_better_and_round_elsewhere():
     assert methods == {(0.0, "histogram"): "round", (1e-9, "histogram"): "fitted",
                        (0.0, "factored"): "fitted", (1e-9, "factored"): "fitted"}
     assert default_rows("ic-mw", {"noise": "gaussian"}) == "round"
+
+
+def test_rows_with_a_code_outside_the_domain_are_refused():
+    from dprelease.errors import InputError
+
+    domain, targets, rows = random_instance(0)
+    rows[3, 2] = 4  # a2 has 4 values: 0..3
+    with pytest.raises(InputError, match="a2"):
+        fit_rows(rows, domain, targets, make_rng(0, warn=False))

@@ -22,11 +22,11 @@ reads the private table, so the release's guarantee is unchanged (Dwork & Roth P
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from dprelease.data import Dataset
 from dprelease.domain import Domain
 from dprelease.errors import InputError
 from dprelease.privacy.rng import RandomSource
@@ -47,21 +47,26 @@ TOLERANCE = 1e-9
 SCREEN = 1e-4
 
 
+def _checked_target(domain: Domain, attributes: Sequence[str], target: object) -> np.ndarray:
+    """``target`` as float64, after checking it holds one value per cell of the marginal on ``attributes``."""
+    domain.canonical(attributes)  # every attribute known, none twice
+    expected = tuple(domain.size_of(a) for a in attributes)
+    if np.shape(target) != expected:
+        raise InputError(f"target for marginal {list(attributes)} must have shape {expected} (one value per cell), "
+                         f"got shape {np.shape(target)}")
+    return np.asarray(target, dtype=np.float64)
+
+
 class _MarginalResidual:
     """One workload marginal: counts minus target per cell, shaped like the marginal (attributes in domain order)."""
 
-    def __init__(self, domain: Domain, records: np.ndarray, attributes: tuple[str, ...], target: np.ndarray,
-                 n_rows: int) -> None:
-        self.axes = sorted(domain.axis(a) for a in attributes)
-        order = [list(attributes).index(domain.attributes[axis]) for axis in self.axes]
-        self.shape = tuple(domain.sizes[axis] for axis in self.axes)
-        expected = tuple(domain.size_of(a) for a in attributes)
-        if len(set(attributes)) != len(attributes) or np.shape(target) != expected:
-            raise InputError(f"target for marginal {list(attributes)} must have shape {expected} (one value per cell, "
-                             f"distinct attributes), got shape {np.shape(target)}")
-        codes = np.ravel_multi_index(tuple(records[:, axis] for axis in self.axes), self.shape)
-        counts = np.bincount(codes, minlength=math.prod(self.shape)).astype(np.float64).reshape(self.shape)
-        self.residual = counts - n_rows * np.transpose(np.asarray(target, dtype=np.float64), order)
+    def __init__(self, rows: Dataset, attributes: tuple[str, ...], target: object) -> None:
+        target = _checked_target(rows.domain, attributes, target)
+        canonical = rows.domain.canonical(attributes)
+        self.axes = list(rows.domain.axes(canonical))
+        self.shape = tuple(rows.domain.sizes[axis] for axis in self.axes)
+        aligned = np.transpose(target, [attributes.index(a) for a in canonical])
+        self.residual = rows.marginal_counts(canonical) - rows.n * aligned
 
 
 class _AttributeView:
@@ -107,9 +112,10 @@ def _leaving_gain(r: np.ndarray) -> np.ndarray:
 def workload_distance(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[str, ...], np.ndarray]]
                       ) -> float:
     """Mean over ``targets`` of the L1 distance between the rows' marginal and the target (fractions)."""
-    n_rows = len(records)
-    residuals = [_MarginalResidual(domain, records, tuple(a), t, n_rows) for a, t in targets]
-    return float(np.mean([np.abs(m.residual).sum() for m in residuals]) / n_rows) if residuals else 0.0
+    if not targets:
+        return 0.0
+    rows = Dataset.from_records(records, domain, source="records")
+    return float(np.mean([np.abs(rows.marginal(a) - _checked_target(domain, a, t)).sum() for a, t in targets]))
 
 
 def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
@@ -131,7 +137,8 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
     n_rows = len(records)
     if n_rows == 0 or not targets:
         return records
-    marginals = [_MarginalResidual(domain, records, tuple(a), t, n_rows) for a, t in targets]
+    rows = Dataset.from_records(records, domain, source="records")  # checks every code against the domain
+    marginals = [_MarginalResidual(rows, tuple(a), t) for a, t in targets]
     for _ in range(passes):
         for axis in rng.permutation(len(domain)):
             views = [_AttributeView(m, records, axis) for m in marginals if axis in m.axes]
