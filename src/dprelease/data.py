@@ -15,6 +15,8 @@ record (the book's setting). ``n`` is therefore public.
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -164,6 +166,24 @@ class Dataset:
         """Counts over all of X, shaped like the domain (float64); capped by ``max_cells``."""
         self.domain.check_fits(max_cells)
         return self.marginal_counts(self.domain.attributes)
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the domain, n and the distinct rows with their counts (row order ignored); private.
+
+        Same definition in every engine (:class:`~dprelease.engines.base.PrivateTable`): the distinct rows
+        in lexicographic order, as little-endian int64, then their counts.
+        """
+        digest = hashlib.sha256(json.dumps(self.domain.to_dict(), sort_keys=True).encode())
+        digest.update(str(self.n).encode())
+        if self.counts is not None:  # the distinct rows in lexicographic order, as np.unique gives them
+            cells = np.flatnonzero(self.counts)
+            rows = np.stack(np.unravel_index(cells, self.domain.shape), axis=1)
+            counts = self.counts[cells]
+        else:
+            rows, counts = np.unique(self.records, axis=0, return_counts=True)
+        digest.update(np.ascontiguousarray(rows, dtype="<i8").tobytes())
+        digest.update(np.ascontiguousarray(counts, dtype="<i8").tobytes())
+        return digest.hexdigest()
 
     def to_records(self) -> np.ndarray:
         """The records as an (n, d) int array (expanded from counts when needed)."""

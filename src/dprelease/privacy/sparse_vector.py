@@ -56,8 +56,6 @@ Why not the variants of Lyu, Su and Li (PVLDB 10(6), 2017):
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from fractions import Fraction
 
@@ -445,16 +443,5 @@ def accountant_from_state(state: dict[str, object]) -> PrivacyAccountant:
 
 
 def dataset_fingerprint(dataset: Dataset) -> str:
-    """SHA-256 of the table's contents (order of rows ignored). A function of the private data:
-    keep it in private files only (it lets a resumed session check it reads the same table)."""
-    digest = hashlib.sha256(json.dumps(dataset.domain.to_dict(), sort_keys=True).encode())
-    digest.update(str(dataset.n).encode())
-    if dataset.counts is not None:  # the distinct rows in lexicographic order, as np.unique gives them
-        cells = np.flatnonzero(dataset.counts)
-        rows = np.stack(np.unravel_index(cells, dataset.domain.shape), axis=1)
-        counts = dataset.counts[cells]
-    else:
-        rows, counts = np.unique(dataset.records, axis=0, return_counts=True)
-    digest.update(np.ascontiguousarray(rows, dtype="<i8").tobytes())
-    digest.update(np.ascontiguousarray(counts, dtype="<i8").tobytes())
-    return digest.hexdigest()
+    """The table's fingerprint (:meth:`dprelease.engines.base.PrivateTable.fingerprint`); private."""
+    return dataset.fingerprint()
