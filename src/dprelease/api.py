@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from dprelease.boosting.mechanism import boosting_for_release, boosting_guarantee, check_base_choice
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
+from dprelease.engines.base import PrivateTable
 from dprelease.errors import InputError, InputTypeError, SeededRunWarning
 from dprelease.mechanisms.ic_rules import ic_update_rule, release_models
 from dprelease.mechanisms.iterative_construction import IterativeConstruction
@@ -147,8 +148,9 @@ def synthesize(
                                representation, max_model_cells)
     model_cap = {} if max_model_cells is None else {"max_model_cells": max_model_cells}
     base = check_base_choice(request.mechanism, base)
-    if not isinstance(dataset, Dataset):
-        raise InputTypeError(f"dataset must be a dprelease.Dataset, got {type(dataset).__name__}")
+    if not isinstance(dataset, PrivateTable):
+        raise InputTypeError(f"dataset must be a dprelease.Dataset or another PrivateTable, "
+                             f"got {type(dataset).__name__}")
     if isinstance(workload, str):
         workload = Workload.from_spec(workload, dataset.domain)
     if workload.domain != dataset.domain:

@@ -64,6 +64,7 @@ from dprelease.bounds import (
 )
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
+from dprelease.engines.base import PrivateTable
 from dprelease.errors import BudgetExhaustedError, InputError, InputTypeError, SeededRunWarning
 from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.rng import RandomSource, make_rng
@@ -231,8 +232,9 @@ class OnlinePrivateMW:
                  max_queries: int | None = None, beta: float = 0.05, seed: int | None = None,
                  rng: RandomSource | None = None, max_cells: int = DEFAULT_MAX_CELLS, representation: str = "auto",
                  max_model_cells: int = DEFAULT_MAX_MODEL_CELLS) -> None:
-        if not isinstance(dataset, Dataset):
-            raise InputTypeError(f"dataset must be a dprelease.Dataset, got {type(dataset).__name__}")
+        if not isinstance(dataset, PrivateTable):
+            raise InputTypeError(f"dataset must be a dprelease.Dataset or another PrivateTable, "
+                                 f"got {type(dataset).__name__}")
         update = MultiplicativeWeights(max_cells=max_cells, max_model_cells=max_model_cells,
                                        representation=representation)
         if update.resolved_representation(dataset.domain) == "histogram":

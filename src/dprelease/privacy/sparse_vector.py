@@ -62,6 +62,7 @@ from fractions import Fraction
 import numpy as np
 
 from dprelease.data import Dataset
+from dprelease.engines.base import PrivateTable
 from dprelease.errors import BudgetExhaustedError, InputError, InputTypeError
 from dprelease.privacy.accountant import PrivacyAccountant, Reservation, block_charge
 from dprelease.privacy.noise import exact, laplace, laplace_scale, snapped_laplace
@@ -150,8 +151,9 @@ class _SparseVector:
     def _configure(self, dataset: Dataset, *, threshold: float, cutoff: int, epsilon: float | Fraction,
                    delta: float | Fraction, rng: RandomSource, sensitivity: Fraction | None,
                    label: str | None) -> None:
-        if not isinstance(dataset, Dataset):
-            raise InputTypeError(f"dataset must be a dprelease.Dataset, got {type(dataset).__name__}")
+        if not isinstance(dataset, PrivateTable):
+            raise InputTypeError(f"dataset must be a dprelease.Dataset or another PrivateTable, "
+                                 f"got {type(dataset).__name__}")
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
             raise InputError(f"threshold must be a finite number, got {threshold!r}")
         self.cutoff = check_positive_int(cutoff, "cutoff")
