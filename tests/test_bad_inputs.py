@@ -265,7 +265,7 @@ def test_synthesize_user_mistake(api_dataset, overrides, error, fragments):
 
 
 def test_synthesize_rejects_a_non_dataset(api_dataset):
-    with pytest.raises(InputTypeError, match="dprelease.Dataset, got ndarray"):
+    with pytest.raises(InputTypeError, match="dprelease.Dataset or another PrivateTable, got ndarray"):
         synthesize(api_dataset.records, "1way", epsilon=1.0, seed=0)
 
 
