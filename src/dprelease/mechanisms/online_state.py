@@ -48,6 +48,7 @@ from dprelease import __version__
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.errors import DPReleaseError, InputError, SeededRunWarning
+from dprelease.mechanisms.online_plan import OnlineMWPlan
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import RandomSource, SecureRandom, SeededRandom
 from dprelease.privacy.sparse_vector import (
@@ -101,8 +102,6 @@ def save_session(session, path: Path) -> None:
 
 def load_session(cls, path: Path, dataset: Dataset, *, max_cells: int = DEFAULT_MAX_CELLS):
     """Read, verify and rebuild a session saved by :func:`save_session` (see the module doc)."""
-    from dprelease.mechanisms.online_mw import OnlineMWPlan  # the plan type lives with the mechanism
-
     where = f"state file {str(path)!r}"
     body = read_body(path)
     try:
