@@ -17,35 +17,39 @@ are the options a *user* sets (each documented in its field's ``help`` metadata,
 Constants chosen by ablation are not options: each mechanism names them, with the figure that chose
 them, in its own module (e.g. :mod:`dprelease.mechanisms.mwem_tuning`).
 
-Adding a mechanism is one file (its entry) and one line in :data:`REGISTRY` below; the CLI, the
+Adding a mechanism is one file (its entry) and one line in :data:`ENTRIES` below; the CLI, the
 Python API, the benchmarks and the service all look mechanisms up here (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import warnings
 from dataclasses import dataclass
 
-from dprelease.boosting.mechanism import BoostingMechanism
 from dprelease.errors import InputError, InputTypeError
 from dprelease.mechanisms.base import Budget, Fitted, Mechanism
-from dprelease.mechanisms.ic_rules import ICMedianMechanism, ICMWMechanism, ICPerceptronMechanism
-from dprelease.mechanisms.mwem import MWEMMechanism
-from dprelease.mechanisms.online_release import OnlineMWMechanism
-from dprelease.mechanisms.smalldb import SmallDBMechanism
+
+#: Every mechanism, as ``module:entry class``, in the order ``--help`` lists them. One line per mechanism.
+ENTRIES = (
+    "dprelease.mechanisms.mwem:MWEMMechanism",
+    "dprelease.mechanisms.ic_rules:ICMWMechanism",
+    "dprelease.mechanisms.ic_rules:ICMedianMechanism",
+    "dprelease.mechanisms.ic_rules:ICPerceptronMechanism",
+    "dprelease.mechanisms.smalldb:SmallDBMechanism",
+    "dprelease.boosting.mechanism:BoostingMechanism",
+    "dprelease.mechanisms.online_release:OnlineMWMechanism",
+)
 
 
-#: Every mechanism, by name, in the order ``--help`` lists them. One line per mechanism.
-REGISTRY: dict[str, type] = {entry.name: entry for entry in (
-    MWEMMechanism,
-    ICMWMechanism,
-    ICMedianMechanism,
-    ICPerceptronMechanism,
-    SmallDBMechanism,
-    BoostingMechanism,
-    OnlineMWMechanism,
-)}
+def _load(path: str) -> type:
+    module, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+#: The entries by name, loaded when this module is (a broken entry fails at import, not mid-run).
+REGISTRY: dict[str, type] = {entry.name: entry for entry in map(_load, ENTRIES)}
 
 #: Options whose value makes no sense for a mechanism that does not take them: an error, not a warning.
 STRICT_OPTIONS = ("base",)
