@@ -40,6 +40,7 @@ ENTRIES = (
     "dprelease.mechanisms.smalldb:SmallDBMechanism",
     "dprelease.boosting.mechanism:BoostingMechanism",
     "dprelease.mechanisms.online_release:OnlineMWMechanism",
+    "dprelease.mechanisms.independent:IndependentMechanism",
 )
 
 
