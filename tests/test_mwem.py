@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import inspect
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -58,33 +56,6 @@ def test_mwem_beats_both_baselines_on_adult():
     assert ours < 0.5 * workload_errors(data, independent, workload)["avg_l1"]
     assert ours < 0.1 * workload_errors(data, uniform_model(data.domain), workload)["avg_l1"]
     assert ours < 0.08
-
-
-class Tripwire(Dataset):
-    """A dataset whose private contents may be read only from inside dprelease/privacy/."""
-
-    def _check(self) -> None:
-        kernel = str(Path(inspect.getfile(Dataset)).parent / "privacy")
-        if not any(frame.filename.startswith(kernel) for frame in inspect.stack()):
-            raise AssertionError("private data read outside the privacy kernel")
-
-    def marginal_counts(self, attributes):
-        self._check()
-        return super().marginal_counts(attributes)
-
-
-@pytest.mark.filterwarnings("ignore::dprelease.mechanisms.iterative_construction.AccuracyNotGuaranteedWarning")
-def test_mechanisms_read_private_data_only_through_the_kernel():
-    data = small_dataset()
-    wired = Tripwire(data.domain, data.records, None, data.n)
-    with pytest.raises(AssertionError):
-        wired.marginal(("a",))  # the tripwire works
-    workload = Workload.all_kway(DOMAIN, 2, smallest=1)
-    MWEM(epsilon=1.0, rounds=3, tuning=MWEMTuning(final_iterations=3)).run(wired, workload, rng=SeededRandom(0))
-    IndependentMarginals(epsilon=1.0).run(wired, rng=SeededRandom(0))
-    from dprelease.mechanisms.iterative_construction import IterativeConstruction
-
-    IterativeConstruction(epsilon=1.0, alpha=0.5, max_rounds=3).run(wired, workload, rng=SeededRandom(0))
 
 
 @pytest.mark.parametrize("kwargs,error", [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 from pathlib import Path
 
 from dprelease.api import SynthesisRequest, synthesize
@@ -13,13 +14,16 @@ from dprelease.rows import ROW_CHOICES
 
 
 def register(commands: argparse._SubParsersAction) -> None:
+    mechanisms = "\n".join(textwrap.fill(f"{name}: {summary}", width=96, initial_indent="  ",
+                                          subsequent_indent="      ") for name, summary in registry.describe())
     parser = commands.add_parser("synth", help="release a DP synthetic table for a marginal workload",
-                                 description="Release a differentially private synthetic table.")
+                                 description="Release a differentially private synthetic table.",
+                                 epilog=f"mechanisms (--mechanism):\n{mechanisms}",
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", type=Path, help="CSV of integer codes with a header row")
     add_data_arguments(parser)
     parser.add_argument("--mechanism", choices=registry.names(), default="mwem",
-                        help="; ".join(f"{name}: {summary}" for name, summary in registry.describe())
-                        + " (default: mwem)")
+                        help="the mechanism (each is described below; default: mwem)")
     parser.add_argument("--epsilon", type=number("--epsilon"), required=True)
     parser.add_argument("--delta", type=number("--delta"), default=0.0,
                         help="default 0 (pure DP); > 0: mwem measures with Gaussian noise under zCDP, the ic-* "

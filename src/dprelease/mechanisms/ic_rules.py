@@ -97,6 +97,10 @@ class ICMWMechanism(_IterativeConstructionEntry):
 
     MW's model is an explicit histogram or a factored model over *all* the workload's marginals (MW may
     update on any of them), checked against its cap before any data is read.
+
+    Privacy: Thm 5.3 (see :class:`_IterativeConstructionEntry`): (epsilon, 0)-DP by basic composition, or
+    (epsilon, delta)-DP by advanced composition (Thm 3.20), of 2T steps on queries of sensitivity 1/n.
+    Accuracy: Thms 4.10, 5.4, 5.5.
     """
 
     name: ClassVar[str] = "ic-mw"
@@ -125,7 +129,10 @@ class ICMWMechanism(_IterativeConstructionEntry):
 
 @dataclass(frozen=True, kw_only=True)
 class ICMedianMechanism(_IterativeConstructionEntry):
-    """``ic-median``: Algorithm 8 with the median mechanism over an alpha/2-net (Thms 5.8-5.10)."""
+    """``ic-median``: Algorithm 8 with the median mechanism over an alpha/2-net (Thms 5.8-5.10).
+
+    Privacy: Thm 5.3, as every IC entry (basic or advanced composition of 2T steps, sensitivity 1/n).
+    """
 
     name: ClassVar[str] = "ic-median"
     summary: ClassVar[str] = ("iterative construction with the median mechanism over an alpha-net (Thms "
@@ -146,7 +153,10 @@ class ICMedianMechanism(_IterativeConstructionEntry):
 
 @dataclass(frozen=True, kw_only=True)
 class ICPerceptronMechanism(_IterativeConstructionEntry):
-    """``ic-perceptron``: Algorithm 8 with the perceptron (Thms 5.11-5.12), norm-ratio bound 1."""
+    """``ic-perceptron``: Algorithm 8 with the perceptron (Thms 5.11-5.12), norm-ratio bound 1.
+
+    Privacy: Thm 5.3, as every IC entry (basic or advanced composition of 2T steps, sensitivity 1/n).
+    """
 
     name: ClassVar[str] = "ic-perceptron"
     summary: ClassVar[str] = ("iterative construction with the perceptron (Thms 5.11-5.12): dense data, n much "

@@ -47,7 +47,11 @@ class StreamAnswers:
 
 @dataclass(frozen=True, kw_only=True)
 class OnlineMWMechanism:
-    """Online private MW over the workload's cells; see the module docstring for the guarantee."""
+    """Online private MW over the workload's cells.
+
+    Privacy: (epsilon, delta)-DP (Thm 4.13): NumericSparse (Thm 3.27) on queries of sensitivity 1/n, the
+    whole plan charged up front; answers after the cut-off come from the public hypothesis.
+    """
 
     name: ClassVar[str] = "online-mw"
     summary: ClassVar[str] = ("online private multiplicative weights (Alg. 6, Thms 4.13-4.15) answering every "
