@@ -54,24 +54,24 @@ def encode(data: object, schema: Schema, *, show_values: bool = False, delimiter
             reach logs).
         delimiter, header, skip_rows: for text files, see :func:`~dprelease.schema.tables.read_csv`.
     """
-    return encode_table(read_table(data, schema, delimiter=delimiter, header=header, skip_rows=skip_rows,
+    if not isinstance(schema, Schema):
+        raise InputTypeError(f"schema must be a dprelease Schema, got {type(schema).__name__}")
+    return encode_table(read_table(data, schema.names, delimiter=delimiter, header=header, skip_rows=skip_rows,
                                    show_values=show_values), schema, show_values=show_values)
 
 
-def read_table(data: object, schema: Schema, *, delimiter: str | None = None, header: bool | str = "auto",
-               skip_rows: int = 0, show_values: bool = False) -> Table:
-    """The schema's columns of ``data`` (see :func:`encode`), not yet encoded."""
-    if not isinstance(schema, Schema):
-        raise InputTypeError(f"schema must be a dprelease Schema, got {type(schema).__name__}")
+def read_table(data: object, names: Sequence[str] | None, *, delimiter: str | None = None,
+               header: bool | str = "auto", skip_rows: int = 0, show_values: bool = False) -> Table:
+    """The columns ``names`` (None: all) of ``data`` (see :func:`encode`), not yet encoded."""
     if isinstance(data, Table):
         return data
     if isinstance(data, (str, Path)):
         path = Path(data)
         if path.suffix.lower() in PARQUET_SUFFIXES:
-            return read_parquet(path, schema.names)
-        return read_csv(path, schema.names, delimiter=delimiter, header=header, skip_rows=skip_rows,
+            return read_parquet(path, names)
+        return read_csv(path, names, delimiter=delimiter, header=header, skip_rows=skip_rows,
                         show_values=show_values)
-    return from_dataframe(data, schema.names)
+    return from_dataframe(data, names)
 
 
 def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> Dataset:

@@ -180,3 +180,37 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
         elif word in false_set:
             ok[i] = True
     return values, ok
+
+
+# ------------------------------------------------------------------ value kinds
+#: What a value looks like, for drafting a schema: its class, in order of precedence.
+CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text")
+C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT = range(len(CLASSES))
+_BOOLEAN_WORDS = {"true", "false", "yes", "no", "t", "f", "y", "n"}
+
+
+def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
+    """The class of each distinct text value (None is NULL): null, boolean word, integer, decimal number,
+    ISO date, ISO date-time, or other text."""
+    tokens = set(null_tokens)
+    out = np.full(len(text), C_TEXT, dtype=np.int64)
+    floats, numeric = parse_floats(text)
+    _, whole = whole_to_int(floats)
+    for i, t in enumerate(text):  # per distinct value
+        if t is None or t in tokens or (numeric[i] and np.isnan(floats[i])):
+            out[i] = C_NULL
+        elif t.lower() in _BOOLEAN_WORDS:
+            out[i] = C_BOOLEAN
+        elif numeric[i]:
+            out[i] = C_INTEGER if whole[i] else C_DECIMAL
+        else:
+            match = _ISO.match(t.strip())
+            if match is not None and parse_iso(t, "s") is not None:
+                out[i] = C_DATE if match.group(2) is None else C_DATETIME
+    return out
+
+
+def typed_class(values: np.ndarray) -> int:
+    """The class of a typed column (from its dtype alone)."""
+    kind = values.dtype.kind
+    return {"b": C_BOOLEAN, "i": C_INTEGER, "u": C_INTEGER, "f": C_DECIMAL, "M": C_DATETIME}.get(kind, C_TEXT)

@@ -57,7 +57,7 @@ def factorize(values: np.ndarray) -> FactorColumn:
 
 
 # --------------------------------------------------------------------------- CSV
-def read_csv(path: str | Path, names: Sequence[str], *, delimiter: str | None = None, header: bool | str = "auto",
+def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | None = None, header: bool | str = "auto",
              skip_rows: int = 0, encoding: str = "utf-8-sig", show_values: bool = False) -> Table:
     """The columns ``names`` of a delimited text file.
 
@@ -65,6 +65,7 @@ def read_csv(path: str | Path, names: Sequence[str], *, delimiter: str | None = 
         delimiter: one character; default: sniffed among ``, ; TAB |`` (comma when unclear).
         header: True (the first row names the columns), False (no header: the columns are the schema's,
             in order), or "auto" (a header when the first row names any schema column).
+        names: the columns to keep; None keeps every column the header names.
         skip_rows: lines to skip before the table (comments, a title).
     Quoted fields may hold delimiters and newlines; a space after a delimiter is skipped; blank lines
     are not records.
@@ -98,6 +99,10 @@ def read_csv(path: str | Path, names: Sequence[str], *, delimiter: str | None = 
     if not rows:
         raise InputError(f"{source} is empty")
     first = [h.strip() for h in rows[0]]
+    if names is None:  # every column, named by the header
+        if header is False:
+            raise InputError(f"{source}: reading every column needs a header row naming them")
+        header, names = True, first
     if header == "auto":
         header = any(h in names for h in first)
     if header:
@@ -126,7 +131,7 @@ def read_csv(path: str | Path, names: Sequence[str], *, delimiter: str | None = 
 
 
 # ----------------------------------------------------------------------- Parquet
-def read_parquet(path: str | Path, names: Sequence[str]) -> Table:
+def read_parquet(path: str | Path, names: Sequence[str] | None) -> Table:
     """The columns ``names`` of a Parquet file, read by DuckDB (the ``parquet`` extra)."""
     duckdb = need("duckdb", "parquet", "reading Parquet")
     path = Path(path)
@@ -139,6 +144,7 @@ def read_parquet(path: str | Path, names: Sequence[str]) -> Table:
             present = [d[0] for d in connection.execute("SELECT * FROM read_parquet(?) LIMIT 0", [str(path)]).description]
         except duckdb.Error as exc:
             raise InputError(f"{source} is not a readable Parquet file: {str(exc).splitlines()[0]}") from None
+        names = present if names is None else names
         missing = [n for n in names if n not in present]
         wanted = [n for n in names if n in present]
         n = int(connection.execute("SELECT count(*) FROM read_parquet(?)", [str(path)]).fetchone()[0])
@@ -171,7 +177,7 @@ def _from_numpy(array: np.ndarray, name: str) -> FactorColumn | TypedColumn:
 
 
 # --------------------------------------------------------------------- DataFrame
-def from_dataframe(frame: object, names: Sequence[str]) -> Table:
+def from_dataframe(frame: object, names: Sequence[str] | None) -> Table:
     """The columns ``names`` of a pandas DataFrame; its dtypes are kept (category, nullable, datetime)."""
     pd = need("pandas", "pandas", "reading a DataFrame")
     if not isinstance(frame, pd.DataFrame):
@@ -180,6 +186,7 @@ def from_dataframe(frame: object, names: Sequence[str]) -> Table:
     duplicated = sorted({h for h in header if header.count(h) > 1})
     if duplicated:
         raise InputError(f"data frame: column(s) {duplicated} appear more than once")
+    names = header if names is None else names
     missing = [n for n in names if n not in header]
     columns = {}
     for name in names:
