@@ -97,8 +97,11 @@ class Schema:
     null_tokens: tuple[str, ...] = ("",)
     strip: bool = True
     draft: Draft | None = None
+    description: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.description, str):
+            raise InputTypeError(f"schema description must be a string, got {self.description!r:.100}")
         if isinstance(self.columns, Mapping) or not isinstance(self.columns, Iterable):
             raise InputTypeError(f"schema columns must be a list of columns, got {type(self.columns).__name__}")
         columns = tuple(self.columns)
@@ -150,7 +153,7 @@ class Schema:
         names = list(names)
         if len(set(names)) != len(names):
             raise InputError(f"columns {names} name a column twice")
-        return Schema(tuple(self.column(n) for n in names), self.null_tokens, self.strip, self.draft)
+        return Schema(tuple(self.column(n) for n in names), self.null_tokens, self.strip, self.draft, self.description)
 
     def encoding_rules(self) -> list[dict[str, object]]:
         """Every column's encoding rule as plain data (categories, thresholds, bucket codes, NULL text),
@@ -177,13 +180,15 @@ class Schema:
                 raise InputError(f"schema columns must be a JSON object {{name: spec}}, got {columns!r:.100}")
             draft = None if raw.get("draft") is None else Draft.from_json(raw["draft"])
             return cls(tuple(column_from_json(n, s) for n, s in columns.items()),
-                       raw.get("null_tokens", ("",)), raw.get("strip", True), draft)
+                       raw.get("null_tokens", ("",)), raw.get("strip", True), draft, raw.get("description", ""))
         if isinstance(raw.get("format"), str) and raw["format"].startswith("dprelease-schema"):
             raise InputError(f"schema format {raw['format']!r} is not supported; this version reads {FORMAT!r}")
         return cls(tuple(column_from_json(n, s) for n, s in raw.items()))
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"format": FORMAT}
+        if self.description:
+            out["description"] = self.description
         if self.null_tokens != ("",):
             out["null_tokens"] = list(self.null_tokens)
         if not self.strip:
