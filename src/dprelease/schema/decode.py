@@ -68,15 +68,14 @@ class Decoded:
             return pd.array(out, dtype=object)
         missing = null | other
         if isinstance(column, BooleanColumn):
-            return pd.array(np.where(missing, None, values.astype(bool)).tolist(), dtype="boolean") \
-                if column.null or column.other else pd.array(values.astype(bool), dtype=bool)
+            return pd.arrays.BooleanArray(values.astype(bool), missing.copy()) if column.null or column.other \
+                else values.astype(bool)
         if isinstance(column, NumericColumn):
             return np.where(missing, np.nan, values.astype(np.float64))
         if isinstance(column, (DateColumn, DatetimeColumn)):
             return pd.array(np.where(missing, np.datetime64("NaT"), values).astype("datetime64[s]"))
         if column.null or column.other:  # integers and codes with a NULL
-            return pd.array(values.astype(np.int64), dtype="Int64").where(~missing, pd.NA) if missing.any() \
-                else pd.array(values.astype(np.int64), dtype="Int64")
+            return pd.arrays.IntegerArray(values.astype(np.int64), missing.copy())
         return values.astype(np.int64)
 
     def _python(self, column: Column, value: object) -> object:
