@@ -142,8 +142,8 @@ def decode(codes: object, schema: Schema, *, values: str = "uniform", rng: objec
         raise InputError(f"values must be one of {list(VALUE_MODES)}, got {values!r}")
     if other is not None and not isinstance(other, str):
         raise InputTypeError(f"other must be a string marker or None, got {other!r}")
-    uniform = _uniform_source(rng) if values == "uniform" else None
     array = _codes_array(codes, schema)
+    uniform = _uniform_source(rng) if values == "uniform" else None
     out_values, nulls, others = {}, {}, {}
     for i, column in enumerate(schema.columns):
         column_codes = array[:, i]
