@@ -50,16 +50,29 @@ def selection_threshold(*, epsilon: Fraction | float, delta: float) -> float:
     return 1 + count_scale(epsilon) * math.log(2 / delta) * (1 + 1e-12)
 
 
+def passing_keys(counts: np.ndarray, *, epsilon: Fraction | float, delta: float,
+                 rng: RandomSource) -> tuple[np.ndarray, np.ndarray]:
+    """Which keys the stability histogram releases (present, and noisy count above tau), and the noisy
+    counts (kept inside the kernel: only the choice of keys leaves it).
+
+    ``counts`` may have any shape (the last axis the keys); each entry gets its own noise. Privacy:
+    (eps, delta)-DP per row of keys (module docstring; Vadhan 2017 Prop. 3.5), plus the sampler's
+    2^-50 truncation.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    noisy = noisy_counts(counts, epsilon=epsilon, rng=rng)
+    return (counts > 0) & (noisy > selection_threshold(epsilon=epsilon, delta=delta)), noisy
+
+
 def stable_keys(counts: np.ndarray, *, epsilon: Fraction | float, delta: float, max_keys: int,
                 rng: RandomSource) -> np.ndarray:
     """Positions of the keys (among those present, ``counts`` > 0) released by the stability histogram,
     at most ``max_keys`` of them, largest noisy count first.
 
-    Privacy: (eps, delta)-DP (module docstring; Vadhan 2017 Prop. 3.5), plus the sampler's 2^-50
-    truncation. Only which keys pass is released; keeping the ``max_keys`` largest is post-processing.
+    Privacy: that of :func:`passing_keys`. Only which keys pass is released; keeping the ``max_keys``
+    largest is post-processing.
     """
-    counts = np.asarray(counts, dtype=np.int64)
-    noisy = noisy_counts(counts, epsilon=epsilon, rng=rng)
-    passed = np.flatnonzero((counts > 0) & (noisy > selection_threshold(epsilon=epsilon, delta=delta)))
+    passed, noisy = passing_keys(counts, epsilon=epsilon, delta=delta, rng=rng)
+    passed = np.flatnonzero(passed)
     order = np.argsort(-noisy[passed], kind="stable")
     return passed[order][:max_keys]

@@ -39,9 +39,11 @@ def exponential_quantiles(values: np.ndarray, *, probabilities: np.ndarray, cand
     """
     sorted_values = np.sort(np.asarray(values, dtype=np.float64))
     candidates = np.asarray(candidates, dtype=np.float64)
+    probabilities = np.asarray(probabilities, dtype=np.float64)
     chosen = np.empty(len(probabilities), dtype=np.float64)
-    for i, p in enumerate(probabilities):
-        scores = quantile_scores(sorted_values, float(p), candidates)
-        chosen[i] = candidates[exponential_mechanism(scores, epsilon=epsilon_each, sensitivity=RANK_SENSITIVITY,
-                                                     rng=rng)]
+    for p in np.unique(probabilities):  # equal probabilities: independent draws from the same scores
+        where = np.flatnonzero(probabilities == p)
+        picks = exponential_mechanism(quantile_scores(sorted_values, float(p), candidates), epsilon=epsilon_each,
+                                      sensitivity=RANK_SENSITIVITY, rng=rng, size=len(where))
+        chosen[where] = candidates[picks]
     return chosen
