@@ -58,6 +58,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--delimiter", help="CSV delimiter (default: sniffed)")
     parser.add_argument("--skip-rows", type=integer("--skip-rows"), default=0, help="lines to skip before the header")
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible draft; NOT fit for a real release")
+    parser.add_argument("--show-values", action="store_true",
+                        help="let error messages quote the data's values and count rows (they may reach logs)")
     parser.set_defaults(handler=run)
 
 
@@ -68,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     schema = draft_schema(args.data, epsilon=args.epsilon, delta=args.delta, non_private=args.non_private,
                           columns=args.columns, types=args.types, bins=args.bins, max_categories=args.max_categories,
                           null_tokens=tuple(args.null_token) if args.null_token else ("",), seed=args.seed,
-                          delimiter=args.delimiter, skip_rows=args.skip_rows)
+                          delimiter=args.delimiter, skip_rows=args.skip_rows, show_values=args.show_values)
     schema.to_json(args.out)
     print(f"wrote a draft schema of {len(schema.columns)} columns to {args.out}")
     if schema.draft is not None and schema.draft.is_public:

@@ -51,7 +51,8 @@ _FIRST_DAY, _LAST_DAY = -25567, 47846  # 1900-01-01 .. 2100-12-31, in days since
 def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0.0, non_private: bool = False,
                  columns: Sequence[str] | None = None, types: Mapping[str, str] | None = None, bins: int = 10,
                  max_categories: int = 100, null_tokens: Sequence[str] = ("",), seed: int | None = None,
-                 delimiter: str | None = None, header: bool | str = "auto", skip_rows: int = 0) -> Schema:
+                 delimiter: str | None = None, header: bool | str = "auto", skip_rows: int = 0,
+                 show_values: bool = False) -> Schema:
     """A draft schema of ``data`` (CSV, Parquet, DataFrame): private with ``epsilon``, or ``non_private``.
 
     Public checks run first: a mistake raises before the data is read or anything is spent.
@@ -75,7 +76,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     if columns is not None and (isinstance(columns, str) or len(set(columns)) != len(columns)):
         raise InputError(f"columns must be a list of distinct names, got {columns!r}")
     table = read_table(data, None if columns is None else list(columns), delimiter=delimiter, header=header,
-                       skip_rows=skip_rows)
+                       skip_rows=skip_rows, show_values=show_values)
     if table.missing:
         raise InputError(f"{table.source} lacks column(s) {list(table.missing)}")
     unknown = sorted(set(types) - set(table.columns))
