@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dprelease import Domain
+from dprelease import Dataset, Domain
 from dprelease.datasets import adult_paths
 from dprelease.schema import OTHER, Schema, decode, encode
 from dprelease.schema.binned import NumericColumn
@@ -75,7 +75,7 @@ def test_binning_rule_last_bin_is_closed_and_clip_goes_to_the_end_bins():
     schema = Schema.from_dict({"x": {"type": "numeric", "bounds": [0, 10], "bins": 2, "clip": True},
                                "k": {"type": "integer", "bounds": [0, 9], "width": 5, "other": True}})
     frame = pd.DataFrame({"x": [0.0, 4.999, 5.0, 10.0, -3.0, 11.0], "k": [0, 4, 5, 9, 10, -1]})
-    codes = encode(frame, schema).records
+    codes = encode(frame, schema)
     assert codes[:, 0].tolist() == [0, 0, 1, 1, 0, 1]
     assert codes[:, 1].tolist() == [0, 0, 1, 1, 2, 2]
 
@@ -86,11 +86,11 @@ def test_round_trip_every_kind_through_frame_csv_and_parquet(tmp_path, values):
     schema = Schema.from_dict(MIXED)
     codes = random_codes(schema, 500, 1)
     decoded = decode(codes, schema, values=values, rng=np.random.Generator(np.random.PCG64(2)))
-    assert np.array_equal(encode(decoded.to_dataframe(), schema).records, codes)
+    assert np.array_equal(encode(decoded.to_dataframe(), schema), codes)
     decoded.to_csv(tmp_path / "d.csv")
-    assert np.array_equal(encode(tmp_path / "d.csv", schema).records, codes)
+    assert np.array_equal(encode(tmp_path / "d.csv", schema), codes)
     decoded.to_parquet(tmp_path / "d.parquet")
-    assert np.array_equal(encode(tmp_path / "d.parquet", schema).records, codes)
+    assert np.array_equal(encode(tmp_path / "d.parquet", schema), codes)
 
 
 @settings(max_examples=40, deadline=None)
@@ -106,7 +106,7 @@ def test_decoded_numbers_lie_in_their_bin(edges, seed):
     low, high = np.array(edges[:-1])[codes[:, 0]], np.array(edges[1:])[codes[:, 0]]
     last = codes[:, 0] == column.size - 1
     assert np.all(values >= low) and np.all((values < high) | (last & (values <= high)))
-    assert np.array_equal(encode(pd.DataFrame({"x": values}), schema).records, codes)
+    assert np.array_equal(encode(pd.DataFrame({"x": values}), schema), codes)
 
 
 def test_uniform_draws_at_the_top_of_a_bin_stay_inside():
@@ -120,7 +120,7 @@ def test_uniform_draws_at_the_top_of_a_bin_stay_inside():
     decoded = decode(np.array([[0, 0], [1, 1]]), schema, rng=Top())
     assert decoded.values["x"][0] == np.nextafter(0.7, 0) and decoded.values["x"][1] == 1.3  # closed last bin
     assert decoded.values["k"].tolist() == [4, 9]
-    assert encode(decoded.to_dataframe(), schema).records.tolist() == [[0, 0], [1, 1]]
+    assert encode(decoded.to_dataframe(), schema).tolist() == [[0, 0], [1, 1]]
 
 
 @settings(max_examples=25, deadline=None)
@@ -132,7 +132,7 @@ def test_integer_round_trip(low, span, width, seed):
     for values in ("uniform", "midpoint"):
         frame = decode(codes, schema, values=values, rng=np.random.Generator(np.random.PCG64(seed))).to_dataframe()
         assert str(frame["k"].dtype) == "Int64"
-        assert np.array_equal(encode(frame, schema).records, codes)
+        assert np.array_equal(encode(frame, schema), codes)
 
 
 def test_decoded_dtypes_and_other_marker():
@@ -168,7 +168,7 @@ def test_a_messy_csv_goes_through_with_a_schema_and_no_hand_code(tmp_path):
     path = tmp_path / "messy.csv"
     path.write_text(MESSY, encoding="utf-8")
     schema = Schema.from_dict(MESSY_SCHEMA)
-    data = encode(path, schema)
+    data = Dataset.from_schema(path, schema)  # the Dataset of codes, ready for synthesize
     # age: 8 bins of 10 years (the last 87..90), then NULL (8); city: Paris, Lyon, NULL, other
     assert data.records.tolist() == [[1, 2, 2, 1, 0], [8, 2, 1, 0, 2], [7, 4, 0, 1, 1], [0, 0, 3, 2, 3]]
     frame = decode(data, schema, rng=np.random.Generator(np.random.PCG64(5))).to_dataframe()
@@ -185,8 +185,8 @@ def test_csv_delimiters_are_sniffed_and_header_is_optional(tmp_path, delimiter):
     (tmp_path / "h.csv").write_text(f"b{delimiter}a\n" + "\n".join(delimiter.join(f'"{v}"' for v in r[::-1])
                                                                for r in rows) + "\n")
     (tmp_path / "n.csv").write_text(body)
-    assert encode(tmp_path / "h.csv", schema).records.tolist() == [[0, 1], [1, 3]]
-    assert encode(tmp_path / "n.csv", schema).records.tolist() == [[0, 1], [1, 3]]
+    assert encode(tmp_path / "h.csv", schema).tolist() == [[0, 1], [1, 3]]
+    assert encode(tmp_path / "n.csv", schema).tolist() == [[0, 1], [1, 3]]
 
 
 def test_dataframe_dtypes_category_nullable_string_and_datetime():
@@ -210,7 +210,7 @@ def test_dataframe_dtypes_category_nullable_string_and_datetime():
         "f": pd.array([0.5, None, 0.25], dtype="Float64"),
         "k": [2, 1, 7],
     })
-    assert encode(frame, schema).records.tolist() == [
+    assert encode(frame, schema).tolist() == [
         [1, 3, 1, 1, 1, 2, 1, 1], [2, 10, 2, 2, 2, 3, 2, 0], [0, 9, 0, 0, 0, 0, 0, 2]]
 
 
@@ -223,7 +223,7 @@ def test_parquet_read_by_duckdb(tmp_path):
     schema = Schema.from_dict({"k": {"type": "integer", "bounds": [0, 3]}, "s": {
         "type": "categorical", "values": ["a"], "null": True}, "x": {"type": "numeric", "bounds": [0, 5], "bins": 2,
                                                                        "null": True}})
-    assert encode(path, schema).records.tolist() == [[1, 0, 1], [3, 1, 2]]
+    assert encode(path, schema).tolist() == [[1, 0, 1], [3, 1, 2]]
 
 
 def test_large_table_encodes_vectorised(tmp_path):
@@ -232,7 +232,7 @@ def test_large_table_encodes_vectorised(tmp_path):
     values = rng.integers(0, 1000, 50_000)
     (tmp_path / "big.csv").write_text("v\n" + "\n".join(map(str, values)) + "\n")
     schema = Schema.from_dict({"v": {"type": "integer", "bounds": [0, 999], "width": 100}})
-    assert np.array_equal(encode(tmp_path / "big.csv", schema).records[:, 0], values // 100)
+    assert np.array_equal(encode(tmp_path / "big.csv", schema)[:, 0], values // 100)
 
 
 def test_schema_is_frozen():

@@ -34,7 +34,7 @@ def test_fit_sample_returns_decoded_rows_with_the_schema_columns():
     assert list(out.columns) == list(SCHEMA.names) and len(out) == 400
     assert out["age"].between(18, 80).all() and str(out["job"].dtype) == "category"
     assert out["pay"].between(0, 100000).all() and out["member"].dtype == bool
-    assert np.array_equal(encode(out, SCHEMA).records[:, 1:], synth.release.rows[:, 1:])  # pay/age bins kept too
+    assert np.array_equal(encode(out, SCHEMA)[:, 1:], synth.release.rows[:, 1:])  # pay/age bins kept too
     assert synth.release.privacy_ledger["spent"]["epsilon"] == pytest.approx(1.0)
     assert synth.release.extra["schema"]["columns"]["job"]["values"] == ["clerk", "smith", "baker"]
     assert len(synth.sample(1000)) == 1000 and len(synth.sample(7)) == 7
@@ -122,7 +122,7 @@ def test_every_raw_adult_value_encodes_under_the_bundled_schema(split, adult_tra
                      "test": {"workclass": 963, "occupation": 966, "native-country": 274}}[split]
     assert not any(c.other for c in schema.columns)  # no value needed an 'other' bucket
     frame = load_adult_raw(split)
-    assert np.array_equal(encode(frame, schema).records, codes.records)  # DataFrame and CSV paths agree
+    assert np.array_equal(encode(frame, schema), codes.records)  # DataFrame and CSV paths agree
     assert OTHER not in schema.labels("native-country")
 
 

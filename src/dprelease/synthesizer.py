@@ -5,7 +5,7 @@
 >>> synthetic = synth.fit_sample(frame, schema="schema.json")     # doctest: +SKIP
 >>> synth.release.privacy_ledger                                   # doctest: +SKIP
 
-``fit`` encodes the table by the public schema (:func:`dprelease.schema.encode`) and runs
+``fit`` encodes the table by the public schema (:meth:`dprelease.Dataset.from_schema`) and runs
 :func:`dprelease.api.synthesize`; ``sample`` decodes released rows (:func:`dprelease.schema.decode`).
 Everything after ``fit`` is post-processing of the release. Each ``fit`` spends the budget again, and
 says so; the constructor stores and checks parameters and nothing mutates them afterwards.
@@ -23,7 +23,8 @@ from dprelease.errors import InputError, InputTypeError
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
 from dprelease.release import Release
-from dprelease.schema import Schema, decode, encode
+from dprelease.data import Dataset
+from dprelease.schema import Schema, decode
 from dprelease.schema.decode import VALUE_MODES
 from dprelease.schema.tables import need
 from dprelease.validation import check_delta, check_positive, check_positive_int
@@ -82,7 +83,7 @@ class Synthesizer:
                                  "pass allow_nonprivate_schema=True to experiment")
             warnings.warn("fitting with a non-private schema: this release is NOT differentially private",
                           UserWarning, stacklevel=2)
-        dataset = encode(data, schema, **read_options)
+        dataset = Dataset.from_schema(data, schema, **read_options)
         if self._ledgers:
             warnings.warn(f"this Synthesizer was fitted {len(self._ledgers)} time(s) before: fitting again spends "
                           f"epsilon={self.epsilon:g}, delta={self.delta:g} again (each fit is a new release)",

@@ -74,7 +74,8 @@ def load_adult_raw_codes(split: str = "train") -> Dataset:
     label = table.columns["income"]  # the test file's labels end with '.'
     table.columns["income"] = FactorColumn(np.array([str(v).strip().rstrip(".") for v in label.uniques],
                                                     dtype=object), label.index)
-    return encode_table(table, schema)
+    codes = encode_table(table, schema)
+    return Dataset(schema.domain, codes, None, len(codes))
 
 
 def load_adult_raw(split: str = "train"):

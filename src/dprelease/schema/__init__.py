@@ -3,14 +3,14 @@
 - :class:`Schema` (``schema.py``): ordered columns of the kinds in ``columns.py`` (codes, categorical,
   boolean) and ``binned.py`` (integer, numeric, date, datetime), each with optional ``null`` and
   ``other`` buckets; JSON read/write; ``Schema.domain`` for the codes.
-- :func:`encode` (``encode.py``): a CSV, Parquet file or pandas DataFrame into a
-  :class:`~dprelease.Dataset` of codes, every column's problems in one error.
+- :func:`encode` (``encode.py``): a CSV, Parquet file or pandas DataFrame into an array of codes
+  (:meth:`dprelease.Dataset.from_schema` makes it a Dataset), every column's problems in one error.
 - :func:`decode` (``decode.py``): codes back to values, as a DataFrame, CSV or Parquet.
 - ``draft.py`` (imported on its own: it sits above the privacy kernel): a schema drafted from the data,
   differentially privately or openly (then marked not public).
 
-This package imports only :mod:`dprelease.errors`, :mod:`dprelease.validation`, :mod:`dprelease.domain`
-and, for the Dataset it returns, :mod:`dprelease.data`. See docs/schema.md.
+This package imports only :mod:`dprelease.errors`, :mod:`dprelease.validation` and
+:mod:`dprelease.domain` (``draft.py`` excepted). See docs/schema.md.
 """
 
 from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn

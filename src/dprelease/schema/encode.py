@@ -15,7 +15,7 @@ Text is parsed once per distinct value (pandas' or numpy's factorization), then 
 >>> import numpy as np
 >>> from dprelease.schema.tables import Table, factorize
 >>> t = Table({"n": factorize(np.array(["3", "7", "12"], dtype=object))}, 3, "example")
->>> encode_table(t, s).records[:, 0].tolist()
+>>> encode_table(t, s)[:, 0].tolist()
 [0, 1, 1]
 """
 
@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 
-from dprelease.data import Dataset
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, format_number
@@ -44,8 +43,9 @@ _WRONG_TYPE = {"codes": "not integer codes", "integer": "not whole numbers", "nu
 
 
 def encode(data: object, schema: Schema, *, show_values: bool = False, delimiter: str | None = None,
-           header: bool | str = "auto", skip_rows: int = 0) -> Dataset:
-    """Codes of a raw table under ``schema``, as a :class:`~dprelease.Dataset` over ``schema.domain``.
+           header: bool | str = "auto", skip_rows: int = 0) -> np.ndarray:
+    """Codes of a raw table under ``schema``: an (n, d) int64 array over ``schema.domain``, columns in
+    schema order. :meth:`dprelease.Dataset.from_schema` wraps them in a Dataset.
 
     Args:
         data: a pandas DataFrame, a Parquet file (``.parquet``/``.pq``) or a delimited text file (any
@@ -74,7 +74,7 @@ def read_table(data: object, names: Sequence[str] | None, *, delimiter: str | No
     return from_dataframe(data, names)
 
 
-def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> Dataset:
+def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> np.ndarray:
     """Codes of every schema column of ``table``; one error lists every column that cannot be encoded."""
     problems = [f"column {name!r}: missing from the table" for name in table.missing]
     codes = np.zeros((table.n, len(schema.columns)), dtype=np.int64)
@@ -90,7 +90,7 @@ def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> 
                          + "; ".join(problems))
     if table.n == 0:
         raise InputError(f"{table.source} has no rows; a release needs at least one row")
-    return Dataset(schema.domain, codes, None, table.n)
+    return codes
 
 
 # ----------------------------------------------------------------------- columns
@@ -262,6 +262,6 @@ def _typed(column: Column, values: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     return np.where(status == OK, integers, 0), np.where(nan, NULL, status)
 
 
-def encode_columns(data: object, schema: Schema, columns: Sequence[str], **options) -> Dataset:
+def encode_columns(data: object, schema: Schema, columns: Sequence[str], **options) -> np.ndarray:
     """:func:`encode` on some columns of the schema (in the order given)."""
     return encode(data, schema.select(columns), **options)
