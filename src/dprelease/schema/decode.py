@@ -178,7 +178,7 @@ def _codes_array(codes: object, schema: Schema) -> np.ndarray:
 def _uniform_source(rng: object):
     if hasattr(rng, "uniform_open"):
         return rng.uniform_open
-    if isinstance(rng, np.random.Generator):
+    if hasattr(rng, "bit_generator") and callable(getattr(rng, "random", None)):  # a numpy Generator
         return rng.random
     raise InputTypeError("decode(values='uniform') needs rng: a dprelease RandomSource or a numpy Generator, "
                          f"got {type(rng).__name__}")
