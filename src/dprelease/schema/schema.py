@@ -205,7 +205,7 @@ class Schema:
         for key, value in raw.items():
             if key == "columns":
                 inner = [f"  {json.dumps(n)}: {json.dumps(spec)}" for n, spec in value.items()]
-                lines.append(f' "columns": {{\n' + ",\n".join(inner) + "\n }")
+                lines.append(' "columns": {\n' + ",\n".join(inner) + "\n }")
             else:
                 lines.append(f" {json.dumps(key)}: " + json.dumps(value, indent=1).replace("\n", "\n "))
         return "{\n" + ",\n".join(lines) + "\n}\n"
