@@ -239,4 +239,11 @@ def test_schema_is_frozen():
     schema = Schema.from_dict({"a": 2})
     with pytest.raises(AttributeError):
         schema.columns = ()  # type: ignore[misc]
-    assert Path  # noqa: B018
+
+
+def test_the_documented_example_is_a_valid_schema():
+    text = (Path(__file__).parents[1] / "docs" / "schema.md").read_text(encoding="utf-8")
+    example = text.split("```json\n", 1)[1].split("```", 1)[0]
+    schema = Schema.loads(example)
+    assert schema.names == ("age", "workclass", "income", "joined", "login", "member", "region")
+    assert schema.null_tokens == ("", "NA") and schema.column("login").value_count == 31 * 4
