@@ -247,3 +247,9 @@ def test_the_documented_example_is_a_valid_schema():
     schema = Schema.loads(example)
     assert schema.names == ("age", "workclass", "income", "joined", "login", "member", "region")
     assert schema.null_tokens == ("", "NA") and schema.column("login").value_count == 31 * 4
+
+
+def test_unsigned_integers_compare_without_wrapping():
+    schema = Schema.from_dict({"a": {"type": "integer", "bounds": [-5, 5], "other": True}, "b": 3})
+    frame = pd.DataFrame({"a": np.array([1, 7, 2**64 - 1], dtype=np.uint64), "b": np.array([0, 2, 1], dtype=np.uint8)})
+    assert encode(frame, schema).tolist() == [[6, 0], [11, 2], [11, 1]]

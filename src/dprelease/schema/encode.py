@@ -227,6 +227,9 @@ def _from_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def _typed(column: Column, values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Codes and status of a typed array (numbers, booleans, datetime64) where the kind takes it as is."""
     kind = values.dtype.kind
+    if kind == "u":  # compare as signed integers (or floats beyond int64): no wrap-around with negative bounds
+        big = values.size and values.max() >= 2**63
+        values, kind = (values.astype(np.float64), "f") if big else (values.astype(np.int64), "i")
     if isinstance(column, BooleanColumn) and kind == "b":
         return values.astype(np.int64), np.full(len(values), OK)
     if kind == "M" and isinstance(column, (DateColumn, DatetimeColumn)):
