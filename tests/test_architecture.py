@@ -44,6 +44,8 @@ DECLARED_READERS = {
     "dprelease.report": "the curator-only section of a report, when the real table is passed; labelled not private",
     "dprelease.cli.evaluate": "the curator's error measurement against the real table; never part of a release",
     "dprelease.cli.demo": "the demo scores its release against the bundled public Adult table",
+    "dprelease.schema.draft": "its .histogram is the kernel's PrivateColumnReader (noisy, paid first), or the open "
+                              "reader of --non-private, whose draft is marked not public",
 }
 
 
