@@ -28,7 +28,8 @@ from dprelease.cli.common import check_output, column_list, integer, number, sel
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import BudgetExhaustedError, DPReleaseError, InputError
-from dprelease.mechanisms.online_mw import OnlineMWPlan, OnlinePrivateMW
+from dprelease.mechanisms.online_mw import OnlinePrivateMW
+from dprelease.mechanisms.online_plan import plan_from_json
 from dprelease.mechanisms.online_state import model_representation, read_body
 from dprelease.queries.product import ProductQuery
 from dprelease.representations import REPRESENTATIONS, resolve_representation
@@ -137,7 +138,7 @@ def _check_matches_state(args: argparse.Namespace) -> str:
     """A resumed session keeps its own parameters; the command line must agree with them. Returns its representation."""
     body = read_body(args.state)
     try:
-        plan = OnlineMWPlan.from_json(body["plan"])
+        plan = plan_from_json(body["plan"])
         rng = body["rng"]
         representation = model_representation(body)
     except (KeyError, TypeError, AttributeError):
