@@ -91,6 +91,7 @@ from dprelease.queries.base import LinearQuery
 from dprelease.representations.factored import DEFAULT_MAX_MODEL_CELLS, FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.multiplicative_weights import MultiplicativeWeights
+from dprelease.validation import check_positive_int
 
 HYPOTHESIS = "hypothesis"
 MEASUREMENT = "measurement"
@@ -341,17 +342,28 @@ class OnlinePrivateMW:
         """The answer to one query (raises :class:`BudgetExhaustedError` once the session is used up)."""
         return self.ask(query).value
 
-    def ask(self, query: LinearQuery) -> OnlineAnswer:
-        """Like :meth:`answer`, with where the answer came from."""
-        if self.exhausted:
-            why = (f"all {self.cutoff} updates (the cut-off c) are used" if self._sparse.halted
-                   else f"the declared stream of {self.plan.max_queries} queries is used up")
-            raise BudgetExhaustedError(f"online MW session is exhausted: {why}; no further query is answered "
-                                       "(the answers already given stay valid)")
+    def refusal(self) -> str | None:
+        """Why every further query is refused, or None while the session answers (public)."""
+        if not self.exhausted:
+            return None
+        why = (f"all {self.cutoff} updates (the cut-off c) are used" if self._sparse.halted
+               else f"the declared stream of {self.plan.max_queries} queries is used up")
+        return f"online MW session is exhausted: {why}; no further query is answered (the answers already given " \
+               "stay valid)"
+
+    def check(self, query: object) -> None:
+        """The public checks :meth:`ask` makes before anything is drawn (type, domain, sensitivity, model cap)."""
         self._check_query(query)
         # Public, before anything is spent or drawn for this query: can x^t be updated on it (the
         # factored model: product-form, and its attribute set under the cap given the cliques so far)?
         self._update.check_query(self.model, query)
+
+    def ask(self, query: LinearQuery) -> OnlineAnswer:
+        """Like :meth:`answer`, with where the answer came from."""
+        refusal = self.refusal()
+        if refusal is not None:
+            raise BudgetExhaustedError(refusal)
+        self.check(query)
         estimate = self._estimate(query)  # f_i(x^t): public
         # NumericSparse on f'_{2i-1} = f_i - f_i(x^t), then on f'_{2i} = f_i(x^t) - f_i (Alg. 6)
         above = self._sparse.ask(ShiftedQuery(query, estimate, +1))
@@ -366,6 +378,24 @@ class OnlinePrivateMW:
         # UPDATE (MW, Alg. 5, eta = alpha / 2) with the noisy answer: post-processing
         self._set_model(self._update.update(self.model, query, noisy, alpha=self.plan.alpha))
         return OnlineAnswer(_clip(noisy), MEASUREMENT, self.queries_seen, self.updates_used)
+
+    def forfeit(self, queries: int = 1) -> int:
+        """Count ``queries`` queries whose answers were lost after they may have been compared; returns how many.
+
+        Each is counted as asked (one of |Q|) and as an above-threshold answer that was never released:
+        NumericSparse ends its current run (:meth:`~dprelease.privacy.sparse_vector.NumericSparse.end_run`:
+        one of the c updates, a fresh threshold); the hypothesis does not change. Conservative, for a
+        curator who cannot tell what a crash revealed (the service calls it after a restart); it spends
+        nothing beyond the plan already charged. Stops early once the session is exhausted.
+        """
+        done = 0
+        for _ in range(check_positive_int(queries, "queries", minimum=0)):
+            if self.exhausted:
+                break
+            self._sparse.end_run()
+            self.queries_seen += 1
+            done += 1
+        return done
 
     def _check_query(self, query: object) -> None:
         if not isinstance(query, LinearQuery):

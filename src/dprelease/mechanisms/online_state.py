@@ -102,6 +102,16 @@ def session_body(session, *, with_model: bool = True) -> dict[str, object]:
     return body
 
 
+#: The parts of a session's state that change as it answers (the hypothesis aside): see :func:`session_dynamic`.
+DYNAMIC_KEYS = ("sparse_vector", "queries_seen", "from_hypothesis")
+
+
+def session_dynamic(session) -> dict[str, object]:
+    """The parts of :func:`session_body` that change with each answer (PRIVATE: the noisy threshold)."""
+    return {"sparse_vector": session._sparse.state(), "queries_seen": session.queries_seen,
+            "from_hypothesis": session.from_hypothesis}
+
+
 def format_version(body: dict[str, object]) -> int:
     """The file version a body is written with: 1 (book, histogram), 2 (book, factored), 3 (warm)."""
     if isinstance(body.get("plan"), dict) and body["plan"].get("mode") == "warm":
