@@ -95,14 +95,26 @@ class Writer:
         An exception raised by ``operation`` undoes what it wrote (its savepoint) and is raised here;
         the other operations of the same transaction are not affected.
         """
+        return self.submit(operation)()
+
+    def submit(self, operation: Callable[[sqlite3.Connection], T]) -> Callable[[], T]:
+        """Queue ``operation``; the returned function waits until it is committed and returns its result.
+
+        Operations run in the order they were submitted, so an operation submitted after another one
+        sees what the other wrote (or, if the other failed, does not).
+        """
         if self._broken is not None:
             raise LedgerUnavailable(f"the ledger could not commit earlier ({self._broken}); restart the service")
         job = _Job(operation)
         self._queue.put(job)
-        job.done.wait()
-        if job.error is not None:
-            raise job.error
-        return job.result  # type: ignore[return-value]
+
+        def wait() -> T:
+            job.done.wait()
+            if job.error is not None:
+                raise job.error
+            return job.result  # type: ignore[return-value]
+
+        return wait
 
     def close(self) -> None:
         self._queue.put(None)

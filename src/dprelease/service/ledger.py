@@ -280,6 +280,14 @@ class Ledger:
         Raises :class:`LedgerError` if the charge is no longer reserved (e.g. recovered as lost): the
         result must then not be released.
         """
+        self.complete_later(row, result=result, also=also)()
+
+    def complete_later(self, row: int, *, result: str,
+                       also: Callable[[sqlite3.Connection], None] | None = None) -> Callable[[], None]:
+        """:meth:`complete`, queued: returns the function that waits for its commit (and raises if it failed).
+
+        Operations queued later run after it, in the same or a later transaction.
+        """
         def finish(connection: sqlite3.Connection) -> None:
             cursor = connection.execute("UPDATE requests SET status = 'done', finished_at = ?, result = ? "
                                         "WHERE id = ? AND status = 'reserved'", (time.time(), result, row))
@@ -288,7 +296,7 @@ class Ledger:
             if also is not None:
                 also(connection)
 
-        self._writer.run(finish)
+        return self._writer.submit(finish)
 
     def mark_lost(self, row: int, *, reason: str, also: Callable[[sqlite3.Connection], None] | None = None) -> None:
         """A reserved charge whose work failed or was cut off after the reservation: it stays spent, and its

@@ -258,12 +258,20 @@ class Sessions:
                           "queries_seen": session.queries_seen, "updates_used": session.updates_used,
                           "remaining_queries": session.remaining_queries, "exhausted": session.exhausted}
                 save, model_updates = self._saver(live, session)
-                self._ledger.complete(reservation.row, result=json.dumps(result), also=save)
+                committed = self._ledger.complete_later(reservation.row, result=json.dumps(result), also=save)
             except BaseException:
                 live.session = None  # ran ahead of the disk: reload, and forfeit what this request may have used
                 self._forfeit(live, reservation.row, len(queries), "the request failed after its reservation")
                 raise
+            # The next request of this session may start now: its reservation is queued after this answer's
+            # commit, and checks the session's version, so it never runs on a state that did not reach the disk.
             live.version, live.model_updates = version + 1, model_updates
+        try:
+            committed()  # the answer leaves the process only once it and the new state are on disk
+        except BaseException:
+            with live.lock:
+                self._forfeit(live, reservation.row, len(queries), "its answer could not be committed")
+            raise
         fault_point("after_answer", request_id)
         return result
 
