@@ -25,6 +25,7 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "dprelease"
     sys_version = ""
     timeout = TIMEOUT
+    disable_nagle_algorithm = True  # a small answer must not wait for the client's delayed ACK (40 ms)
 
     def do_GET(self) -> None:  # noqa: N802 - the standard library's names
         self._dispatch("GET")
