@@ -249,10 +249,10 @@ class Ledger:
             if cap is not None:
                 cap_e, cap_d = (None if c is None else Fraction(c) for c in cap)
                 if (cap_e is not None and mine_e + eps > cap_e) or (cap_d is not None and mine_d + dlt > cap_d):
+                    caps = ", ".join(f"{k}={v}" for k, v in (("epsilon", cap_e), ("delta", cap_d)) if v is not None)
                     raise BudgetExceededError(
                         f"the charge (epsilon={eps}, delta={dlt}) exceeds analyst {analyst!r}'s cap on table "
-                        f"{table!r} (epsilon={cap_e}, delta={cap_d}; spent epsilon={mine_e}, delta={mine_d}); "
-                        "nothing was charged or read")
+                        f"{table!r} ({caps}; spent epsilon={mine_e}, delta={mine_d}); nothing was charged or read")
             try:
                 cursor = connection.execute(
                     "INSERT INTO requests (table_name, analyst, request_id, body_sha256, kind, epsilon, delta, status, "

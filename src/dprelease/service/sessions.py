@@ -95,7 +95,8 @@ class SessionRequest:
             raise InputError(f"representation must be one of {list(REPRESENTATIONS)}, got {representation!r}")
         return cls(mode, amount(body["epsilon"], "epsilon", positive=True), amount(body.get("delta", 0), "delta"),
                    max_queries, optional_number(body, "alpha"), optional_number(body, "accuracy"),
-                   optional_number(body, "beta") or 0.05, optional_number(body, "warm_share"), warm_workload,
+                   0.05 if body.get("beta") is None else optional_number(body, "beta"),
+                   optional_number(body, "warm_share"), warm_workload,
                    representation)
 
     def mechanism_arguments(self) -> dict[str, object]:
