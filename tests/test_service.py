@@ -247,3 +247,37 @@ def test_a_restart_resumes_sessions_without_redrawing_their_noise(tmp_path):
     config.write_text(json.dumps(changed))
     code = main(["serve", str(config), "--port", "0"])
     assert code == 2
+
+
+def test_a_query_that_fails_after_its_reservation_is_lost_and_its_run_forfeited(tmp_path, monkeypatch):
+    # In-process (the Service behind the HTTP server): a failure inside the mechanism after the reservation.
+    from dprelease.mechanisms.online_mw import OnlinePrivateMW
+    from dprelease.service.app import Service
+    from dprelease.service.config import load_config
+
+    config = write_config(tmp_path, {"t": {"n": 3000, "budget": {"epsilon": 4}, "analysts": {"alice": {}}}})
+    service = Service.start(load_config(config))
+    headers = {"Authorization": "Bearer alice-secret-token"}
+    try:
+        opened = json.loads(service.handle("POST", "/v1/tables/t/sessions", headers, json.dumps(
+            {"epsilon": 4, "max_queries": 40, "accuracy": 0.3}).encode()).body)
+        path = f"/v1/tables/t/sessions/{opened['session']}/queries"
+        real = OnlinePrivateMW.ask
+
+        def broken(self, query):
+            real(self, query)  # the data is read, the comparison made ...
+            raise RuntimeError("a bug after the comparison")  # ... and then the request fails
+
+        monkeypatch.setattr(OnlinePrivateMW, "ask", broken)
+        response = service.handle("POST", path, headers, b'{"request_id": "x", "where": {"a": 0}}')
+        assert response.status == 500
+        monkeypatch.setattr(OnlinePrivateMW, "ask", real)
+        state = json.loads(service.handle("GET", f"/v1/tables/t/sessions/{opened['session']}", headers, None).body)
+        assert (state["updates_used"], state["queries_seen"]) == (1, 1)  # forfeited: one run used
+        retry = service.handle("POST", path, headers, b'{"request_id": "x", "where": {"a": 0}}')
+        assert retry.status == 409 and json.loads(retry.body)["lost"] is True
+        fresh = service.handle("POST", path, headers, b'{"request_id": "y", "where": {"a": 0}}')
+        assert fresh.status == 200 and json.loads(fresh.body)["queries_seen"] == 2
+        assert spent(tmp_path / "ledger.sqlite", "t") == 4
+    finally:
+        service.close()

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
     from dprelease.service.app import Service  # noqa: PLC0415 - keeps `dprelease --help` fast
     from dprelease.service.config import load_config  # noqa: PLC0415
-    from dprelease.service.http import Server  # noqa: PLC0415
+    from dprelease.service.server import Server  # noqa: PLC0415
 
     config = load_config(args.config)
     config.ledger.parent.mkdir(parents=True, exist_ok=True)

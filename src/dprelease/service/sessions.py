@@ -42,6 +42,7 @@ from dprelease.privacy.noise import float_at_most
 from dprelease.privacy.rng import SecureRandom
 from dprelease.queries.product import ProductQuery
 from dprelease.representations import REPRESENTATIONS
+from dprelease.service.db import LedgerUnavailable
 from dprelease.service.faults import fault_point
 from dprelease.service.ledger import Ledger, LedgerError, Reservation
 from dprelease.service.tables import ServedTable
@@ -165,13 +166,14 @@ def optional_number(body: dict[str, object], name: str) -> float | None:
 class _Live:
     """A session in memory: the lock that serializes its requests, and its state when loaded."""
 
-    __slots__ = ("id", "table", "analyst", "lock", "session", "version", "model_updates")
+    __slots__ = ("id", "table", "analyst", "lock", "session", "version", "model_updates", "unsettled")
 
     def __init__(self, session_id: str, table: str, analyst: str, version: int, model_updates: int) -> None:
         self.id, self.table, self.analyst = session_id, table, analyst
         self.lock = threading.Lock()
         self.session: OnlinePrivateMW | None = None
         self.version, self.model_updates = version, model_updates
+        self.unsettled = False  # a lost query's forfeit could not be recorded: serve nothing until a restart
 
 
 class Sessions:
@@ -238,6 +240,9 @@ class Sessions:
         """Answer ``queries`` (one, or a marginal's cells) in the session; see the module doc for the steps."""
         live = self._get(session_id, table, analyst)
         with live.lock:
+            if live.unsettled:
+                raise LedgerUnavailable(f"session {session_id!r} has a lost query whose forfeit is not recorded yet; "
+                                        "it answers again after the service restarts")
             session = self._loaded(live)
             refusal = session.refusal()
             if refusal is None and len(queries) > session.remaining_queries:
@@ -288,17 +293,21 @@ class Sessions:
         for record in self._ledger.reserved():
             if record.kind == "query" and record.session_id is not None:
                 live = self._get(record.session_id, record.table, record.analyst)
-                with live.lock:
+                with live.lock:  # strict: a forfeit that cannot be recorded stops the start-up
                     counts["forfeited"] += self._forfeit(live, record.row, record.cells,
-                                                         "the service stopped after its reservation")
+                                                         "the service stopped after its reservation", strict=True)
                 counts["lost_queries"] += 1
             else:
                 self._lose(record.row, "lost: the service stopped after reserving this charge; it stays spent")
                 counts["lost_charges"] += 1
         return counts
 
-    def _forfeit(self, live: _Live, row: int, cells: int, why: str) -> int:
-        """Mark a reserved query lost and, in the same transaction, count its cells as above-threshold answers."""
+    def _forfeit(self, live: _Live, row: int, cells: int, why: str, *, strict: bool = False) -> int:
+        """Mark a reserved query lost and, in the same transaction, count its cells as above-threshold answers.
+
+        If that cannot be recorded, the session answers nothing more in this process (``unsettled``): the
+        query stays reserved, and the next start-up's recovery forfeits it (or, ``strict``, this raises).
+        """
         try:
             live.session = None
             session = self._loaded(live)  # the last committed state
@@ -309,8 +318,11 @@ class Sessions:
                                    also=save)
             live.version, live.model_updates = live.version + 1, model_updates
             return forfeited
-        except Exception:  # the ledger is unavailable: the next start-up's recovery does it
+        except Exception:
             live.session = None
+            live.unsettled = True
+            if strict:
+                raise
             return 0
 
     def _lose(self, row: int, reason: str) -> None:
