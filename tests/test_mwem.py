@@ -16,6 +16,7 @@ from dprelease.errors import InputError, InputTypeError
 from dprelease.evaluate import workload_errors
 from dprelease.mechanisms.baselines import IndependentMarginals, uniform_model
 from dprelease.mechanisms.mwem import MWEM
+from dprelease.mechanisms.mwem_tuning import MWEMTuning
 from dprelease.privacy.rng import SeededRandom
 from dprelease.queries import Workload
 
@@ -36,8 +37,8 @@ def small_dataset(n: int = 5_000, seed: int = 0) -> Dataset:
 def test_budget_split_sums_to_epsilon_exactly(epsilon, rounds, init_share, selection_share):
     data = small_dataset()
     workload = Workload.all_kway(DOMAIN, 2, smallest=1)
-    mwem = MWEM(epsilon=epsilon, rounds=rounds, init_share=init_share, selection_share=selection_share,
-                final_iterations=5)
+    mwem = MWEM(epsilon=epsilon, rounds=rounds,
+                tuning=MWEMTuning(init_share=init_share, selection_share=selection_share, final_iterations=5))
     result = mwem.run(data, workload, rng=SeededRandom(0))
     ledger = result.accountant.ledger
     expected_init = len(DOMAIN) if init_share > 0 else 0
@@ -79,7 +80,7 @@ def test_mechanisms_read_private_data_only_through_the_kernel():
     with pytest.raises(AssertionError):
         wired.marginal(("a",))  # the tripwire works
     workload = Workload.all_kway(DOMAIN, 2, smallest=1)
-    MWEM(epsilon=1.0, rounds=3, final_iterations=3).run(wired, workload, rng=SeededRandom(0))
+    MWEM(epsilon=1.0, rounds=3, tuning=MWEMTuning(final_iterations=3)).run(wired, workload, rng=SeededRandom(0))
     IndependentMarginals(epsilon=1.0).run(wired, rng=SeededRandom(0))
     from dprelease.mechanisms.iterative_construction import IterativeConstruction
 
@@ -89,9 +90,15 @@ def test_mechanisms_read_private_data_only_through_the_kernel():
 @pytest.mark.parametrize("kwargs,error", [
     ({"epsilon": 0.0}, InputError), ({"epsilon": float("nan")}, InputError), ({"epsilon": "1"}, InputTypeError),
     ({"epsilon": 1.0, "rounds": 0}, InputError), ({"epsilon": 1.0, "rounds": 2.5}, InputTypeError),
-    ({"epsilon": 1.0, "selection_share": 0.0}, InputError), ({"epsilon": 1.0, "init_share": 1.0}, InputError),
-    ({"epsilon": 1.0, "size_penalty": -1.0}, InputError), ({"epsilon": True}, InputTypeError),
+    ({"epsilon": True}, InputTypeError), ({"epsilon": 1.0, "tuning": {"rounds": 3}}, InputTypeError),
 ])
 def test_bad_parameters_are_rejected_before_running(kwargs, error):
     with pytest.raises(error):
         MWEM(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [{"selection_share": 0.0}, {"init_share": 1.0}, {"size_penalty": -1.0},
+                                    {"step_growth": 0.5}, {"candidates": "all"}, {"rounds": 0}])
+def test_bad_tuning_constants_are_rejected(kwargs):
+    with pytest.raises(InputError):
+        MWEMTuning(**kwargs)

@@ -11,8 +11,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +18,7 @@ import numpy as np
 
 from dprelease import __version__
 from dprelease.domain import Domain
+from dprelease.files import write_atomic
 from dprelease.queries.workload import Workload
 
 PRIVACY_UNIT = (
@@ -88,19 +87,3 @@ class Release:
         write_atomic(Path(rows_path), self.rows_csv())
         if json_path is not None:
             write_atomic(Path(json_path), json.dumps(self.to_json(), indent=1) + "\n")
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder, fsync and rename."""
-    folder = path.parent if str(path.parent) else Path(".")
-    folder.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -49,6 +49,7 @@ from dprelease import __version__
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.errors import DPReleaseError, InputError, SeededRunWarning
+from dprelease.files import write_atomic
 from dprelease.mechanisms.online_plan import plan_from_json
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import RandomSource, SecureRandom, SeededRandom
@@ -58,7 +59,6 @@ from dprelease.privacy.sparse_vector import (
     accountant_state,
     dataset_fingerprint,
 )
-from dprelease.release import write_atomic
 from dprelease.representations.factored import FactoredModel
 from dprelease.representations.histogram import HistogramModel
 

@@ -15,9 +15,12 @@ The session charges the synopsis to its own ledger before this runs.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.engines.base import PrivateTable
 from dprelease.mechanisms.mwem import MWEM
+from dprelease.mechanisms.mwem_tuning import tuning_for
 from dprelease.mechanisms.online_plan import WarmPlan
 from dprelease.privacy.noise import float_at_most
 from dprelease.privacy.rng import RandomSource
@@ -25,7 +28,8 @@ from dprelease.queries.workload import Workload
 from dprelease.representations.factored import DEFAULT_MAX_MODEL_CELLS, FactoredModel
 from dprelease.representations.histogram import HistogramModel
 
-#: MWEM's options for the synopsis beyond its defaults: none (its warm start measured no better here; docs/decisions.md).
+#: Changes to MWEM's preset (:func:`~dprelease.mechanisms.mwem_tuning.tuning_for`) for the synopsis: none
+#: (its warm start measured no better here; docs/decisions.md). Fields of MWEMTuning.
 WARM_MWEM_OPTIONS: dict[str, object] = {}
 
 
@@ -43,16 +47,17 @@ def warm_synopsis(table: PrivateTable, plan: WarmPlan, *, rng: RandomSource, rep
     rounded down from them); see the module doc.
     """
     workload = check_warm_workload(plan.warm_workload, table)
-    options = dict(WARM_MWEM_OPTIONS)
-    if plan.warm_rounds is not None:
-        options["rounds"] = plan.warm_rounds
     delta = float_at_most(plan.delta_offline)
+    # MWEM's own preset for this representation and noise (public choices), with any overrides.
+    tuning = replace(tuning_for(representation=representation, noise="gaussian" if delta > 0 else "laplace"),
+                     **WARM_MWEM_OPTIONS)
     runner = MWEM(epsilon=float_at_most(plan.epsilon_offline), delta=delta, max_cells=max_cells,
-                  representation=representation, max_model_cells=max_model_cells, **options)
+                  representation=representation, max_model_cells=max_model_cells, rounds=plan.warm_rounds,
+                  tuning=tuning)
     result = runner.run(table, workload, rng=rng)
     measured = [list(m.attributes) for m in result.measurements]
     summary = {"mechanism": "mwem", "workload": plan.warm_workload, "measured_marginals": measured,
                "epsilon": str(plan.epsilon_offline), "delta": str(plan.delta_offline),
                "epsilon_spent": str(getattr(result.accountant, "spent_epsilon", plan.epsilon_offline)),
-               "noise": runner.resolved_noise, "rounds": runner.rounds}
+               "noise": runner.resolved_noise, "rounds": runner.rounds, "model": representation}
     return result.model, summary

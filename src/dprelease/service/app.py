@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dprelease.errors import BudgetExceededError, DPReleaseError, InputError, InputTypeError
+from dprelease.privacy.sparse_vector import dataset_fingerprint
 from dprelease.queries.product import ProductQuery
 from dprelease.service.config import ServiceConfig, loads_exact
 from dprelease.service.db import LedgerUnavailable
@@ -101,7 +102,7 @@ class Service:
         try:
             for name, table in config.tables.items():
                 ledger.register_table(name, epsilon=table.epsilon, delta=table.delta,
-                                      fingerprint=tables[name].fingerprint())
+                                      fingerprint=dataset_fingerprint(tables[name]))
                 ledger.set_caps(name, {g.analyst: (g.epsilon, g.delta) for g in table.grants.values()})
                 ledger.verify(name)
             service = cls(config, ledger, tables)
