@@ -64,7 +64,7 @@ def test_bruteforce_accepts_exactly_the_databases_within_lambda_over_2_of_every_
 
 # ------------------------------------------------------------------- LP: synopsis rows and subsample alpha
 def _least_fixed_point(*, universe: int, beta: float, subsample_alpha: float) -> tuple[int, int]:
-    """(k, n'): the smallest k with k >= 6 (n'(k) log2|X| + ln(3/beta)) + (a hair), n'(k) = ceil(ln k ln(1/beta) / a_s^2),
+    """(k, n'): the smallest k with k > 6 (n'(k) log2|X| + ln(3/beta)), n'(k) = ceil(ln k ln(1/beta) / a_s^2),
     found by scanning k upwards (independent of the code's iteration)."""
     k = 2
     while True:

@@ -178,7 +178,8 @@ def _one_query_table(n: int) -> tuple[Dataset, QueryList, QueryList]:
     return data, QueryList(DOMAIN, (first,)), QueryList(DOMAIN, (first, second))
 
 
-def _run(mechanism: str, data: Dataset, queries: QueryList, alpha: float | None, seed: int) -> tuple[float, float, bool]:
+def _run(mechanism: str, data: Dataset, queries: QueryList, alpha: float | None,
+         seed: int) -> tuple[float, float, bool]:
     """(claimed alpha, max error of the released answers, whether the guarantee is claimed)."""
     if mechanism == "smalldb":
         result = SmallDB(epsilon=1.0, alpha=alpha).run(data, queries, rng=SeededRandom(seed))

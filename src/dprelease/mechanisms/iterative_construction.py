@@ -170,8 +170,8 @@ class IterativeConstruction:
             # f_t(x)'s side of f_t(D). Then, per update:
             #   MW (eta = alpha/2): KL(x || x^t) drops by >= eta g - eta^2 > 5 alpha^2/16 - alpha^2/4 = (alpha/2)^2 / 4
             #     (Lemma 4.12), Thm 4.10's drop at alpha/2, so there are <= ln|X| / ((alpha/2)^2 / 4) = T_MW(alpha/2);
-            #   perceptron (step alpha/|X|): ||x - x^t||_2^2 drops by >= (2 alpha g - alpha^2) / |X| > (alpha/2)^2 / |X|,
-            #     Thm 5.11's drop at alpha/2, so there are <= r^2 |X| / (alpha/2)^2 = T_P(alpha/2);
+            #   perceptron (step alpha/|X|): ||x - x^t||_2^2 drops by >= (2 alpha g - alpha^2) / |X|
+            #     > (alpha/2)^2 / |X|, Thm 5.11's drop at alpha/2, so there are <= r^2 |X| / (alpha/2)^2 = T_P(alpha/2);
             #   median (its net built for alpha/2 by the caller): the net point y within alpha/2 of x has
             #     |f_t(y) - v_t| < alpha/2 + alpha/8 < 3 alpha/4 <= |v_t - f_t(D)|, so it is never removed (Thm 5.8).
             # Both drops need exactly g >= 5 alpha/8. tests/test_ic.py runs IC against an adversary that updates at

@@ -26,7 +26,8 @@ Inside the iterative construction the transcript is a database update sequence a
 (updates happen when |v - f(D)| >= 3 alpha/4 and, w.h.p., |v - f(x)| < alpha/8: Thm 5.4's
 8 ln(2T/beta) / (eps0 n) <= alpha), so the net must be an (alpha/2)-net: its point y within alpha/2
 of x has |f(y) - v| < 5 alpha/8 < 3 alpha/4, so it lies on v's side of the median and is never
-removed. :meth:`MedianMechanism.max_updates` refuses an alpha its net does not cover. The net's size is public (it depends on |X| and m only), so T is public.
+removed. :meth:`MedianMechanism.max_updates` refuses an alpha its net does not cover. The net's
+size is public (it depends on |X| and m only), so T is public.
 
 The median mechanism answers non-linear queries (:class:`~dprelease.queries.callable.CallableQuery`)
 as well as linear ones: it only ever *evaluates* queries on candidate databases.
@@ -228,8 +229,8 @@ def smallest_net(*, n: int, alpha: float, num_queries: int, linear: bool) -> tup
 
     Thm 5.9's net (m = n) is valid for any queries; the SmallDB net (Remark 5.2,
     m = floor(ln(2|Q|) / (2 alpha^2)) + 1, :func:`~dprelease.representations.nets.smalldb_size`) for linear
-    ones only. C(|X| + m - 1, m) grows with m, so the
-    net with fewer rows is the smaller one. Public arithmetic only.
+    ones only. C(|X| + m - 1, m) grows with m, so the net with fewer rows is the smaller one. Public
+    arithmetic only.
     """
     check_positive_int(n, "n")
     m = smalldb_size(alpha=alpha, num_queries=num_queries)
