@@ -18,6 +18,7 @@ from dprelease import Dataset, Domain, Workload
 from dprelease.cli import main
 from dprelease.datasets import ADULT_SMALL_COLUMNS
 from dprelease.evaluate import workload_errors
+from dprelease.release import Release
 
 
 def read_csv(path: Path) -> tuple[list[str], np.ndarray]:
@@ -70,13 +71,16 @@ def test_synth_mwem_writes_rows_and_release(capsys, tiny_files, tiny_domain, tmp
     assert sum(Fraction(c["epsilon_exact"]) for c in ledger["charges"]) == Fraction(0.7)
     assert [t["round"] for t in release["transcript"] if t["round"] > 0] == [1, 2, 3, 4]
     workload = Workload.from_spec("1-2way", tiny_domain)
-    answers = release["workload_answers"]
-    assert [tuple(a["marginal"]) for a in answers] == list(workload.marginals)
-    for a in answers:
-        assert len(a["fractions"]) == int(np.prod(a["shape"]))
-        assert sum(a["fractions"]) == pytest.approx(1.0, abs=1e-9)
-    assert release["synthetic_rows"] == {"count": 200, "method": "round"}  # auto: pure-DP MWEM on a histogram
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "domain.json", "release.json", "synth.csv"]
+    assert [tuple(a["marginal"]) for a in release["workload_answers"]] == list(workload.marginals)
+    loaded = Release.load(release_path)
+    for marginal, answer in zip(workload.marginals, loaded.answers):
+        assert answer.shape == tuple(tiny_domain.size_of(a) for a in marginal)
+        assert answer.sum() == pytest.approx(1.0, abs=1e-9)
+    assert np.array_equal(loaded.rows, rows)  # the side file holds the rows written to --out
+    assert release["synthetic_rows"]["method"] == "round"  # auto: pure-DP MWEM on a histogram
+    assert release["synthetic_rows"]["count"] == 200
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "domain.json", "release.answers.npz",
+                                                          "release.json", "synth.csv"]
 
 
 def test_synth_seed_is_reproducible(capsys, tiny_files, tmp_path):
@@ -143,11 +147,11 @@ def test_synth_rows_round_matches_released_histogram(capsys, tiny_files, tiny_do
     assert code == 0, err
     _, rows = read_csv(out)
     assert len(rows) == 200
-    release = json.loads(release_path.read_text())
-    assert release["synthetic_rows"]["method"] == "round"
+    release = Release.load(release_path)
+    assert release.rows_method == "round"
     # The 3-way marginal is the whole histogram p; rounding keeps every cell within 1 of n p.
-    (answer,) = release["workload_answers"]
-    expected = np.array(answer["fractions"]) * 200
+    (answer,) = release.answers
+    expected = answer.reshape(-1) * 200
     counts = Dataset.from_records(rows, tiny_domain).histogram().reshape(-1)
     assert np.all(np.abs(counts - expected) < 1.0)
 
