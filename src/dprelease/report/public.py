@@ -15,7 +15,6 @@ import numpy as np
 
 from dprelease.data import Dataset
 from dprelease.release import Release
-from dprelease.release.labels import CodeLabels, checked_labels
 from dprelease.report.blocks import Chart, Panel, Paragraph, Section, Series, Table
 
 #: What the numeric per-round fields of the transcripts mean (others are shown by name).
@@ -50,12 +49,6 @@ def fmt(value: object) -> str:
         return ", ".join(fmt(v) for v in value) if all(not isinstance(v, (list, tuple)) for v in value) \
             else "; ".join(fmt(v) for v in value)
     return str(value)
-
-
-def cell_name(marginal: tuple[str, ...], index: tuple[int, ...], labels: object, domain) -> str:
-    """``age=3, sex=1`` (or the labels' names for the values)."""
-    hook = labels if labels is not None else CodeLabels(domain)
-    return ", ".join(f"{a}={checked_labels(hook, domain, a)[i]}" for a, i in zip(marginal, index))
 
 
 # ---------------------------------------------------------------- guarantee
