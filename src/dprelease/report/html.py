@@ -14,7 +14,8 @@ from dprelease.report.blocks import Chart, Paragraph, Report, Section, Table
 
 STYLE = """
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 0 auto; max-width: 60em;
-       padding: 1em 2em; color: #1d1d1d; line-height: 1.4; background: #ffffff; overflow-wrap: anywhere; }
+       padding: 1em 2em; color: #1d1d1d; line-height: 1.4; background: #ffffff; }
+p { overflow-wrap: anywhere; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; border-bottom: 2px solid #1f5fa8; padding-bottom: 0.15em; margin-top: 1.6em; }
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; }
