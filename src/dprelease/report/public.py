@@ -66,7 +66,9 @@ def guarantee_section(release: Release) -> Section:
     if release.seeded:
         blocks.insert(0, Paragraph("This release was made with a seeded generator: its noise can be "
                                    "reproduced, so it is not fit for a real release.", "warning"))
-    parameters = tuple((str(k), fmt(v)) for k, v in release.parameters.items() if not isinstance(v, dict))
+    parameters = tuple((f"{k}.{kk}", fmt(vv)) if isinstance(v, dict) else (str(k), fmt(v))
+                       for k, v in release.parameters.items()
+                       for kk, vv in (v.items() if isinstance(v, dict) else [(None, None)]))
     if parameters:
         blocks.append(Table(("parameter", "value"), parameters, caption="Parameters of the run", collapsed=True))
     return Section("guarantee", "Guarantee", tuple(blocks))
