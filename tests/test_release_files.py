@@ -205,3 +205,12 @@ def test_rows_are_stored_in_the_smallest_type():
     assert release_files.rows_dtype((2, 256)) == np.uint8
     assert release_files.rows_dtype((257,)) == np.uint16
     assert release_files.rows_dtype((70_000,)) == np.uint32
+
+
+def test_to_json_is_still_one_whole_document(small_release):
+    """The service keeps a release as one JSON document: to_json keeps the answers inline."""
+    document = small_release.to_json()
+    assert [a["marginal"] for a in document["workload_answers"]] == [list(m) for m in small_release.workload.marginals]
+    for entry, answer in zip(document["workload_answers"], small_release.answers):
+        assert entry["fractions"] == answer.reshape(-1).tolist()
+    assert "side_file" not in document and json.loads(json.dumps(document)) == document

@@ -19,17 +19,24 @@ are computed here, publicly; the private step (scoring against the true answers 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from dprelease.bounds import thm_4_5_smalldb_alpha
 from dprelease.data import Dataset
+from dprelease.domain import DEFAULT_MAX_CELLS, Domain
+from dprelease.engines.base import PrivateTable
 from dprelease.errors import InputError
+from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
+from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import RandomSource
+from dprelease.queries.workload import Workload
 from dprelease.representations.histogram import HistogramModel
 from dprelease.representations.nets import (
     DEFAULT_MAX_DATABASES,
@@ -126,3 +133,34 @@ class SmallDB:
                        "epsilon": self.epsilon}]
         return SmallDBResult(database_model(dataset.domain, chosen, size), chosen.copy(), accountant,
                              parameters, transcript)
+
+
+# ----------------------------------------------------------------------------------------- registry entry
+@dataclass(frozen=True, kw_only=True)
+class SmallDBMechanism:
+    """The registry's ``smalldb``: Algorithm 4 at the user's alpha or Thm 4.5's.
+
+    Privacy: (epsilon, 0)-DP, one exponential-mechanism draw (Prop. 4.1, Thm 3.10) with a utility of
+    sensitivity 1/n for linear queries; delta is not used.
+    """
+
+    name: ClassVar[str] = "smalldb"
+    summary: ClassVar[str] = ("SmallDB (Alg. 4): the exponential mechanism over all small databases; tiny domains, "
+                              "the book's one-shot baseline")
+    representations: ClassVar[tuple[str, ...]] = ("histogram",)
+
+    alpha: float | None = option(None, "target accuracy (default: Thm 4.5's alpha at this n; an error when it "
+                                       "exceeds 1)", kind=float)
+    max_cells: int = option(DEFAULT_MAX_CELLS, "cap on an explicit histogram's cells", kind=int)
+
+    def check(self, domain: Domain, workload: Workload, *, budget: Budget) -> None:
+        histogram_check(domain, self.max_cells)
+
+    def fit(self, table: PrivateTable, workload: Workload, *, budget: Budget, rng: RandomSource,
+            progress: Progress) -> Fitted:
+        if budget.delta:
+            warnings.warn("SmallDB is (epsilon, 0)-DP in one step: delta is not used", UserWarning, stacklevel=3)
+        result = SmallDB(epsilon=budget.epsilon, alpha=self.alpha).run(table, workload, rng=rng)
+        guarantee = (f"(epsilon={budget.epsilon:g}, delta=0)-differential privacy: SmallDB, the exponential "
+                     "mechanism (Prop. 4.1)")
+        return Fitted(result.model, result.model, result.accountant, result.transcript, result.parameters, guarantee)

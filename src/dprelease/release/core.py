@@ -110,15 +110,8 @@ class Release:
         return "\n".join(lines)
 
     # ------------------------------------------------------------------- saving
-    def _document(self, side: SideArrays) -> dict[str, object]:
-        """The JSON document, with every array handed to ``side``."""
-        rows_type = rows_dtype(self.domain.sizes)
-        rows_name = side.put("rows", self.rows.astype(rows_type, copy=False), deflate=True)
-        answers = [{"marginal": list(m), "shape": list(a.shape),
-                    "array": side.add("answer", np.asarray(a, dtype=np.float64), deflate=False)}
-                   for m, a in zip(self.workload.marginals, self.answers)]
+    def _header(self) -> dict[str, object]:
         return {
-            "format": FORMAT,
             "dprelease_version": __version__,
             "mechanism": self.mechanism,
             "guarantee": self.guarantee,
@@ -128,6 +121,18 @@ class Release:
             else "operating-system CSPRNG",
             "domain": self.domain.to_dict(),
             "schema": self.schema,
+        }
+
+    def document(self, side: SideArrays) -> dict[str, object]:
+        """The JSON document :meth:`save` writes (less the side file's entry), every array handed to ``side``."""
+        rows_type = rows_dtype(self.domain.sizes)
+        rows_name = side.put("rows", self.rows.astype(rows_type, copy=False), deflate=True)
+        answers = [{"marginal": list(m), "shape": list(a.shape),
+                    "array": side.add("answer", np.asarray(a, dtype=np.float64), deflate=False)}
+                   for m, a in zip(self.workload.marginals, self.answers)]
+        return {
+            "format": FORMAT,
+            **self._header(),
             "parameters": externalize(self.parameters, side),
             "privacy_ledger": externalize(self.privacy_ledger, side),
             "transcript": externalize(self.transcript, side),
@@ -138,8 +143,24 @@ class Release:
         }
 
     def to_json(self) -> dict[str, object]:
-        """The JSON document :meth:`save` writes, less the side file's entry (its arrays are named, not held)."""
-        return self._document(SideArrays())
+        """The release as ONE JSON document, answers inline (lists of fractions), rows counted, not listed.
+
+        For a small release kept whole in one place (the service stores this in its database). On a large
+        workload it is large (full Adult all 3-way: ~0.5 GB of text): files are written by :meth:`save`,
+        which puts the answers and rows in a binary side file.
+        """
+        return {
+            **self._header(),
+            "parameters": self.parameters,
+            "privacy_ledger": self.privacy_ledger,
+            "transcript": self.transcript,
+            "synthetic_rows": {"count": int(len(self.rows)), "method": self.rows_method},
+            "workload_answers": [
+                {"marginal": list(m), "shape": list(a.shape), "fractions": [float(v) for v in a.reshape(-1)]}
+                for m, a in zip(self.workload.marginals, self.answers)
+            ],
+            **self.extra,
+        }
 
     def rows_csv(self) -> str:
         buffer = io.StringIO()
@@ -159,7 +180,7 @@ class Release:
             return
         json_path = Path(json_path)
         side = SideArrays()
-        document = self._document(side)
+        document = self.document(side)
         document["side_file"] = write_side_file(json_path.with_name(side_file_name(json_path)), side)
         write_document(json_path, document)
         self.location = json_path

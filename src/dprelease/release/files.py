@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.errors import InputError
+from dprelease.files import write_atomic
 
 FORMAT = "dprelease-release/2"
 SIDE_SUFFIX = ".answers.npz"
@@ -117,14 +118,8 @@ def rows_dtype(sizes: Iterable[int]) -> np.dtype:
 
 
 # ------------------------------------------------------------------------ writing
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder, fsync and rename."""
-    if not isinstance(text, str):
-        raise TypeError(f"write_atomic writes text, got {type(text).__name__}")
-    _replace_atomic(Path(path), lambda stream: stream.write(text.encode("utf-8")))
-
-
 def _replace_atomic(path: Path, write: Callable, *, before_rename: Callable[[Path], None] | None = None) -> None:
+    """:func:`dprelease.files.write_atomic` for bytes written by ``write(stream)``, with a hook before the rename."""
     folder = path.parent if str(path.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)

@@ -30,6 +30,7 @@ import numpy as np
 
 from dprelease.domain import Domain
 from dprelease.errors import DomainTooLargeError
+from dprelease.queries.array_eval import answer_column
 from dprelease.validation import check_positive, check_positive_int
 
 #: Default cap on the number of databases a net may hold.
@@ -143,32 +144,6 @@ def all_databases(universe_size: int, size: int, *, max_databases: int = DEFAULT
 
 
 # --------------------------------------------------------------------- answers
-def answer_column(query: object, histograms: np.ndarray) -> np.ndarray:
-    """One query on each normalized histogram of a ``(k, *domain.shape)`` stack."""
-    if hasattr(query, "evaluate_many"):
-        return np.asarray(query.evaluate_many(histograms), dtype=np.float64)
-    if hasattr(query, "factor"):
-        k = histograms.shape[0]
-        q = np.broadcast_to(query.factor(), histograms.shape[1:]).reshape(-1)
-        return histograms.reshape(k, -1) @ q
-    domain = query.domain
-    return np.array([query.evaluate(_Fixed(domain, h)) for h in histograms], dtype=np.float64)
-
-
-class _Fixed:
-    """One normalized histogram as a MarginalSource (fallback for queries without a vectorised path)."""
-
-    def __init__(self, domain: Domain, histogram: np.ndarray) -> None:
-        self.domain, self._h = domain, histogram
-
-    def marginal(self, attributes) -> np.ndarray:
-        axes = self.domain.axes(attributes)
-        other = tuple(i for i in range(len(self.domain)) if i not in axes)
-        summed = self._h.sum(axis=other)
-        kept = sorted(axes)
-        return np.transpose(summed, [kept.index(a) for a in axes])
-
-
 def normalized(counts: np.ndarray, domain: Domain, size: int) -> np.ndarray:
     """Counts of m-row databases as a ``(k, *domain.shape)`` stack of fractions."""
     return (counts.astype(np.float64) / size).reshape((-1, *domain.shape))
