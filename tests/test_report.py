@@ -47,6 +47,16 @@ def made(tmp_path_factory) -> dict[str, Path]:
             "domain": folder / "domain.json"}
 
 
+@pytest.fixture(scope="module")
+def pages(made) -> dict[str, Path]:
+    """The HTML report drawn once without and once with --data (charts take seconds): shared by the tests."""
+    public, private = made["folder"] / "public.html", made["folder"] / "private.html"
+    assert main(["report", str(made["release"]), "--out", str(public)]) == 0
+    assert main(["report", str(made["release"]), "--out", str(private), "--data", str(made["real"]),
+                 "--domain", str(made["domain"])]) == 0
+    return {"public": public, "private": private}
+
+
 def report(capsys, made, out: Path, *extra: str) -> str:
     code = main(["report", str(made["release"]), "--out", str(out), *extra])
     captured = capsys.readouterr()
@@ -54,8 +64,8 @@ def report(capsys, made, out: Path, *extra: str) -> str:
     return out.read_text(encoding="utf-8")
 
 
-def test_html_is_self_contained_with_guarantee_and_ledger(capsys, made, tmp_path):
-    html = report(capsys, made, tmp_path / "r.html")
+def test_html_is_self_contained_with_guarantee_and_ledger(made, pages):
+    html = pages["public"].read_text(encoding="utf-8")
     release = Release.load(made["release"])
     assert EXTERNAL.search(html) is None and "http://" not in html and "https://" not in html
     images = re.findall(r'<img alt="[^"]*" src="data:image/png;base64,[A-Za-z0-9+/=]+">', html)
@@ -68,15 +78,15 @@ def test_html_is_self_contained_with_guarantee_and_ledger(capsys, made, tmp_path
     assert NOT_PRIVATE not in html and BANNER not in unescape(html)
 
 
-def test_not_private_section_appears_only_with_data(capsys, made, tmp_path):
-    html = report(capsys, made, tmp_path / "p.html", "--data", str(made["real"]), "--domain", str(made["domain"]))
+def test_not_private_section_appears_only_with_data(pages):
+    html = pages["private"].read_text(encoding="utf-8")
     assert EXTERNAL.search(html) is None
     assert BANNER in unescape(html) and html.index('class="banner"') < html.index("<h1>")
     assert NOT_PRIVATE in html and '<section class="private">' in html
     assert "independent noisy 1-way marginals" in html and "uniform (no data)" in html
     assert "The worst marginals, real against synthetic" in html
-    plain = report(capsys, made, tmp_path / "q.html")
-    assert '<section class="private">' not in plain and "banner" not in plain.split("<style>")[0]
+    plain = pages["public"].read_text(encoding="utf-8")
+    assert '<section class="private">' not in plain and 'class="banner"' not in plain
 
 
 def test_markdown_needs_no_matplotlib_and_has_the_same_content(capsys, made, tmp_path, monkeypatch):
@@ -135,10 +145,8 @@ def screenshot(browser: str, page: Path, png: Path, profile: Path) -> np.ndarray
 
 
 @pytest.mark.skipif(chromium() is None, reason="no chromium binary installed (Debian: apt-get install chromium)")
-def test_chromium_renders_the_report_not_blank(capsys, made, tmp_path):
-    page = tmp_path / "report.html"
-    report(capsys, made, page, "--data", str(made["real"]))
-    pixels = screenshot(chromium(), page, tmp_path / "shot.png", tmp_path / "profile")
+def test_chromium_renders_the_report_not_blank(pages, tmp_path):
+    pixels = screenshot(chromium(), pages["private"], tmp_path / "shot.png", tmp_path / "profile")
     assert pixels.shape[:2] == (1400, 1000)
     non_white = (pixels < 0.94).any(axis=2)
     assert non_white.mean() > 0.05 and pixels.std() > 0.1  # text, tables and charts, not an empty page
