@@ -47,6 +47,18 @@ class MWEMTuning:
         selection_weights: ``"uniform"``, or ``"workload"`` (AIM's attribute-overlap weights).
         reuse_measurements: fit every past measurement each round (True) or only the newest (False).
         rounds: T when the user gives none (``None``: :func:`default_rounds` of epsilon).
+        rounds_per_attribute: T = this times the workload's attributes (AIM's 16 d), when the user and
+            ``rounds`` give none; with annealing it is the initial plan.
+        noise_target: with ``rounds_per_attribute``, plan only as many rounds as keep a typical
+            workload marginal's expected L1 measurement noise at most this
+            (:meth:`~dprelease.mechanisms.mwem.MWEM.planned_rounds`).
+        init_per_round: INIT measures each 1-way marginal at one planned round's measurement budget
+            (AIM), instead of ``init_share`` of the total.
+        shrink: fit each measurement shrunk toward the model's answer before it (James-Stein; the
+            released measurement is the raw noisy one): a measurement that is mostly noise moves the model
+            little.
+        one_way_candidates: keep the 1-way marginals among the candidates after INIT, so a round may
+            measure one again (AIM: with little budget, better 1-way marginals are what pays).
         max_model_cells: the factored model's cap when the user gives none.
     """
 
@@ -63,6 +75,12 @@ class MWEMTuning:
     selection_weights: str = "uniform"
     reuse_measurements: bool = True
     rounds: int | None = None
+    rounds_per_attribute: int | None = None
+    noise_target: float | None = None
+    init_per_round: bool = False
+    shrink: bool = False
+    superset_cells: int = 0
+    one_way_candidates: bool = False
     max_model_cells: int = DEFAULT_MAX_MODEL_CELLS
 
     def __post_init__(self) -> None:
@@ -80,6 +98,10 @@ class MWEMTuning:
             raise InputError(f"step_growth must be a number >= 1, got {self.step_growth!r}")
         if self.rounds is not None:
             check_positive_int(self.rounds, "rounds")
+        if self.rounds_per_attribute is not None:
+            check_positive_int(self.rounds_per_attribute, "rounds_per_attribute")
+        if self.noise_target is not None:
+            check_positive(self.noise_target, "noise_target")
         check_positive_int(self.max_model_cells, "max_model_cells")
 
 
