@@ -72,7 +72,7 @@ from dprelease.representations import REPRESENTATIONS, resolve_representation
 from dprelease.representations.factored import FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.measurement_fit import fit_measurements
-from dprelease.updates.measurements import MarginalMeasurement, shrink_toward
+from dprelease.updates.measurements import MarginalMeasurement, pooled_fractions
 from dprelease.validation import check_delta, check_positive, check_positive_int
 
 NOISES = ("auto", "laplace", "gaussian")
@@ -125,16 +125,12 @@ def workload_overlap(workload: Workload, candidates: list[tuple[str, ...]]) -> l
 
 def warm_started(model: HistogramModel | FactoredModel,
                  measurements: list[MarginalMeasurement]) -> HistogramModel | FactoredModel:
-    """The product of the noisy 1-way marginals, clipped at 0 and renormalized (post-processing).
+    """The product of the noisy 1-way marginals, their small cells pooled (:func:`pooled_fractions`; post-processing).
 
     This is where mirror descent on the 1-way measurements alone heads (their max-entropy fit), reached
     in one step: the L2 fit's first steps are short (its safe step is 1 / (2 sum of weights)).
     """
-    logs = {}
-    for m in measurements:
-        if len(m.attributes) == 1:
-            p = np.clip(m.values, 0, None) + 1e-9
-            logs[m.attributes] = np.log(p / p.sum())
+    logs = {m.attributes: np.log(pooled_fractions(m.values, m.std)) for m in measurements if len(m.attributes) == 1}
     if isinstance(model, FactoredModel):
         return model.with_potentials(logs)
     domain = model.domain
@@ -226,7 +222,9 @@ class MWEM:
         pairs = [workload.cells(p) for p in candidate_marginals(workload, "closure", smallest=2) if len(p) == 2]
         if pairs and rounds_for_noise(cells=min(pairs), **plan) <= d:
             return d
-        typical = float(np.median([workload.cells(m) for m in workload.marginals]))
+        # A typical pair, not a typical workload marginal: rounds measure the closure's pairs as often as the
+        # workload's marginals, and planning for the largest marginals starves wide tables of rounds.
+        typical = float(np.median(pairs)) if pairs else float(np.median([workload.cells(m) for m in workload.marginals]))
         return int(min(most, max(d + 1, rounds_for_noise(cells=typical, **plan))))
 
     def _split(self, total: Fraction, num_one_way: int, rounds: int) -> dict[str, Fraction]:
@@ -319,8 +317,8 @@ class MWEM:
             model = HistogramModel.uniform(domain, max_cells=self.max_cells)
         else:
             model = FactoredModel.uniform(domain, max_model_cells=self.max_model_cells)
-        measurements: list[MarginalMeasurement] = []  # as released
-        fitted: list[MarginalMeasurement] = []  # what the fit sees (shrunk, with ``shrink``)
+        measurements: list[MarginalMeasurement] = []  # as measured and released
+        fitted: list[MarginalMeasurement] = []  # what the fit sees: 1-way marginals pooled (pooled_fractions)
         transcript: list[dict[str, object]] = []
 
         def noise_per_cell(amount: Fraction) -> float:
@@ -329,13 +327,8 @@ class MWEM:
                 return measurer.gaussian_marginal_std(rho=amount) * (2 / np.pi) ** 0.5  # E|N(0, sigma^2)|
             return laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=amount)
 
-        def measure(attributes: tuple[str, ...], amount: Fraction, label: str, entry: dict,
-                    prior: np.ndarray) -> None:
-            """MEASURE one marginal with ``amount`` (Laplace at epsilon, Thm 3.6; or Gaussian at rho, BS Prop. 1.6).
-
-            The noisy values are released as measured; the fit sees them shrunk toward ``prior`` (the model's
-            answer before the measurement) when the tuning says so (post-processing, :func:`shrink_toward`).
-            """
+        def measure(attributes: tuple[str, ...], amount: Fraction, label: str, entry: dict) -> None:
+            """MEASURE one marginal with ``amount`` (Laplace at epsilon, Thm 3.6; or Gaussian at rho, BS Prop. 1.6)."""
             if gaussian:
                 values = measurer.gaussian_marginal(attributes, rho=amount, label=label)
                 measured = MarginalMeasurement(attributes, values, measurer.gaussian_marginal_std(rho=amount),
@@ -348,8 +341,8 @@ class MWEM:
                                                laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=amount))
                 transcript.append({**entry, "marginal": list(attributes), "laplace_scale": measured.scale})
             measurements.append(measured)
-            if self.tuning.shrink and len(attributes) == 1:
-                measured = replace(measured, values=shrink_toward(values, prior, measured.std ** 2))
+            if len(attributes) == 1:  # the fit sees the pooled 1-way (post-processing; the release keeps the raw)
+                measured = replace(measured, values=pooled_fractions(values, measured.std))
             fitted.append(measured)
 
         smallest = 1 if self.tuning.one_way_candidates or not one_way else 2
@@ -384,11 +377,13 @@ class MWEM:
         # INIT: noisy 1-way marginals
         for attributes in one_way:
             measure(attributes, split["init_each"], f"init: {attributes[0]}",
-                    {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(split["init_each"])}),
-                    prior=model.marginal(attributes))
+                    {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(split["init_each"])}))
         if self.tuning.warm_start and measurements:
             model = warm_started(model, fitted)
-        model, step = fit_measurements(model, fitted, iterations=self.tuning.round_iterations, growth=self.tuning.step_growth)
+        step = None
+        if split["rounds_total"] > 0 or not self.tuning.warm_start:
+            model, step = fit_measurements(model, fitted, iterations=self.tuning.round_iterations,
+                                           growth=self.tuning.step_growth)
 
         cells = np.array([workload.cells(m) for m in candidates], dtype=np.float64)
         weights = workload_overlap(workload, candidates) if self.tuning.selection_weights == "workload" else None
@@ -417,7 +412,7 @@ class MWEM:
                 entry["epsilon"] = float(select_amount + measure_amount)
             else:
                 entry["select_epsilon"] = float(select_epsilon)
-            measure(chosen, measure_amount, f"round {t}: measure", entry, prior=estimates[index])
+            measure(chosen, measure_amount, f"round {t}: measure", entry)
             if not self.tuning.remeasure:
                 active = [i for i in active if candidates[i] != chosen]
             # UPDATE: MW steps over all measurements so far
@@ -435,8 +430,11 @@ class MWEM:
                     transcript.append({"round": t, "action": "anneal", "surprise_l1": surprise,
                                        "next_round_budget": float(budget.per_round)})
             progress.step(t, max(rounds, t))
-        model, _ = fit_measurements(model, fitted if self.tuning.reuse_measurements else fitted[-1:],
-                                    iterations=self.tuning.final_iterations, step=step, growth=self.tuning.step_growth)
+        if t or not (self.tuning.warm_start and measurements):
+            model, _ = fit_measurements(model, fitted if self.tuning.reuse_measurements else fitted[-1:],
+                                        iterations=self.tuning.final_iterations, step=step, growth=self.tuning.step_growth)
+        # else INIT alone ran (the plan found no marginal worth a round): the warm start's pooled product is the
+        # estimate; fitting it to the raw noisy 1-ways would undo the pooling.
         progress.done()
         parameters = {"epsilon": self.epsilon, "delta": self.delta if gaussian else 0.0, "rounds": rounds,
                       "rounds_run": t, "annealing": self.tuning.annealing, "selection_weights": self.tuning.selection_weights,
@@ -445,7 +443,10 @@ class MWEM:
                       "selection_share": self.tuning.selection_share, "init_share": self.tuning.init_share,
                       "size_penalty": self.tuning.size_penalty, "round_iterations": self.tuning.round_iterations,
                       "final_iterations": self.tuning.final_iterations, "candidates": self.tuning.candidates,
-                      "warm_start": self.tuning.warm_start, "remeasure": self.tuning.remeasure, "step_growth": self.tuning.step_growth}
+                      "warm_start": self.tuning.warm_start, "remeasure": self.tuning.remeasure, "step_growth": self.tuning.step_growth,
+                      "rounds_per_attribute": self.tuning.rounds_per_attribute, "noise_target": self.tuning.noise_target,
+                      "init_per_round": self.tuning.init_per_round, "one_way_candidates": self.tuning.one_way_candidates,
+                      "superset_cells": self.tuning.superset_cells}
         if gaussian:
             parameters["rho_per_step"] = {k: float(v) for k, v in split.items()}
         else:

@@ -87,21 +87,18 @@ def term_weights(merged: Sequence[MarginalMeasurement]) -> list[float]:
     return [(smallest / m.std) ** 2 for m in merged]
 
 
-def shrink_toward(values: np.ndarray, prior: np.ndarray, variance: float) -> np.ndarray:
-    """James-Stein shrinkage of a noisy marginal toward a public prior guess (post-processing).
+def pooled_fractions(values: np.ndarray, std: float, *, threshold: float = 3.0) -> np.ndarray:
+    """A distribution from a noisy 1-way marginal: cells below ``threshold`` std are pooled (post-processing).
 
-    With y = values (k cells, each with independent noise of ``variance``) and m = prior (e.g. the
-    model's answer before this measurement), returns m + (1 - (k - 2) variance / ||y - m||^2)_+ (y - m):
-    for k >= 3 its expected squared error is below y's whatever the truth (James & Stein 1961), and it
-    leaves a measurement that clearly disagrees with the prior almost untouched while pulling one that is
-    mostly noise back to the prior. Public inputs only: the noisy values, the model and the noise's scale.
+    A cell whose noisy fraction is under ``threshold`` times the noise's standard deviation cannot be told
+    from an empty one; clipping such cells at 0 one by one keeps the noise's positive spikes. MST compresses
+    them into one bucket (McKenna, Miklau & Sheldon 2021); here, with no budget to re-measure the bucket, the
+    pool's noisy total (clipped at 0) is spread evenly over its cells, the rest clipped at 0, and the whole
+    renormalized. Public inputs only: the noisy values and the noise's scale.
     """
     y = np.asarray(values, dtype=np.float64).reshape(-1)
-    m = np.asarray(prior, dtype=np.float64).reshape(-1)
-    k = y.size
-    if k < 3:
-        return np.asarray(values, dtype=np.float64)
-    gap = y - m
-    norm = float(gap @ gap)
-    factor = max(0.0, 1.0 - (k - 2) * variance / norm) if norm > 0 else 0.0
-    return (m + factor * gap).reshape(np.shape(values))
+    small = y < threshold * std
+    if small.sum() > 1:
+        y = np.where(small, max(float(y[small].sum()), 0.0) / small.sum(), y)
+    y = np.clip(y, 0.0, None) + 1e-12
+    return (y / y.sum()).reshape(np.shape(values))
