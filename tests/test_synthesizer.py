@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -45,9 +46,10 @@ def test_fitting_twice_spends_twice_and_says_so(tmp_path):
     SCHEMA.to_json(path)
     synth = Synthesizer(epsilon=0.5, workload="1way", seed=1, rounds=2)
     synth.fit(frame(), schema=path)
-    with pytest.warns(UserWarning, match="fitting again spends epsilon=0.5"):
+    with pytest.warns(UserWarning, match="fitted 2 times: each fit spent epsilon=0.5"):
         synth.fit(frame(seed=3), schema=path)
-    assert len(synth.ledgers["fits"]) == 2 and synth.ledgers["schema_draft"] is None
+    assert len(synth.ledgers["fits"]) == 2 and synth.ledgers["schema_drafts"] == []
+    assert synth.spent == (2 * Fraction(0.5), 0)
 
 
 def test_fit_reads_csv_and_refuses_non_private_schemas(tmp_path):
@@ -63,25 +65,38 @@ def test_fit_reads_csv_and_refuses_non_private_schemas(tmp_path):
     with pytest.raises(InputError, match="not differentially private"):
         Synthesizer(epsilon=1.0, workload="1way").fit(path, schema=open_schema)
     with pytest.warns(UserWarning, match="NOT differentially private"):
-        Synthesizer(epsilon=1.0, workload="1way", seed=2, rounds=2, allow_nonprivate_schema=True).fit(
+        allowed = Synthesizer(epsilon=1.0, workload="1way", seed=2, rounds=2, allow_non_public_schema=True).fit(
             path, schema=open_schema)
+    record = allowed.release.to_json()
+    assert record["fit_for_release"] is False and "NOT PUBLIC" in record["not_fit_for_release_because"]
+    assert allowed.release.guarantee.startswith("NOT differentially private")
 
 
 def test_synthesizer_mistakes():
     with pytest.raises(TypeError):
         Synthesizer("mwem", 1.0)  # type: ignore[misc]  # privacy parameters are keyword-only
+    with pytest.raises(TypeError):
+        Synthesizer("mwem")  # type: ignore[call-arg]  # epsilon has no default
     with pytest.raises(InputError, match="epsilon must be a finite number > 0"):
         Synthesizer(epsilon=0)
     with pytest.raises(InputTypeError, match="mechanism must be a string"):
-        Synthesizer(None)  # type: ignore[arg-type]
+        Synthesizer(None, epsilon=1.0)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="mechanism must be one of"):
+        Synthesizer("mwme", epsilon=1.0)
     with pytest.raises(InputError, match="values must be one of"):
-        Synthesizer(values="median")
+        Synthesizer(epsilon=1.0, values="median")
+    with pytest.raises(InputError, match=r"unknown option\(s\) \['round'\]"):
+        Synthesizer(epsilon=1.0, round=3)
+    with pytest.raises(InputError, match="rounds must be an integer >= 1"):
+        Synthesizer(epsilon=1.0, rounds=0)
+    with pytest.raises(InputError, match="base='lp' is for mechanism='boosting' only"):
+        Synthesizer(epsilon=1.0, base="lp")
     with pytest.raises(InputError, match="not fitted yet"):
-        Synthesizer().sample()
+        Synthesizer(epsilon=1.0).sample()
     with pytest.raises(InputError, match="'bogus'"):
-        Synthesizer(workload="bogus").fit(frame(), schema=SCHEMA)
+        Synthesizer(epsilon=1.0, workload="bogus").fit(frame(), schema=SCHEMA)
     with pytest.raises(InputError, match="cannot encode 1 column"):
-        Synthesizer(seed=1).fit(frame().assign(member="maybe"), schema=SCHEMA)
+        Synthesizer(epsilon=1.0, seed=1).fit(frame().assign(member="maybe"), schema=SCHEMA)
 
 
 def test_missing_pandas_names_the_extra(monkeypatch):

@@ -17,6 +17,8 @@ from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError
 from dprelease.mechanisms.base import Budget
 from dprelease.queries.workload import Workload
+from dprelease.schema import Schema
+from dprelease.schema.tables import PARQUET_SUFFIXES
 
 EXIT_USAGE = 2
 
@@ -61,8 +63,19 @@ def column_list(text: str) -> list[str]:
     return columns
 
 
-def add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--domain", required=True, type=Path, help="JSON file {attribute: number of values}")
+def add_data_arguments(parser: argparse.ArgumentParser, *, schema: bool = False) -> None:
+    """--domain (a table of codes), or with ``schema`` either --domain or --schema (a raw table), and the
+    columns, the workload and the histogram cap."""
+    if schema:
+        source = parser.add_mutually_exclusive_group(required=True)
+        source.add_argument("--domain", type=Path, help="JSON file {attribute: number of values}: the table holds "
+                                                         "integer codes 0..size-1")
+        source.add_argument("--schema", type=Path,
+                            help="public schema (JSON; docs/schema.md): the table holds raw values (text, numbers, "
+                                 "dates, blanks), encoded by it, and the synthetic rows are decoded back; a domain "
+                                 "file is a schema of codes")
+    else:
+        parser.add_argument("--domain", required=True, type=Path, help="JSON file {attribute: number of values}")
     parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
     parser.add_argument("--workload", required=True,
                         help="'Kway', 'J-Kway' (e.g. 1-3way) or a JSON file with a list of attribute lists")
@@ -90,6 +103,8 @@ def load(data: Path, args: argparse.Namespace, mechanism: object = None,
     workload = Workload.from_spec(args.workload, domain)
     if mechanism is not None:  # e.g. a histogram over the cap, an ic-mw model the workload cannot fit
         mechanism.check(domain, workload, budget=Budget(epsilon=request.epsilon, delta=request.delta))
+    if Path(data).suffix.lower() in PARQUET_SUFFIXES:  # Parquet of codes: the domain as a schema of codes
+        return Dataset.from_schema(data, Schema.from_domain(domain)), workload
     return Dataset.from_csv(data, domain), workload
 
 
