@@ -11,8 +11,9 @@ import pytest
 
 from dprelease.datasets import (ADULT_RAW_COLUMNS, adult_raw_paths, adult_raw_schema, load_adult_raw,
                                 load_adult_raw_codes)
-from dprelease.errors import InputError, InputTypeError
+from dprelease.errors import DomainTooLargeError, InputError, InputTypeError
 from dprelease.schema import OTHER, Schema, encode
+from dprelease.schema.draft import draft_schema
 from dprelease.synthesizer import Synthesizer
 
 SCHEMA = Schema.from_dict({
@@ -148,3 +149,27 @@ def test_raw_adult_capital_gain_top_code_lands_in_the_closed_last_bin(adult_trai
     top = frame["capital-gain"].to_numpy() == 99_999
     axis = schema.names.index("capital-gain")
     assert top.any() and (adult_train_codes.records[top, axis] == column.value_count - 1).all()
+
+
+def test_the_mechanism_and_its_checks_come_from_the_registry_before_any_data_is_read(tmp_path):
+    nowhere = tmp_path / "never-read.csv"
+    wide = Schema.from_dict({f"c{i}": 40 for i in range(7)})  # 1.6e11 cells: too many for a histogram
+    with pytest.raises(DomainTooLargeError):
+        Synthesizer("ic-median", epsilon=1.0, workload="1way").fit(nowhere, schema=wide)
+    synth = Synthesizer("independent", epsilon=1.0, workload="1way", seed=0).fit(frame(), schema=SCHEMA)
+    assert synth.release.mechanism == "independent" and "independent noisy 1-way" in synth.release.guarantee
+
+
+def test_a_private_draft_counts_once_however_often_it_is_used():
+    data = frame(2000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded draft
+        schema = draft_schema(data, epsilon=0.5, delta=1e-6, columns=["age", "member"], seed=3)
+    synth = Synthesizer(epsilon=0.25, workload="1way", seed=1, rounds=2)
+    synth.fit(data, schema=schema)
+    assert Fraction(synth.release.privacy_ledger["spent"]["epsilon_exact"]) == schema.draft.spent[0] + Fraction(0.25)
+    with pytest.warns(UserWarning, match="fitted 2 times"):
+        synth.fit(data, schema=schema)
+    draft_epsilon, draft_delta = schema.draft.spent
+    assert synth.spent == (draft_epsilon + 2 * Fraction(0.25), draft_delta)
+    assert len(synth.ledgers["schema_drafts"]) == 1 and len(synth.ledgers["fits"]) == 2
