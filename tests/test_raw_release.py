@@ -271,3 +271,11 @@ def test_an_open_draft_runs_only_when_allowed_and_is_marked_not_fit_for_release(
     assert release["privacy_ledger"]["schema_draft"]["accounted"] is False
     with pytest.raises(InputError, match="drafted by reading the data openly"):
         synthesize_table(files["data"], files["schema"], "1way", epsilon=1.0)
+
+
+def test_the_readme_schema_example_is_valid():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Your first release"):]
+    block = section[section.index("```json") + len("```json"):]
+    schema = Schema.from_dict(json.loads(block[: block.index("```")]))
+    assert schema.names == ("age", "workclass", "income", "joined")
