@@ -268,13 +268,11 @@ def compose_with_draft(run_ledger: Mapping[str, object], run_guarantee: str, cha
         "accounting": "basic composition (Dwork & Roth Thm 3.16) of the schema draft and the run: their (epsilon, "
                       "delta) add; a zCDP run is converted to (epsilon, delta) first",
         "budget": {"epsilon": float(draft_epsilon) + float(run_ledger["budget"]["epsilon"]),
-                   "delta": float(draft_delta) + float(run_ledger["budget"]["delta"]),
-                   "schema_draft": {"epsilon_exact": str(draft_epsilon), "delta_exact": str(draft_delta)},
-                   "run": run_ledger["budget"]},
+                   "delta": float(draft_delta) + float(run_ledger["budget"]["delta"])},
         "spent": {"epsilon": float(total_epsilon), "delta": float(total_delta),
-                  "epsilon_exact": str(total_epsilon), "delta_exact": str(total_delta),
-                  "schema_draft": {"epsilon_exact": str(draft_epsilon), "delta_exact": str(draft_delta)},
-                  "run": {"epsilon_exact": str(run_epsilon), "delta_exact": str(run_delta)}},
+                  "epsilon_exact": str(total_epsilon), "delta_exact": str(total_delta)},
+        "composition": {"schema_draft": {"epsilon_exact": str(draft_epsilon), "delta_exact": str(draft_delta)},
+                        "run": {"epsilon_exact": str(run_epsilon), "delta_exact": str(run_delta), "rule": how}},
         "charges": [*(c.to_json() for c in charges), run_charge.to_json()],
         "run": dict(run_ledger),
     }
@@ -328,8 +326,8 @@ def synthesize_table(
     """A raw table through its public schema: encode, :func:`synthesize`, and :func:`with_schema`.
 
     Public checks run first, in this order, and a mistake stops before the data is read or anything is
-    spent: the options (:meth:`SynthesisRequest.from_options`), the schema (and ``columns``), its draft
-    (:func:`check_schema_use`), the workload, the mechanism's own checks. Then the table is encoded (every
+    spent: the options (:meth:`SynthesisRequest.from_options`), the schema (and ``columns``), the read
+    options, the workload, the mechanism's own checks, the schema's draft (:func:`check_schema_use`). Then the table is encoded (every
     column's problems in one error), and the run spends ``(epsilon, delta)``; a privately drafted schema's
     spend is added to the release's ledger.
 
@@ -347,7 +345,6 @@ def synthesize_table(
     """
     request = SynthesisRequest.from_options(mechanism, epsilon=epsilon, delta=delta, **options)
     schema = load_schema(schema, columns)
-    check_schema_use(schema, allow_non_public=allow_non_public_schema)
     read_options = dict(read_options or {})
     unknown = sorted(set(read_options) - set(READ_OPTIONS))
     if unknown:
@@ -359,6 +356,7 @@ def synthesize_table(
     if workload.domain != schema.domain:
         raise InputError("workload must be over the schema's domain (same columns in the same order)")
     request.mechanism_entry().check(schema.domain, workload, budget=Budget(epsilon=epsilon, delta=delta))
+    check_schema_use(schema, allow_non_public=allow_non_public_schema)  # last: its warning means "running"
     dataset = Dataset.from_schema(data, schema, **read_options)
     release = synthesize(dataset, workload, mechanism=mechanism, epsilon=epsilon, delta=delta, progress=progress,
                          **options)
