@@ -18,6 +18,7 @@ from dprelease.api import synthesize_table
 from dprelease.cli import main
 from dprelease.errors import InputError
 from dprelease.privacy.zcdp import cks_delta, epsilon_for
+from dprelease.release import Release
 from dprelease.schema import Schema, encode
 from dprelease.schema.draft import draft_charges, draft_schema
 from dprelease.schema.tables import write_parquet
@@ -83,6 +84,8 @@ def test_synth_with_a_schema_writes_decoded_rows_with_the_original_columns(files
     release = json.loads((files["tmp"] / "release.json").read_text())
     assert release["schema"] == schema.to_dict() and release["decoded"]["values"] == "uniform"
     assert release["privacy_ledger"]["spent"]["epsilon_exact"] == "1"
+    loaded = Release.load(files["tmp"] / "release.json")  # the JSON and its side file (the released codes)
+    assert np.array_equal(loaded.rows, codes)  # the decoded rows encode back to exactly the released codes
 
 
 def test_decode_modes_and_parquet_in_and_out(files, capsys):
@@ -226,6 +229,7 @@ def test_private_draft_charges_are_added_to_a_pure_run_exactly(drafted):
     assert Fraction(ledger["spent"]["delta_exact"]) == draft_delta
     assert release.guarantee.startswith(f"({float(total):.6g}, {float(draft_delta):.3g})-DP in total")
     assert "basic composition" in release.guarantee and release.to_json()["fit_for_release"] is False  # seeded
+    assert list(release.marginal(("city",)).index) == list(schema.labels("city"))  # answers labelled by the schema
 
 
 def test_a_zcdp_run_is_converted_to_epsilon_delta_before_it_is_added(drafted):

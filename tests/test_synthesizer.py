@@ -38,7 +38,7 @@ def test_fit_sample_returns_decoded_rows_with_the_schema_columns():
     assert out["pay"].between(0, 100000).all() and out["member"].dtype == bool
     assert np.array_equal(encode(out, SCHEMA)[:, 1:], synth.release.rows[:, 1:])  # pay/age bins kept too
     assert synth.release.privacy_ledger["spent"]["epsilon"] == pytest.approx(1.0)
-    assert synth.release.extra["schema"]["columns"]["job"]["values"] == ["clerk", "smith", "baker"]
+    assert synth.release.schema["columns"]["job"]["values"] == ["clerk", "smith", "baker"]
     assert len(synth.sample(1000)) == 1000 and len(synth.sample(7)) == 7
 
 

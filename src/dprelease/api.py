@@ -285,7 +285,8 @@ def compose_with_draft(run_ledger: Mapping[str, object], run_guarantee: str, cha
 
 
 def with_schema(release: Release, schema: Schema) -> Release:
-    """``release`` with its schema recorded (``extra["schema"]``) and the schema's draft accounted for.
+    """``release`` with its schema recorded (``Release.schema``, and the schema as its value labels) and the
+    schema's draft accounted for.
 
     - written from public knowledge (no draft): the release as it is;
     - drafted privately: the draft's charges composed into the ledger and the guarantee
@@ -293,12 +294,12 @@ def with_schema(release: Release, schema: Schema) -> Release:
     - drafted openly (allowed by :func:`check_schema_use`): the guarantee says the release is not
       differentially private, and ``fit_for_release`` is false, with the reason.
     """
-    extra = {**release.extra, "schema": schema.to_dict()}
+    release = replace(release, schema=schema.to_dict(), labels=schema)  # labels: Release.marginal names values
     draft = schema.draft
     if draft is None:
-        return replace(release, extra=extra)
+        return release
     if not draft.is_public:
-        extra.update(fit_for_release=False, not_fit_for_release_because=NOT_PUBLIC)
+        extra = {**release.extra, "fit_for_release": False, "not_fit_for_release_because": NOT_PUBLIC}
         ledger = {**release.privacy_ledger,
                   "schema_draft": {"mode": draft.mode, "accounted": False, "note": NOT_PUBLIC}}
         guarantee = (f"NOT differentially private: the schema was read openly from the data (--non-private); "
@@ -306,7 +307,7 @@ def with_schema(release: Release, schema: Schema) -> Release:
         return replace(release, guarantee=guarantee, privacy_ledger=ledger, extra=extra)
     ledger, guarantee = compose_with_draft(release.privacy_ledger, release.guarantee, draft_charges(schema),
                                            mechanism=release.mechanism)
-    return replace(release, guarantee=guarantee, privacy_ledger=ledger, extra=extra)
+    return replace(release, guarantee=guarantee, privacy_ledger=ledger)
 
 
 def synthesize_table(
@@ -341,7 +342,7 @@ def synthesize_table(
 
     Returns:
         The release: rows are codes over ``schema.domain`` (decode them with
-        :func:`dprelease.schema.decode`), ``extra["schema"]`` the schema used.
+        :func:`dprelease.schema.decode`), ``schema`` the schema used (JSON form), its marginals labelled by it.
     """
     request = SynthesisRequest.from_options(mechanism, epsilon=epsilon, delta=delta, **options)
     schema = load_schema(schema, columns)

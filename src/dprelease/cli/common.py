@@ -17,6 +17,8 @@ from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError
 from dprelease.mechanisms.base import Budget
 from dprelease.queries.workload import Workload
+from dprelease.release import Release
+from dprelease.release.files import SideArrays, side_file_name, write_document, write_side_file
 from dprelease.schema import Schema
 from dprelease.schema.tables import PARQUET_SUFFIXES
 
@@ -115,3 +117,15 @@ def check_output(path: Path, *inputs: Path, flag: str) -> None:
     for source in inputs:
         if source is not None and path.resolve() == Path(source).resolve():
             raise InputError(f"{flag} {str(path)!r} would overwrite the input {str(source)!r}")
+
+
+def save_release_files(release: Release, path: Path | None) -> None:
+    """The release's JSON and its side file, as :meth:`Release.save` writes them, without the CSV of codes
+    (a raw table's release writes its decoded rows instead). Side file first, JSON last, each atomic."""
+    if path is None:
+        return
+    side = SideArrays()
+    document = release.document(side)
+    document["side_file"] = write_side_file(path.with_name(side_file_name(path)), side)
+    write_document(path, document)
+    release.location = path

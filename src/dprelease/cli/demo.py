@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import time
 import warnings
 from pathlib import Path
@@ -19,12 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.api import load_schema, synthesize, with_schema
-from dprelease.cli.common import column_list, integer, number
+from dprelease.cli.common import column_list, integer, number, save_release_files
 from dprelease.data import Dataset
 from dprelease.datasets import ADULT_RAW_COLUMNS, ADULT_RAW_SPLITS, adult_raw_paths, adult_raw_schema, load_adult_raw_codes
 from dprelease.errors import InputError, SeededRunWarning
 from dprelease.evaluate import workload_errors
-from dprelease.files import write_atomic
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
@@ -102,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     decoded.to_csv(args.out / "adult-synth.csv")
     release.extra["decoded"] = {"values": "uniform", "format": "csv", "columns": list(schema.names)}
-    write_atomic(args.out / "adult-release.json", json.dumps(release.to_json(), indent=1) + "\n")
+    save_release_files(release, args.out / "adult-release.json")
 
     # The bundled table is public, so the demo may score its release against it (a curator's step).
     with warnings.catch_warnings():  # the run's own seed warning was given once already

@@ -9,18 +9,15 @@ line, exit code 2, nothing written and nothing spent.
 from __future__ import annotations
 
 import argparse
-import json
 import textwrap
 from pathlib import Path
 
 from dprelease.api import SynthesisRequest, load_schema, synthesize, synthesize_table
-from dprelease.cli.common import add_data_arguments, check_output, integer, load, number
+from dprelease.cli.common import add_data_arguments, check_output, integer, load, number, save_release_files
 from dprelease.errors import InputError
-from dprelease.files import write_atomic
 from dprelease.mechanisms import registry
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.rng import make_rng
-from dprelease.release import Release
 from dprelease.rows import ROW_CHOICES
 from dprelease.schema import Schema, decode
 from dprelease.schema.decode import VALUE_MODES
@@ -101,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             progress=progress)
         if parquet:
             decode(release.rows, Schema.from_domain(release.domain), values="midpoint").to_parquet(args.out)
-            _write_json(release, args.release)
+            save_release_files(release, args.release)
         else:
             release.save(args.out, args.release)
         what = "synthetic rows"
@@ -120,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         release.extra["decoded"] = {"values": values, "format": "parquet" if parquet else "csv",
                                     "columns": list(schema.names)}
         (decoded.to_parquet if parquet else decoded.to_csv)(args.out)
-        _write_json(release, args.release)
+        save_release_files(release, args.release)
         what = "decoded synthetic rows"
     spent = release.privacy_ledger["spent"]
     print(f"wrote {len(release.rows)} {what} to {args.out}"
@@ -128,7 +125,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"privacy spent: epsilon={spent['epsilon']:.6g}, delta={spent['delta']:.3g} ({release.guarantee})")
     return 0
 
-
-def _write_json(release: Release, path: Path | None) -> None:
-    if path is not None:
-        write_atomic(path, json.dumps(release.to_json(), indent=1) + "\n")

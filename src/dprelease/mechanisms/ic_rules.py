@@ -7,7 +7,8 @@ with one database update rule, configured from public parameters:
 * for multiplicative weights, the model: an explicit histogram or a factored (log-linear) model,
   checked against the workload (product-form queries, the model-size cap) before any data is read;
 * for the median mechanism, the smaller valid net for alpha/2 (Thm 5.9's all-databases net or the
-  SmallDB net of Remark 5.2), checked against the public caps *before* any data is read;
+  SmallDB net of Remark 5.2, m = floor(ln(2|Q|) / (2 (alpha/2)^2)) + 1 rows: Thm 4.2 corrected, a net for
+  every |Q|), checked against the public caps *before* any data is read;
 * the release: what a synthetic table and the workload answers are made of (post-processing).
 
 Everything here uses public information only (n, the domain, the workload, the budget).
@@ -142,7 +143,9 @@ class ICMedianMechanism(_IterativeConstructionEntry):
                     budget: Budget) -> tuple[DatabaseUpdate, float | None]:
         kw = self.theorem_arguments(n=n, domain=domain, workload=workload, budget=budget)
         alpha = self.alpha if self.alpha is not None else _required(ic_median_alpha(**kw), "Thms 5.8 + 5.4", kw)
-        # IC's updates form a database update sequence at alpha/2, so the net must be an alpha/2-net.
+        # IC's updates form a database update sequence at alpha/2, so the net must be an alpha/2-net: Thm 5.9's
+        # n rows, or the SmallDB net's floor(ln(2|Q|) / (2 (alpha/2)^2)) + 1 rows (Hoeffding: a net for every |Q|,
+        # where the book's ln|Q| / (alpha/2)^2 is none for |Q| <= 2), whichever is smaller.
         kind, _ = smallest_net(n=n, alpha=alpha / 2, num_queries=workload.num_queries, linear=True)
         caps = {"max_databases": DEFAULT_MAX_DATABASES, "max_cells": DEFAULT_MAX_NET_CELLS}
         rule = (MedianMechanism.all_databases(n=n, **caps) if kind == "all-databases"
