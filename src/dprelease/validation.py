@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
-from dprelease.errors import InputError, InputTypeError
+from dprelease.errors import InputError, InputTypeError, WeakPrivacyWarning
+
+#: Above this epsilon a run warns (:class:`WeakPrivacyWarning`) and goes on.
+WEAK_EPSILON = 10.0
 
 
 def _as_real(value: object, name: str) -> float:
@@ -26,6 +30,23 @@ def check_positive(value: object, name: str) -> float:
     if not math.isfinite(x) or x <= 0:
         raise InputError(f"{name} must be a finite number > 0, got {value!r}")
     return x
+
+
+def warn_if_weak(epsilon: float, name: str = "epsilon", *, stacklevel: int = 3) -> bool:
+    """Warn when ``epsilon`` > :data:`WEAK_EPSILON`; return whether it warned.
+
+    Not an error: benchmarks and research runs use large budgets on purpose. But at epsilon = 20 the
+    probability of any output may differ by a factor e^20 (about 5e8) between neighbouring tables, which
+    bounds what an observer learns about a record by almost nothing, and a user should hear it.
+    """
+    if epsilon <= WEAK_EPSILON:
+        return False
+    factor = epsilon / math.log(10)  # e^eps = 10^(eps / ln 10), printable at any size
+    warnings.warn(f"{name}={epsilon:g} is above {WEAK_EPSILON:g}: the probability of any output may then differ "
+                  f"by a factor up to e^{epsilon:g} (about 10^{factor:.3g}) between tables that differ in one "
+                  "record, so the guarantee protects almost nothing; the run goes on as asked",
+                  WeakPrivacyWarning, stacklevel=stacklevel)
+    return True
 
 
 def check_nonnegative(value: object, name: str) -> float:

@@ -16,6 +16,7 @@ from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError
 from dprelease.mechanisms.base import Budget
+from dprelease.progress import Progress
 from dprelease.queries.workload import Workload
 
 EXIT_USAGE = 2
@@ -100,3 +101,13 @@ def check_output(path: Path, *inputs: Path, flag: str) -> None:
     for source in inputs:
         if source is not None and path.resolve() == Path(source).resolve():
             raise InputError(f"{flag} {str(path)!r} would overwrite the input {str(source)!r}")
+
+
+def terminal_progress(args: argparse.Namespace, label: str) -> Progress:
+    """The command's progress line (started by ``main`` before the imports; silent off a terminal), labelled."""
+    progress = getattr(args, "progress", None)
+    if progress is None:
+        return Progress.for_terminal(label, quiet=getattr(args, "quiet", False))
+    progress.done()  # "starting", drawn under main's label
+    progress.label = label
+    return progress

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
 from dprelease.api import synthesize
-from dprelease.cli.common import integer, number
+from dprelease.cli.common import integer, number, terminal_progress
 from dprelease.data import Dataset
 from dprelease.datasets import ADULT_SMALL_COLUMNS, load_adult
 from dprelease.errors import InputError
 from dprelease.evaluate import workload_errors
 from dprelease.mechanisms.baselines import IndependentMarginals, uniform_model
-from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
 from dprelease.validation import check_positive, check_positive_int
@@ -25,7 +25,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--epsilon", type=number("--epsilon"), default=1.0)
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")
     parser.add_argument("--out", type=Path, default=Path("dprelease-demo"), help="output folder")
-    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     parser.set_defaults(handler=run)
 
 
@@ -44,11 +44,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"Adult: {real.n} rows, {len(real.domain)} columns ({real.domain.size:,} cells); "
           f"workload: all 1-3-way marginals ({len(workload.marginals)} marginals, {workload.num_queries:,} cells); "
           f"epsilon = {args.epsilon:g}")
+    sys.stdout.flush()
+    progress = terminal_progress(args, "mwem")
     start = time.perf_counter()
-    release = synthesize(real, workload, mechanism="mwem", epsilon=args.epsilon, seed=args.seed,
-                         progress=Progress.for_terminal("MWEM", quiet=args.quiet))
+    release = synthesize(real, workload, mechanism="mwem", epsilon=args.epsilon, seed=args.seed, progress=progress)
     seconds = time.perf_counter() - start
+    progress.phase("write files")
     release.save(args.out / "adult-synth.csv", args.out / "adult-release.json")
+    progress.phase("baselines")
 
     baseline_rng = make_rng(None if args.seed is None else args.seed + 1, warn=False)
     independent, _ = IndependentMarginals(epsilon=args.epsilon).run(real, rng=baseline_rng)
@@ -58,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
             _rows_errors(real, independent.sample(real.n, baseline_rng), workload), "-"),
         "uniform (no data)": (_rows_errors(real, uniform_model(real.domain).sample(real.n, baseline_rng), workload), "-"),
     }
+    progress.close()
     print()
     print(f"| {'system (synthetic rows, n = ' + str(real.n) + ')':<40} | avg L1 | max error | seconds |")
     print(f"|{'-' * 42}|--------|-----------|---------|")
@@ -65,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"| {name:<40} | {errors['avg_l1']:.4f} | {errors['max_error']:.4f}    | {secs:>7} |")
     spent = release.privacy_ledger["spent"]
     print()
-    print(f"privacy: {release.guarantee}; spent epsilon = {spent['epsilon']:g} (exactly {spent['epsilon_exact']})")
+    print(f"privacy: {release.guarantee}; spent epsilon = {spent['epsilon']:g} (the exact amount is in the release)")
     print(f"wrote {args.out / 'adult-synth.csv'} and {args.out / 'adult-release.json'}")
     if args.seed is not None:
         print("note: seeded run, reproducible but NOT fit for a real release")

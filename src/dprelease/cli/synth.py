@@ -7,9 +7,8 @@ import textwrap
 from pathlib import Path
 
 from dprelease.api import SynthesisRequest, synthesize
-from dprelease.cli.common import add_data_arguments, check_output, integer, load, number
+from dprelease.cli.common import add_data_arguments, check_output, integer, load, number, terminal_progress
 from dprelease.mechanisms import registry
-from dprelease.mechanisms.progress import Progress
 from dprelease.rows import ROW_CHOICES
 
 
@@ -51,16 +50,21 @@ def run(args: argparse.Namespace) -> int:
     check_output(args.out, args.data, args.domain, flag="--out")
     if args.release is not None:
         check_output(args.release, args.data, args.domain, args.out, flag="--release")
+    progress = terminal_progress(args, args.mechanism)
+    progress.phase(f"reading {args.data.name}")
     dataset, workload = load(args.data, args, request.mechanism_entry(args.base), request)
+    progress.done()
     release = synthesize(
         dataset, workload, mechanism=args.mechanism, epsilon=args.epsilon, delta=args.delta, alpha=args.alpha,
         rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed, max_cells=args.max_cells,
         representation=args.representation or "auto", base=args.base, max_model_cells=args.max_model_cells,
-        progress=Progress.for_terminal(args.mechanism, quiet=args.quiet),
+        progress=progress,
     )
+    progress.phase("write files")
     release.save(args.out, args.release)
-    ledger = release.privacy_ledger["spent"]
+    progress.close()
+    spent = release.privacy_ledger["spent"]
     print(f"wrote {len(release.rows)} synthetic rows to {args.out}"
           + (f" and the release to {args.release}" if args.release else ""))
-    print(f"privacy spent: epsilon={ledger['epsilon']:.6g}, delta={ledger['delta']:.3g} ({release.guarantee})")
+    print(f"privacy spent: epsilon={spent['epsilon']:.6g}, delta={spent['delta']:.3g} ({release.guarantee})")
     return 0
