@@ -24,7 +24,7 @@ from dprelease.queries.workload import Workload
 from dprelease.release import Release
 from dprelease.representations import REPRESENTATIONS
 from dprelease.rows import ROW_CHOICES, ROW_METHODS
-from dprelease.validation import check_alpha, check_delta, check_positive, check_positive_int, warn_if_weak
+from dprelease.validation import check_alpha, check_delta, check_epsilon, check_positive_int, warn_if_weak
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class SynthesisRequest:
 
     def __post_init__(self) -> None:
         registry.lookup(self.mechanism)
-        check_positive(self.epsilon, "epsilon")
+        check_epsilon(self.epsilon, "epsilon")
         check_delta(self.delta)
         if self.alpha is not None:
             check_alpha(self.alpha)

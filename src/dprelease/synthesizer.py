@@ -21,6 +21,7 @@ import numpy as np
 from dprelease.api import synthesize
 from dprelease.errors import InputError, InputTypeError
 from dprelease.privacy.rng import make_rng
+from dprelease.progress import Progress
 from dprelease.queries.workload import Workload
 from dprelease.release import Release
 from dprelease.data import Dataset
@@ -66,13 +67,28 @@ class Synthesizer:
         self._rng = None
 
     # ---------------------------------------------------------------------- fit
-    def fit(self, data: object, *, schema: Schema | str | Path, **read_options: object) -> Synthesizer:
+    def fit(self, data: object, *, schema: Schema | str | Path, progress: object = None,
+            **read_options: object) -> Synthesizer:
         """Encode ``data`` (DataFrame, CSV or Parquet path) by ``schema`` and release a synthetic table.
 
+        ``progress``: ``True`` for a progress line on stderr (when it is a terminal), or a function
+        ``progress(phase, step, total)`` (phases ``"encode"``, then those of :func:`~dprelease.api.synthesize`).
         ``read_options``: ``delimiter``, ``header``, ``skip_rows``, ``show_values`` (see
         :func:`dprelease.schema.encode`). The schema and the workload are checked before the data is read;
         :func:`~dprelease.api.synthesize` checks the other options before it spends anything.
         """
+        options = dict(self.options)
+        chosen = progress if progress is not None else options.pop("progress", None)
+        options.pop("progress", None)
+        bar = Progress.from_argument(chosen, label=self.mechanism)
+        try:
+            return self._fit(data, schema, bar, options, read_options)
+        finally:
+            if bar is not chosen:  # made here: ended here
+                bar.close()
+
+    def _fit(self, data: object, schema: Schema | str | Path, bar: Progress, options: dict[str, object],
+             read_options: dict[str, object]) -> Synthesizer:
         schema = schema if isinstance(schema, Schema) else Schema.from_json(schema)
         if isinstance(self.workload, str):
             Workload.from_spec(self.workload, schema.domain)  # public: refuse a bad spec before reading
@@ -82,14 +98,16 @@ class Synthesizer:
                                  "built on it is not differentially private; replace it with public knowledge, or "
                                  "pass allow_nonprivate_schema=True to experiment")
             warnings.warn("fitting with a non-private schema: this release is NOT differentially private",
-                          UserWarning, stacklevel=2)
+                          UserWarning, stacklevel=3)
+        bar.phase("encode")
         dataset = Dataset.from_schema(data, schema, **read_options)
+        bar.done()
         if self._ledgers:
             warnings.warn(f"this Synthesizer was fitted {len(self._ledgers)} time(s) before: fitting again spends "
                           f"epsilon={self.epsilon:g}, delta={self.delta:g} again (each fit is a new release)",
-                          UserWarning, stacklevel=2)
+                          UserWarning, stacklevel=3)
         release = synthesize(dataset, self.workload, mechanism=self.mechanism, epsilon=self.epsilon,
-                             delta=self.delta, seed=self.seed, **self.options)
+                             delta=self.delta, seed=self.seed, progress=bar, **options)
         release.extra["schema"] = schema.to_dict()
         self._release, self._schema = release, schema
         self._ledgers.append(release.privacy_ledger)

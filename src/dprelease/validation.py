@@ -15,6 +15,9 @@ from dprelease.errors import InputError, InputTypeError, WeakPrivacyWarning
 
 #: Above this epsilon a run warns (:class:`WeakPrivacyWarning`) and goes on.
 WEAK_EPSILON = 10.0
+#: Above this epsilon a run is refused: e^epsilon overflows a float beyond ~709, so the guarantee says nothing a
+#: number can hold, and the arithmetic of some mechanisms overflows (ic-mw with delta > 0 near 1e5).
+MAX_EPSILON = 1000.0
 
 
 def _as_real(value: object, name: str) -> float:
@@ -29,6 +32,15 @@ def check_positive(value: object, name: str) -> float:
     x = _as_real(value, name)
     if not math.isfinite(x) or x <= 0:
         raise InputError(f"{name} must be a finite number > 0, got {value!r}")
+    return x
+
+
+def check_epsilon(value: object, name: str = "epsilon") -> float:
+    """A privacy budget: a finite number > 0 and at most :data:`MAX_EPSILON` (above 10 it also warns, later)."""
+    x = check_positive(value, name)
+    if x > MAX_EPSILON:
+        raise InputError(f"{name} must be at most {MAX_EPSILON:g}, got {x:g}: e^{name.lstrip('-')} overflows a float "
+                         "there, so the guarantee bounds nothing (above 10 it already protects almost nothing)")
     return x
 
 

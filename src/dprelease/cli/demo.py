@@ -16,7 +16,7 @@ from dprelease.evaluate import workload_errors
 from dprelease.mechanisms.baselines import IndependentMarginals, uniform_model
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
-from dprelease.validation import check_positive, check_positive_int
+from dprelease.validation import check_epsilon, check_positive_int
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -34,7 +34,7 @@ def _rows_errors(real: Dataset, rows, workload: Workload) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_positive(args.epsilon, "--epsilon")
+    check_epsilon(args.epsilon, "--epsilon")
     if args.seed is not None:
         check_positive_int(args.seed, "--seed", minimum=0)
     if args.out.exists() and not args.out.is_dir():

@@ -36,7 +36,7 @@ from dprelease.mechanisms.online_plan import DEFAULT_WARM_SHARE, DEFAULT_WARM_WO
 from dprelease.mechanisms.online_state import model_representation, read_body
 from dprelease.queries.product import ProductQuery
 from dprelease.representations import REPRESENTATIONS, resolve_representation
-from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+from dprelease.validation import check_delta, check_epsilon, check_open_unit, check_positive_int, warn_if_weak
 
 STATE_HELP = ("the session's state file: resumed if it exists, else created; saved (atomically) before each answer "
               "is written. PRIVATE: it holds the sparse vector's secret noisy threshold and a fingerprint of the "
@@ -87,7 +87,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Public checks first: nothing is read, spent or written before they pass.
-    check_positive(args.epsilon, "--epsilon")
+    check_epsilon(args.epsilon, "--epsilon")
     check_delta(args.delta, "--delta")
     check_open_unit(args.beta, "--beta")
     if args.alpha is not None and not 0 < args.alpha <= 1:
@@ -120,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         representation = _check_matches_state(args)  # checksum and parameters, before the data is read
     if representation == "histogram":
         domain.check_fits(args.max_cells)
+    if not resume:
+        warn_if_weak(args.epsilon, "--epsilon")
     dataset = Dataset.from_csv(args.data, domain)
     if resume:
         session = OnlinePrivateMW.load(args.state, dataset, max_cells=args.max_cells)
