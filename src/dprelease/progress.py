@@ -179,7 +179,7 @@ class Progress:
     def render(self, now: float | None = None, *, finished: bool = False) -> str:
         """The current line's text (without the carriage return); ``finished``: as left on screen."""
         elapsed = (now if now is not None else time.perf_counter()) - self._started
-        prefix = f"{self.label}: " if self.label else ""
+        prefix = f"{self.label + ':':<11}" if self.label else ""  # "dprelease:" and "mwem:" start lines alike
         if self._phase is None:
             idle = (now if now is not None else time.perf_counter()) - self._idle_since
             return f"{prefix}{'working':<18} {_SPINNER[self._spin % 4]:<4} {idle:7.1f} s"
