@@ -25,7 +25,8 @@ def build_parser():
     from dprelease.cli import bounds, demo, evaluate, online, report, schema, serve, synth
     from dprelease.cli.common import OneLineParser
 
-    parser = OneLineParser(prog="dprelease", description="Differentially private query release.")
+    parser = OneLineParser(prog="dprelease", description="Differentially private query release.",
+                           epilog="Run 'dprelease COMMAND --help' for a command's options.")
     parser.add_argument("--version", action="version", version=f"dprelease {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     for module in (synth, evaluate, demo, bounds, online, schema, serve, report):

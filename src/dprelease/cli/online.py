@@ -50,11 +50,13 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "Each query is answered at once, from the public hypothesis when it is accurate enough and from "
                     "a fresh noisy measurement otherwise. Give --alpha or --max-queries; the other is solved from "
                     "the theorem and printed with the promised accuracy 3 alpha. The whole budget is charged when "
-                    "the session starts.")
+                    "the session starts. At real table sizes the book's promise is vacuous (3 alpha >= 1, and every "
+                    "answer comes from the uniform prior): use --mode warm with --accuracy there.")
     parser.add_argument("data", type=Path, help="CSV of integer codes with a header row")
     parser.add_argument("--domain", required=True, type=Path, help="JSON file {attribute: number of values}")
     parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
-    parser.add_argument("--epsilon", type=number("--epsilon"), required=True)
+    parser.add_argument("--epsilon", type=number("--epsilon"), required=True,
+                        help="the privacy budget epsilon (> 0; above 10 warns that it protects little, above 1000 is refused)")
     parser.add_argument("--delta", type=number("--delta"), default=0.0, help="0 (default): Thm 4.14; > 0: Thm 4.15")
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--alpha", type=number("--alpha"), help="target alpha (answers within 3 alpha)")
@@ -81,7 +83,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="the hypothesis: histogram (explicit, up to --max-cells), factored (log-linear on the "
                              "attribute sets of the queries that caused updates, any domain size; a query that would "
                              "push it over its cap gets an error record and spends nothing), auto (histogram when the "
-                             "domain fits; default). A resumed session keeps its own")
+                             "domain fits; default). A resumed session keeps its original representation")
     parser.set_defaults(handler=run)
 
 

@@ -16,14 +16,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     mechanisms = "\n".join(textwrap.fill(f"{name}: {summary}", width=96, initial_indent="  ",
                                           subsequent_indent="      ") for name, summary in registry.describe())
     parser = commands.add_parser("synth", help="release a DP synthetic table for a marginal workload",
-                                 description="Release a differentially private synthetic table.",
+                                 description="Release a differentially private synthetic table for a workload of "
+                                             "marginals: the rows (CSV) and, with --release, the guarantee, the "
+                                             "privacy ledger, the transcript and the answers.",
                                  epilog=f"mechanisms (--mechanism):\n{mechanisms}",
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", type=Path, help="CSV of integer codes with a header row")
     add_data_arguments(parser)
     parser.add_argument("--mechanism", choices=registry.names(), default="mwem",
                         help="the mechanism (each is described below; default: mwem)")
-    parser.add_argument("--epsilon", type=number("--epsilon"), required=True)
+    parser.add_argument("--epsilon", type=number("--epsilon"), required=True,
+                        help="the privacy budget epsilon (> 0; above 10 warns that it protects little, above 1000 is refused)")
     parser.add_argument("--delta", type=number("--delta"), default=0.0,
                         help="default 0 (pure DP); > 0: mwem measures with Gaussian noise under zCDP, the ic-* "
                              "mechanisms use advanced composition; boosting needs it; smalldb ignores it")
@@ -34,11 +37,14 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="fitted: rounded, then fitted to the released workload answers; round: n*p by largest "
                              "remainder; sample: i.i.d. draws from the model; auto (default): the one the mechanism "
                              "measured better for the run (the release says which and why)")
-    parser.add_argument("--n-rows", type=integer("--n-rows"), help="number of synthetic rows (default: n)")
+    parser.add_argument("--n-rows", type=integer("--n-rows"),
+                        help="number of synthetic rows, at least 1 (default: n, the real table's, which is public)")
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")
     parser.add_argument("--out", type=Path, required=True, help="synthetic rows (CSV)")
-    parser.add_argument("--release", type=Path, help="full release: answers, ledger, transcript (JSON)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--release", type=Path,
+                        help="the release (JSON: guarantee, privacy ledger, parameters, transcript), with the answers "
+                             "and rows in NAME.answers.npz beside it")
+    parser.add_argument("--quiet", action="store_true", help="no progress line on stderr (it is drawn on a terminal only)")
     parser.set_defaults(handler=run)
 
 
