@@ -126,8 +126,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--work", type=Path, default=None, help="folder for the outputs (default: a temporary one)")
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--render-only", action="store_true", help="rewrite the markdown from the JSON")
     parser.add_argument("extra", nargs="*", help="more synth arguments (after --)")
     args = parser.parse_args()
+    if args.render_only:
+        result = json.loads((args.out / "progress_capture.json").read_text())
+        (args.out / "progress_capture.md").write_text(markdown(result))
+        return
     if shutil.which("tmux") is None or shutil.which("script") is None:
         raise SystemExit("needs tmux and util-linux script")
     work = (args.work or Path(tempfile.mkdtemp(prefix="dprelease-capture-"))).resolve()
@@ -138,7 +143,10 @@ def main() -> None:
     machine, code = provenance.machine_info(), provenance.code_info()
     load_before = os.getloadavg()[0]
     result = capture(command, work)
-    result.update({"command": shlex.join(["dprelease", *command[len(dprelease_command()):]]).replace(str(ADULT) + "/", ""),
+    shown = shlex.join(["dprelease", *command[len(dprelease_command()):]])
+    result["screen"] = [line.replace(str(work) + "/", "DIR/") for line in result["screen"]]
+    result["tmux_pane"] = [line.replace(str(work) + "/", "DIR/") for line in result["tmux_pane"]]
+    result.update({"command": shown.replace(str(ADULT) + "/", "").replace(str(work) + "/", "DIR/"),
                    "load_before": load_before, "load_after": os.getloadavg()[0], "machine": machine, "code": code,
                    "limit_seconds": LIMIT_SECONDS})
     args.out.mkdir(parents=True, exist_ok=True)
