@@ -5,12 +5,12 @@ files"`` ...) and *steps* inside the current phase (``step(done, total)``). A :c
 each event to a callback ``callback(phase, step, total)`` when it has one, and draws it on a terminal
 when it is enabled: one line per phase, redrawn in place, left on screen when the next phase starts::
 
-    mwem: rounds        [##############################] 40/40      25.3 s
-    mwem: final fit     [##########....................] 104/300     4.4 s
+    mwem:      rounds             [##############################] 40/40          24.9 s
+    mwem:      final fit          [##########....................] 104/300         6.1 s
 
 On a terminal a background thread redraws the current line every :data:`TICK` seconds (its elapsed
 time moves), so a phase without steps, or a single long step, never leaves the screen still for
-more than a second. :meth:`Progress.for_terminal` is enabled only when stderr is a terminal: logs and
+more than a second (docs/progress.md). :meth:`Progress.for_terminal` is enabled only when stderr is a terminal: logs and
 pipes stay quiet. No dependency (tqdm would be one for ~150 lines; docs/decisions.md).
 
 >>> events = []

@@ -17,7 +17,7 @@ from dprelease.errors import BudgetExceededError, DPReleaseError
 from dprelease.progress import Progress
 
 #: Subcommands that report progress on a terminal (they take seconds to minutes on real tables).
-LONG_COMMANDS = ("synth", "demo", "report", "evaluate")
+LONG_COMMANDS = ("synth", "demo", "report", "evaluate", "online")
 
 
 def build_parser():

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from dprelease.cli.common import check_output, column_list, integer, number, selected_domain
+from dprelease.cli.common import check_output, column_list, integer, number, selected_domain, terminal_progress
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import BudgetExhaustedError, DPReleaseError, InputError
@@ -79,6 +79,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="answers, one JSON line each (appended to when a session is resumed)")
     parser.add_argument("--max-cells", type=integer("--max-cells"), default=DEFAULT_MAX_CELLS,
                         help=f"cap on histogram cells (default {DEFAULT_MAX_CELLS:,})")
+    parser.add_argument("--quiet", action="store_true", help="no progress line on stderr while the session starts")
     parser.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
                         help="the hypothesis: histogram (explicit, up to --max-cells), factored (log-linear on the "
                              "attribute sets of the queries that caused updates, any domain size; a query that would "
@@ -124,7 +125,10 @@ def run(args: argparse.Namespace) -> int:
         domain.check_fits(args.max_cells)
     if not resume:
         warn_if_weak(args.epsilon, "--epsilon")
+    progress = terminal_progress(args, "online")
+    progress.phase(f"reading {args.data.name}")
     dataset = Dataset.from_csv(args.data, domain)
+    progress.phase("resuming" if resume else "warm synopsis (MWEM)" if args.mode == "warm" else "starting")
     if resume:
         session = OnlinePrivateMW.load(args.state, dataset, max_cells=args.max_cells)
     else:
@@ -135,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
                                   max_cells=args.max_cells, representation=representation, **warm)
         if args.state is not None:
             session.save(args.state)  # the budget is spent now: record it before anything else
+    progress.close()
     _print_plan(session, resume)
     # Undecodable bytes become a malformed line (an error record), not a crash.
     if args.queries is not None:
