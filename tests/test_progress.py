@@ -207,3 +207,14 @@ def test_synth_warns_once_on_stderr_for_epsilon_above_10(tmp_path, tiny_files, c
                  "--out", str(tmp_path / "rows.csv")]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("dprelease: warning: epsilon=20 is above 10: "), err
+
+
+def test_the_service_refuses_a_release_above_1000_before_its_charge(tiny_dataset):
+    """The service charges its ledger before synthesize runs, so synthesize's cap is checked first (public)."""
+    from fractions import Fraction
+
+    from dprelease.service.releases import ReleaseRequest
+
+    with pytest.raises(InputError, match="epsilon must be at most 1000, got 5000"):
+        ReleaseRequest.from_body({"epsilon": Fraction(5000)}).check(tiny_dataset)
+    assert ReleaseRequest.from_body({"epsilon": Fraction(1, 10)}).check(tiny_dataset).marginals
