@@ -25,6 +25,7 @@ import numpy as np
 from dprelease.api import SynthesisRequest, load_schema, run_epsilon_delta, synthesize_table
 from dprelease.errors import InputError, InputTypeError
 from dprelease.privacy.rng import make_rng
+from dprelease.progress import Progress
 from dprelease.release import Release
 from dprelease.schema import Schema, decode
 from dprelease.schema.decode import VALUE_MODES
@@ -43,13 +44,15 @@ class Synthesizer:
         values: how binned columns decode: ``"uniform"`` in their bin (default), ``"midpoint"``, ``"label"``.
         allow_non_public_schema: fit with a schema drafted openly (``--non-private``); the release is then
             marked not fit for release, and the fit warns.
+        progress: every ``fit``'s progress (``fit(progress=)`` overrides it): ``True`` for a line on stderr when
+            it is a terminal, or a function ``progress(phase, step, total)``; default silent.
         **options: the options of :func:`dprelease.api.synthesize` (``rounds``, ``rows``, ``representation``,
             ``alpha``, ``max_cells``, ``max_model_cells``, ``base``), validated here, before any data is read.
     """
 
     def __init__(self, mechanism: str = "mwem", *, epsilon: float, delta: float = 0.0, workload: object = "1-3way",
                  seed: int | None = None, values: str = "uniform", allow_non_public_schema: bool = False,
-                 **options: object) -> None:
+                 progress: object = None, **options: object) -> None:
         for reserved in ("dataset", "n_rows", "data", "schema"):
             if reserved in options:
                 raise InputError(f"{reserved} is not an option of Synthesizer (see its arguments; sample(n) sets "
@@ -61,7 +64,9 @@ class Synthesizer:
         if not isinstance(allow_non_public_schema, bool):
             raise InputTypeError(f"allow_non_public_schema must be True or False, got {allow_non_public_schema!r}")
         self.mechanism, self.epsilon, self.delta, self.workload = mechanism, epsilon, delta, workload
+        Progress.from_argument(progress)  # a bad progress= refused here (nothing is drawn until a fit)
         self.seed, self.values, self.allow_non_public_schema = seed, values, allow_non_public_schema
+        self.progress = progress
         self.options = dict(options)
         self._release: Release | None = None
         self._schema: Schema | None = None
@@ -71,9 +76,11 @@ class Synthesizer:
 
     # ---------------------------------------------------------------------- fit
     def fit(self, data: object, *, schema: Schema | str | Path, columns: list[str] | None = None,
-            **read_options: object) -> Synthesizer:
+            progress: object = None, **read_options: object) -> Synthesizer:
         """Encode ``data`` (DataFrame, CSV or Parquet path) by ``schema`` and release a synthetic table.
 
+        ``progress``: ``True`` for a progress line on stderr (when it is a terminal), or a function
+        ``progress(phase, step, total)`` (phases ``"encode"``, then those of :func:`~dprelease.api.synthesize`).
         ``read_options``: ``delimiter``, ``header``, ``skip_rows``, ``show_values`` (see
         :func:`dprelease.schema.encode`). Every public check runs before the data is read; a second ``fit``
         spends ``(epsilon, delta)`` again and warns.
@@ -81,7 +88,8 @@ class Synthesizer:
         used = load_schema(schema, columns)
         release = synthesize_table(data, used, self.workload, epsilon=self.epsilon, delta=self.delta,
                                    mechanism=self.mechanism, allow_non_public_schema=self.allow_non_public_schema,
-                                   read_options=read_options, seed=self.seed, **self.options)
+                                   read_options=read_options, seed=self.seed,
+                                   progress=self.progress if progress is None else progress, **self.options)
         self._release, self._schema = release, used
         self._fits.append(release.privacy_ledger.get("run", release.privacy_ledger))
         if used.draft is not None and used.draft.is_public:
