@@ -145,6 +145,16 @@ class DuckDBTable(CountingTable):
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    def to_records(self) -> np.ndarray:
+        """The coded table as an (n, d) int64 array, columns in domain order (for the in-memory engine)."""
+        names = ", ".join(f"c{i}" for i in range(len(self.domain)))
+        with self._reading("loading the table into memory"):
+            arrays = self._con.execute(f"SELECT {names} FROM coded").fetchnumpy()
+        records = np.empty((self.n, len(self.domain)), dtype=np.int64)
+        for i in range(len(self.domain)):
+            records[:, i] = arrays.pop(f"c{i}")
+        return records
+
     # -------------------------------------------------------------------- hooks
     def _group_rows(self, cap: int) -> DistinctRows | None:
         names = ", ".join(f"c{i}" for i in range(len(self.domain)))
