@@ -29,6 +29,7 @@ numpy, a quarter to cached marginals.
 
 from __future__ import annotations
 
+import csv
 import math
 import os
 import shutil
@@ -230,13 +231,38 @@ class DuckDBTable(CountingTable):
 
 
 # ---------------------------------------------------------------------- opening
-def _source_sql(files: list[str], kind: str) -> str:
+def _source_sql(files: list[str], kind: str, label: str) -> str:
     paths = "[" + ", ".join(literal(f) for f in files) + "]"
     if kind == "parquet":
         return f"read_parquet({paths})"
-    # Every cell as text, checked and converted in SQL, so a stray value never stops DuckDB's sniffer
-    # with an error quoting it.
-    return f"read_csv({paths}, header = true, all_varchar = true, delim = ',', quote = '\"', escape = '\"')"
+    # The header is read here and every cell typed as text (checked and converted in SQL), so DuckDB's
+    # sniffer never guesses a header from data lines, and a ragged line is an error, not a new layout.
+    header = _csv_header(files, label)
+    columns = "{" + ", ".join(f"{literal(name)}: 'VARCHAR'" for name in header) + "}"
+    return (f"read_csv({paths}, header = true, auto_detect = false, columns = {columns}, delim = ',', "
+            "quote = '\"', escape = '\"', strict_mode = true)")
+
+
+def _csv_header(files: list[str], label: str) -> list[str]:
+    """The header row shared by every CSV file (public: the column names), or an InputError naming a file."""
+    headers = []
+    for path in files:
+        try:
+            with open(path, newline="", encoding="utf-8-sig") as handle:
+                first = next(csv.reader(handle), None)
+        except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            raise InputError(f"data file {path!r} cannot be read as CSV with a header row "
+                             f"({type(exc).__name__})") from None
+        if not first:
+            raise InputError(f"data file {path!r} is empty (no header row)")
+        header = [h.strip() for h in first]
+        duplicated = sorted({h for h in header if header.count(h) > 1})
+        if duplicated:
+            raise InputError(f"data file {path!r}: column(s) {duplicated} appear more than once in the header")
+        if headers and header != headers[0]:
+            raise InputError(f"{label}: data file {path!r} has another header than {files[0]!r}")
+        headers.append(header)
+    return headers[0]
 
 
 def _open_error(duckdb: object, exc: BaseException, label: str, kind: str, files: list[str]) -> InputError:
@@ -245,12 +271,15 @@ def _open_error(duckdb: object, exc: BaseException, label: str, kind: str, files
     named = next((f for f in files if f in text), None)
     where = f"data file {named!r}" if named else label
     what = "Parquet" if kind == "parquet" else "CSV with a header row"
-    return InputError(f"{where} cannot be read as {what} ({type(exc).__name__})")
+    detail = type(exc).__name__
+    if "Expected Number of Columns" in text:  # DuckDB's phrase; its line content is never repeated
+        detail = "a line has more or fewer fields than the header"
+    return InputError(f"{where} cannot be read as {what} ({detail})")
 
 
 def _define_coded_view(con: object, duckdb: object, files: list[str], kind: str, domain: Domain, label: str) -> int:
     """Check the files against the domain in SQL, define the view ``coded`` (c0..c{d-1}), return n."""
-    source = _source_sql(files, kind)
+    source = _source_sql(files, kind, label)
     try:
         described = con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
     except duckdb.Error as exc:
