@@ -160,15 +160,15 @@ class SparkTable(CountingTable):
     def _count_sets(self, sets: list[tuple[str, ...]]) -> list[np.ndarray]:
         F = self._functions
         used = [a for a in self.domain.attributes if any(a in s for s in sets)]
-        columns = [F.col(f"c{self.domain.axis(a)}") for a in used]
         cells = [math.prod(self.domain.size_of(a) for a in s) for s in sets]
         # grouping_id: bit (len(used) - 1 - i) is set when used[i] is not grouped in that set.
         gids = [sum(1 << (len(used) - 1 - i) for i, a in enumerate(used) if a not in s) for s in sets]
-        g = F.col("g")
-        sid = reduce(lambda acc, j: acc.when(g == gids[j], j), range(1, len(sets)), F.when(g == gids[0], 0))
-        key = reduce(lambda acc, j: acc.when(g == gids[j], self._flat_key(sets[j])), range(1, len(sets)),
-                     F.when(g == gids[0], self._flat_key(sets[0])))
-        with self._reading(f"counting {len(sets)} marginal(s)"):
+        with self._reading(f"counting {len(sets)} marginal(s)"):  # building columns already talks to the JVM
+            columns = [F.col(f"c{self.domain.axis(a)}") for a in used]
+            g = F.col("g")
+            sid = reduce(lambda acc, j: acc.when(g == gids[j], j), range(1, len(sets)), F.when(g == gids[0], 0))
+            key = reduce(lambda acc, j: acc.when(g == gids[j], self._flat_key(sets[j])), range(1, len(sets)),
+                         F.when(g == gids[0], self._flat_key(sets[0])))
             grouped = self._frame.groupingSets([[F.col(f"c{self.domain.axis(a)}") for a in s] for s in sets],
                                                *columns)
             counted = grouped.agg(F.count(F.lit(1)).alias("w"), F.grouping_id(*columns).alias("g"))
