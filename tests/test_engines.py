@@ -58,6 +58,14 @@ def test_the_cap_decides_the_path_and_both_paths_agree(files, reference):
         assert fits.fingerprint() == too_many.fingerprint() == reference.fingerprint()  # streamed on per-set
 
 
+def test_an_estimate_far_above_the_cap_skips_the_grouping_pass(files, reference):
+    distinct = len(np.unique(reference.records, axis=0))
+    with DuckDBTable.open(files["parquet"], DOMAIN, max_distinct_rows=distinct // 2) as table:
+        table._group_rows = lambda cap: pytest.fail("grouped although the estimate is twice the cap")
+        assert same_bits(table.marginal_counts(("d", "a")), reference.marginal_counts(("d", "a")))
+        assert table.path == "per-set"
+
+
 def test_returned_counts_are_fresh_arrays(files):
     with DuckDBTable.open(files["parquet"], DOMAIN) as table:
         first = table.marginal_counts(("a", "b"))

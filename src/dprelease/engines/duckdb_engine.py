@@ -172,6 +172,11 @@ class DuckDBTable(CountingTable):
         return DistinctRows.from_columns(self.domain, [arrays[f"c{i}"] for i in range(len(self.domain))],
                                          arrays["w"])
 
+    def _estimate_distinct(self) -> float | None:
+        names = ", ".join(f"c{i}" for i in range(len(self.domain)))
+        with self._reading("estimating the distinct rows"):
+            return float(self._con.execute(f"SELECT approx_count_distinct(hash({names})) FROM coded").fetchone()[0])
+
     def _count_sets(self, sets: list[tuple[str, ...]]) -> list[np.ndarray]:
         cells = [math.prod(self.domain.size_of(a) for a in s) for s in sets]
         parts = [f"SELECT {j} AS sid, {self._flat_key(s, c)} AS k, count(*) AS w FROM coded GROUP BY k"

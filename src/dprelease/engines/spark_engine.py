@@ -157,6 +157,12 @@ class SparkTable(CountingTable):
         table = np.array(rows, dtype=np.int64).reshape(len(rows), len(names) + 1)
         return DistinctRows.from_columns(self.domain, [table[:, i] for i in range(len(names))], table[:, -1])
 
+    def _estimate_distinct(self) -> float | None:
+        F = self._functions
+        with self._reading("estimating the distinct rows"):
+            names = [F.col(f"c{i}") for i in range(len(self.domain))]
+            return float(self._frame.agg(F.approx_count_distinct(F.xxhash64(*names))).collect()[0][0])
+
     def _count_sets(self, sets: list[tuple[str, ...]]) -> list[np.ndarray]:
         F = self._functions
         used = [a for a in self.domain.attributes if any(a in s for s in sets)]

@@ -12,7 +12,9 @@ An engine that counts outside numpy (DuckDB on files, Spark on a cluster) subcla
 
 **The grouped path.** On the first private read the engine groups the table once. If the distinct
 rows fit ``max_distinct_rows`` (a public cap, derived from the public memory limit), they come into
-numpy and every marginal and the fingerprint follow from them; the table is never read again.
+numpy and every marginal and the fingerprint follow from them; the table is never read again. When
+n exceeds the cap, an engine may first estimate the distinct rows (``_estimate_distinct``, HyperLogLog
+in one scan) and skip a grouping pass that would not fit.
 
 **The per-set path.** Otherwise each marginal is a ``GROUP BY`` in the engine, cached; :meth:`prefetch`
 counts a mechanism's candidate marginals in a few batched queries, and a marginal contained in a
@@ -42,6 +44,9 @@ from dprelease.validation import check_positive_int
 
 #: Marginals counted per batched query by default.
 DEFAULT_BATCH = 32
+#: The grouping pass is skipped when the estimated distinct rows exceed the cap by this factor (HyperLogLog
+#: estimates err by a few percent; a wrong guess costs time, never a different count).
+ESTIMATE_MARGIN = 1.25
 
 
 class CountingTable:
@@ -121,8 +126,18 @@ class CountingTable:
     # ----------------------------------------------------------------- private
     def _group_once(self) -> None:
         if not self._grouped:
-            self._rows = self._group_rows(self.max_distinct_rows) if self.max_distinct_rows > 0 else None
+            self._rows = self._group_rows(self.max_distinct_rows) if self._worth_grouping() else None
             self._grouped = True
+
+    def _worth_grouping(self) -> bool:
+        """Whether to run the grouping pass: never with a cap of 0; always when n (public) fits the cap;
+        otherwise unless a cheap estimate (one scan, no hash table) puts the distinct rows well above it."""
+        if self.max_distinct_rows == 0:
+            return False
+        if self.n <= self.max_distinct_rows:
+            return True
+        estimate = self._estimate_distinct()
+        return estimate is None or estimate <= ESTIMATE_MARGIN * self.max_distinct_rows
 
     def _counts(self, canonical: tuple[str, ...]) -> np.ndarray:
         if not canonical:  # the empty marginal is n, public
@@ -144,6 +159,10 @@ class CountingTable:
 
     def _count_sets(self, sets: list[tuple[str, ...]]) -> list[np.ndarray]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _estimate_distinct(self) -> float | None:
+        """An estimate of the number of distinct rows (one cheap pass), or None for no estimate."""
+        return None
 
     def _stream_distinct(self) -> tuple[Iterator[np.ndarray], Iterator[np.ndarray]]:  # pragma: no cover
         raise NotImplementedError
