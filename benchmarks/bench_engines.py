@@ -204,7 +204,7 @@ def render(results: dict, out: Path) -> None:
         path = r["path"] + (" (in the MWEM run)" if r["task"] == "mwem" else "")
         lines.append(f"| {r['engine']} | {r['rows']:.0e} | {path} | {fmt(r['open_seconds'])} | "
                      f"{fmt(r['count_seconds'])} | {fmt(r['count_seconds'] / r['rows'] * 1e6, 2)} | {fmt(ratio)} | "
-                     f"{fmt(r['peak_mb'], 0)} | {fmt(r.get('jvm_peak_mb'), 0)} | "
+                     f"{fmt(r['peak_mb_after_count'], 0)} | {fmt(r.get('jvm_peak_mb'), 0)} | "
                      f"{r['load_before']:.1f} / {r['load_after']:.1f} |")
     for skipped in results.get("skipped", []):
         lines.append(f"| {skipped['engine']} | {skipped['rows']:.0e} | not run: {skipped['why']} |||||||| ")
