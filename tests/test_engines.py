@@ -145,3 +145,19 @@ def test_memory_limit_parses_units():
     assert parse_memory_limit("1.5GiB") == 3 * 2**29 and parse_memory_limit("512MB") == 512 * 10**6
     with pytest.raises(InputTypeError):
         parse_memory_limit(True)
+
+
+def test_engines_import_nothing_above_them():
+    """engines/ sits under the kernel: it may not import privacy/, mechanisms/, api or the CLI (coordination)."""
+    import ast
+    from pathlib import Path
+
+    import dprelease.engines
+
+    banned = ("dprelease.privacy", "dprelease.mechanisms", "dprelease.api", "dprelease.cli", "dprelease.boosting",
+              "dprelease.synthesizer", "dprelease.release", "dprelease.rows", "dprelease.report")
+    for path in Path(dprelease.engines.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not [n for n in names if n.startswith(banned)], (path.name, names)
