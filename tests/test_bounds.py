@@ -13,7 +13,8 @@ from dprelease.cli import main
 from dprelease.mechanisms.iterative_construction import IterativeConstruction
 from dprelease.planner import plan_mechanisms
 from dprelease.updates.median import MedianMechanism, smallest_net
-from dprelease.updates.perceptron import Perceptron
+from dprelease.updates.multiplicative_weights import mw_max_updates
+from dprelease.updates.perceptron import Perceptron, perceptron_max_updates
 
 LN_1E6 = 13.815510557964274  # ln(10^6)
 
@@ -142,7 +143,7 @@ def _guaranteed(update, alpha, *, n, domain, q, eps, delta):
 def test_ic_solvers_agree_with_iterative_construction_plan(delta):
     domain, n, q, eps = Domain(("a", "b"), (2, 2)), 10**6, 8, 1.0
     kw = dict(n=n, universe_size=4, num_queries=q, epsilon=eps, delta=delta, beta=0.05)
-    mw = lambda a: bounds.mw_max_updates(alpha=a, universe_size=4)  # noqa: E731
+    mw = lambda a: mw_max_updates(alpha=a, universe_size=4)  # noqa: E731
     assert bounds.ic_alpha(n=n, num_queries=q, epsilon=eps, delta=delta, updates=mw) == bounds.ic_mw_alpha(**kw)
 
     alpha = bounds.ic_perceptron_alpha(**kw, norm_ratio_bound=0.6)

@@ -20,7 +20,8 @@ from dprelease.queries.product import ProductQuery
 from dprelease.representations.factored import FactoredModel, model_size
 from dprelease.representations.histogram import HistogramModel, marginalize
 from dprelease.representations.junction_tree import JunctionTree, candidate_cells
-from dprelease.updates.measurement_fit import MarginalMeasurement, fit_measurements
+from dprelease.updates.measurement_fit import fit_measurements
+from dprelease.updates.measurements import MarginalMeasurement
 
 DOMAINS = [
     Domain(("a", "b", "c", "d", "e"), (2, 3, 4, 2, 3)),

@@ -17,6 +17,8 @@ from dprelease import bounds
 from dprelease.errors import DomainTooLargeError
 from dprelease.representations.nets import DEFAULT_MAX_DATABASES, check_net
 from dprelease.updates.median import smallest_net
+from dprelease.updates.multiplicative_weights import mw_max_updates
+from dprelease.updates.perceptron import perceptron_max_updates
 from dprelease.validation import check_release_parameters
 
 
@@ -66,7 +68,7 @@ def plan_mechanisms(*, n: int, universe_size: int, num_queries: int, epsilon: fl
         rows.append(PlanRow("smalldb", "Thm 4.5 (Alg. 4 at alpha/2)", None, None, None, "pure DP; delta unused"))
 
     # IC with MW (Thms 4.10 + 5.3-5.5).
-    mw = lambda a: bounds.mw_max_updates(alpha=a, universe_size=universe_size)  # noqa: E731
+    mw = lambda a: mw_max_updates(alpha=a, universe_size=universe_size)  # noqa: E731
     rows.append(_ic_row("ic-mw", "Thms 4.10, 5.3-5.5", bounds.ic_mw_alpha(**kw, delta=delta), mw,
                         epsilon=epsilon, delta=delta))
 
@@ -81,7 +83,7 @@ def plan_mechanisms(*, n: int, universe_size: int, num_queries: int, epsilon: fl
                         note=note))
 
     # IC with the perceptron and the public bound r (Thms 5.11 + 5.3-5.5).
-    perceptron = lambda a: bounds.perceptron_max_updates(  # noqa: E731
+    perceptron = lambda a: perceptron_max_updates(  # noqa: E731
         alpha=a, universe_size=universe_size, norm_ratio_bound=norm_ratio_bound)
     rows.append(_ic_row("ic-perceptron", "Thms 5.11, 5.3-5.5",
                         bounds.ic_perceptron_alpha(**kw, delta=delta, norm_ratio_bound=norm_ratio_bound), perceptron,

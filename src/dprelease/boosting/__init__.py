@@ -4,7 +4,7 @@
 * :mod:`~dprelease.boosting.bruteforce`: Thm 6.6, any low-sensitivity queries (tiny X and n only);
 * :mod:`~dprelease.boosting.lp`: Thms 6.7/6.8, the LP synthesizer for linear queries;
 * :mod:`~dprelease.boosting.mechanism`: Figure 6.1 and Thm 6.1;
-* :mod:`~dprelease.boosting.theory`: the theorems' numbers (re-exported by :mod:`dprelease.bounds`).
+* :mod:`dprelease.bounds.boosting`: the theorems' numbers.
 
 The private steps are two kernel methods, ``PrivateMeasurer.laplace_queries`` and
 ``PrivateMeasurer.boosting_draws``; see docs/boosting.md.

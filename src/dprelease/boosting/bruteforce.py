@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dprelease.bounds import thm_6_6_base_generator
+from dprelease.bounds.boosting import thm_6_6_base_generator
 from dprelease.boosting.base import BasePlan, Synopsis, check_sample, laplace_block, unique_sample, check_base_parameters
 from dprelease.domain import Domain
 from dprelease.errors import InputError

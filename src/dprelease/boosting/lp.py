@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from dprelease.boosting.base import BasePlan, Synopsis, check_sample, laplace_block, unique_sample, check_base_parameters
-from dprelease.boosting.theory import thm_6_8_lp_base_generator
+from dprelease.bounds.boosting import thm_6_8_lp_base_generator
 from dprelease.domain import Domain
 from dprelease.errors import DomainTooLargeError, InputError
 from dprelease.privacy.measurer import PrivateMeasurer

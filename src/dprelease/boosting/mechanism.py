@@ -15,7 +15,7 @@ whose base generator fails (⊥) leaves D unchanged and is left out of the media
 fails, the release is the uniform distribution (public). The transcript holds only public values:
 per round the sampled multiset (query index, count), the base outcome and its public details.
 
-Parameters (Thm 6.1, Lemma 6.4, Eq. 6.7, Sec. 6.2.3; :mod:`dprelease.boosting.theory`):
+Parameters (Thm 6.1, Lemma 6.4, Eq. 6.7, Sec. 6.2.3; :mod:`dprelease.bounds.boosting`):
 eta = 1/3 (both base generators); eps_sample = eps / 2 and T eps_base = eps / 2, likewise delta;
 beta_base = beta / T; the base generator's k and lambda at (eps_base, delta_base, beta_base); eps*
 the largest per-draw epsilon whose kT draws cost at most eps_sample (Thm 3.20 exactly, not Eq. 6.7's
@@ -32,7 +32,7 @@ import numpy as np
 
 from dprelease.boosting.base import BasePlan, BaseSynopsisGenerator, Synopsis
 from dprelease.boosting.lp import LPSynthesizer
-from dprelease.boosting.theory import boosting_budget_split, thm_6_1_boosting, thm_6_1_boosting_rounds
+from dprelease.bounds.boosting import boosting_budget_split, thm_6_1_boosting, thm_6_1_boosting_rounds
 from dprelease.data import Dataset
 from dprelease.domain import Domain
 from dprelease.errors import InputError, InputTypeError

@@ -66,7 +66,8 @@ from dprelease.queries.workload import Workload
 from dprelease.representations import REPRESENTATIONS, resolve_representation
 from dprelease.representations.factored import DEFAULT_MAX_MODEL_CELLS, FactoredModel
 from dprelease.representations.histogram import HistogramModel
-from dprelease.updates.measurement_fit import MarginalMeasurement, fit_measurements
+from dprelease.updates.measurement_fit import fit_measurements
+from dprelease.updates.measurements import MarginalMeasurement
 from dprelease.validation import check_delta, check_fraction, check_nonnegative, check_positive, check_positive_int
 
 NOISES = ("auto", "laplace", "gaussian")

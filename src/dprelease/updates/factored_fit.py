@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dprelease.representations.factored import FactoredModel
-from dprelease.updates.measurement_fit import MarginalMeasurement, backtracking_descent, combine, term_weights
+from dprelease.updates.measurements import MarginalMeasurement, backtracking_descent, combine, term_weights
 
 
 def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,

@@ -12,61 +12,20 @@ log p <- log p - s * grad L(p), normalized, with step size s found by backtracki
 measurements: it never touches the private data.
 
 On a :class:`~dprelease.representations.factored.FactoredModel` the same steps run in
-:mod:`dprelease.updates.factored_fit` (:func:`fit_measurements` dispatches on the model).
+:mod:`dprelease.updates.factored_fit` (:func:`fit_measurements` dispatches on the model); what both fits
+share (the measurement type, merging repeats, weights, backtracking) is :mod:`dprelease.updates.measurements`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
 
 from dprelease.domain import Domain
 from dprelease.representations.histogram import HistogramModel, marginalize
-
-
-@dataclass(frozen=True)
-class MarginalMeasurement:
-    """A public noisy marginal: ``values`` (fractions, shaped like the marginal) with noise of ``scale``.
-
-    ``noise`` is ``"laplace"`` (``scale`` = the Laplace scale b, standard deviation sqrt(2) b) or
-    ``"gaussian"`` (``scale`` = the standard deviation sigma).
-    """
-
-    attributes: tuple[str, ...]
-    values: np.ndarray
-    scale: float
-    noise: str = "laplace"
-
-    @property
-    def std(self) -> float:
-        """Standard deviation of the noise on each cell."""
-        return self.scale * 2**0.5 if self.noise == "laplace" else self.scale
-
-    def to_json(self) -> dict[str, object]:
-        key = "laplace_scale" if self.noise == "laplace" else "gaussian_sigma"
-        return {"attributes": list(self.attributes), key: self.scale,
-                "values": [float(v) for v in self.values.reshape(-1)]}
-
-
-def combine(measurements: Sequence[MarginalMeasurement]) -> list[MarginalMeasurement]:
-    """Merge repeated measurements of one marginal by inverse-variance weighting (sufficient statistic)."""
-    groups: dict[tuple[str, ...], list[MarginalMeasurement]] = {}
-    for m in measurements:
-        groups.setdefault(m.attributes, []).append(m)
-    merged = []
-    for attributes, group in groups.items():
-        kinds = {m.noise for m in group}
-        if kinds == {"laplace"}:
-            precisions = np.array([1 / m.scale**2 for m in group])
-            values = sum(p * m.values for p, m in zip(precisions, group)) / precisions.sum()
-            merged.append(MarginalMeasurement(attributes, values, float(precisions.sum() ** -0.5)))
-        else:  # by standard deviation; reported as one Gaussian-like measurement of that deviation
-            precisions = np.array([1 / m.std**2 for m in group])
-            values = sum(p * m.values for p, m in zip(precisions, group)) / precisions.sum()
-            merged.append(MarginalMeasurement(attributes, values, float(precisions.sum() ** -0.5), "gaussian"))
-    return merged
+from dprelease.updates.factored_fit import fit_factored
+from dprelease.updates.measurements import MarginalMeasurement, backtracking_descent, combine, term_weights
 
 
 class _Term:
@@ -92,8 +51,6 @@ def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasu
     size grows by after an accepted step (halved after a refused one).
     """
     if not isinstance(model, HistogramModel):
-        from dprelease.updates.factored_fit import fit_factored
-
         return fit_factored(model, measurements, iterations=iterations, step=step, growth=growth)
     if not measurements or iterations <= 0:
         return model, step or 1.0
@@ -120,36 +77,6 @@ def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasu
     (theta, _, _), step = backtracking_descent((model.log_probs, probabilities, grad), loss, propose,
                                                iterations=iterations, step=step, growth=growth)
     return HistogramModel(model.domain, theta), step
-
-
-def backtracking_descent(state: object, loss: float, propose: Callable[[object, float], tuple[object, float, float]],
-                         *, iterations: int, step: float, growth: float) -> tuple[object, float]:
-    """``iterations`` descent steps with Armijo backtracking on the step size; shared by both fits.
-
-    ``propose(state, step)`` returns (candidate state, its loss, <grad, p - p'>). A candidate is
-    accepted when it decreases the loss by at least half that amount; then the step grows by
-    ``growth``, otherwise it halves. Stops early when no step size helps (a float-precision minimum).
-    """
-    for _ in range(iterations):
-        for _attempt in range(30):
-            candidate, new_loss, decrease = propose(state, step)
-            if new_loss <= loss - 0.5 * decrease:
-                state, loss = candidate, new_loss
-                step *= growth
-                break
-            step *= 0.5
-        else:
-            break
-    return state, step
-
-
-def term_weights(merged: Sequence[MarginalMeasurement]) -> list[float]:
-    """w_r proportional to 1 / variance, the most precise measurement weighing 1."""
-    if all(m.noise == "laplace" for m in merged):
-        smallest = min(m.scale for m in merged)
-        return [(smallest / m.scale) ** 2 for m in merged]
-    smallest = min(m.std for m in merged)
-    return [(smallest / m.std) ** 2 for m in merged]
 
 
 class _Host:

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 
 from dprelease.distinguishers import exponential_distinguisher_error
+from dprelease.errors import InputError
 from dprelease.privacy.noise import exact
 from dprelease.privacy.sparse_vector import step_epsilons
+from dprelease.representations.nets import count_databases, log2_count_databases
+from dprelease.updates.median import median_max_updates, smallest_net
 from dprelease.updates.multiplicative_weights import mw_max_updates
+from dprelease.updates.perceptron import perceptron_max_updates
 from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int, check_release_parameters
 
 
@@ -185,12 +190,7 @@ def online_mw_max_queries(*, alpha: float, n: int, universe_size: int, epsilon: 
 # The ``ic_*_alpha`` solvers mirror IterativeConstruction.plan exactly (integer rounds ceil(T(alpha/2))).
 # Logs are natural except Thm 5.8's log2 (halving) and Thm 6.6's bit length m = n log2|X|.
 # =====================================================================================================
-from fractions import Fraction  # noqa: E402
 
-from dprelease.errors import InputError  # noqa: E402
-from dprelease.representations.nets import count_databases, log2_count_databases  # noqa: E402
-from dprelease.updates.median import median_max_updates, smallest_net  # noqa: E402
-from dprelease.updates.perceptron import perceptron_max_updates  # noqa: E402
 
 _TWO_PLUS_32_SQRT2 = 2 + 32 * math.sqrt(2)  # 2 (sqrt(512) + 1), Thm 4.15
 
@@ -447,58 +447,38 @@ def ic_perceptron_alpha(*, n: int, universe_size: int, num_queries: int, epsilon
                                                              norm_ratio_bound=norm_ratio_bound))
 
 
-# ------------------------------------------------------------------ Sec. 6 base synopsis generators
-def thm_6_6_base_generator(*, n: int, universe_size: int, rho: float, epsilon_base: float, delta_base: float,
-                           beta: float = 0.05, as_printed: bool = False) -> dict[str, float]:
-    """Thm 6.6: an (eps_base, delta_base)-DP (k, lambda, 1/3, beta)-base synopsis generator for arbitrary queries.
-
-    m = n log2|X| (a synopsis in bits); k = the smallest integer > 6 (m + ln(2/beta)); Laplace scale
-    b = 2 sqrt(2 k ln(1/delta_base)) rho / eps_base (the proof's, via Cor. 3.21; the statement prints
-    rho sqrt(k ln(1/delta_base)) / eps_base, 2 sqrt 2 smaller: [BOOK ISSUE], ``as_printed=True``);
-    lambda = 2 b (ln k + ln(2/beta)) (any larger lambda also works).
-    """
-    check_release_parameters(n=n, universe_size=universe_size, num_queries=1, epsilon=epsilon_base, beta=beta)
-    check_positive(rho, "rho")
-    check_open_unit(delta_base, "delta_base")
-    bits = n * math.log2(universe_size)
-    k = math.floor(6 * (bits + math.log(2 / beta))) + 1
-    root = math.sqrt(k * math.log(1 / delta_base))
-    scale = rho * root / epsilon_base if as_printed else 2 * math.sqrt(2) * root * rho / epsilon_base
-    return {"bits": bits, "k": k, "laplace_scale": scale, "lambda": 2 * scale * (math.log(k) + math.log(2 / beta)),
-            "eta": 1 / 3}
-
-
-def thm_6_8_base_generator_scaling(*, n: int, universe_size: int, num_queries: int, epsilon_base: float,
-                                   beta: float = 0.05) -> dict[str, float]:
-    """Thm 6.8 (fractional linear queries), with every O(.) constant set to 1: the book gives none.
-
-    k ~ n ln|X| ln(1/beta) / ln|Q|;  lambda ~ (ln(1/beta) / sqrt(n)) (sqrt(ln|Q|) + sqrt(ln|X| / ln|Q|) / eps_base).
-    For scaling comparisons only: not a guarantee.
-    """
-    check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon_base, beta=beta)
-    if num_queries < 2:
-        raise InputError(f"num_queries must be >= 2 for Thm 6.8 (ln|Q| divides), got {num_queries}")
-    ln_q, ln_x, ln_b = math.log(num_queries), math.log(universe_size), math.log(1 / beta)
-    return {"k": n * ln_x * ln_b / ln_q,
-            "lambda": ln_b / math.sqrt(n) * (math.sqrt(ln_q) + math.sqrt(ln_x / ln_q) / epsilon_base)}
-
-
-
-# ------------------------------------------------------------------ Sec. 6.1 boosting for queries (Fig. 6.1)
-# Thm 6.1 / Lemma 6.4 / Eq. 6.7 and the LP base generator's constants (Thms 6.7, 6.8) live in
-# dprelease.boosting.theory (this module's size); they are re-exported here, loaded on first use.
-_BOOSTING_THEORY = ("thm_6_1_boosting_rounds", "thm_6_1_alpha", "lemma_6_4_epsilon_per_draw", "eq_6_7_sampling_epsilon",
-                    "thm_6_1_epsilon_per_draw", "thm_6_1_boosting", "thm_6_8_lp_base_generator",
-                    "boosting_budget_split", "boosting_error", "BOOSTING_BASES")
-
-
-def __getattr__(name: str) -> object:
-    if name in _BOOSTING_THEORY:
-        from dprelease.boosting import theory
-
-        return getattr(theory, name)
-    raise AttributeError(f"module 'dprelease.bounds' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + list(_BOOSTING_THEORY))
+__all__ = [
+    "ONLINE_MW_MAX_STREAM",
+    "ic_accuracy_holds",
+    "ic_alpha",
+    "ic_epsilon0",
+    "ic_median_alpha",
+    "ic_mw_alpha",
+    "ic_perceptron_alpha",
+    "ic_rounds",
+    "log2_net_size",
+    "median_updates_for",
+    "numeric_sparse_alpha",
+    "online_mw_accuracy_holds",
+    "online_mw_alpha_approx",
+    "online_mw_alpha_pure",
+    "online_mw_cutoff",
+    "online_mw_max_queries",
+    "prop_4_4_smalldb_error",
+    "smallest_alpha",
+    "thm_4_10_mw_updates",
+    "thm_4_14_online_mw_alpha",
+    "thm_4_15_online_mw_alpha",
+    "thm_4_5_smalldb_alpha",
+    "thm_4_5_smalldb_min_n",
+    "thm_5_10_median_ic_alpha",
+    "thm_5_11_perceptron_updates",
+    "thm_5_12_perceptron_ic_alpha",
+    "thm_5_3_ic_epsilon0",
+    "thm_5_4_ic_alpha",
+    "thm_5_5_em_distinguisher_error",
+    "thm_5_6_ic_em_alpha",
+    "thm_5_7_ic_em_alpha",
+    "thm_5_8_median_updates",
+    "thm_5_9_net_size",
+]

@@ -1,6 +1,7 @@
 """Boosting for queries in numbers: Thm 6.1, Lemma 6.4, Eq. (6.7), and the LP base generator's constants.
 
-One function per statement, as in :mod:`dprelease.bounds` (which re-exports every name here). Logs
+One function per statement, as in :mod:`dprelease.bounds.query_release`; :mod:`dprelease.bounds` re-exports
+every name of both. Logs
 are natural except a synopsis's bit length, m = rows * log2|X| (docs/theorems.md, "Conventions").
 Where the book's constant does not follow from its own proof, the proof's is used:
 
@@ -220,10 +221,60 @@ def boosting_error(*, n: int, universe_size: int, num_queries: int, epsilon: flo
     rho = check_positive(unit_sensitivity, "unit_sensitivity") / n
     base_kw = {"n": n, "universe_size": universe_size, "rho": rho, "epsilon_base": split["epsilon_base"],
                "delta_base": split["delta_base"], "beta": beta / rounds}
-    from dprelease.bounds import thm_6_6_base_generator  # bounds re-exports this module: import late
-
     base_plan = thm_6_8_lp_base_generator(**base_kw) if base == "lp" else thm_6_6_base_generator(**base_kw)
     result = thm_6_1_boosting(num_queries=num_queries, rho=rho, epsilon_sample=split["epsilon_sample"],
                               delta_sample=split["delta_sample"], k=base_plan["k"], lambda_=base_plan["lambda"],
                               beta_base=beta / rounds, eta=eta, rounds=rounds)
     return {**split, **{f"base_{key}": value for key, value in base_plan.items()}, **result}
+
+
+# ------------------------------------------------------------------ Sec. 6 base synopsis generators
+def thm_6_6_base_generator(*, n: int, universe_size: int, rho: float, epsilon_base: float, delta_base: float,
+                           beta: float = 0.05, as_printed: bool = False) -> dict[str, float]:
+    """Thm 6.6: an (eps_base, delta_base)-DP (k, lambda, 1/3, beta)-base synopsis generator for arbitrary queries.
+
+    m = n log2|X| (a synopsis in bits); k = the smallest integer > 6 (m + ln(2/beta)); Laplace scale
+    b = 2 sqrt(2 k ln(1/delta_base)) rho / eps_base (the proof's, via Cor. 3.21; the statement prints
+    rho sqrt(k ln(1/delta_base)) / eps_base, 2 sqrt 2 smaller: [BOOK ISSUE], ``as_printed=True``);
+    lambda = 2 b (ln k + ln(2/beta)) (any larger lambda also works).
+    """
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=1, epsilon=epsilon_base, beta=beta)
+    check_positive(rho, "rho")
+    check_open_unit(delta_base, "delta_base")
+    bits = n * math.log2(universe_size)
+    k = math.floor(6 * (bits + math.log(2 / beta))) + 1
+    root = math.sqrt(k * math.log(1 / delta_base))
+    scale = rho * root / epsilon_base if as_printed else 2 * math.sqrt(2) * root * rho / epsilon_base
+    return {"bits": bits, "k": k, "laplace_scale": scale, "lambda": 2 * scale * (math.log(k) + math.log(2 / beta)),
+            "eta": 1 / 3}
+
+
+def thm_6_8_base_generator_scaling(*, n: int, universe_size: int, num_queries: int, epsilon_base: float,
+                                   beta: float = 0.05) -> dict[str, float]:
+    """Thm 6.8 (fractional linear queries), with every O(.) constant set to 1: the book gives none.
+
+    k ~ n ln|X| ln(1/beta) / ln|Q|;  lambda ~ (ln(1/beta) / sqrt(n)) (sqrt(ln|Q|) + sqrt(ln|X| / ln|Q|) / eps_base).
+    For scaling comparisons only: not a guarantee.
+    """
+    check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon_base, beta=beta)
+    if num_queries < 2:
+        raise InputError(f"num_queries must be >= 2 for Thm 6.8 (ln|Q| divides), got {num_queries}")
+    ln_q, ln_x, ln_b = math.log(num_queries), math.log(universe_size), math.log(1 / beta)
+    return {"k": n * ln_x * ln_b / ln_q,
+            "lambda": ln_b / math.sqrt(n) * (math.sqrt(ln_q) + math.sqrt(ln_x / ln_q) / epsilon_base)}
+
+
+__all__ = [
+    "BOOSTING_BASES",
+    "boosting_budget_split",
+    "boosting_error",
+    "eq_6_7_sampling_epsilon",
+    "lemma_6_4_epsilon_per_draw",
+    "thm_6_1_alpha",
+    "thm_6_1_boosting",
+    "thm_6_1_boosting_rounds",
+    "thm_6_1_epsilon_per_draw",
+    "thm_6_6_base_generator",
+    "thm_6_8_base_generator_scaling",
+    "thm_6_8_lp_base_generator",
+]
