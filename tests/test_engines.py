@@ -161,3 +161,13 @@ def test_engines_import_nothing_above_them():
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             assert not [n for n in names if n.startswith(banned)], (path.name, names)
+
+
+def test_a_full_cache_keeps_what_it_has():
+    from dprelease.engines.counting import MarginalCache
+
+    cache = MarginalCache(DOMAIN, max_cells=2 * 3 * 5 + 2)
+    cache.put(("a", "b", "c"), np.arange(30, dtype=np.float64))
+    cache.put(("d",), np.ones(300))  # does not fit: not kept, and nothing evicted
+    assert ("a", "b", "c") in cache and ("d",) not in cache
+    assert cache.get(("a", "c")).tolist() == np.arange(30.0).reshape(2, 3, 5).sum(axis=1).reshape(-1).tolist()

@@ -150,7 +150,7 @@ class DistinctRows:
 
 
 class MarginalCache:
-    """Flat counts by attribute set (domain order), at most ``max_cells`` of them; a subset sums a superset.
+    """Flat counts by attribute set (domain order), at most ``max_cells`` in all; a subset sums a superset.
 
     A marginal whose counts are missing is derived from the smallest cached superset by summing the
     other axes: whole numbers, so exact and bit-identical to counting it directly.
@@ -183,11 +183,9 @@ class MarginalCache:
         return counts
 
     def put(self, canonical: tuple[str, ...], counts: np.ndarray) -> None:
-        if canonical in self._counts or counts.size > self.max_cells:
+        """Keep ``counts`` if they fit; a full cache keeps what it has (prefetched sets outlive later reads)."""
+        if canonical in self._counts or self._cells + counts.size > self.max_cells:
             return
-        if self._cells + counts.size > self.max_cells:  # full: start again rather than track recency
-            self._counts.clear()
-            self._cells = 0
         self._counts[canonical] = counts
         self._cells += counts.size
 
