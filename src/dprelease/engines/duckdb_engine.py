@@ -130,6 +130,8 @@ class DuckDBTable(CountingTable):
             n = _define_coded_view(connection, duckdb, files, kind, domain, label)
         except BaseException:
             connection.close()
+            if not temp_directory:
+                shutil.rmtree(spill, ignore_errors=True)
             raise
         return cls(connection, domain, n, label, memory_limit=budget, max_distinct_rows=max_distinct_rows,
                    batch_size=batch_size, spill_folder=None if temp_directory else spill)
