@@ -148,21 +148,19 @@ def run_one(spec: dict) -> dict:
 
 
 # ----------------------------------------------------------------------------------- the parent
-SNAPSHOT = HERE / "results" / "tmp" / "engines-src"
-
-
-def snapshot_source() -> None:
-    """Copy src/dprelease so that edits made while the benchmark runs do not change what it measures."""
+def snapshot_source(out: Path) -> Path:
+    """Copy src/dprelease (under OUT/tmp) so that edits made while the benchmark runs change nothing it measures."""
     import shutil
 
-    shutil.rmtree(SNAPSHOT, ignore_errors=True)
-    shutil.copytree(REPO / "src" / "dprelease", SNAPSHOT / "dprelease",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    snapshot = out / "tmp" / "engines-src"
+    shutil.rmtree(snapshot, ignore_errors=True)
+    shutil.copytree(REPO / "src" / "dprelease", snapshot / "dprelease", ignore=shutil.ignore_patterns("__pycache__"))
+    return snapshot
 
 
-def child(spec: dict, timeout: float) -> dict:
+def child(spec: dict, timeout: float, snapshot: Path) -> dict:
     started = time.perf_counter()
-    env = {**os.environ, "PYTHONPATH": str(SNAPSHOT)}
+    env = {**os.environ, "PYTHONPATH": str(snapshot)}
     try:
         done = subprocess.run([sys.executable, __file__, "--one", json.dumps(spec)], capture_output=True, text=True,
                               timeout=timeout, cwd=REPO, env=env)
@@ -237,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=5400)
     parser.add_argument("--note", default="")
     parser.add_argument("--render-only", action="store_true")
+    parser.add_argument("--merge", type=Path, action="append", default=[],
+                        help="with --render-only: add the runs of another engines.json (runs made in parallel)")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args(argv)
     if args.one:
@@ -245,13 +245,18 @@ def main(argv: list[str] | None = None) -> int:
     path = args.out / "engines.json"
     if args.render_only:
         results = json.loads(path.read_text())
+        for other in args.merge:
+            extra = json.loads(other.read_text())
+            results["runs"] += extra["runs"]
+            results["skipped"] += [s for s in extra.get("skipped", []) if s not in results["skipped"]]
+            results["total_seconds"] = max(results["total_seconds"], extra["total_seconds"])
         results["note"] = args.note or results.get("note", "")
         render(results, args.out)
         return 0
     sizes = [int(float(s)) for s in args.sizes.split(",") if s]
     mwem = [(e, int(float(r))) for e, r in (item.split(":") for item in args.mwem.split(",") if item)]
     ensure_data(max(sizes + [r for _, r in mwem]))
-    snapshot_source()
+    snapshot = snapshot_source(args.out)
     started = time.perf_counter()
     results = {"machine": machine_info(), "code": code_info(), "runs": [], "skipped": [], "note": args.note,
                "memory_limit": args.memory_limit}
@@ -268,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
                 plan.append({"engine": engine, "rows": rows, "task": "count", "memory_limit": args.memory_limit})
     plan += [{"engine": e, "rows": r, "task": "mwem", "memory_limit": args.memory_limit} for e, r in mwem[1:]]
     for spec in plan:
-        result = child(spec, args.timeout)
+        result = child(spec, args.timeout, snapshot)
         results["runs"].append(result)
         print(json.dumps(result), flush=True)
         results["total_seconds"] = time.perf_counter() - started
