@@ -45,10 +45,11 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=str(REASON))
 
 
 @pytest.fixture(scope="module")
-def spark():
+def spark(tmp_path_factory):
     from dprelease.engines.spark_engine import local_session
 
-    session = local_session(2, app_name="dprelease-tests")
+    # Spark's scratch files under pytest's temporary folder: the JVM killed below cannot clean them itself.
+    session = local_session(2, app_name="dprelease-tests", local_dir=str(tmp_path_factory.mktemp("spark-local")))
     session.sparkContext.setLogLevel("ERROR")
     yield session
     try:

@@ -72,13 +72,19 @@ def _failure_name(exc: BaseException) -> str:
     return type(exc).__name__ + (f": {condition}" if condition else "")
 
 
-def local_session(cores: int = 2, *, app_name: str = "dprelease"):
-    """A local Spark session (``local[cores]``), quiet and with few shuffle partitions; JAVA_HOME set if unset."""
+def local_session(cores: int = 2, *, app_name: str = "dprelease", local_dir: str | None = None):
+    """A local Spark session (``local[cores]``), quiet and with few shuffle partitions; JAVA_HOME set if unset.
+
+    ``local_dir`` is Spark's scratch folder (``spark.local.dir``; default the system's temporary folder).
+    """
     _pyspark()
     from pyspark.sql import SparkSession
 
     cores = check_positive_int(cores, "cores")
-    return (SparkSession.builder.master(f"local[{cores}]").appName(app_name)
+    builder = SparkSession.builder
+    if local_dir is not None:
+        builder = builder.config("spark.local.dir", local_dir)
+    return (builder.master(f"local[{cores}]").appName(app_name)
             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", str(2 * cores))
             .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1")
