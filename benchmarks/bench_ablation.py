@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench_ablation.py [--seeds 3] [--no-small3] [--out DIR]
 
 Each row changes one option of the factored default (``MODES["mwem-factored"]`` of bench_adult_full.py,
-which is ``FACTORED_DEFAULTS`` with Gaussian noise) and keeps the rest, so its effect is read
+which is the ``FACTORED`` preset of mechanisms/mwem_tuning.py with Gaussian noise) and keeps the rest, so its effect is read
 against the ``default`` row of the same run, on the same machine. The options (issue 7) and
 what their rows set:
 

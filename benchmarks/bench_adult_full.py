@@ -11,7 +11,7 @@ Workloads all2 (91 marginals) and all3 (364). dprelease runs MWEM with Gaussian 
 so its peak RSS (ru_maxrss) is that run's own. One fit releases rows three ways: i.i.d. draws
 ("sample", the peers' mode in BENCHMARKS.md), largest-remainder rounding along the junction
 tree ("round"), and those rounded rows fitted to the released workload answers ("fitted", what
-synthesize's rows="auto" picks for these runs; dprelease.row_fitting); seconds = fit + that row
+synthesize's rows="auto" picks for these runs; dprelease.rows.fitting); seconds = fit + that row
 generation (for "fitted": rounding, answering the workload and fitting), timed in-process
 (perf_counter; imports and CSV loading excluded). Rows are scored with /work/shared/bench/score.py's
 ``score`` (same definitions as the peers' figures). smartnoise's MST runs through
@@ -44,20 +44,33 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from provenance import code_info, machine_info, provenance_line  # noqa: E402  (one description for all benchmarks)
 from scoring import load_scorer, score_rows  # noqa: E402  (one scoring path for all benchmarks)
-from dprelease.mechanisms.mwem import FACTORED_DEFAULTS, GAUSSIAN_HISTOGRAM_DEFAULTS  # noqa: E402
+from dataclasses import asdict, fields  # noqa: E402
+
+from dprelease.mechanisms.mwem_tuning import FACTORED, GAUSSIAN_HISTOGRAM, MWEMTuning  # noqa: E402
 PEER_PY = REPO / "benchmarks" / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer.py"
 DELTA = 1e-9
 #: How one fit releases rows: i.i.d. draws, rounding, and rounding fitted to the released answers (auto's pick here).
 ROW_MODES = ("sample", "round", "fitted")
 
-#: dprelease configurations (MWEM keyword arguments; epsilon and delta are added per run), taken from the
-#: package so the benchmark measures what users get. "mwem-factored" is what dprelease.api.synthesize runs on a
-#: table too large for a histogram (representation "auto"): MWEM's FACTORED_DEFAULTS, Gaussian since delta > 0.
-MODES = {"mwem-factored": {"representation": "factored", "noise": "gaussian", **FACTORED_DEFAULTS}}
+#: dprelease configurations (MWEM's options and its tuning constants, flat; epsilon and delta are added per
+#: run), taken from the package so the benchmark measures what users get. "mwem-factored" is what
+#: dprelease.api.synthesize runs on a table too large for a histogram (representation "auto"): MWEM's
+#: FACTORED preset (mechanisms/mwem_tuning.py), Gaussian since delta > 0.
+MODES = {"mwem-factored": {"representation": "factored", "noise": "gaussian", **asdict(FACTORED)}}
 #: The 7-column table on the explicit histogram (it fits: 120,960 cells): what synthesize runs there with
-#: delta > 0 (mwem.GAUSSIAN_HISTOGRAM_DEFAULTS).
-SMALL3_MODES = {"mwem-small3": {"representation": "histogram", "noise": "gaussian", **GAUSSIAN_HISTOGRAM_DEFAULTS}}
+#: delta > 0 (the GAUSSIAN_HISTOGRAM preset).
+SMALL3_MODES = {"mwem-small3": {"representation": "histogram", "noise": "gaussian", **asdict(GAUSSIAN_HISTOGRAM)}}
+
+
+def configured_mwem(epsilon: float, params: dict):
+    """MWEM from a flat configuration: its own options, and the rest as its tuning (MWEMTuning's fields)."""
+    from dprelease.mechanisms.mwem import MWEM
+
+    tuning_keys = {f.name for f in fields(MWEMTuning)}
+    tuning = MWEMTuning(**{k: v for k, v in params.items() if k in tuning_keys})
+    options = {k: v for k, v in params.items() if k not in tuning_keys}
+    return MWEM(epsilon=epsilon, **{"delta": DELTA, **options}, tuning=tuning)  # params may set delta
 
 # BENCHMARKS.md, "full Adult (14 attributes), eps = 1": (all2 avg L1, all2 max, all3 avg L1, all3 max, seconds).
 REFERENCE = {
@@ -88,10 +101,9 @@ def run_one(spec: dict) -> dict:
 
     warnings.filterwarnings("ignore", category=SeededRunWarning)
     from dprelease.datasets import ADULT_SMALL_COLUMNS, load_adult
-    from dprelease.mechanisms.mwem import MWEM
     from dprelease.privacy.rng import make_rng
     from dprelease.queries.workload import Workload
-    from dprelease.row_fitting import fit_rows
+    from dprelease.rows.fitting import fit_rows
 
     scorer, _ = load_scorer()
     small = spec["workload"] == "small3"
@@ -105,7 +117,7 @@ def run_one(spec: dict) -> dict:
     load_before = os.getloadavg()[0]
     rng = make_rng(seed, warn=False)
     t0 = time.perf_counter()
-    result = MWEM(epsilon=eps, **{"delta": DELTA, **params}).run(dataset, workload, rng=rng)  # params may set delta
+    result = configured_mwem(eps, params).run(dataset, workload, rng=rng)
     fit = time.perf_counter() - t0
     out = {**spec, "status": "ok", "seconds_fit": round(fit, 3), "modes": {}}
     timed_rows = {}

@@ -63,6 +63,23 @@ class Case:
     def evaluate(self, synthetic: Path, *extra: str) -> list[str]:
         return ["evaluate", str(self.data), str(synthetic), f"--domain={self.domain}", "--workload=1-2way", *extra]
 
+    def saved_release(self) -> Path:
+        """A release of the good table (JSON + side file) in ``saved/``, made through the Python API (silent)."""
+        data = Dataset.from_csv(self.data, Domain.from_json(self.domain))
+        path = self.tmp / "saved" / "release.json"
+        synthesize(data, "1-2way", epsilon=1.0, rounds=2, seed=0).save(self.tmp / "saved" / "rows.csv", path)
+        return path
+
+    def release_without_side_file(self) -> Path:
+        path = self.saved_release()
+        (path.parent / "release.answers.npz").unlink()
+        return path
+
+    def report(self, *extra: str, release: Path | None = None) -> list[str]:
+        """A report command on a saved release, writing to ``out/report.html`` (never created by a mistake)."""
+        release = self.saved_release() if release is None else release
+        return ["report", str(release), f"--out={self.tmp / 'out' / 'report.html'}", *extra]
+
 
 # id, argv builder, substrings the error line must contain
 CLI_CASES: list[tuple[str, Callable[[Case], list[str]], tuple[str, ...]]] = [
@@ -138,6 +155,25 @@ CLI_CASES: list[tuple[str, Callable[[Case], list[str]], tuple[str, ...]]] = [
      ("s.csv", "column 'b'", "value 3 is outside 0..2")),
     ("evaluate-workload", lambda c: c.evaluate(c.data, "--workload=4way"), ("4-way", "at least 4 columns")),
     ("evaluate-columns", lambda c: c.evaluate(c.data, "--columns=a,q"), ("--columns", "['q']")),
+    ("evaluate-epsilon", lambda c: c.evaluate(c.data, "--epsilon=0"), ("--epsilon", "got 0")),
+    ("evaluate-seed", lambda c: c.evaluate(c.data, "--seed=-1"), ("--seed", "got -1")),
+    ("evaluate-release-missing", lambda c: c.evaluate(c.data, f"--release={c.tmp / 'no.json'}"),
+     ("release file", "no.json", "cannot be read")),
+    # report
+    ("report-release-missing", lambda c: c.report(release=c.tmp / "nope.json"), ("release file", "nope.json",
+                                                                                 "cannot be read")),
+    ("report-format", lambda c: c.report("--format=pdf"), ("--format", "'pdf'")),
+    ("report-not-a-release", lambda c: c.report(release=c.domain), ("domain.json", "not a dprelease release")),
+    ("report-side-file-missing", lambda c: c.report(release=c.release_without_side_file()),
+     ("release.answers.npz", "missing")),
+    ("report-data-missing", lambda c: c.report(f"--data={c.tmp / 'nope.csv'}"), ("nope.csv", "cannot be read")),
+    ("report-data-outside", lambda c: c.report("--data=" + str(c.write("s.csv", "a,b,c\n0,3,0\n"))),
+     ("column 'b'", "value 3 is outside 0..2")),
+    ("report-domain-disagrees", lambda c: c.report("--domain=" + str(c.write("d2.json", '{"a": 2, "b": 4, "c": 4}'))),
+     ("--domain", "'b'", "4 values", "the release has 3")),
+    ("report-out-is-release", lambda c: c.report(f"--out={c.tmp / 'saved' / 'release.json'}"),
+     ("--out", "would overwrite the input")),
+    ("report-seed", lambda c: c.report("--seed=-2"), ("--seed", "got -2")),
     pytest.param(
         "demo-epsilon", lambda c: ["demo", "--epsilon=0", f"--out={c.tmp / 'out'}", "--quiet"],
         ("epsilon must be a finite number > 0", "got 0"),
@@ -191,8 +227,15 @@ def test_the_base_commands_succeed(tmp_path, capsys, monkeypatch, command):
     argv = case.synth() if command == "synth" else case.evaluate(case.data)
     draws = count_random_draws(monkeypatch)
     assert main(argv) == 0, capsys.readouterr().err
-    assert (draws != []) == (command == "synth")  # the draw counter sees a real run
+    assert draws != []  # the draw counter sees a real run (evaluate draws its seeded baselines)
     assert case.out.exists() == (command == "synth")
+
+
+def test_the_base_report_command_succeeds(tmp_path, capsys):
+    """Control for the report cases: the same command, without the mistake, writes its report."""
+    case = Case(tmp_path)
+    assert main(case.report(f"--data={case.data}", f"--domain={case.domain}")) == 0, capsys.readouterr().err
+    assert (tmp_path / "out" / "report.html").stat().st_size > 1000
 
 
 def test_cli_case_ids_are_unique():

@@ -27,7 +27,7 @@ from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.rng import SeededRandom
 from dprelease.queries import DenseQuery, QueryList
 from dprelease.queries.callable import CallableQuery, CallableQuerySet
-from tests.test_mwem import Tripwire
+from tests.tripwire import Tripwire
 
 DOMAIN = Domain(("a", "b", "c"), (2, 2, 2))  # |X| = 8
 WORKLOAD = Workload.all_kway(DOMAIN, 2, smallest=1)  # |Q| = 6 + 12 = 18

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from dprelease import Domain, bounds
@@ -25,16 +26,41 @@ def test_thm_4_10_mw_updates():
 
 
 def test_prop_4_4_and_thm_4_5_smalldb():
-    # 0.25 + 2 (ln 16 ln 10 / 0.0625 + ln 20) / (0.5 * 1000)
+    # The corrected net at alpha = 0.25, |Q| = 10: m = floor(ln 20 / (2 * 0.0625)) + 1 = 24 rows (Thm 4.2, Hoeffding)
+    # 0.25 + 2 (24 ln 16 + ln 20) / (0.5 * 1000)
     assert bounds.prop_4_4_smalldb_error(alpha=0.25, n=1000, universe_size=16, num_queries=10, epsilon=0.5,
-                                         beta=0.05) == pytest.approx(0.6705667025875, rel=1e-12)
-    # ((16 ln 16 ln 50 + 4 ln 20) / 10^6)^(1/3)
+                                         beta=0.05) == pytest.approx(0.528151446429235, rel=1e-12)
+    # the book's m = ln|Q| / alpha^2: 0.25 + 2 (ln 16 ln 10 / 0.0625 + ln 20) / (0.5 * 1000)
+    assert bounds.prop_4_4_smalldb_error(alpha=0.25, n=1000, universe_size=16, num_queries=10, epsilon=0.5,
+                                         beta=0.05, as_printed=True) == pytest.approx(0.6705667025875, rel=1e-12)
+    # Corrected (4.2): ((8 ln 16 ln 100 + 4 ln 16 + 4 ln 20) / 10^6)^(1/3)
     alpha = bounds.thm_4_5_smalldb_alpha(n=10**6, universe_size=16, num_queries=50, epsilon=1.0, beta=0.05)
-    assert alpha == pytest.approx(0.0570341257586, rel=1e-11)
-    # (4.3) is (4.2) solved for n
+    assert alpha == pytest.approx(0.05002921324260484, rel=1e-11)
+    # the book's ((16 ln 16 ln 50 + 4 ln 20) / 10^6)^(1/3)
+    printed = bounds.thm_4_5_smalldb_alpha(n=10**6, universe_size=16, num_queries=50, epsilon=1.0, as_printed=True)
+    assert printed == pytest.approx(0.0570341257586, rel=1e-11)
+    # (4.3) is (4.2) solved for n, both ways
     n = bounds.thm_4_5_smalldb_min_n(alpha=alpha, universe_size=16, num_queries=50, epsilon=1.0, beta=0.05)
     assert n == pytest.approx(10**6, rel=1e-12)
+    n = bounds.thm_4_5_smalldb_min_n(alpha=printed, universe_size=16, num_queries=50, epsilon=1.0, as_printed=True)
+    assert n == pytest.approx(10**6, rel=1e-12)
     assert bounds.thm_4_5_smalldb_alpha(n=10, universe_size=16, num_queries=50, epsilon=1.0) > 1  # vacuous
+    # |Q| = 1: the book's form loses its first term (ln 1 = 0; its net has 0 rows); the corrected one keeps it
+    one = dict(n=10**6, universe_size=16, num_queries=1, epsilon=1.0)
+    assert bounds.thm_4_5_smalldb_alpha(**one) == pytest.approx(0.033751293720081815, rel=1e-11)
+    assert bounds.thm_4_5_smalldb_alpha(**one, as_printed=True) == pytest.approx(0.02288342341626464, rel=1e-11)
+
+
+def test_thm_4_5_closed_form_is_what_prop_4_4_gives_with_the_integer_net():
+    """The corrected closed form is sufficient: at its alpha, Prop. 4.4 at alpha/2 with the integer m is <= alpha."""
+    rng = np.random.Generator(np.random.PCG64(45))
+    for _ in range(300):
+        kw = dict(n=int(10 ** rng.uniform(2, 9)), universe_size=int(rng.integers(2, 10**4)),
+                  num_queries=int(rng.integers(1, 10**4)), epsilon=float(10 ** rng.uniform(-2, 1)),
+                  beta=float(rng.uniform(0.001, 0.3)))
+        alpha = bounds.thm_4_5_smalldb_alpha(**kw)
+        if alpha <= 1:
+            assert bounds.prop_4_4_smalldb_error(alpha=alpha / 2, **kw) <= alpha * (1 + 1e-12)
 
 
 def _online_condition(alpha, *, n, x, q, eps, beta, c=36):

@@ -18,6 +18,7 @@ from dprelease import Dataset, Domain, Workload
 from dprelease.cli import main
 from dprelease.datasets import ADULT_SMALL_COLUMNS
 from dprelease.evaluate import workload_errors
+from dprelease.release import Release
 
 
 def read_csv(path: Path) -> tuple[list[str], np.ndarray]:
@@ -70,13 +71,16 @@ def test_synth_mwem_writes_rows_and_release(capsys, tiny_files, tiny_domain, tmp
     assert sum(Fraction(c["epsilon_exact"]) for c in ledger["charges"]) == Fraction(0.7)
     assert [t["round"] for t in release["transcript"] if t["round"] > 0] == [1, 2, 3, 4]
     workload = Workload.from_spec("1-2way", tiny_domain)
-    answers = release["workload_answers"]
-    assert [tuple(a["marginal"]) for a in answers] == list(workload.marginals)
-    for a in answers:
-        assert len(a["fractions"]) == int(np.prod(a["shape"]))
-        assert sum(a["fractions"]) == pytest.approx(1.0, abs=1e-9)
-    assert release["synthetic_rows"] == {"count": 200, "method": "round"}  # auto: pure-DP MWEM on a histogram
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "domain.json", "release.json", "synth.csv"]
+    assert [tuple(a["marginal"]) for a in release["workload_answers"]] == list(workload.marginals)
+    loaded = Release.load(release_path)
+    for marginal, answer in zip(workload.marginals, loaded.answers):
+        assert answer.shape == tuple(tiny_domain.size_of(a) for a in marginal)
+        assert answer.sum() == pytest.approx(1.0, abs=1e-9)
+    assert np.array_equal(loaded.rows, rows)  # the side file holds the rows written to --out
+    assert release["synthetic_rows"]["method"] == "round"  # auto: pure-DP MWEM on a histogram
+    assert release["synthetic_rows"]["count"] == 200
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "domain.json", "release.answers.npz",
+                                                          "release.json", "synth.csv"]
 
 
 def test_synth_seed_is_reproducible(capsys, tiny_files, tmp_path):
@@ -143,11 +147,11 @@ def test_synth_rows_round_matches_released_histogram(capsys, tiny_files, tiny_do
     assert code == 0, err
     _, rows = read_csv(out)
     assert len(rows) == 200
-    release = json.loads(release_path.read_text())
-    assert release["synthetic_rows"]["method"] == "round"
+    release = Release.load(release_path)
+    assert release.rows_method == "round"
     # The 3-way marginal is the whole histogram p; rounding keeps every cell within 1 of n p.
-    (answer,) = release["workload_answers"]
-    expected = np.array(answer["fractions"]) * 200
+    (answer,) = release.answers
+    expected = answer.reshape(-1) * 200
     counts = Dataset.from_records(rows, tiny_domain).histogram().reshape(-1)
     assert np.all(np.abs(counts - expected) < 1.0)
 
@@ -188,7 +192,8 @@ def test_evaluate_json_matches_workload_errors(capsys, tiny_files, synthetic_csv
     assert captured.err == ""
     got = json.loads(captured.out)
     expected = expected_errors(tiny_files, synthetic_csv, spec, columns.split(",") if columns else None)
-    assert got == expected
+    assert {k: got[k] for k in expected} == expected
+    assert set(got["baselines"]) == {"independent noisy 1-way marginals", "uniform (no data)"}
     assert got["max_error"] > 0 and got["n_synthetic"] == 150 and got["n_real"] == 200
 
 
@@ -265,3 +270,42 @@ def test_demo_refuses_a_file_as_out(capsys, write_file):
     assert err.startswith("dprelease: error:") and err.count("\n") == 1 and "not a folder" in err
     assert target.read_text() == "x"
 
+
+
+# ------------------------------------------------------- evaluate on any domain
+def test_evaluate_on_a_domain_far_above_the_histogram_cap(capsys, write_csv, write_file):
+    sizes = {f"x{i}": 100 for i in range(10)}  # 1e20 cells: no histogram could hold it
+    rng = np.random.Generator(np.random.PCG64(5))
+    real = write_csv("real.csv", list(sizes), rng.integers(0, 100, size=(300, 10)).tolist())
+    synthetic = write_csv("synth.csv", list(sizes), rng.integers(0, 100, size=(250, 10)).tolist())
+    domain = write_file("big-domain.json", sizes)
+    argv = ["evaluate", str(real), str(synthetic), "--domain", str(domain), "--workload", "1-2way", "--json",
+            "--per-marginal", "--epsilon", "2", "--seed", "3"]
+    assert main(argv) == 0
+    got = json.loads(capsys.readouterr().out)
+    big = Domain.from_dict(sizes)
+    expected = workload_errors(Dataset.from_csv(real, big), Dataset.from_csv(synthetic, big),
+                               Workload.from_spec("1-2way", big))
+    assert {k: got[k] for k in expected} == expected and got["n_marginals"] == 55
+    assert got["baseline_epsilon"] == 2.0 and got["baseline_seed"] == 3 and "NOT PRIVATE" in got["baselines_note"]
+    per = got["per_marginal"]
+    assert [tuple(p["marginal"]) for p in per] == list(Workload.from_spec("1-2way", big).marginals)
+    assert np.mean([p["l1"]["synthetic"] for p in per]) == pytest.approx(got["avg_l1"])
+    for name, summary in got["baselines"].items():
+        assert np.mean([p["l1"][name] for p in per]) == pytest.approx(summary["avg_l1"])
+    assert main(argv) == 0 and json.loads(capsys.readouterr().out) == got  # seeded baselines: the same again
+
+
+def test_evaluate_takes_the_baseline_epsilon_from_the_release(capsys, tiny_files, tmp_path):
+    release_path = tmp_path / "r.json"
+    code, _, err = synth(capsys, tiny_files, tmp_path / "s.csv", "--workload", "2way", "--seed", "1", "--rounds", "2",
+                         "--release", str(release_path), epsilon="0.3")
+    assert code == 0, err
+    argv = ["evaluate", str(tiny_files["data"]), str(tmp_path / "s.csv"), "--domain", str(tiny_files["domain"]),
+            "--workload", "2way", "--release", str(release_path), "--per-marginal"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith("workload: 3 marginals") and lines[1].startswith("max error:")
+    assert lines[2].startswith("average L1:") and "NOT PRIVATE" in lines[3] and "epsilon=0.3" in lines[3]
+    assert "| marginal | cells | L1 synthetic |" in out and "| a, b | 6 |" in out

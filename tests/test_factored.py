@@ -14,6 +14,7 @@ from dprelease.datasets import adult_paths, load_adult
 from dprelease.domain import Domain
 from dprelease.errors import DomainTooLargeError
 from dprelease.mechanisms.mwem import MWEM
+from dprelease.mechanisms.mwem_tuning import MWEMTuning
 from dprelease.privacy.rng import SeededRandom
 from dprelease.queries import Workload
 from dprelease.queries.product import ProductQuery
@@ -190,15 +191,15 @@ def test_mwem_skips_marginals_over_the_cap_and_says_so():
     data = Dataset.from_records(g.integers(0, domain.sizes, size=(2_000, len(domain))), domain)
     workload = Workload.all_kway(domain, 3)
     result = MWEM(epsilon=1.0, rounds=3, representation="factored", max_model_cells=30,
-                  final_iterations=5).run(data, workload, rng=SeededRandom(0))
+                  tuning=MWEMTuning(final_iterations=5)).run(data, workload, rng=SeededRandom(0))
     skips = [e for e in result.transcript if e["action"] == "skip"]
     assert skips and all("max_model_cells=30" in e["reason"] for e in skips)
     assert result.parameters["model_cells"] <= 30
     chosen = [tuple(e["marginal"]) for e in result.transcript if e["action"] == "select+measure"]
     assert len(chosen) == 3 and not any(tuple(m) in chosen for e in skips for m in e["marginals"])
     with pytest.raises(DomainTooLargeError, match="no workload marginal fits"):
-        MWEM(epsilon=1.0, rounds=2, representation="factored", max_model_cells=18, init_share=0.0,
-             final_iterations=1).run(data, workload, rng=SeededRandom(0))
+        MWEM(epsilon=1.0, rounds=2, representation="factored", max_model_cells=18,
+             tuning=MWEMTuning(init_share=0.0, final_iterations=1)).run(data, workload, rng=SeededRandom(0))
 
 
 # ------------------------------------------------------------------------- real tables
@@ -212,7 +213,7 @@ def test_mwem_runs_on_full_adult_where_no_histogram_fits(adult):
     assert adult.domain.size > 10**17
     workload = Workload(adult.domain, (("age", "sex"), ("education-num", "income>50K"), ("race", "sex", "income>50K"),
                                        ("marital-status", "relationship")))
-    mwem = MWEM(epsilon=1.0, delta=1e-9, rounds=3, round_iterations=5, final_iterations=150)
+    mwem = MWEM(epsilon=1.0, delta=1e-9, rounds=3, tuning=MWEMTuning(round_iterations=5, final_iterations=150))
     result = mwem.run(adult, workload, rng=SeededRandom(0))
     model = result.model
     assert isinstance(model, FactoredModel) and result.parameters["representation"] == "factored"
@@ -239,7 +240,7 @@ def test_the_two_representations_give_one_release(adult):
 
     small = load_adult(ADULT_SMALL_COLUMNS)
     workload = Workload.all_kway(small.domain, 2)
-    runs = {r: MWEM(epsilon=1.0, rounds=3, representation=r, round_iterations=3, final_iterations=5)
+    runs = {r: MWEM(epsilon=1.0, rounds=3, representation=r, tuning=MWEMTuning(round_iterations=3, final_iterations=5))
             .run(small, workload, rng=SeededRandom(11)) for r in ("histogram", "factored")}
     chosen = {r: [e.get("marginal") for e in res.transcript] for r, res in runs.items()}
     assert chosen["histogram"] == chosen["factored"]

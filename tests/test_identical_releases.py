@@ -80,7 +80,7 @@ CASES = {
 RECORDED = {
     'boosting-bruteforce': '68b72b85f2cef745',
     'boosting-lp': 'a5ba231788b21b80',
-    'ic-median': '2c4ce045f00e13de',
+    'ic-median': '281862b9513b7dec',
     'ic-mw': '4747ca719b742854',
     'ic-mw-approx': '679ebe24b44e5ff3',
     'ic-mw-factored': '4747ca719b742854',
@@ -93,7 +93,7 @@ RECORDED = {
     'mwem-laplace-histogram': '50250534acc84861',
     'mwem-laplace-histogram-fitted': '554932f4514783cf',
     'mwem-laplace-histogram-sample': '59839ac7f73433bd',
-    'smalldb': 'de981972972ddbc4',
+    'smalldb': 'b3002c07e0c6b5aa',
     'online-mw': '7696acd510e3b6ea',
     'independent': 'dc3ff2dcd0a4e4e5',
 }

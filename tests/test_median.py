@@ -64,13 +64,20 @@ def test_net_cap_is_public_and_refuses_before_enumerating():
         MedianMechanism(database_size=40, max_databases=1000).initial(DOMAIN)
 
 
-def test_smalldb_net_size_is_ceil_ln_q_over_alpha_squared():
-    assert smalldb_size(alpha=0.5, num_queries=8) == math.ceil(math.log(8) / 0.25) == 9
-    assert smalldb_size(alpha=0.9, num_queries=1) == 1  # at least one row
+def test_smalldb_net_size_is_the_fewest_rows_hoeffding_allows():
+    # m = floor(ln(2|Q|) / (2 alpha^2)) + 1: the smallest m with 2|Q| exp(-2 m alpha^2) < 1 (Thm 4.2, corrected)
+    assert smalldb_size(alpha=0.5, num_queries=8) == math.floor(math.log(16) / 0.5) + 1 == 6
+    assert smalldb_size(alpha=0.9, num_queries=1) == 1
+    assert smalldb_size(alpha=0.3, num_queries=1) == 4  # the book's ln|Q| / alpha^2 is 0 rows here
+    assert smalldb_size(alpha=0.3, num_queries=2) == 8
+    for q in (1, 2, 3, 8, 50, 10**6):
+        for alpha in (0.05, 0.1, 0.25, 0.3, 0.5, 0.9, 1.0, 2.0):
+            m = smalldb_size(alpha=alpha, num_queries=q)
+            assert 2 * q * math.exp(-2 * m * alpha**2) < 1 <= 2 * q * math.exp(-2 * (m - 1) * alpha**2)
     rule = MedianMechanism.smalldb_net(alpha=0.5, num_queries=8)
-    assert (rule.database_size, rule.net_alpha) == (9, 0.5)
+    assert (rule.database_size, rule.net_alpha) == (6, 0.5)
     assert smallest_net(n=5, alpha=0.5, num_queries=8, linear=True) == ("all-databases", 5)
-    assert smallest_net(n=50, alpha=0.5, num_queries=8, linear=True) == ("smalldb", 9)
+    assert smallest_net(n=50, alpha=0.5, num_queries=8, linear=True) == ("smalldb", 6)
     assert smallest_net(n=50, alpha=0.5, num_queries=8, linear=False) == ("all-databases", 50)
 
 
@@ -185,8 +192,8 @@ def test_smalldb_net_keeps_a_close_database_under_linear_updates(seed):
 
 def test_max_updates_refuses_alphas_the_net_does_not_cover():
     rule = MedianMechanism.smalldb_net(alpha=0.4, num_queries=11)
-    assert rule.database_size == math.ceil(math.log(11) / 0.16) == 15
-    assert rule.max_updates(alpha=0.4, domain=DOMAIN) == math.log2(math.comb(6 + 15 - 1, 6 - 1))
+    assert rule.database_size == math.floor(math.log(22) / (2 * 0.16)) + 1 == 10
+    assert rule.max_updates(alpha=0.4, domain=DOMAIN) == math.log2(math.comb(6 + 10 - 1, 6 - 1))
     with pytest.raises(InputError, match="0.4-net"):
         rule.max_updates(alpha=0.3, domain=DOMAIN)
     with pytest.raises(InputError, match="linear queries only"):

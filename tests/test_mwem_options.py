@@ -9,6 +9,7 @@ from dprelease.data import Dataset
 from dprelease.domain import Domain
 from dprelease.errors import InputError
 from dprelease.mechanisms.mwem import MWEM, candidate_marginals, workload_overlap
+from dprelease.mechanisms.mwem_tuning import MWEMTuning
 from dprelease.mechanisms.mwem_budget import RoundBudget
 from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
@@ -62,7 +63,7 @@ def test_equal_schedule_is_t_rounds_of_total_over_t():
 def test_annealed_mwem_gaussian_ledger_is_exact_and_anneals():
     data = _data()
     workload = Workload.all_kway(data.domain, 2)
-    mwem = MWEM(epsilon=1.0, delta=1e-9, rounds=12, annealing=True, final_iterations=3)
+    mwem = MWEM(epsilon=1.0, delta=1e-9, rounds=12, tuning=MWEMTuning(annealing=True, final_iterations=3))
     result = mwem.run(data, workload, rng=SeededRandom(3))
     acc = result.accountant
     assert isinstance(acc, ZCDPAccountant)
@@ -89,7 +90,7 @@ def test_annealed_mwem_gaussian_ledger_is_exact_and_anneals():
 
 def test_annealed_mwem_laplace_spends_epsilon_exactly():
     data = _data()
-    result = MWEM(epsilon=0.7, rounds=9, annealing=True, final_iterations=3).run(
+    result = MWEM(epsilon=0.7, rounds=9, tuning=MWEMTuning(annealing=True, final_iterations=3)).run(
         data, Workload.all_kway(data.domain, 2), rng=SeededRandom(4))
     acc = result.accountant
     assert isinstance(acc, PrivacyAccountant)
@@ -101,7 +102,7 @@ def test_annealed_mwem_laplace_spends_epsilon_exactly():
 def test_without_annealing_rounds_are_unchanged():
     data = _data()
     workload = Workload.all_kway(data.domain, 2)
-    result = MWEM(epsilon=1.0, rounds=6, final_iterations=3).run(data, workload, rng=SeededRandom(5))
+    result = MWEM(epsilon=1.0, rounds=6, tuning=MWEMTuning(final_iterations=3)).run(data, workload, rng=SeededRandom(5))
     assert result.parameters["rounds_run"] == 6
     assert not [e for e in result.transcript if e["action"] == "anneal"]
 
@@ -174,14 +175,14 @@ def test_bad_weights_are_refused_before_anything_is_spent():
 def test_weighted_mwem_ledger_is_exact():
     data = _data()
     workload = Workload.all_kway(data.domain, 3)
-    mwem = MWEM(epsilon=1.0, delta=1e-9, rounds=5, candidates="closure", selection_weights="workload",
-                final_iterations=3)
+    mwem = MWEM(epsilon=1.0, delta=1e-9, rounds=5,
+                tuning=MWEMTuning(candidates="closure", selection_weights="workload", final_iterations=3))
     result = mwem.run(data, workload, rng=SeededRandom(6))
     split = mwem.rho_split(4)
     expected = [split["init_each"]] * 4 + [split["select_epsilon"] ** 2 / 8, split["measure"]] * 5
     assert [c.rho for c in result.accountant.ledger] == expected
     with pytest.raises(InputError, match="selection_weights"):
-        MWEM(epsilon=1.0, selection_weights="aim")
+        MWEM(epsilon=1.0, tuning=MWEMTuning(selection_weights="aim"))
 
 
 # ----------------------------------------------------------------- the model-size check is exact
@@ -212,7 +213,7 @@ def test_a_cap_no_candidate_fits_is_refused_before_the_first_measurement():
     # The 1-way cliques fit (14 cells) but no 2- or 3-way candidate does: refused before INIT spends anything.
     with pytest.raises(Exception, match="no workload marginal fits") as info:
         MWEM(epsilon=1.0, rounds=2, representation="factored", max_model_cells=16,
-             final_iterations=1).run(data, workload, rng=rng)
+             tuning=MWEMTuning(final_iterations=1)).run(data, workload, rng=rng)
     assert type(info.value).__name__ == "DomainTooLargeError"
     assert rng.state() == before  # no noise was drawn
 
@@ -233,8 +234,8 @@ def test_post_processing_options_charge_exactly_the_default_plan(change):
     # which marginal is picked, never what a step costs: the ledger's amounts equal the default run's.
     data = _data()
     workload = Workload.all_kway(data.domain, 2)
-    runs = [MWEM(epsilon=1.0, delta=1e-9, rounds=4, final_iterations=2, **kw).run(data, workload, rng=SeededRandom(8))
-            for kw in ({}, change)]
+    runs = [MWEM(epsilon=1.0, delta=1e-9, rounds=4, tuning=MWEMTuning(final_iterations=2, **kw)).run(
+        data, workload, rng=SeededRandom(8)) for kw in ({}, change)]
     amounts = [[c.rho for c in r.accountant.ledger] for r in runs]
     assert amounts[0] == amounts[1]
     split = MWEM(epsilon=1.0, delta=1e-9, rounds=4).rho_split(4)
@@ -243,12 +244,16 @@ def test_post_processing_options_charge_exactly_the_default_plan(change):
 
 def test_synthesize_uses_the_measured_defaults_for_each_representation_and_noise():
     from dprelease.api import synthesize
-    from dprelease.mechanisms.mwem import FACTORED_DEFAULTS, GAUSSIAN_HISTOGRAM_DEFAULTS
+    from dataclasses import asdict
+
+    from dprelease.mechanisms.mwem_tuning import FACTORED, GAUSSIAN_HISTOGRAM, LAPLACE_HISTOGRAM
 
     data = _data()
     gaussian = synthesize(data, "2way", epsilon=1.0, delta=1e-9, representation="histogram", seed=0).parameters
     pure = synthesize(data, "2way", epsilon=1.0, representation="histogram", seed=0).parameters
     factored = synthesize(data, "2way", epsilon=1.0, delta=1e-9, representation="factored", seed=0).parameters
-    for parameters, defaults in ((gaussian, GAUSSIAN_HISTOGRAM_DEFAULTS), (factored, FACTORED_DEFAULTS)):
-        assert {k: parameters[k] for k in defaults} == defaults
-    assert pure["noise"] == "laplace" and pure["size_penalty"] == MWEM(epsilon=1.0).size_penalty
+    for parameters, preset in ((gaussian, GAUSSIAN_HISTOGRAM), (factored, FACTORED), (pure, LAPLACE_HISTOGRAM)):
+        expected = {k: v for k, v in asdict(preset).items()
+                    if v is not None and (k != "max_model_cells" or parameters["representation"] == "factored")}
+        assert {k: parameters[k] for k in expected} == expected
+    assert pure["noise"] == "laplace" and gaussian["noise"] == "gaussian" and factored["noise"] == "gaussian"

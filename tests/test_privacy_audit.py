@@ -146,10 +146,12 @@ MWEM_X_PRIME = Dataset.from_records([[0, 0]] * 2 + [[1, 2]] * 3, MWEM_DOMAIN)
 
 def mwem_round_outputs(dataset: Dataset, runs: int, seed: int) -> np.ndarray:
     from dprelease.mechanisms.mwem import MWEM
+    from dprelease.mechanisms.mwem_tuning import MWEMTuning
     from dprelease.queries import Workload
 
     workload = Workload(MWEM_DOMAIN, (("a",), ("b",)))
-    mwem = MWEM(epsilon=EPSILON, rounds=1, init_share=0.0, size_penalty=0.0, round_iterations=0, final_iterations=0)
+    mwem = MWEM(epsilon=EPSILON, rounds=1,
+                tuning=MWEMTuning(init_share=0.0, size_penalty=0.0, round_iterations=0, final_iterations=0))
     rng = SeededRandom(seed)
     out = np.empty((runs, 3))
     for i in range(runs):

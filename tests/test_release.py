@@ -11,7 +11,7 @@ import pytest
 
 import dprelease
 from dprelease.api import synthesize
-from dprelease.release import write_atomic
+from dprelease.release import Release, write_atomic
 
 
 @pytest.fixture
@@ -33,12 +33,14 @@ def test_release_json_has_everything(tmp_path, release):
     assert "same public number of rows" in payload["privacy_unit"]
     assert len(payload["transcript"]) == 3 + 3  # 3 init measurements + 3 rounds
     assert [a["marginal"] for a in payload["workload_answers"]] == [list(m) for m in release.workload.marginals]
-    for answer in payload["workload_answers"]:
-        assert sum(answer["fractions"]) == pytest.approx(1.0)
+    assert payload["side_file"]["name"] == "release.answers.npz"
+    for answer in Release.load(tmp_path / "release.json").answers:
+        assert answer.sum() == pytest.approx(1.0)
     with open(tmp_path / "rows.csv", newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == ["a", "b", "c"] and len(rows) == 501
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["release.json", "rows.csv"]  # no temp files left
+    # no temp files left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["release.answers.npz", "release.json", "rows.csv"]
 
 
 def test_round_rows_match_model_counts():

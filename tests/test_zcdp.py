@@ -12,6 +12,7 @@ from dprelease.data import Dataset
 from dprelease.domain import Domain
 from dprelease.errors import BudgetExceededError, InputError
 from dprelease.mechanisms.mwem import MWEM
+from dprelease.mechanisms.mwem_tuning import MWEMTuning
 from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.noise import grid_step
@@ -127,8 +128,8 @@ def test_mwem_gaussian_ledger_is_exact(epsilon, rounds, init_share, selection_sh
     g = np.random.Generator(np.random.PCG64(0))
     data = Dataset.from_records(g.integers(0, domain.sizes, size=(3_000, 3)), domain)
     workload = Workload.all_kway(domain, 2)
-    mwem = MWEM(epsilon=epsilon, delta=1e-9, rounds=rounds, init_share=init_share, selection_share=selection_share,
-                final_iterations=3)
+    mwem = MWEM(epsilon=epsilon, delta=1e-9, rounds=rounds,
+                tuning=MWEMTuning(init_share=init_share, selection_share=selection_share, final_iterations=3))
     result = mwem.run(data, workload, rng=SeededRandom(0))
     split = mwem.rho_split(3 if init_share else 0)
     acc = result.accountant

@@ -26,6 +26,7 @@ import numpy as np
 
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError, InputTypeError
+from dprelease.schema.encode import encode as encode_by_schema
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,6 +97,13 @@ class Dataset:
         _check_columns_present(header, domain, "data frame")
         raw = {a: np.asarray(frame[a]) for a in domain.attributes}
         return cls._from_columns(raw, domain, source="data frame")
+
+    @classmethod
+    def from_schema(cls, data: object, schema: object, **options: object) -> Dataset:
+        """A raw table (CSV, Parquet, pandas DataFrame) encoded by a public schema; see
+        :func:`dprelease.schema.encode` for ``options`` (delimiter, header, skip_rows, show_values)."""
+        codes = encode_by_schema(data, schema, **options)
+        return cls(schema.domain, codes, None, len(codes))
 
     @classmethod
     def from_histogram(cls, counts: object, domain: Domain, *, max_cells: int = DEFAULT_MAX_CELLS) -> Dataset:

@@ -10,12 +10,11 @@ Nothing here reads data; it is safe to run before spending any budget.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 
 from dprelease import bounds
 from dprelease.errors import DomainTooLargeError
-from dprelease.representations.nets import DEFAULT_MAX_DATABASES, check_net
+from dprelease.representations.nets import DEFAULT_MAX_DATABASES, check_net, smalldb_size
 from dprelease.updates.median import smallest_net
 from dprelease.updates.multiplicative_weights import mw_max_updates
 from dprelease.updates.perceptron import perceptron_max_updates
@@ -58,10 +57,11 @@ def plan_mechanisms(*, n: int, universe_size: int, num_queries: int, epsilon: fl
     kw = {"n": n, "universe_size": universe_size, "num_queries": num_queries, "epsilon": epsilon, "beta": beta}
     rows: list[PlanRow] = []
 
-    # SmallDB (Thm 4.5): one exponential-mechanism draw at the whole epsilon; delta unused.
+    # SmallDB (Thm 4.5, corrected closed form): one exponential-mechanism draw at the whole epsilon; delta unused.
+    # Its net at alpha/2 has floor(ln(2|Q|) / (2 (alpha/2)^2)) + 1 rows (Thm 4.2 corrected: a net for every |Q|).
     alpha = bounds.thm_4_5_smalldb_alpha(**kw)
     if alpha <= 1:
-        size = max(1, math.ceil(math.log(num_queries) / (alpha / 2) ** 2))
+        size = smalldb_size(alpha=alpha / 2, num_queries=num_queries)
         rows.append(PlanRow("smalldb", "Thm 4.5 (Alg. 4 at alpha/2)", alpha, 1, epsilon,
                             f"m={size} rows; " + _enumerable(universe_size, size, max_databases)))
     else:

@@ -13,9 +13,7 @@ The private steps are two kernel methods, ``PrivateMeasurer.laplace_queries`` an
 from dprelease.boosting.base import BasePlan, BaseSynopsisGenerator, Synopsis
 from dprelease.boosting.bruteforce import BruteForceGenerator
 from dprelease.boosting.lp import LPSynthesizer
-from dprelease.boosting.mechanism import BoostingForQueries, BoostingResult
-
-BASES = {"lp": LPSynthesizer, "bruteforce": BruteForceGenerator}
+from dprelease.boosting.mechanism import BASES, BoostingForQueries, BoostingResult
 
 __all__ = ["BASES", "BasePlan", "BaseSynopsisGenerator", "BoostingForQueries", "BoostingResult",
            "BruteForceGenerator", "LPSynthesizer", "Synopsis"]

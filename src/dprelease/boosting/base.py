@@ -32,7 +32,12 @@ from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.noise import exact, float_at_most
 from dprelease.privacy.rng import RandomSource
 from dprelease.representations.nets import answer_matrix
-from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+from dprelease.validation import (
+    check_delta,
+    check_open_unit,
+    check_positive,
+    check_positive_int,
+)
 
 
 @dataclass(frozen=True, slots=True)

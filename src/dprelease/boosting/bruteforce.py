@@ -24,8 +24,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dprelease.boosting.base import (
+    BasePlan,
+    Synopsis,
+    check_base_parameters,
+    check_sample,
+    laplace_block,
+    unique_sample,
+)
 from dprelease.bounds.boosting import thm_6_6_base_generator
-from dprelease.boosting.base import BasePlan, Synopsis, check_sample, laplace_block, unique_sample, check_base_parameters
 from dprelease.domain import Domain
 from dprelease.errors import InputError
 from dprelease.privacy.measurer import PrivateMeasurer

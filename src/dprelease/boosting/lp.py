@@ -32,13 +32,24 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from dprelease.boosting.base import BasePlan, Synopsis, check_sample, laplace_block, unique_sample, check_base_parameters
+from dprelease.boosting.base import (
+    BasePlan,
+    Synopsis,
+    check_base_parameters,
+    check_sample,
+    laplace_block,
+    unique_sample,
+)
 from dprelease.bounds.boosting import thm_6_8_lp_base_generator
 from dprelease.domain import Domain
 from dprelease.errors import DomainTooLargeError, InputError
 from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.rng import RandomSource
-from dprelease.representations.nets import DEFAULT_MAX_NET_CELLS, answer_matrix, is_linear_query_set
+from dprelease.representations.nets import (
+    DEFAULT_MAX_NET_CELLS,
+    answer_matrix,
+    is_linear_query_set,
+)
 from dprelease.validation import check_positive, check_positive_int
 
 

@@ -27,15 +27,24 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 
 from dprelease.boosting.base import BasePlan, BaseSynopsisGenerator, Synopsis
+from dprelease.boosting.bruteforce import BruteForceGenerator
 from dprelease.boosting.lp import LPSynthesizer
-from dprelease.bounds.boosting import boosting_budget_split, thm_6_1_boosting, thm_6_1_boosting_rounds
+from dprelease.bounds.boosting import (
+    boosting_budget_split,
+    thm_6_1_boosting,
+    thm_6_1_boosting_rounds,
+)
 from dprelease.data import Dataset
-from dprelease.domain import Domain
+from dprelease.domain import DEFAULT_MAX_CELLS, Domain
+from dprelease.engines.base import PrivateTable
 from dprelease.errors import InputError, InputTypeError
+from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
+from dprelease.mechanisms.ic_rules import release_models
 from dprelease.mechanisms.iterative_construction import AccuracyNotGuaranteedWarning
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant, block_charge
@@ -187,33 +196,52 @@ class BoostingForQueries:
         }
 
 
-# ----------------------------------------------------------------- the api / CLI plug-in (public choices)
-def check_base_choice(mechanism: str, base: str | None) -> str | None:
-    """The base generator's name for ``mechanism="boosting"`` (default ``"lp"``); an error for any other mechanism."""
-    from dprelease.boosting import BASES
-
-    if base is None:
-        return "lp" if mechanism == "boosting" else None
-    if not isinstance(base, str):
-        raise InputTypeError(f"base must be a string, got {type(base).__name__}")
-    if base not in BASES:
-        raise InputError(f"base must be one of {list(BASES)}, got {base!r}")
-    if mechanism != "boosting":
-        raise InputError(f"base={base!r} is for mechanism='boosting' only, got mechanism={mechanism!r}")
-    return base
+# ----------------------------------------------------------------------------------------- registry entry
+#: The base synopsis generators by name (Def. 6.1): the LP synthesizer (Thms 6.7/6.8) and brute force (Thm 6.6).
+BASES = {"lp": LPSynthesizer, "bruteforce": BruteForceGenerator}
 
 
-def boosting_for_release(*, epsilon: float, delta: float, base: str, rounds: int | None) -> BoostingForQueries:
-    """The configured mechanism for ``synthesize(mechanism="boosting", base=...)``: validated, no data read."""
-    from dprelease.boosting import BASES
+@dataclass(frozen=True, kw_only=True)
+class BoostingMechanism:
+    """The registry's ``boosting``: Figure 6.1 over a named base synopsis generator.
 
-    return BoostingForQueries(epsilon=epsilon, delta=delta, base=BASES[check_base_choice("boosting", base)](),
-                              rounds=rounds)
+    Privacy: (epsilon, delta)-DP, delta > 0 (Thm 6.1): the kT query draws (Lemma 6.4) reserved up front at
+    a share of the budget by min(basic, Thm 3.20), each round's base generator its own block (Cor. 3.21).
+    """
 
+    name: ClassVar[str] = "boosting"
+    summary: ClassVar[str] = ("boosting for queries (Sec. 6, Thm 6.1) over the LP (Thms 6.7-6.8) or brute-force "
+                              "(Thm 6.6) base generator; needs delta > 0; arbitrary low-sensitivity queries")
+    representations: ClassVar[tuple[str, ...]] = ("histogram",)
 
-def boosting_guarantee(result: BoostingResult) -> str:
-    """The release's one-line guarantee, from the ledger (what was actually charged)."""
-    spent_e, spent_d = float(result.accountant.spent_epsilon), float(result.accountant.spent_delta)
-    return (f"(epsilon={float(result.accountant.epsilon):g}, delta={float(result.accountant.delta):g})-differential "
-            f"privacy: boosting for queries (Thm 6.1) with the {result.parameters['base']['generator']} base "
-            f"generator; charged epsilon={spent_e:.6g}, delta={spent_d:.3g} (Lemma 6.4, Thm 3.20, Cor. 3.21)")
+    base: str = option("lp", "the base synopsis generator: lp (Thms 6.7/6.8) or bruteforce (Thm 6.6; tiny "
+                             "domains and n only)", choices=tuple(BASES))
+    rounds: int | None = option(None, "T instead of Thm 6.1's (fewer voids its accuracy; privacy holds)",
+                                kind=int)
+    max_cells: int = option(DEFAULT_MAX_CELLS, "cap on an explicit histogram's cells", kind=int)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.base, str):
+            raise InputTypeError(f"base must be a string, got {type(self.base).__name__}")
+        if self.base not in BASES:
+            raise InputError(f"base must be one of {list(BASES)}, got {self.base!r}")
+
+    def runner(self, budget: Budget) -> BoostingForQueries:
+        """Validated from public choices (delta > 0, the base, the rounds); no data is read."""
+        return BoostingForQueries(epsilon=budget.epsilon, delta=budget.delta, base=BASES[self.base](),
+                                  rounds=self.rounds)
+
+    def check(self, domain: Domain, workload: object, *, budget: Budget) -> None:
+        self.runner(budget)
+        histogram_check(domain, self.max_cells)
+
+    def fit(self, table: PrivateTable, workload: object, *, budget: Budget, rng: RandomSource,
+            progress: Progress) -> Fitted:
+        result = self.runner(budget).run(table, workload, rng=rng, progress=progress)
+        spent_e, spent_d = float(result.accountant.spent_epsilon), float(result.accountant.spent_delta)
+        guarantee = (f"(epsilon={float(result.accountant.epsilon):g}, delta={float(result.accountant.delta):g})"
+                     f"-differential privacy: boosting for queries (Thm 6.1) with the "
+                     f"{result.parameters['base']['generator']} base generator; charged epsilon={spent_e:.6g}, "
+                     f"delta={spent_d:.3g} (Lemma 6.4, Thm 3.20, Cor. 3.21)")
+        model, row_model = release_models(result.model, workload)  # post-processing
+        return Fitted(model, row_model, result.accountant, result.transcript, result.parameters, guarantee)

@@ -17,7 +17,7 @@ from dprelease.distinguishers import exponential_distinguisher_error
 from dprelease.errors import InputError
 from dprelease.privacy.noise import exact
 from dprelease.privacy.sparse_vector import step_epsilons
-from dprelease.representations.nets import count_databases, log2_count_databases
+from dprelease.representations.nets import count_databases, log2_count_databases, smalldb_size
 from dprelease.updates.median import median_max_updates, smallest_net
 from dprelease.updates.multiplicative_weights import mw_max_updates
 from dprelease.updates.perceptron import perceptron_max_updates
@@ -197,32 +197,64 @@ _TWO_PLUS_32_SQRT2 = 2 + 32 * math.sqrt(2)  # 2 (sqrt(512) + 1), Thm 4.15
 
 
 # ------------------------------------------------------------------------ Sec. 4.1 SmallDB
+# The SmallDB net has m = floor(ln(2|Q|) / (2 alpha^2)) + 1 rows (nets.smalldb_size), not the book's
+# ln|Q| / alpha^2, which is no alpha-net for |Q| <= 2 (0 rows for |Q| = 1): [BOOK ISSUE] in docs/theorems.md.
+# Prop. 4.4 and Thm 4.5 below are the book's arguments redone with that m; ``as_printed=True`` gives the
+# book's formulas. The range is counted as the book counts it, |R| <= |X|^m.
 def prop_4_4_smalldb_error(*, alpha: float, n: int, universe_size: int, num_queries: int, epsilon: float,
-                           beta: float = 0.05) -> float:
-    """Prop. 4.4: SmallDB(x, Q, eps, alpha) errs by at most alpha + 2 (ln|X| ln|Q| / alpha^2 + ln(1/beta)) / (eps n)."""
+                           beta: float = 0.05, as_printed: bool = False) -> float:
+    """Prop. 4.4: SmallDB(x, Q, eps, alpha) errs by at most alpha + 2 (m ln|X| + ln(1/beta)) / (eps n), w.p. 1 - beta.
+
+    m = floor(ln(2|Q|) / (2 alpha^2)) + 1, the integer net size the code runs (Thm 4.2 corrected), and
+    ln|R| <= m ln|X|. ``as_printed=True``: the book's m ln|X| = ln|X| ln|Q| / alpha^2.
+    """
     check_positive(alpha, "alpha")
     check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
-    log_range = math.log(universe_size) * math.log(num_queries) / alpha**2
+    if as_printed:
+        log_range = math.log(universe_size) * math.log(num_queries) / alpha**2
+    else:
+        log_range = smalldb_size(alpha=alpha, num_queries=num_queries) * math.log(universe_size)
     return alpha + 2 * (log_range + math.log(1 / beta)) / (epsilon * n)
 
 
-def thm_4_5_smalldb_alpha(*, n: int, universe_size: int, num_queries: int, epsilon: float,
-                          beta: float = 0.05) -> float:
-    """Thm 4.5 (4.2): SmallDB(x, Q, eps, alpha/2) errs by at most ((16 ln|X| ln|Q| + 4 ln(1/beta)) / (eps n))^(1/3).
+def _thm_4_5_numerator(*, universe_size: int, num_queries: int, beta: float, as_printed: bool) -> float:
+    ln_x, ln_b = math.log(universe_size), math.log(1 / beta)
+    if as_printed:
+        return 16 * ln_x * math.log(num_queries) + 4 * ln_b
+    return 8 * ln_x * math.log(2 * num_queries) + 4 * ln_x + 4 * ln_b
 
-    A value above 1 is vacuous (the proof assumes alpha <= 1).
+
+def thm_4_5_smalldb_alpha(*, n: int, universe_size: int, num_queries: int, epsilon: float,
+                          beta: float = 0.05, as_printed: bool = False) -> float:
+    """Thm 4.5 (4.2), corrected closed form: SmallDB(x, Q, eps, alpha/2) errs by at most alpha w.p. 1 - beta for
+
+        alpha = ((8 ln|X| ln(2|Q|) + 4 ln|X| + 4 ln(1/beta)) / (eps n))^(1/3).
+
+    Derivation (the book's, with the corrected net): at alpha/2 the net has
+    m = floor(2 ln(2|Q|) / alpha^2) + 1 <= 2 ln(2|Q|) / alpha^2 + 1 rows, so by Prop. 4.4 it suffices that
+    4 (m ln|X| + ln(1/beta)) <= alpha eps n, i.e. 8 ln|X| ln(2|Q|) + 4 alpha^2 (ln|X| + ln(1/beta)) <= alpha^3 eps n,
+    which alpha <= 1 and the formula above imply. (The 4 ln|X| pays for the integer m.) The book prints
+    ((16 ln|X| ln|Q| + 4 ln(1/beta)) / (eps n))^(1/3) (``as_printed=True``), from m = 4 ln|Q| / alpha^2, which is
+    no net for |Q| <= 2. A value above 1 is vacuous (the proof assumes alpha <= 1).
     """
     check_release_parameters(n=n, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
-    numerator = 16 * math.log(universe_size) * math.log(num_queries) + 4 * math.log(1 / beta)
+    numerator = _thm_4_5_numerator(universe_size=universe_size, num_queries=num_queries, beta=beta,
+                                   as_printed=as_printed)
     return (numerator / (epsilon * n)) ** (1 / 3)
 
 
 def thm_4_5_smalldb_min_n(*, alpha: float, universe_size: int, num_queries: int, epsilon: float,
-                          beta: float = 0.05) -> float:
-    """Thm 4.5 (4.3): n >= (16 ln|X| ln|Q| + 4 ln(1/beta)) / (eps alpha^3) rows suffice for error alpha."""
+                          beta: float = 0.05, as_printed: bool = False) -> float:
+    """Thm 4.5 (4.3), corrected closed form: n >= (8 ln|X| ln(2|Q|) + 4 ln|X| + 4 ln(1/beta)) / (eps alpha^3)
+    rows suffice for error alpha (alpha <= 1), with the corrected net (see :func:`thm_4_5_smalldb_alpha`).
+
+    ``as_printed=True``: the book's (16 ln|X| ln|Q| + 4 ln(1/beta)) / (eps alpha^3).
+    """
     check_positive(alpha, "alpha")
     check_release_parameters(n=1, universe_size=universe_size, num_queries=num_queries, epsilon=epsilon, beta=beta)
-    return (16 * math.log(universe_size) * math.log(num_queries) + 4 * math.log(1 / beta)) / (epsilon * alpha**3)
+    numerator = _thm_4_5_numerator(universe_size=universe_size, num_queries=num_queries, beta=beta,
+                                   as_printed=as_printed)
+    return numerator / (epsilon * alpha**3)
 
 
 # -------------------------------------------------------------- Sec. 4.2 multiplicative weights
@@ -331,11 +363,31 @@ def thm_5_7_ic_em_alpha(*, epsilon: float, delta: float, n: int, beta: float, ro
 
 
 def thm_5_8_median_updates(*, net_size: int | float) -> float:
-    """Thm 5.8: the median mechanism is a T(alpha)-database update algorithm, T(alpha) = log2 |N_alpha(Q)|."""
+    """Thm 5.8: the median mechanism is a T(alpha)-database update algorithm, T(alpha) = log2 |N_alpha(Q)|.
+
+    The net's size is the caller's: Thm 5.9's C(|X| + n - 1, n), or the SmallDB net's C(|X| + m - 1, m) with
+    the corrected m = floor(ln(2|Q|) / (2 alpha^2)) + 1 (:func:`remark_5_2_median_updates`).
+    """
     if isinstance(net_size, int):
         return median_max_updates(net_size=net_size)
     check_positive(net_size, "net_size")
     return math.log2(net_size)
+
+
+def remark_5_2_median_updates(*, alpha: float, universe_size: int, num_queries: int,
+                              as_printed: bool = False) -> float:
+    """Remark 5.2: Thm 5.8 on the SmallDB net of linear queries, T(alpha) = log2 |X|^m = m log2|X|.
+
+    m = floor(ln(2|Q|) / (2 alpha^2)) + 1, the corrected Thm 4.2 net (an alpha-net for every |Q|), counted as
+    the book counts it (|X|^m databases); the code counts the C(|X| + m - 1, m) it enumerates
+    (:func:`median_updates_for`). ``as_printed=True``: the book's ln|Q| log2|X| / alpha^2, from m = ln|Q| / alpha^2
+    (0 for |Q| = 1: no net).
+    """
+    check_positive(alpha, "alpha")
+    check_positive_int(universe_size, "universe_size")
+    if as_printed:
+        return math.log(check_positive_int(num_queries, "num_queries")) * math.log2(universe_size) / alpha**2
+    return smalldb_size(alpha=alpha, num_queries=num_queries) * math.log2(universe_size)
 
 
 def thm_5_9_net_size(*, universe_size: int, n: int) -> int:
@@ -350,6 +402,9 @@ def thm_5_9_net_size(*, universe_size: int, n: int) -> int:
 def thm_5_10_median_ic_alpha(*, n: int, universe_size: int, num_queries: int, epsilon: float, delta: float,
                              beta: float = 0.05, as_printed: bool = False) -> float:
     """Thm 5.10: median mechanism (Thm 5.9's net, T = n log2|X|) + exponential distinguisher in IC.
+
+    Thm 5.9's net is every database of n rows (it holds x), so the corrected SmallDB sizing does not enter here;
+    the code's :func:`ic_median_alpha` takes the smaller of the two nets.
 
     alpha = C sqrt(n log2|X| ln(1/delta)) ln(2 |Q| n log2|X| / beta) / (n eps), C = 64 (corrected Thm 5.7;
     the book prints 16: ``as_printed=True``) for any sensitivity-1/n queries. For delta = 0 (not stated in
@@ -422,7 +477,11 @@ def log2_net_size(universe_size: int, size: int) -> float:
 
 def median_updates_for(*, n: int, universe_size: int, num_queries: int,
                        linear: bool = True) -> Callable[[float], float]:
-    """alpha -> T(alpha) = log2 |net| of the smaller valid alpha-net (Thm 5.8 on Thm 5.9 or Remark 5.2)."""
+    """alpha -> T(alpha) = log2 |net| of the smaller valid alpha-net (Thm 5.8 on Thm 5.9 or Remark 5.2).
+
+    Numerical, with the integer net sizes the code enumerates: Thm 5.9's C(|X| + n - 1, n), or the SmallDB net's
+    C(|X| + m - 1, m) with m = floor(ln(2|Q|) / (2 alpha^2)) + 1 (Thm 4.2 corrected: a net for every |Q|).
+    """
 
     def updates(alpha: float) -> float:
         _, size = smallest_net(n=n, alpha=alpha, num_queries=num_queries, linear=linear)
@@ -433,7 +492,11 @@ def median_updates_for(*, n: int, universe_size: int, num_queries: int,
 
 def ic_median_alpha(*, n: int, universe_size: int, num_queries: int, epsilon: float, delta: float = 0.0,
                     beta: float = 0.05, linear: bool = True) -> float | None:
-    """Smallest alpha for IC with the median mechanism on the smaller valid net (see :func:`ic_alpha`)."""
+    """Smallest alpha for IC with the median mechanism on the smaller valid net (see :func:`ic_alpha`).
+
+    Solved numerically (bisection) with the integer net of :func:`median_updates_for` at alpha/2: Thm 5.9's
+    n rows, or the corrected SmallDB net's floor(2 ln(2|Q|) / alpha^2) + 1 rows, whichever is smaller.
+    """
     return ic_alpha(n=n, num_queries=num_queries, epsilon=epsilon, delta=delta, beta=beta,
                     updates=median_updates_for(n=n, universe_size=universe_size, num_queries=num_queries,
                                                linear=linear))
@@ -465,6 +528,7 @@ __all__ = [
     "online_mw_cutoff",
     "online_mw_max_queries",
     "prop_4_4_smalldb_error",
+    "remark_5_2_median_updates",
     "smallest_alpha",
     "thm_4_10_mw_updates",
     "thm_4_14_online_mw_alpha",

@@ -10,7 +10,7 @@ import sys
 import warnings
 
 from dprelease import __version__
-from dprelease.cli import bounds, demo, evaluate, online, synth
+from dprelease.cli import bounds, demo, evaluate, online, report, schema, serve, synth
 from dprelease.cli.common import EXIT_USAGE, OneLineParser
 from dprelease.errors import BudgetExceededError, DPReleaseError
 
@@ -19,7 +19,7 @@ def build_parser() -> OneLineParser:
     parser = OneLineParser(prog="dprelease", description="Differentially private query release.")
     parser.add_argument("--version", action="version", version=f"dprelease {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
-    for module in (synth, evaluate, demo, bounds, online):
+    for module in (synth, evaluate, demo, bounds, online, schema, serve, report):
         module.register(commands)
     return parser
 

@@ -12,12 +12,11 @@ import math
 import sys
 from pathlib import Path
 
-from dprelease.api import FACTORED_MECHANISMS
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError
+from dprelease.mechanisms.base import Budget
 from dprelease.queries.workload import Workload
-from dprelease.updates.multiplicative_weights import MultiplicativeWeights
 
 EXIT_USAGE = 2
 
@@ -84,17 +83,13 @@ def selected_domain(args: argparse.Namespace) -> Domain:
     return domain
 
 
-def load(data: Path, args: argparse.Namespace) -> tuple[Dataset, Workload]:
-    """Domain, then workload (both public), then the table; the workload is checked first."""
+def load(data: Path, args: argparse.Namespace, mechanism: object = None,
+         request: object = None) -> tuple[Dataset, Workload]:
+    """Domain, then workload (both public), then the mechanism's public checks, then the table."""
     domain = selected_domain(args)
     workload = Workload.from_spec(args.workload, domain)
-    mechanism, representation = getattr(args, "mechanism", None), getattr(args, "representation", "histogram")
-    if mechanism not in FACTORED_MECHANISMS or representation == "histogram":
-        domain.check_fits(args.max_cells)  # a factored model needs no histogram (it has its own cap)
-    elif mechanism == "ic-mw":  # the factored model over all the workload's marginals must fit its cap
-        cap = {} if getattr(args, "max_model_cells", None) is None else {"max_model_cells": args.max_model_cells}
-        MultiplicativeWeights(representation=representation, max_cells=args.max_cells, **cap).check_queries(workload,
-                                                                                                           domain)
+    if mechanism is not None:  # e.g. a histogram over the cap, an ic-mw model the workload cannot fit
+        mechanism.check(domain, workload, budget=Budget(epsilon=request.epsilon, delta=request.delta))
     return Dataset.from_csv(data, domain), workload
 
 

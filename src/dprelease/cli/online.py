@@ -1,5 +1,8 @@
 """``dprelease online``: answer a stream of linear queries as they arrive (online private MW).
 
+``--mode warm`` warm-starts the hypothesis from an MWEM synopsis bought with ``--warm-share`` of
+the budget and solves the cut-off and threshold from ``--accuracy`` (docs/online.md).
+
 Queries come one JSON object per line, from ``--queries`` or stdin::
 
     {"id": 1, "where": {"sex": 1, "race": [0, 2]}}        the fraction of rows matching a conjunction
@@ -28,7 +31,8 @@ from dprelease.cli.common import check_output, column_list, integer, number, sel
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import BudgetExhaustedError, DPReleaseError, InputError
-from dprelease.mechanisms.online_mw import OnlineMWPlan, OnlinePrivateMW
+from dprelease.mechanisms.online_mw import OnlinePrivateMW
+from dprelease.mechanisms.online_plan import DEFAULT_WARM_SHARE, DEFAULT_WARM_WORKLOAD, MODES, plan_from_json
 from dprelease.mechanisms.online_state import model_representation, read_body
 from dprelease.queries.product import ProductQuery
 from dprelease.representations import REPRESENTATIONS, resolve_representation
@@ -56,6 +60,16 @@ def register(commands: argparse._SubParsersAction) -> None:
     target.add_argument("--alpha", type=number("--alpha"), help="target alpha (answers within 3 alpha)")
     target.add_argument("--max-queries", type=integer("--max-queries"), help="the stream length |Q|")
     parser.add_argument("--beta", type=number("--beta"), default=0.05, help="failure probability (default 0.05)")
+    parser.add_argument("--mode", choices=MODES, default="book",
+                        help="book (default): Algorithm 6 with Thm 4.14/4.15's parameters; warm: an MWEM synopsis "
+                             "bought with --warm-share of the budget, then NumericSparse with its cut-off and "
+                             "threshold solved from --accuracy (needs --accuracy and --max-queries)")
+    parser.add_argument("--accuracy", type=number("--accuracy"),
+                        help="--mode warm: the accuracy every answer should have (w.p. >= 1 - beta)")
+    parser.add_argument("--warm-share", type=number("--warm-share"),
+                        help=f"--mode warm: share of the budget spent on the synopsis (default {DEFAULT_WARM_SHARE})")
+    parser.add_argument("--warm-workload",
+                        help=f"--mode warm: the synopsis's marginals, 'Kway' or 'J-Kway' (default {DEFAULT_WARM_WORKLOAD})")
     parser.add_argument("--state", type=Path, help=STATE_HELP)
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")
     parser.add_argument("--queries", type=Path, help="JSON-lines file of queries (default: read stdin)")
@@ -80,6 +94,17 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--alpha must be a number in (0, 1], got {args.alpha!r}")
     if args.max_queries is not None:
         check_positive_int(args.max_queries, "--max-queries")
+    warm_flags = [flag for flag, value in (("--accuracy", args.accuracy), ("--warm-share", args.warm_share),
+                                           ("--warm-workload", args.warm_workload)) if value is not None]
+    if args.mode == "book" and warm_flags:
+        raise InputError(f"{', '.join(warm_flags)} apply to --mode warm only")
+    if args.mode == "warm":
+        if args.alpha is not None or args.accuracy is None:
+            raise InputError("--mode warm needs --accuracy and --max-queries (not --alpha: its threshold is solved "
+                             "from the accuracy and the budget)")
+        check_open_unit(args.accuracy, "--accuracy")
+        if args.warm_share is not None:
+            check_open_unit(args.warm_share, "--warm-share")
     if args.seed is not None:
         check_positive_int(args.seed, "--seed", minimum=0)
     check_positive_int(args.max_cells, "--max-cells")
@@ -99,9 +124,11 @@ def run(args: argparse.Namespace) -> int:
     if resume:
         session = OnlinePrivateMW.load(args.state, dataset, max_cells=args.max_cells)
     else:
+        warm = {} if args.mode == "book" else {"mode": "warm", "accuracy": args.accuracy,
+                                               "warm_share": args.warm_share, "warm_workload": args.warm_workload}
         session = OnlinePrivateMW(dataset, epsilon=args.epsilon, delta=args.delta, alpha=args.alpha,
                                   max_queries=args.max_queries, beta=args.beta, seed=args.seed,
-                                  max_cells=args.max_cells, representation=representation)
+                                  max_cells=args.max_cells, representation=representation, **warm)
         if args.state is not None:
             session.save(args.state)  # the budget is spent now: record it before anything else
     _print_plan(session, resume)
@@ -137,11 +164,14 @@ def _check_matches_state(args: argparse.Namespace) -> str:
     """A resumed session keeps its own parameters; the command line must agree with them. Returns its representation."""
     body = read_body(args.state)
     try:
-        plan = OnlineMWPlan.from_json(body["plan"])
+        plan = plan_from_json(body["plan"])
         rng = body["rng"]
         representation = model_representation(body)
     except (KeyError, TypeError, AttributeError):
         raise InputError(f"state file {str(args.state)!r} is invalid: it lacks its plan") from None
+    if plan.mode != args.mode:
+        raise InputError(f"--mode {args.mode} differs from the resumed session's {plan.mode} (state file "
+                         f"{str(args.state)!r}); a session keeps its parameters")
     if args.representation not in ("auto", representation):
         raise InputError(f"--representation {args.representation} differs from the resumed session's "
                          f"{representation} (state file {str(args.state)!r}); a session keeps its parameters")
@@ -149,8 +179,15 @@ def _check_matches_state(args: argparse.Namespace) -> str:
              "--beta": (args.beta, plan.beta)}
     if args.alpha is not None:
         given["--alpha"] = (args.alpha, plan.alpha)
+    if args.accuracy is not None:
+        given["--accuracy"] = (args.accuracy, plan.accuracy)
+    if args.warm_share is not None:
+        given["--warm-share"] = (args.warm_share, plan.warm_share)
     if args.max_queries is not None:
         given["--max-queries"] = (args.max_queries, plan.max_queries)
+    if args.warm_workload is not None and args.warm_workload != plan.warm_workload:
+        raise InputError(f"--warm-workload {args.warm_workload} differs from the resumed session's "
+                         f"{plan.warm_workload} (state file {str(args.state)!r}); a session keeps its parameters")
     for flag, (value, saved) in given.items():
         if value != saved:
             raise InputError(f"{flag} {value:g} differs from the resumed session's {saved:g} "
@@ -163,6 +200,15 @@ def _check_matches_state(args: argparse.Namespace) -> str:
 
 def _print_plan(session: OnlinePrivateMW, resumed: bool) -> None:
     plan = session.plan
+    if plan.mode == "warm":
+        print(f"{'resumed' if resumed else 'started'} online MW session (warm: an MWEM synopsis on "
+              f"{plan.warm_workload} at epsilon={float(plan.epsilon_offline):.6g}, then NumericSparse, Thm 3.28; "
+              f"{session.representation} hypothesis): every answer within accuracy={plan.accuracy:g} w.p. >= "
+              f"{1 - plan.beta:g}; up to {plan.max_queries} queries and {plan.cutoff} updates (threshold "
+              f"T={plan.threshold:.4g}); privacy (epsilon={plan.epsilon:g}, delta={plan.delta:g}), spent "
+              f"epsilon={float(session.epsilon_spent):.6g} at the start")
+        sys.stdout.flush()
+        return
     note = " (vacuous: 3 alpha >= 1 at this n)" if plan.vacuous else ""
     print(f"{'resumed' if resumed else 'started'} online MW session ({plan.theorem}, {session.representation} "
           f"hypothesis): alpha={plan.alpha:.4g}, "

@@ -162,7 +162,20 @@ class IterativeConstruction:
                 transcript.append(record)
                 stop_reason = f"round {t}: |v_t - f_t(D)| < 3 alpha / 4"
                 break
-            # UPDATE: D_t = U(D_{t-1}, f_t, v_t)
+            # UPDATE: D_t = U(D_{t-1}, f_t, v_t). U gets IC's own alpha, where the book's proof runs U at alpha/2
+            # (it has T(alpha/2) rounds). T(alpha/2) still bounds the updates, because IC updates on a wider gap
+            # than a database update sequence at alpha/2 needs. An update means |v_t - f_t(D)| >= 3 alpha/4; on
+            # Thm 5.4's event the noise is below alpha/8 (8 ln(2T/beta) / (eps0 n) <= alpha), so |f_t(x) - v_t| <
+            # alpha/8 and the true gap is g = |f_t(x) - f_t(D)| > 3 alpha/4 - alpha/8 = 5 alpha/8, with v_t on
+            # f_t(x)'s side of f_t(D). Then, per update:
+            #   MW (eta = alpha/2): KL(x || x^t) drops by >= eta g - eta^2 > 5 alpha^2/16 - alpha^2/4 = (alpha/2)^2 / 4
+            #     (Lemma 4.12), Thm 4.10's drop at alpha/2, so there are <= ln|X| / ((alpha/2)^2 / 4) = T_MW(alpha/2);
+            #   perceptron (step alpha/|X|): ||x - x^t||_2^2 drops by >= (2 alpha g - alpha^2) / |X|
+            #     > (alpha/2)^2 / |X|, Thm 5.11's drop at alpha/2, so there are <= r^2 |X| / (alpha/2)^2 = T_P(alpha/2);
+            #   median (its net built for alpha/2 by the caller): the net point y within alpha/2 of x has
+            #     |f_t(y) - v_t| < alpha/2 + alpha/8 < 3 alpha/4 <= |v_t - f_t(D)|, so it is never removed (Thm 5.8).
+            # Both drops need exactly g >= 5 alpha/8. tests/test_ic.py runs IC against an adversary that updates at
+            # the smallest such gap and checks the drops and the count <= T(alpha/2).
             model = update.update(model, query, noisy, alpha=alpha)
             record["action"] = "update"
             transcript.append(record)

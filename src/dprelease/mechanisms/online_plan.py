@@ -1,4 +1,4 @@
-"""The public plan of an online MW session (Dwork & Roth Thms 4.14 / 4.15): alpha, |Q|, c and T.
+"""The public plan of an online MW session: the book's (Thms 4.14 / 4.15) or a warm-started one (Thm 3.28).
 
 Everything here is a function of public quantities (n, |X|, epsilon, delta, beta and the user's alpha
 or stream length), fixed before any data is read. :mod:`~dprelease.mechanisms.online_mw` runs the
@@ -8,6 +8,7 @@ session and :mod:`~dprelease.mechanisms.online_state` saves it; both import the 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 
 from dprelease.bounds import (
     numeric_sparse_alpha,
@@ -17,6 +18,7 @@ from dprelease.bounds import (
     online_mw_max_queries,
 )
 from dprelease.errors import InputError
+from dprelease.privacy.noise import exact, float_at_most
 from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
 
 
@@ -37,6 +39,8 @@ class OnlineMWPlan:
     n: int
     universe_size: int
     given: str
+
+    mode = "book"
 
     def __post_init__(self) -> None:
         check_positive(self.epsilon, "epsilon")
@@ -124,3 +128,173 @@ def _smallest_alpha(n: int, universe_size: int, queries: int, epsilon: float, de
         return online_mw_alpha_pure(n=n, universe_size=universe_size, num_queries=queries, epsilon=epsilon, beta=beta)
     return online_mw_alpha_approx(n=n, universe_size=universe_size, num_queries=queries, epsilon=epsilon,
                                   delta=delta, beta=beta)
+
+
+#: The modes of an online session: the book's Algorithm 6 exactly, or warm-started from an offline synopsis.
+MODES = ("book", "warm")
+#: Warm mode's defaults, measured on Adult (benchmarks/results/online.md; docs/decisions.md).
+DEFAULT_WARM_SHARE = 0.5
+DEFAULT_WARM_WORKLOAD = "1-3way"
+#: The largest cut-off the warm planner considers (a bound on the search, far above any useful plan).
+MAX_WARM_CUTOFF = 10**7
+
+
+@dataclass(frozen=True, slots=True)
+class WarmPlan:
+    """Every public parameter of a warm-started session (``mode="warm"``), fixed before any data is read.
+
+    The budget (epsilon, delta) is split exactly: ``warm_share`` of both buys the offline synopsis
+    (MWEM on ``warm_workload``), the rest runs NumericSparse. The analyst asks for an ``accuracy`` a
+    and a stream length |Q|; the planner takes the largest cut-off c that the online budget affords
+    with NumericSparse's accuracy (Thm 3.28, k = 2|Q| questions of sensitivity 1/n)
+
+        alpha_NS(c) <= a / 3,     then  T = a - alpha_NS(c),   alpha = T / 2  (the MW step eta = alpha / 2)
+
+    so that, with probability >= 1 - beta, every answer given is within a: a measured answer within
+    alpha_NS, a hypothesis answer (both comparisons below T) within T + alpha_NS = a. alpha >= alpha_NS
+    is the condition of the book's potential argument (Thm 4.10 in the proof of Thm 4.14): each update
+    lowers KL(x || x^t) by at least alpha^2 / 4, so there are at most 4 KL(x || x^0) / alpha^2 updates.
+    That bound depends on how good the synopsis x^0 is (private), so c comes from the budget, not from
+    it; after c updates every further query is refused.
+
+    Build with :meth:`solve`. Amounts are exact fractions (:attr:`epsilon_offline` + :attr:`epsilon_online`
+    is exactly epsilon).
+    """
+
+    epsilon: float
+    delta: float
+    beta: float
+    accuracy: float
+    max_queries: int
+    cutoff: int
+    threshold: float
+    n: int
+    universe_size: int
+    warm_share: float
+    warm_workload: str
+    warm_rounds: int | None = None
+
+    mode = "warm"
+    given = "accuracy"
+
+    def __post_init__(self) -> None:
+        check_positive(self.epsilon, "epsilon")
+        check_delta(self.delta)
+        check_open_unit(self.beta, "beta")
+        check_open_unit(self.accuracy, "accuracy")
+        check_positive_int(self.max_queries, "max_queries")
+        check_positive_int(self.cutoff, "cutoff")
+        check_positive(self.threshold, "threshold")
+        check_positive_int(self.n, "n")
+        check_positive_int(self.universe_size, "universe_size")
+        check_open_unit(self.warm_share, "warm_share")
+        if not isinstance(self.warm_workload, str) or not self.warm_workload:
+            raise InputError(f"warm_workload must be a workload spec such as '1-3way', got {self.warm_workload!r}")
+        if self.warm_rounds is not None:
+            check_positive_int(self.warm_rounds, "warm_rounds")
+
+    # ------------------------------------------------------------ the budget split (exact)
+    @property
+    def epsilon_offline(self) -> Fraction:
+        return exact(self.epsilon) * exact(self.warm_share)
+
+    @property
+    def epsilon_online(self) -> Fraction:
+        return exact(self.epsilon) - self.epsilon_offline
+
+    @property
+    def delta_offline(self) -> Fraction:
+        return exact(self.delta) * exact(self.warm_share)
+
+    @property
+    def delta_online(self) -> Fraction:
+        return exact(self.delta) - self.delta_offline
+
+    @classmethod
+    def solve(cls, *, n: int, universe_size: int, epsilon: float, delta: float = 0.0, accuracy: float,
+              max_queries: int, beta: float = 0.05, warm_share: float = DEFAULT_WARM_SHARE,
+              warm_workload: str = DEFAULT_WARM_WORKLOAD, warm_rounds: int | None = None) -> WarmPlan:
+        """The largest cut-off c with alpha_NS(c) <= accuracy / 3 (Thm 3.28 on the online share), and T."""
+        check_positive(epsilon, "epsilon")
+        check_delta(delta)
+        check_open_unit(beta, "beta")
+        check_positive_int(n, "n")
+        check_positive_int(universe_size, "universe_size")
+        check_open_unit(accuracy, "accuracy")
+        check_positive_int(max_queries, "max_queries")
+        check_open_unit(warm_share, "warm_share")
+        probe = cls(float(epsilon), float(delta), float(beta), float(accuracy), int(max_queries), 1, 1.0, int(n),
+                    int(universe_size), float(warm_share), warm_workload, warm_rounds)
+        needed = probe.numeric_sparse_alpha_at
+        if 3 * needed(1) > accuracy:
+            raise InputError(
+                f"accuracy={accuracy:g} is below what NumericSparse (Thm 3.28) promises for {max_queries} queries "
+                f"with the online share epsilon={float(probe.epsilon_online):.4g} at n={n}: even one update needs "
+                f"accuracy >= {3 * needed(1):.4g}; ask for less accuracy, a shorter stream, more epsilon or a "
+                "smaller warm_share")
+        low, high = 1, 2  # the largest c with 3 alpha_NS(c) <= accuracy (alpha_NS grows with c)
+        while high <= MAX_WARM_CUTOFF and 3 * needed(high) <= accuracy:
+            low, high = high, 2 * high
+        high = min(high, MAX_WARM_CUTOFF + 1)
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (middle, high) if 3 * needed(middle) <= accuracy else (low, middle)
+        threshold = accuracy - needed(low)
+        return cls(float(epsilon), float(delta), float(beta), float(accuracy), int(max_queries), low, threshold,
+                   int(n), int(universe_size), float(warm_share), warm_workload, warm_rounds)
+
+    def numeric_sparse_alpha_at(self, cutoff: int) -> float:
+        """alpha_NS of Thm 3.28 for this plan's online share, k = 2|Q| questions of sensitivity 1/n."""
+        return numeric_sparse_alpha(cutoff=cutoff, num_queries=2 * self.max_queries,
+                                    epsilon=float_at_most(self.epsilon_online), delta=float_at_most(self.delta_online),
+                                    beta=self.beta, sensitivity=1 / self.n)
+
+    @property
+    def numeric_sparse_alpha(self) -> float:
+        """NumericSparse's accuracy alpha_NS at this plan's cut-off (<= accuracy / 3)."""
+        return self.numeric_sparse_alpha_at(self.cutoff)
+
+    @property
+    def alpha(self) -> float:
+        """T / 2, the book's alpha for the MW step (eta = alpha / 2); >= alpha_NS by construction."""
+        return self.threshold / 2
+
+    @property
+    def theorem(self) -> str:
+        return "Thm 3.28 after an MWEM synopsis"
+
+    @property
+    def promised_accuracy(self) -> float:
+        """a: w.p. >= 1 - beta every answer given is within it (refused queries get no answer)."""
+        return self.accuracy
+
+    @property
+    def vacuous(self) -> bool:
+        return False  # accuracy < 1 is checked; a refusal, not a vacuous answer, is what the budget cannot cover
+
+    def to_json(self) -> dict[str, object]:
+        return {**{name: getattr(self, name) for name in _WARM_FIELDS}, "mode": self.mode, "theorem": self.theorem,
+                "promised_accuracy": self.promised_accuracy, "numeric_sparse_alpha": self.numeric_sparse_alpha,
+                "alpha": self.alpha, "epsilon_offline": str(self.epsilon_offline),
+                "epsilon_online": str(self.epsilon_online), "delta_offline": str(self.delta_offline),
+                "delta_online": str(self.delta_online)}
+
+    @classmethod
+    def from_json(cls, record: dict[str, object]) -> WarmPlan:
+        try:
+            if record["mode"] != "warm":
+                raise InputError(f"session plan is for mode {record['mode']!r}, not 'warm'")
+            return cls(*(record[k] for k in _WARM_FIELDS))
+        except (KeyError, TypeError) as exc:
+            raise InputError(f"session plan is invalid: {type(exc).__name__}: {exc}") from None
+
+
+_WARM_FIELDS = ("epsilon", "delta", "beta", "accuracy", "max_queries", "cutoff", "threshold", "n", "universe_size",
+                "warm_share", "warm_workload", "warm_rounds")
+
+
+def plan_from_json(record: dict[str, object]) -> OnlineMWPlan | WarmPlan:
+    """A saved plan of either mode (a plan without ``mode`` is the book's)."""
+    if isinstance(record, dict) and record.get("mode", "book") == "warm":
+        return WarmPlan.from_json(record)
+    return OnlineMWPlan.from_json(record)

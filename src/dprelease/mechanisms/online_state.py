@@ -6,7 +6,8 @@ Layout (JSON)::
 
 Version 1 holds an explicit histogram; version 2 (written only for a factored hypothesis, so a
 histogram session's file is unchanged and older dprelease versions still read it) adds
-``model.representation = "factored"``. Both versions load.
+``model.representation = "factored"``; version 3 is a warm-started session (``plan.mode = "warm"``,
+either representation, and the public ``synopsis`` summary). All three load.
 
 ``sha256`` is the SHA-256 of the body written canonically (sorted keys, no spaces), so
 a truncated or edited file is refused with a clear :class:`~dprelease.errors.InputError`
@@ -48,7 +49,8 @@ from dprelease import __version__
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.errors import DPReleaseError, InputError, SeededRunWarning
-from dprelease.mechanisms.online_plan import OnlineMWPlan
+from dprelease.files import write_atomic
+from dprelease.mechanisms.online_plan import plan_from_json
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import RandomSource, SecureRandom, SeededRandom
 from dprelease.privacy.sparse_vector import (
@@ -57,14 +59,14 @@ from dprelease.privacy.sparse_vector import (
     accountant_state,
     dataset_fingerprint,
 )
-from dprelease.release import write_atomic
 from dprelease.representations.factored import FactoredModel
 from dprelease.representations.histogram import HistogramModel
 
 FORMAT = "dprelease-online-mw-state"
 VERSION = 1  # an explicit histogram
 FACTORED_VERSION = 2  # a factored model (``model.representation``)
-VERSIONS = (VERSION, FACTORED_VERSION)
+WARM_VERSION = 3  # a warm-started session (``plan.mode = "warm"``), either representation
+VERSIONS = (VERSION, FACTORED_VERSION, WARM_VERSION)
 
 
 def canonical(body: dict[str, object]) -> str:
@@ -72,13 +74,14 @@ def canonical(body: dict[str, object]) -> str:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-def save_session(session, path: Path) -> None:
-    """Write ``session`` (an OnlinePrivateMW) to ``path``: temporary file, fsync, rename."""
+def session_body(session, *, with_model: bool = True) -> dict[str, object]:
+    """The whole state of ``session`` (an OnlinePrivateMW) as JSON-ready data: PRIVATE (see the module doc).
+
+    ``with_model=False`` leaves out the hypothesis (it changes only at an update), for a store that keeps
+    it apart (:mod:`dprelease.service.sessions`); :func:`encode_model` encodes it.
+    """
     if session._fingerprint is None:
         session._fingerprint = dataset_fingerprint(session._dataset)
-    if session._encoded is None or session._encoded[0] is not session.model:
-        session._encoded = (session.model, encode_model(session.model))
-    factored = isinstance(session.model, FactoredModel)
     body = {
         "dprelease_version": __version__,
         "plan": session.plan.to_json(),
@@ -86,15 +89,43 @@ def save_session(session, path: Path) -> None:
         "data_sha256": session._fingerprint,
         "ledger": accountant_state(session.accountant),
         "sparse_vector": session._sparse.state(),
-        "model": session._encoded[1],
         "queries_seen": session.queries_seen,
         "from_hypothesis": session.from_hypothesis,
         "rng": rng_state(session._rng),
     }
+    if session.mode == "warm":
+        body["synopsis"] = session.synopsis
+    if with_model:
+        if session._encoded is None or session._encoded[0] is not session.model:
+            session._encoded = (session.model, encode_model(session.model))
+        body["model"] = session._encoded[1]
+    return body
+
+
+#: The parts of a session's state that change as it answers (the hypothesis aside): see :func:`session_dynamic`.
+DYNAMIC_KEYS = ("sparse_vector", "queries_seen", "from_hypothesis")
+
+
+def session_dynamic(session) -> dict[str, object]:
+    """The parts of :func:`session_body` that change with each answer (PRIVATE: the noisy threshold)."""
+    return {"sparse_vector": session._sparse.state(), "queries_seen": session.queries_seen,
+            "from_hypothesis": session.from_hypothesis}
+
+
+def format_version(body: dict[str, object]) -> int:
+    """The file version a body is written with: 1 (book, histogram), 2 (book, factored), 3 (warm)."""
+    if isinstance(body.get("plan"), dict) and body["plan"].get("mode") == "warm":
+        return WARM_VERSION
+    return FACTORED_VERSION if model_representation(body) == "factored" else VERSION
+
+
+def save_session(session, path: Path) -> None:
+    """Write ``session`` (an OnlinePrivateMW) to ``path``: temporary file, fsync, rename."""
+    body = session_body(session)
     text = canonical(body)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     try:
-        version = FACTORED_VERSION if factored else VERSION
+        version = format_version(body)
         write_atomic(path, f'{{"format":"{FORMAT}","version":{version},"sha256":"{digest}","body":{text}}}\n')
     except OSError as exc:
         raise InputError(f"state file {str(path)!r} cannot be written: {exc.strerror or exc}") from None
@@ -102,11 +133,15 @@ def save_session(session, path: Path) -> None:
 
 def load_session(cls, path: Path, dataset: Dataset, *, max_cells: int = DEFAULT_MAX_CELLS):
     """Read, verify and rebuild a session saved by :func:`save_session` (see the module doc)."""
-    where = f"state file {str(path)!r}"
-    body = read_body(path)
+    return session_from_body(cls, read_body(path), dataset, max_cells=max_cells, where=f"state file {str(path)!r}")
+
+
+def session_from_body(cls, body: dict[str, object], dataset: Dataset, *, max_cells: int = DEFAULT_MAX_CELLS,
+                      where: str = "session state"):
+    """Rebuild a session from :func:`session_body`'s data with every check; nothing is charged or reset."""
     try:
         factored = model_representation(body) == "factored"
-        plan = OnlineMWPlan.from_json(body["plan"])
+        plan = plan_from_json(body["plan"])
         if body["domain"] != dataset.domain.to_dict() or plan.n != dataset.n or \
                 plan.universe_size != dataset.domain.size:
             raise InputError(f"{where} was made for another domain or table size "
@@ -136,7 +171,8 @@ def load_session(cls, path: Path, dataset: Dataset, *, max_cells: int = DEFAULT_
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"{where} is invalid: {type(exc).__name__}: {exc}") from None
     session = cls.__new__(cls)
-    session._start(dataset, plan, accountant, sparse, rng, model, queries_seen=seen, from_hypothesis=hyp)
+    session._start(dataset, plan, accountant, sparse, rng, model, queries_seen=seen, from_hypothesis=hyp,
+                   synopsis=body.get("synopsis") if plan.mode == "warm" else None)
     return session
 
 
@@ -171,7 +207,12 @@ def read_body(path: Path) -> dict[str, object]:
                          "(starting afresh would spend the budget again)")
     model = body.get("model")
     stored = model.get("representation", "histogram") if isinstance(model, dict) else None
-    if stored != ("factored" if version == FACTORED_VERSION else "histogram"):
+    plan = body.get("plan")
+    warm = isinstance(plan, dict) and plan.get("mode") == "warm"
+    if warm != (version == WARM_VERSION):
+        raise InputError(f"{where} is invalid: format version {version} does not hold a "
+                         f"{'warm' if warm else 'book'}-mode session")
+    if version != WARM_VERSION and stored != ("factored" if version == FACTORED_VERSION else "histogram"):
         raise InputError(f"{where} is invalid: format version {version} does not hold a model of representation "
                          f"{stored!r}")
     return body

@@ -1,14 +1,18 @@
 """SmallDB (Dwork & Roth Sec. 4.1, Algorithm 4, Prop. 4.1, Prop. 4.4, Thm 4.5).
 
-    R = { y in N^|X| : ||y||_1 = m },  m = ceil(ln|Q| / alpha_net^2)
+    R = { y in N^|X| : ||y||_1 = m },  m = floor(ln(2|Q|) / (2 alpha_net^2)) + 1
     u(x, y) = -max_{f in Q} |f(x) - f(y)|
     output y ~ exponential mechanism M_E(x, u, R)
 
 Thm 4.2 guarantees that R holds a database within alpha_net of x on every *linear* query, and the
-exponential mechanism loses at most 2 (ln|R| + ln(1/beta)) / (eps n) more (Prop. 4.4). Thm 4.5
-runs Algorithm 4 with alpha_net = alpha / 2 to be alpha-accurate w.p. 1 - beta whenever
-n >= (16 ln|X| ln|Q| + 4 ln(1/beta)) / (eps alpha^3), i.e. for
-alpha = ((16 ln|X| ln|Q| + 4 ln(1/beta)) / (eps n))^(1/3).
+exponential mechanism loses at most 2 (ln|R| + ln(1/beta)) / (eps n) more (Prop. 4.4). The net's m
+is the smallest with 2|Q| exp(-2 m alpha_net^2) < 1 (Hoeffding and a union bound over Q), a net for
+every |Q| >= 1; the book's m = ln|Q| / alpha_net^2 is none for |Q| <= 2 (0 rows for |Q| = 1), a
+correction recorded in docs/theorems.md. Thm 4.5, redone with this m, runs Algorithm 4 with
+alpha_net = alpha / 2 to be alpha-accurate w.p. 1 - beta whenever
+n >= (8 ln|X| ln(2|Q|) + 4 ln|X| + 4 ln(1/beta)) / (eps alpha^3), i.e. for
+alpha = ((8 ln|X| ln(2|Q|) + 4 ln|X| + 4 ln(1/beta)) / (eps n))^(1/3)
+(:func:`~dprelease.bounds.thm_4_5_smalldb_alpha`).
 
 R is enumerated exactly (every histogram of m rows, :mod:`dprelease.representations.nets`), so
 SmallDB only runs where C(|X| + m - 1, m) fits under a public cap; above it, a clear
@@ -19,17 +23,24 @@ are computed here, publicly; the private step (scoring against the true answers 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from dprelease.bounds import thm_4_5_smalldb_alpha
 from dprelease.data import Dataset
+from dprelease.domain import DEFAULT_MAX_CELLS, Domain
+from dprelease.engines.base import PrivateTable
 from dprelease.errors import InputError
+from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
+from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import RandomSource
+from dprelease.queries.workload import Workload
 from dprelease.representations.histogram import HistogramModel
 from dprelease.representations.nets import (
     DEFAULT_MAX_DATABASES,
@@ -59,15 +70,15 @@ class SmallDB:
     Args:
         epsilon: the privacy budget; the run is (epsilon, 0)-DP.
         alpha: target accuracy. The net is Algorithm 4's for alpha/2 (Thm 4.5):
-            m = ceil(ln|Q| / (alpha/2)^2). ``None``: the alpha of Thm 4.5 at this n, an error when
-            that exceeds 1 (no guarantee).
+            m = floor(ln(2|Q|) / (2 (alpha/2)^2)) + 1 (Thm 4.2 corrected). ``None``: the alpha of Thm 4.5
+            (corrected closed form) at this n, an error when that exceeds 1 (no guarantee).
         beta: failure probability of the accuracy guarantee.
         database_size: use this m instead (Algorithm 4 with any size; voids Thm 4.5's accounting of alpha).
         max_databases, max_cells: public caps on the enumeration.
 
     Privacy: (epsilon, 0)-DP (Prop. 4.1, an instance of the exponential mechanism, Thm 3.10) with
     utility -max_f |f(x) - f(y)| of sensitivity ``queries.sensitivity(n)`` (1/n for linear queries).
-    Accuracy: Prop. 4.4 / Thm 4.5, for linear queries.
+    Accuracy: Prop. 4.4 / Thm 4.5 with the corrected net, for linear queries.
     """
 
     epsilon: float
@@ -126,3 +137,34 @@ class SmallDB:
                        "epsilon": self.epsilon}]
         return SmallDBResult(database_model(dataset.domain, chosen, size), chosen.copy(), accountant,
                              parameters, transcript)
+
+
+# ----------------------------------------------------------------------------------------- registry entry
+@dataclass(frozen=True, kw_only=True)
+class SmallDBMechanism:
+    """The registry's ``smalldb``: Algorithm 4 at the user's alpha or Thm 4.5's.
+
+    Privacy: (epsilon, 0)-DP, one exponential-mechanism draw (Prop. 4.1, Thm 3.10) with a utility of
+    sensitivity 1/n for linear queries; delta is not used.
+    """
+
+    name: ClassVar[str] = "smalldb"
+    summary: ClassVar[str] = ("SmallDB (Alg. 4): the exponential mechanism over all small databases; tiny domains, "
+                              "the book's one-shot baseline")
+    representations: ClassVar[tuple[str, ...]] = ("histogram",)
+
+    alpha: float | None = option(None, "target accuracy (default: Thm 4.5's alpha at this n; an error when it "
+                                       "exceeds 1)", kind=float)
+    max_cells: int = option(DEFAULT_MAX_CELLS, "cap on an explicit histogram's cells", kind=int)
+
+    def check(self, domain: Domain, workload: Workload, *, budget: Budget) -> None:
+        histogram_check(domain, self.max_cells)
+
+    def fit(self, table: PrivateTable, workload: Workload, *, budget: Budget, rng: RandomSource,
+            progress: Progress) -> Fitted:
+        if budget.delta:
+            warnings.warn("SmallDB is (epsilon, 0)-DP in one step: delta is not used", UserWarning, stacklevel=3)
+        result = SmallDB(epsilon=budget.epsilon, alpha=self.alpha).run(table, workload, rng=rng)
+        guarantee = (f"(epsilon={budget.epsilon:g}, delta=0)-differential privacy: SmallDB, the exponential "
+                     "mechanism (Prop. 4.1)")
+        return Fitted(result.model, result.model, result.accountant, result.transcript, result.parameters, guarantee)

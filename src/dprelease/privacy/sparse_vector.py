@@ -242,6 +242,23 @@ class _SparseVector:
         if not self.halted:  # a fresh AboveThreshold run (Alg. 2/3: T_hat_count = T + Lap(sigma))
             self._noisy_threshold = self._draw_threshold()
 
+    def end_run(self) -> None:
+        """End the current AboveThreshold run as if its last comparison had been TOP, releasing nothing.
+
+        For a curator who cannot tell whether a comparison's outcome left the process (a crash between
+        the comparison and the durable record of its answer): one of the c runs is used up (with
+        NumericSparse, its numeric slot too, unreleased) and a fresh threshold is drawn, so the lost
+        comparison is paid for whatever it was. Privacy: each run is one AboveThreshold instance
+        whatever its length; ending one early is a choice made from public information, so the
+        guarantee (Thms 3.23-3.27) and the ledger are unchanged. Raises BudgetExhaustedError when halted.
+        """
+        if self.halted:
+            raise BudgetExhaustedError(f"{self.mechanism} has used its {self.cutoff} run(s); no run is left to end")
+        if self.numeric:
+            self._reservations[1].use(epsilon=self.epsilon_numeric, label=f"{self.label}: run {self.count + 1} "
+                                                                          "ended, nothing released")
+        self._after_top()
+
     # ----------------------------------------------------------------- state
     def state(self) -> dict[str, object]:
         """Everything needed to resume, JSON-ready. SECRET: holds the noisy threshold; never publish it."""

@@ -35,6 +35,7 @@ import numpy as np
 
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError, InputTypeError
+from dprelease.queries.array_eval import answer_column
 from dprelease.queries.base import MarginalSource
 from dprelease.queries.workload import QueryList
 from dprelease.validation import check_positive_int
@@ -122,8 +123,6 @@ class CallableQuerySet(QueryList):
 
     def answers_many(self, histograms: np.ndarray) -> np.ndarray:
         """A ``(k, num_queries)`` matrix: every query on each of ``k`` normalized histograms."""
-        from dprelease.representations.nets import answer_column
-
         stack = np.asarray(histograms, dtype=np.float64).reshape((-1, *self.domain.shape))
         return np.stack([answer_column(q, stack) for q in self.queries], axis=1)
 

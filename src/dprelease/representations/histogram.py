@@ -13,50 +13,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 import numpy as np
 from scipy.special import logsumexp
 
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.privacy.rng import RandomSource
+from dprelease.queries.array_eval import BINCOUNT_MAX_CELLS, marginal_index, marginalize  # noqa: F401 (re-exported)
 from dprelease.queries.base import LinearQuery
-
-
-#: Up to this many cells, marginals are computed by np.bincount over a cached flat
-#: cell index (4x faster than np.sum over several axes); beyond it, by np.sum.
-BINCOUNT_MAX_CELLS = 4_000_000
-
-
-@lru_cache(maxsize=128)
-def marginal_index(domain: Domain, attributes: tuple[str, ...]) -> np.ndarray:
-    """For every cell of X (C order), the flat index of its cell in the marginal on ``attributes``."""
-    axes = domain.axes(attributes)
-    sizes = [domain.sizes[a] for a in axes]
-    index = np.zeros(domain.shape, dtype=np.intp)
-    stride = 1
-    for axis, size in zip(reversed(axes), reversed(sizes)):
-        shape = [1] * len(domain)
-        shape[axis] = size
-        index = index + stride * np.arange(size, dtype=np.intp).reshape(shape)
-        stride *= size
-    index = index.reshape(-1)
-    index.setflags(write=False)
-    return index
-
-
-def marginalize(domain: Domain, probabilities: np.ndarray, attributes: tuple[str, ...]) -> np.ndarray:
-    """The marginal of an array shaped like ``domain`` on ``attributes`` (in the order given)."""
-    axes = domain.axes(attributes)
-    shape = tuple(domain.sizes[a] for a in axes)
-    if domain.size <= BINCOUNT_MAX_CELLS:
-        flat = np.bincount(marginal_index(domain, attributes), weights=probabilities.reshape(-1),
-                           minlength=math.prod(shape))
-        return flat.reshape(shape)
-    other = tuple(i for i in range(len(domain)) if i not in axes)
-    summed = probabilities.sum(axis=other)
-    kept = sorted(axes)
-    return np.transpose(summed, [kept.index(a) for a in axes])
 
 
 @dataclass(frozen=True, eq=False)

@@ -5,9 +5,12 @@ Two alpha-nets from Dwork & Roth (Def. 5.2) are used by the median mechanism and
 * **Thm 5.9**: all databases of size n. The true database is one of them, so this is an
   alpha-net for *every* query class and every alpha >= 0 (error 0).
 * **Thm 4.2 / Remark 5.2** (the SmallDB net): all databases of size
-  m = ceil(ln|Q| / alpha^2). For *linear* queries some such database answers every query in Q
-  within alpha (Hoeffding plus a union bound: Pr[error >= alpha] <= 2|Q| exp(-2 m alpha^2) < 1
-  once |Q| > 2). The book leaves the rounding unstated; ``ceil`` keeps the bound.
+  m = floor(ln(2|Q|) / (2 alpha^2)) + 1. For *linear* queries some such database answers every
+  query in Q within alpha: m rows drawn i.i.d. from x miss one query by alpha or more with
+  probability at most 2 exp(-2 m alpha^2) (Hoeffding), so the union over Q, 2|Q| exp(-2 m alpha^2),
+  is < 1 exactly when m > ln(2|Q|) / (2 alpha^2), and m is the smallest such integer. The book's
+  m = ln|Q| / alpha^2 satisfies this only for |Q| > 2 (and is 0 rows for |Q| = 1): a correction of
+  Thm 4.2's sizing, see docs/theorems.md.
 
 A database of m rows over X is a multiset, i.e. a histogram of non-negative integers summing to
 m; there are exactly C(|X| + m - 1, m) of them ("stars and bars"), far fewer than the |X|^m
@@ -30,6 +33,7 @@ import numpy as np
 
 from dprelease.domain import Domain
 from dprelease.errors import DomainTooLargeError
+from dprelease.queries.array_eval import answer_column
 from dprelease.validation import check_positive, check_positive_int
 
 #: Default cap on the number of databases a net may hold.
@@ -63,10 +67,19 @@ def log2_count_databases(universe_size: int, size: int) -> float:
 
 
 def smalldb_size(*, alpha: float, num_queries: int) -> int:
-    """m = ceil(ln|Q| / alpha^2), at least 1: the size of the SmallDB net (Alg. 4, Thm 4.2, Remark 5.2)."""
+    """m = floor(ln(2|Q|) / (2 alpha^2)) + 1: the rows of the SmallDB net (Alg. 4, Thm 4.2 corrected, Remark 5.2).
+
+    The smallest m with 2|Q| exp(-2 m alpha^2) < 1, i.e. m > ln(2|Q|) / (2 alpha^2): then Hoeffding and a
+    union bound over Q leave some database of m rows within alpha of x on every linear query, for every
+    |Q| >= 1 (the book's ln|Q| / alpha^2 fails for |Q| <= 2; docs/theorems.md). The quotient is scaled up
+    by 1e-12 before the floor, so float rounding can only add a row, never drop the strict inequality.
+
+    >>> smalldb_size(alpha=0.3, num_queries=1), smalldb_size(alpha=0.3, num_queries=8)
+    (4, 16)
+    """
     check_positive(alpha, "alpha")
     check_positive_int(num_queries, "num_queries")
-    return max(1, math.ceil(math.log(num_queries) / alpha**2))
+    return math.floor(math.log(2 * num_queries) / (2 * alpha**2) * (1 + 1e-12)) + 1
 
 
 def check_net(universe_size: int, size: int, *, num_queries: int | None = None,
@@ -143,32 +156,6 @@ def all_databases(universe_size: int, size: int, *, max_databases: int = DEFAULT
 
 
 # --------------------------------------------------------------------- answers
-def answer_column(query: object, histograms: np.ndarray) -> np.ndarray:
-    """One query on each normalized histogram of a ``(k, *domain.shape)`` stack."""
-    if hasattr(query, "evaluate_many"):
-        return np.asarray(query.evaluate_many(histograms), dtype=np.float64)
-    if hasattr(query, "factor"):
-        k = histograms.shape[0]
-        q = np.broadcast_to(query.factor(), histograms.shape[1:]).reshape(-1)
-        return histograms.reshape(k, -1) @ q
-    domain = query.domain
-    return np.array([query.evaluate(_Fixed(domain, h)) for h in histograms], dtype=np.float64)
-
-
-class _Fixed:
-    """One normalized histogram as a MarginalSource (fallback for queries without a vectorised path)."""
-
-    def __init__(self, domain: Domain, histogram: np.ndarray) -> None:
-        self.domain, self._h = domain, histogram
-
-    def marginal(self, attributes) -> np.ndarray:
-        axes = self.domain.axes(attributes)
-        other = tuple(i for i in range(len(self.domain)) if i not in axes)
-        summed = self._h.sum(axis=other)
-        kept = sorted(axes)
-        return np.transpose(summed, [kept.index(a) for a in axes])
-
-
 def normalized(counts: np.ndarray, domain: Domain, size: int) -> np.ndarray:
     """Counts of m-row databases as a ``(k, *domain.shape)`` stack of fractions."""
     return (counts.astype(np.float64) / size).reshape((-1, *domain.shape))

@@ -19,12 +19,15 @@ Nets (Def. 5.2), see :mod:`dprelease.representations.nets`:
 * :meth:`MedianMechanism.all_databases` (Thm 5.9): every database of n rows. It contains x,
   so it is a net for *any* query class (linear or not) and any alpha.
 * :meth:`MedianMechanism.smalldb_net` (Remark 5.2, Thm 4.2): every database of
-  m = ceil(ln|Q| / alpha^2) rows; an alpha-net for *linear* queries only.
+  m = floor(ln(2|Q|) / (2 alpha^2)) + 1 rows; an alpha-net for *linear* queries only, for every
+  |Q| >= 1 (Hoeffding; the book's m = ln|Q| / alpha^2 is not a net for |Q| <= 2, docs/theorems.md).
 
 Inside the iterative construction the transcript is a database update sequence at alpha/2
-(updates happen when |v - f(D)| >= 3 alpha/4 and, w.h.p., |v - f(x)| < alpha/4), so the net
-must be an (alpha/2)-net; :meth:`MedianMechanism.max_updates` refuses an alpha its net does not
-cover. The net's size is public (it depends on |X| and m only), so T is public.
+(updates happen when |v - f(D)| >= 3 alpha/4 and, w.h.p., |v - f(x)| < alpha/8: Thm 5.4's
+8 ln(2T/beta) / (eps0 n) <= alpha), so the net must be an (alpha/2)-net: its point y within alpha/2
+of x has |f(y) - v| < 5 alpha/8 < 3 alpha/4, so it lies on v's side of the median and is never
+removed. :meth:`MedianMechanism.max_updates` refuses an alpha its net does not cover. The net's
+size is public (it depends on |X| and m only), so T is public.
 
 The median mechanism answers non-linear queries (:class:`~dprelease.queries.callable.CallableQuery`)
 as well as linear ones: it only ever *evaluates* queries on candidate databases.
@@ -158,7 +161,10 @@ class MedianMechanism:
     @classmethod
     def smalldb_net(cls, *, alpha: float, num_queries: int, max_databases: int = DEFAULT_MAX_DATABASES,
                     max_cells: int = DEFAULT_MAX_NET_CELLS) -> MedianMechanism:
-        """Remark 5.2: every database of m = ceil(ln|Q| / alpha^2) rows, an alpha-net for linear queries.
+        """Remark 5.2: every database of m = floor(ln(2|Q|) / (2 alpha^2)) + 1 rows, an alpha-net for linear queries.
+
+        m is :func:`~dprelease.representations.nets.smalldb_size`: the fewest rows for which Thm 4.2's
+        Hoeffding argument holds for every |Q| (2|Q| exp(-2 m alpha^2) < 1).
 
         For the iterative construction with target accuracy alpha, pass ``alpha / 2`` here.
         """
@@ -222,8 +228,9 @@ def smallest_net(*, n: int, alpha: float, num_queries: int, linear: bool) -> tup
     """The smaller valid alpha-net for databases of n rows: ("all-databases", n) or ("smalldb", m).
 
     Thm 5.9's net (m = n) is valid for any queries; the SmallDB net (Remark 5.2,
-    m = ceil(ln|Q| / alpha^2)) for linear ones only. C(|X| + m - 1, m) grows with m, so the
-    net with fewer rows is the smaller one. Public arithmetic only.
+    m = floor(ln(2|Q|) / (2 alpha^2)) + 1, :func:`~dprelease.representations.nets.smalldb_size`) for linear
+    ones only. C(|X| + m - 1, m) grows with m, so the net with fewer rows is the smaller one. Public
+    arithmetic only.
     """
     check_positive_int(n, "n")
     m = smalldb_size(alpha=alpha, num_queries=num_queries)

@@ -232,3 +232,12 @@ class _RankedMoves:
         earlier = earlier.reshape(self.shape)
         gains = _leaving_gain(self.r_source + earlier[:, :k]) + _entering_gain(self.r_target + earlier[:, k:])
         return gains.sum(axis=0)
+
+
+def fitted_rows(model: object, count: int, rng: RandomSource, *, domain: Domain,
+                targets: Sequence[tuple[tuple[str, ...], np.ndarray]]) -> np.ndarray:
+    """The row method ``fitted``: the model rounded to ``count`` rows, then moved toward ``targets`` (:func:`fit_rows`).
+
+    Post-processing: the model and the targets are released outputs (Prop. 2.1).
+    """
+    return fit_rows(model.round(count, rng), domain, targets, rng)

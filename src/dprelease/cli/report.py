@@ -1,0 +1,65 @@
+"""``dprelease report``: a release as one self-contained HTML page (or Markdown), optionally against the real data."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from dprelease.cli.common import check_output, integer
+from dprelease.data import Dataset
+from dprelease.domain import Domain
+from dprelease.errors import InputError
+from dprelease.release import Release
+from dprelease.release.files import side_file_name, write_atomic
+from dprelease.report import FORMATS, build_report, render
+from dprelease.validation import check_positive_int
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "report", help="a readable report of a release (one HTML file, or Markdown)",
+        description="Write one self-contained HTML file (charts inline; opens offline) or a Markdown text about a "
+                    "release: its guarantee and privacy ledger, the mechanism's rounds, and the synthetic table "
+                    "beside the released answers. With --data, a NOT PRIVATE section compares the release with the "
+                    "real table (and two baselines drawn from it): that file is for the curator's eyes only.")
+    parser.add_argument("release", type=Path, help="the release JSON written by synth --release (its .answers.npz "
+                                                   "side file beside it)")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="the real CSV: adds the NOT PRIVATE comparison (never publish that report)")
+    parser.add_argument("--domain", type=Path, default=None,
+                        help="domain JSON of --data (default: the release's own domain; if given, it must agree)")
+    parser.add_argument("--out", type=Path, required=True, help="the report file to write")
+    parser.add_argument("--format", choices=FORMATS, default=None,
+                        help="html (default; charts need the 'report' extra, matplotlib) or md (text, tables only); "
+                             "default: md when --out ends in .md, else html")
+    parser.add_argument("--seed", type=integer("--seed"), default=0,
+                        help="seed of the baselines drawn from --data (default 0)")
+    parser.set_defaults(handler=run)
+
+
+def check_domain(path: Path, release: Release) -> None:
+    """--domain must give every column of the release the release's number of values."""
+    given = Domain.from_json(path)
+    for attribute, size in zip(release.domain.attributes, release.domain.sizes):
+        if attribute not in given:
+            raise InputError(f"--domain {str(path)!r} lacks the release's column {attribute!r}")
+        if given.size_of(attribute) != size:
+            raise InputError(f"--domain {str(path)!r} gives column {attribute!r} {given.size_of(attribute)} values; "
+                             f"the release has {size}")
+
+
+def run(args: argparse.Namespace) -> int:
+    # Public checks first (the output path, the release and its side file, the domain), then the real data.
+    fmt = args.format or ("md" if args.out.suffix.lower() in (".md", ".markdown") else "html")
+    seed = check_positive_int(args.seed, "--seed", minimum=0)
+    side = args.release.with_name(side_file_name(args.release))
+    check_output(args.out, args.release, side, args.data, args.domain, flag="--out")
+    release = Release.load(args.release)
+    if args.domain is not None:
+        check_domain(args.domain, release)
+    real = Dataset.from_csv(args.data, release.domain) if args.data is not None else None
+    write_atomic(args.out, render(build_report(release, real=real, seed=seed), fmt))
+    print(f"wrote the {fmt} report of {args.release} to {args.out}")
+    if real is not None:
+        print("it holds NOT PRIVATE information computed from --data: keep it to the curator, never publish it")
+    return 0

@@ -1,0 +1,81 @@
+"""``dprelease schema``: draft a schema from a data file, for a person to review.
+
+    dprelease schema DATA --out schema.json (--epsilon E [--delta D] | --non-private) [options]
+
+Exactly one mode, never a silent one: ``--epsilon`` drafts with differential privacy (the spend is the
+schema file's own ledger); ``--non-private`` reads the data openly and marks the file NOT PUBLIC.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from dprelease.cli.common import check_output, integer, number
+from dprelease.errors import InputError
+from dprelease.schema.draft import DRAFT_KINDS, draft_schema
+
+
+def _types(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in text.split(","):
+        name, _, kind = item.partition("=")
+        if not name.strip() or not kind.strip():
+            raise argparse.ArgumentTypeError(f"--types must be a comma-separated list of column=kind, got {text!r}")
+        out[name.strip()] = kind.strip()
+    return out
+
+
+def _columns(text: str) -> list[str]:
+    columns = [c.strip() for c in text.split(",")]
+    if any(not c for c in columns):
+        raise argparse.ArgumentTypeError(f"--columns must be a comma-separated list of names, got {text!r}")
+    return columns
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "schema", help="draft a schema from the data (differentially private, or openly and marked not public)",
+        description="Draft a schema (kinds, bounds, bins, categories, NULL and other buckets) for review. "
+                    "--epsilon drafts it with differential privacy and writes the spend into the file; "
+                    "--non-private reads the data openly and marks the file NOT PUBLIC.")
+    parser.add_argument("data", type=Path, help="CSV (with a header row) or Parquet file")
+    parser.add_argument("--out", type=Path, required=True, help="the schema (JSON)")
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--epsilon", type=number("--epsilon"), help="draft with (epsilon, delta)-DP")
+    mode.add_argument("--non-private", action="store_true",
+                      help="read the data openly: the draft is NOT public and must be replaced by public knowledge")
+    parser.add_argument("--delta", type=number("--delta"), default=0.0,
+                        help="needed (> 0) to select categories privately (default 0)")
+    parser.add_argument("--columns", type=_columns, help="comma-separated columns to draft (default: all)")
+    parser.add_argument("--types", type=_types, default={},
+                        help=f"column=kind,... to fix kinds instead of profiling them ({', '.join(DRAFT_KINDS)})")
+    parser.add_argument("--bins", type=integer("--bins"), default=10, help="bins per numeric column (default 10)")
+    parser.add_argument("--max-categories", type=integer("--max-categories"), default=100,
+                        help="most categories per column (default 100)")
+    parser.add_argument("--null-token", action="append", default=None,
+                        help="text that means NULL (repeat; default: the empty cell)")
+    parser.add_argument("--delimiter", help="CSV delimiter (default: sniffed)")
+    parser.add_argument("--skip-rows", type=integer("--skip-rows"), default=0, help="lines to skip before the header")
+    parser.add_argument("--seed", type=integer("--seed"), help="reproducible draft; NOT fit for a real release")
+    parser.add_argument("--show-values", action="store_true",
+                        help="let error messages quote the data's values and count rows (they may reach logs)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    check_output(args.out, args.data, flag="--out")
+    if args.out.suffix.lower() != ".json":
+        raise InputError(f"--out must name a .json file, got {str(args.out)!r}")
+    schema = draft_schema(args.data, epsilon=args.epsilon, delta=args.delta, non_private=args.non_private,
+                          columns=args.columns, types=args.types, bins=args.bins, max_categories=args.max_categories,
+                          null_tokens=tuple(args.null_token) if args.null_token else ("",), seed=args.seed,
+                          delimiter=args.delimiter, skip_rows=args.skip_rows, show_values=args.show_values)
+    schema.to_json(args.out)
+    print(f"wrote a draft schema of {len(schema.columns)} columns to {args.out}")
+    if schema.draft is not None and schema.draft.is_public:
+        eps, delta = schema.draft.spent
+        print(f"privacy spent by the draft: epsilon={float(eps):.6g}, delta={float(delta):.3g} (exact in the file)")
+    else:
+        print("the draft is NOT PUBLIC (its 'draft' field says so): replace it with public knowledge before a release")
+    return 0

@@ -1,0 +1,362 @@
+"""Binned column kinds: integer, numeric, date and datetime, with public bounds.
+
+One rule places every value, for all four kinds: a value ``v`` with ``low <= v <= high`` gets the
+code ``#{t in thresholds : t <= v}``, so bin i is ``[edge_i, edge_{i+1})`` and the **last bin is
+closed**: it holds ``high`` itself. Integer, date and datetime columns count in whole units (integers,
+days, seconds since 1970-01-01 UTC), so each bin is a range of whole values; numeric columns count in
+floats. A value outside ``[low, high]`` goes to the ``other`` bucket when the column declares one,
+else to the nearest end bin when it declares ``clip``, else it is an encoding error (a column may not
+declare both). See docs/schema.md.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dprelease.errors import InputError, InputTypeError
+from dprelease.schema.columns import MAX_CODES, Column, check_flag, format_number, where
+from dprelease.schema.parse import parse_iso
+
+#: Largest magnitude of an integer bound: integers are compared exactly as float64 below 2^53.
+MAX_INTEGER = 2**53
+
+DATE_UNITS = ("day", "week", "month", "year")
+DATETIME_UNITS = ("second", "minute", "hour", "day", "week", "month", "year")
+_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400}
+
+
+def _check_count(value: object, field_name: str, name: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise InputError(f"{where(name)}: {field_name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def _choose_one(column: _Binned) -> None:
+    given = [f for f in ("bins", "width", "edges") if getattr(column, f) is not None]
+    if len(given) > 1:
+        raise InputError(f"{where(column.name)}: give one of bins, width or edges, got {' and '.join(given)}")
+    if column.clip and column.other:
+        raise InputError(f"{where(column.name)}: declare either other or clip, not both (a value outside the "
+                         "bounds would have two places)")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Binned(Column):
+    """Bounds, bins and the clipping flag shared by the binned kinds; ``thresholds`` and ``bounds`` are derived."""
+
+    low: object = None
+    high: object = None
+    bins: int | None = None
+    width: object = None
+    edges: tuple | None = None
+    clip: bool = False
+    thresholds: tuple = field(init=False, default=())  # interior edges, in the column's unit
+    bounds: tuple = field(init=False, default=())  # (low, high), in the column's unit
+
+    unit_name = "number"
+
+    def _finish(self, low: int | float, high: int | float, thresholds: list) -> None:
+        object.__setattr__(self, "thresholds", tuple(thresholds))
+        object.__setattr__(self, "bounds", (low, high))
+        Column.__post_init__(self)
+
+    @property
+    def value_count(self) -> int:
+        return len(self.thresholds) + 1
+
+    def bin_starts(self) -> np.ndarray:
+        """Each bin's lower edge, in the column's unit."""
+        return np.array((self.bounds[0], *self.thresholds))
+
+    def _spec(self) -> dict[str, object]:
+        if self.edges is not None:
+            spec: dict[str, object] = {"edges": list(self.edges)}
+        else:
+            spec = {"bounds": [self.low, self.high]}
+            for name in ("bins", "width", "unit"):
+                if getattr(self, name, None) is not None:
+                    spec[name] = getattr(self, name)
+        if self.clip:
+            spec["clip"] = True
+        return spec
+
+    def _rule(self) -> dict[str, object]:
+        low, high = self.bounds
+        return {"unit": self.unit_name, "low": low, "high": high, "thresholds": list(self.thresholds),
+                "clip": self.clip}
+
+
+def _stepped(column: _Binned, first: int, high: int, step: int) -> list[int]:
+    """first, first + step, ... up to high, refusing more than MAX_CODES of them."""
+    count = 0 if first > high else (high - first) // step + 1
+    if count >= MAX_CODES:
+        raise InputError(f"{where(column.name)} would have {count + 1:,} bins, above the cap of {MAX_CODES:,}; "
+                         "give fewer bins, a wider width or edges")
+    return list(range(first, high + 1, step))
+
+
+def _integer_bounds(column: _Binned, low: object, high: object, what: str = "bounds") -> tuple[int, int]:
+    for name, value in (("low", low), ("high", high)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise InputError(f"{where(column.name)}: {what} must be integers, got {name}={value!r}")
+        if abs(value) > MAX_INTEGER:
+            raise InputError(f"{where(column.name)}: {what} must lie within +-2^53, got {name}={value!r}")
+    if low > high:
+        raise InputError(f"{where(column.name)}: low must be <= high, got bounds [{low}, {high}]")
+    return int(low), int(high)
+
+
+def _range_thresholds(column: _Binned, low: int, high: int, edges: list[int] | None, *,
+                      step: int | None, bins: int | None, label: str) -> list[int]:
+    """Interior edges of whole-unit bins: explicit edges, a step, a bin count, or one bin per unit."""
+    if edges is not None:
+        if len(edges) < 2:
+            raise InputError(f"{where(column.name)}: edges must list at least 2 {label}s, got {len(edges)}")
+        show = getattr(column, "format_value", lambda v: v)
+        for a, b in zip(edges, edges[1:]):
+            if b <= a:
+                raise InputError(f"{where(column.name)}: edges must increase strictly, got "
+                                 f"{show(a)!r} then {show(b)!r}")
+        return list(edges[1:-1])
+    count = high - low + 1
+    if bins is not None:
+        if bins > count:
+            raise InputError(f"{where(column.name)}: bins={bins} is more than the {count} {label}s in the bounds")
+        return [low + (i * count) // bins for i in range(1, bins)]
+    step = 1 if step is None else step
+    return _stepped(column, low + step, high, step)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IntegerColumn(_Binned):
+    """Whole numbers in ``[low, high]``; by default one bin per integer."""
+
+    kind = "integer"
+    unit_name = "integer"
+
+    def __post_init__(self) -> None:
+        check_flag(self.clip, "clip", self.name)
+        _choose_one(self)
+        bins = _check_count(self.bins, "bins", self.name)
+        width = _check_count(self.width, "width", self.name)
+        edges = None
+        if self.edges is not None:
+            edges = _edge_list(self)
+            for e in edges:
+                _integer_bounds(self, e, e, "edges")
+            low, high = _bounds_from_edges(self, edges)
+        else:
+            low, high = _integer_bounds(self, self.low, self.high)
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        self._finish(low, high, _range_thresholds(self, low, high, edges, step=width, bins=bins, label="integer"))
+
+    def value_labels(self) -> tuple[str, ...]:
+        starts = [self.low, *self.thresholds]
+        ends = [t - 1 for t in self.thresholds] + [self.high]
+        return tuple(str(a) if a == b else f"{a}..{b}" for a, b in zip(starts, ends))
+
+
+def _edge_list(column: _Binned) -> list:
+    if isinstance(column.edges, (str, bytes)) or not isinstance(column.edges, (list, tuple)):
+        raise InputTypeError(f"{where(column.name)}: edges must be a list, got {column.edges!r}")
+    edges = list(column.edges)
+    object.__setattr__(column, "edges", tuple(edges))
+    return edges
+
+
+def _bounds_from_edges(column: _Binned, edges: list) -> tuple:
+    if len(edges) < 2:
+        raise InputError(f"{where(column.name)}: edges must list at least 2 values, got {len(edges)}")
+    for name, given, edge in (("low", column.low, edges[0]), ("high", column.high, edges[-1])):
+        if given is not None and given != edge:
+            raise InputError(f"{where(column.name)}: {name}={given!r} disagrees with the edges, which give {edge!r}")
+    return edges[0], edges[-1]
+
+
+def _finite(column: _Binned, value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise InputError(f"{where(column.name)}: {name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NumericColumn(_Binned):
+    """Real numbers in ``[low, high]``, in ``bins`` equal bins, bins of ``width``, or at explicit ``edges``."""
+
+    kind = "numeric"
+    unit_name = "float"
+
+    def __post_init__(self) -> None:
+        check_flag(self.clip, "clip", self.name)
+        _choose_one(self)
+        if self.edges is not None:
+            edges = [_finite(self, e, "each edge") for e in _edge_list(self)]
+            low, high = _bounds_from_edges(self, edges)
+        else:
+            low, high = _finite(self, self.low, "low"), _finite(self, self.high, "high")
+            if not low < high:
+                raise InputError(f"{where(self.name)}: low must be < high, got bounds [{self.low!r}, {self.high!r}]")
+            bins = _check_count(self.bins, "bins", self.name)
+            if bins is not None:
+                edges = [low + (high - low) * i / bins for i in range(bins)] + [high]
+            elif self.width is not None:
+                width = _finite(self, self.width, "width")
+                if width <= 0:
+                    raise InputError(f"{where(self.name)}: width must be > 0, got {self.width!r}")
+                count = math.ceil((high - low) / width - 1e-9)
+                if count > MAX_CODES:
+                    raise InputError(f"{where(self.name)} would have {count:,} bins, above the cap of {MAX_CODES:,}")
+                edges = [low + i * width for i in range(count)] + [high]
+            else:
+                raise InputError(f"{where(self.name)}: a numeric column needs bins, width or edges")
+        for a, b in zip(edges, edges[1:]):
+            if not b > a:
+                raise InputError(f"{where(self.name)}: edges must increase strictly, got {a!r} then {b!r}")
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        self._finish(low, high, edges[1:-1])
+
+    def value_labels(self) -> tuple[str, ...]:
+        edges = [self.low, *self.thresholds, self.high]
+        last = len(edges) - 2
+        return tuple(f"[{format_number(a)}, {format_number(b)}{']' if i == last else ')'}"
+                     for i, (a, b) in enumerate(zip(edges, edges[1:])))
+
+
+# ------------------------------------------------------------------ dates, times
+def _parse_bound(column: _Binned, value: object, name: str, unit: str) -> int:
+    if not isinstance(value, str):
+        raise InputError(f"{where(column.name)}: {name} must be an ISO 8601 date string, got {value!r}")
+    parsed = parse_iso(value, unit)
+    if parsed is None:
+        raise InputError(f"{where(column.name)}: {name} is not an ISO 8601 date, got {value!r}")
+    return parsed
+
+
+def _month_of(day: int) -> int:
+    return int(np.datetime64(day, "D").astype("datetime64[M]").astype(np.int64))
+
+
+def _first_day(month: int) -> int:
+    return int(np.datetime64(month, "M").astype("datetime64[D]").astype(np.int64))
+
+
+def _calendar_thresholds(low_day: int, high_day: int, months: int, per_day: int) -> list[int]:
+    """Starts of every ``months``-th calendar month after ``low_day``, up to ``high_day``, in 1/per_day days."""
+    step = months
+    first = _month_of(low_day)
+    first -= first % step if step == 12 else 0  # years start in January
+    out = []
+    month = first + step
+    while _first_day(month) <= high_day:
+        out.append(_first_day(month) * per_day)
+        month += step
+        if len(out) > MAX_CODES:
+            break
+    return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Temporal(_Binned):
+    """Dates (in days) or date-times (in seconds) since 1970-01-01 UTC; bounds and edges are ISO strings."""
+
+    unit: str | None = None
+
+    units = DATE_UNITS
+    per_day = 1
+    code = "D"
+
+    def __post_init__(self) -> None:
+        check_flag(self.clip, "clip", self.name)
+        if self.bins is not None:
+            raise InputError(f"{where(self.name)}: a {self.kind} column takes a unit (and a width) or edges, not bins")
+        _choose_one(self)
+        if self.unit is not None and self.edges is not None:
+            raise InputError(f"{where(self.name)}: give a unit or edges, not both")
+        unit = "day" if self.unit is None and self.edges is None else self.unit
+        if unit is not None and unit not in self.units:
+            raise InputError(f"{where(self.name)}: unit must be one of {list(self.units)}, got {unit!r}")
+        width = _check_count(self.width, "width", self.name)
+        if self.edges is not None:
+            edges = [_parse_bound(self, e, "each edge", self.code) for e in _edge_list(self)]
+            if len(edges) < 2:
+                raise InputError(f"{where(self.name)}: edges must list at least 2 values, got {len(edges)}")
+            low, high = edges[0], edges[-1]
+            for name, given, edge in (("low", self.low, low), ("high", self.high, high)):
+                if given is not None and _parse_bound(self, given, name, self.code) != edge:
+                    raise InputError(f"{where(self.name)}: {name}={given!r} disagrees with the edges")
+            thresholds = _range_thresholds(self, low, high, edges, step=None, bins=None, label=self.kind)
+            object.__setattr__(self, "edges", tuple(self.format_value(e) for e in edges))
+        else:
+            low = _parse_bound(self, self.low, "low", self.code)
+            high = _parse_bound(self, self.high, "high", self.code)
+            if low > high:
+                raise InputError(f"{where(self.name)}: low must be <= high, got bounds [{self.low!r}, {self.high!r}]")
+            step = width or 1
+            if unit in ("month", "year"):
+                months = step * (12 if unit == "year" else 1)
+                thresholds = _calendar_thresholds(low // self.per_day, high // self.per_day, months, self.per_day)
+            elif unit == "week":  # weeks start on the low bound
+                thresholds = _stepped(self, low + 7 * step * self.per_day, high, 7 * step * self.per_day)
+            else:  # days (and for date-times seconds .. days) follow the calendar (UTC)
+                size = step * (_SECONDS[unit] if self.per_day > 1 else 1)
+                thresholds = _stepped(self, (low // size + 1) * size, high, size)
+            finest = step == 1 and unit == ("second" if self.per_day > 1 else "day")
+            if thresholds and thresholds[-1] == high and not finest:
+                thresholds.pop()  # a last bin holding only the instant `high` joins the bin before it
+            object.__setattr__(self, "low", self.format_value(low))
+            object.__setattr__(self, "high", self.format_value(high))
+        object.__setattr__(self, "unit", unit)
+        self._finish(low, high, thresholds)
+
+    def format_value(self, value: int) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DateColumn(_Temporal):
+    """Calendar dates in ``[low, high]`` (ISO strings), binned by a unit (day, week, month, year) times a width."""
+
+    kind = "date"
+    unit_name = "day"
+
+    def format_value(self, value: int) -> str:
+        return str(np.datetime64(int(value), "D"))
+
+    def value_labels(self) -> tuple[str, ...]:
+        low, high = self.bounds
+        starts = [low, *self.thresholds]
+        ends = [t - 1 for t in self.thresholds] + [high]
+        return tuple(self.format_value(a) if a == b else f"{self.format_value(a)}..{self.format_value(b)}"
+                     for a, b in zip(starts, ends))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DatetimeColumn(_Temporal):
+    """Date-times (to the second, UTC) in ``[low, high]``, binned by a unit (second .. year) times a width."""
+
+    units = DATETIME_UNITS
+    per_day = 86400
+    code = "s"
+    kind = "datetime"
+    unit_name = "second"
+
+    def format_value(self, value: int) -> str:
+        return str(np.datetime64(int(value), "s"))
+
+    def value_labels(self) -> tuple[str, ...]:
+        low, high = self.bounds
+        edges = [low, *self.thresholds, high]
+        last = len(edges) - 2
+        return tuple(f"[{self.format_value(a)}, {self.format_value(b)}{']' if i == last else ')'}"
+                     for i, (a, b) in enumerate(zip(edges, edges[1:])))
+
+
+BINNED_KINDS = {c.kind: c for c in (IntegerColumn, NumericColumn, DateColumn, DatetimeColumn)}

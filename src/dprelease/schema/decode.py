@@ -1,0 +1,218 @@
+"""Decoding codes back to values by the schema: post-processing, it reads nothing private.
+
+Per code: a category its value; a boolean False/True; a bin a value inside it, drawn uniformly (from an
+explicit ``rng``), its midpoint, or its label (``values=``); integers stay integers, dates dates. The
+last bin is closed, so a uniform draw may be its top edge, and a draw in any other bin stays strictly
+below the next bin's edge (float rounding is clamped), so encoding a decoded value gives its code back.
+The ``null`` code decodes to NULL; the ``other`` code to the marker :data:`~dprelease.schema.OTHER`
+(``"<other>"``), which encodes back to ``other`` (a column with an other bucket is then an object column
+in a DataFrame), or to NULL with ``other=None`` (typed columns, but the round trip gives ``null``).
+
+>>> import numpy as np
+>>> from dprelease.schema import Schema
+>>> s = Schema.from_dict({"age": {"type": "integer", "bounds": [0, 99], "width": 10}})
+>>> decode(np.array([[0], [9]]), s, values="midpoint").text_columns()[0].tolist()
+['4', '94']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dprelease.errors import InputError, InputTypeError
+from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
+from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column
+from dprelease.schema.schema import Schema
+from dprelease.schema.tables import csv_text, need, write_atomic, write_parquet
+
+VALUE_MODES = ("uniform", "midpoint", "label")
+
+
+@dataclass(frozen=True, eq=False)
+class Decoded:
+    """Decoded columns in schema order: typed ``values``, and per column the rows that are NULL or other."""
+
+    schema: Schema
+    values: dict[str, np.ndarray]
+    null: dict[str, np.ndarray]
+    other: dict[str, np.ndarray]
+    marker: str | None
+    mode: str
+
+    @property
+    def n(self) -> int:
+        return len(next(iter(self.values.values())))
+
+    # ------------------------------------------------------------------ pandas
+    def to_dataframe(self):
+        """A pandas DataFrame: the schema's column names and order; dtypes by the column kinds (docs/schema.md)."""
+        pd = need("pandas", "pandas", "a decoded DataFrame")
+        return pd.DataFrame({c.name: self._series(c, pd) for c in self.schema.columns})
+
+    def _series(self, column: Column, pd):
+        values, null, other = self.values[column.name], self.null[column.name], self.other[column.name]
+        marked = self.marker is not None and column.other
+        if isinstance(column, CategoricalColumn):
+            categories = list(column.values) + ([self.marker] if marked else [])
+            codes = np.asarray(values, dtype=np.int64)
+            codes = np.where(null | (other & (self.marker is None)), -1, codes)
+            codes = np.where(other & marked, len(column.values), codes)
+            return pd.Categorical.from_codes(codes, categories=categories)
+        if self.mode == "label" and isinstance(column, _Binned) or marked:
+            out = np.array([self._python(column, v) for v in values], dtype=object)
+            out[null] = None
+            out[other] = self.marker if marked else None
+            return pd.array(out, dtype=object)
+        missing = null | other
+        if isinstance(column, BooleanColumn):
+            return pd.arrays.BooleanArray(values.astype(bool), missing.copy()) if column.null or column.other \
+                else values.astype(bool)
+        if isinstance(column, NumericColumn):
+            return np.where(missing, np.nan, values.astype(np.float64))
+        if isinstance(column, (DateColumn, DatetimeColumn)):
+            return pd.array(np.where(missing, np.datetime64("NaT"), values).astype("datetime64[s]"))
+        if column.null or column.other:  # integers and codes with a NULL
+            return pd.arrays.IntegerArray(values.astype(np.int64), missing.copy())
+        return values.astype(np.int64)
+
+    def _python(self, column: Column, value: object) -> object:
+        if isinstance(value, np.datetime64):
+            return str(value)
+        if isinstance(value, (np.integer, np.floating, np.bool_)):
+            return value.item()
+        return value
+
+    # --------------------------------------------------------------------- text
+    def text_columns(self) -> list[np.ndarray]:
+        """Each column's cells as text: the value, the column's first NULL token, or the other marker."""
+        out = []
+        for column in self.schema.columns:
+            values = self.values[column.name]
+            if isinstance(column, CategoricalColumn):
+                keys = np.array(column.keys + ("",), dtype=object)
+                text = keys[np.where(self.null[column.name] | self.other[column.name], len(column.keys), values)]
+            elif isinstance(column, BooleanColumn):
+                text = np.where(values.astype(bool), "true", "false").astype(object)
+            elif values.dtype.kind == "M":
+                text = np.datetime_as_string(values, unit="D" if isinstance(column, DateColumn) else "s").astype(object)
+            elif values.dtype.kind == "f":
+                text = np.array([repr(float(v)) for v in values], dtype=object)
+            else:
+                text = values.astype(str).astype(object)
+            tokens = self.schema.null_tokens_of(column)
+            text[self.null[column.name]] = tokens[0] if tokens else ""
+            other = self.other[column.name]
+            text[other] = self.marker if self.marker is not None else (tokens[0] if tokens else "")
+            out.append(text)
+        return out
+
+    def csv(self) -> str:
+        return csv_text(self.schema.names, self.text_columns())
+
+    def to_csv(self, path: str | Path) -> None:
+        """Write the decoded rows as CSV (header row), atomically."""
+        write_atomic(Path(path), self.csv())
+
+    def to_parquet(self, path: str | Path) -> None:
+        """Write the decoded rows as Parquet (DuckDB; the ``parquet`` extra), atomically."""
+        frame = self.to_dataframe()
+        for name in frame.columns:  # a column of values and the other marker is written as text
+            if frame[name].dtype == object:
+                frame[name] = frame[name].map(lambda v: None if v is None else str(v))
+        write_parquet(frame, path)
+
+
+def decode(codes: object, schema: Schema, *, values: str = "uniform", rng: object = None,
+           other: str | None = OTHER) -> Decoded:
+    """Values of ``codes`` (an (n, d) integer array, or a Dataset, in schema order) by ``schema``.
+
+    Args:
+        values: "uniform" (a value drawn uniformly inside its bin; needs ``rng``), "midpoint", or "label"
+            (the bin's label, e.g. ``[0, 10)``, as text).
+        rng: a :class:`~dprelease.privacy.rng.RandomSource` or a numpy Generator (post-processing: any
+            explicit generator will do; never numpy's global state).
+        other: what the other bucket decodes to: the marker (default :data:`OTHER`) or None (NULL).
+    """
+    if not isinstance(schema, Schema):
+        raise InputTypeError(f"schema must be a dprelease Schema, got {type(schema).__name__}")
+    if values not in VALUE_MODES:
+        raise InputError(f"values must be one of {list(VALUE_MODES)}, got {values!r}")
+    if other is not None and not isinstance(other, str):
+        raise InputTypeError(f"other must be a string marker or None, got {other!r}")
+    array = _codes_array(codes, schema)
+    uniform = _uniform_source(rng) if values == "uniform" else None
+    out_values, nulls, others = {}, {}, {}
+    for i, column in enumerate(schema.columns):
+        column_codes = array[:, i]
+        null = column_codes == column.null_code if column.null else np.zeros(len(column_codes), dtype=bool)
+        is_other = column_codes == column.other_code if column.other else np.zeros(len(column_codes), dtype=bool)
+        bins = np.where(null | is_other, 0, column_codes)
+        out_values[column.name] = _decode_column(column, bins, values, uniform)
+        nulls[column.name], others[column.name] = null, is_other
+    return Decoded(schema, out_values, nulls, others, other, values)
+
+
+def _codes_array(codes: object, schema: Schema) -> np.ndarray:
+    records = getattr(codes, "to_records", None)
+    if callable(records) and hasattr(codes, "domain"):
+        if tuple(codes.domain.attributes) != schema.names:
+            raise InputError(f"codes are over the columns {list(codes.domain.attributes)}, the schema has "
+                             f"{list(schema.names)}")
+        codes = records()
+    array = np.asarray(codes)
+    if array.ndim != 2 or array.shape[1] != len(schema.columns):
+        raise InputError(f"codes must have shape (n, {len(schema.columns)}) for the schema's columns, got {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise InputTypeError(f"codes must be integers, got dtype {array.dtype}")
+    for i, column in enumerate(schema.columns):  # synthetic codes are public: quoting them is fine
+        bad = (array[:, i] < 0) | (array[:, i] >= column.size)
+        if bad.any():
+            raise InputError(f"codes of column {column.name!r} must lie in 0..{column.size - 1}, "
+                             f"got {int(array[bad, i][0])}")
+    return array.astype(np.int64)
+
+
+def _uniform_source(rng: object):
+    if hasattr(rng, "uniform_open"):
+        return rng.uniform_open
+    if hasattr(rng, "bit_generator") and callable(getattr(rng, "random", None)):  # a numpy Generator
+        return rng.random
+    raise InputTypeError("decode(values='uniform') needs rng: a dprelease RandomSource or a numpy Generator, "
+                         f"got {type(rng).__name__}")
+
+
+def _decode_column(column: Column, bins: np.ndarray, mode: str, uniform) -> np.ndarray:
+    if isinstance(column, CategoricalColumn):
+        return bins  # codes into column.values; the DataFrame and the text build on them
+    if isinstance(column, BooleanColumn):
+        return bins.astype(bool)
+    if not isinstance(column, _Binned):
+        return bins  # integer codes
+    if mode == "label":
+        return np.array(column.value_labels(), dtype=object)[bins]
+    low, high = column.bounds
+    starts = np.asarray((low, *column.thresholds))
+    if isinstance(column, NumericColumn):
+        ends = np.asarray((*column.thresholds, high), dtype=np.float64)
+        a, b = starts.astype(np.float64)[bins], ends[bins]
+        if mode == "midpoint":
+            return a + (b - a) / 2
+        drawn = a + uniform(len(bins)) * (b - a)
+        last = bins == len(starts) - 1
+        below_next = np.nextafter(b, -np.inf)  # bin i is [a, b): stay below b, except the closed last bin
+        return np.clip(drawn, a, np.where(last, b, below_next))
+    ends = np.asarray((*[t - 1 for t in column.thresholds], high), dtype=np.int64)
+    a, b = starts.astype(np.int64)[bins], ends[bins]
+    if mode == "midpoint":
+        whole = a + (b - a) // 2
+    else:
+        whole = np.minimum(a + np.floor(uniform(len(bins)) * (b - a + 1)).astype(np.int64), b)
+    if isinstance(column, DateColumn):
+        return whole.astype("datetime64[D]")
+    if isinstance(column, DatetimeColumn):
+        return whole.astype("datetime64[s]")
+    assert isinstance(column, IntegerColumn)
+    return whole

@@ -1,0 +1,293 @@
+"""Drafting a schema from the data, for a person to review: differentially private, or openly.
+
+This module sits above the privacy kernel (ranked with the mechanisms): it parses the raw columns and
+hands them to :class:`~dprelease.privacy.column_reader.PrivateColumnReader`, the only code that counts
+them, which pays first. Everything it decides from the reader's answers is post-processing.
+
+Two modes, and never a silent one:
+
+- **private** (``epsilon=``, optionally ``delta=``): epsilon is split equally over the columns. Per
+  column, a quarter buys a noisy profile (how many values look NULL, boolean, integer, decimal, date,
+  date-time or text), from which the kind and the NULL bucket are chosen; three quarters buy the rest:
+  for numbers, bounds from a noisy histogram over public cells (0, +-1..9 10^e) and then bin edges
+  (quantiles 1/b .. (b-1)/b) by the exponential mechanism over public candidates inside the bounds; for
+  dates, bounds from a noisy histogram over years; for text, categories by a stability histogram
+  (needs delta > 0; delta is split equally over the columns). The spend is the schema's own
+  exact ledger (:func:`draft_charges`), to be added to a release's.
+- **non-private** (``non_private=True``): the same plan on exact statistics; the schema says it is not
+  public and must be replaced by public knowledge before a release.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+import numpy as np
+
+from dprelease.errors import InputError, InputTypeError
+from dprelease.privacy.accountant import Charge, PrivacyAccountant
+from dprelease.privacy.column_reader import PrivateColumnReader
+from dprelease.privacy.noise import exact
+from dprelease.privacy.rng import make_rng
+from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn
+from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column
+from dprelease.schema.encode import read_table
+from dprelease.schema.parse import (C_BOOLEAN, C_DATE, C_DATETIME, C_DECIMAL, C_INTEGER, C_NULL, CLASSES,
+                                    FactorColumn, TypedColumn, classify, datetimes_to_int, parse_floats, parse_times,
+                                    texts, typed_class)
+from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
+from dprelease.validation import check_delta, check_positive, check_positive_int
+
+DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime")
+#: A kind is chosen when at least this share of the (noisy) non-NULL values look like it.
+KIND_SHARE = 0.9
+#: Probability that any empty cell passes the private bounds' threshold.
+FALSE_CELL = 0.001
+_FIRST_DAY, _LAST_DAY = -25567, 47846  # 1900-01-01 .. 2100-12-31, in days since 1970-01-01
+
+
+def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0.0, non_private: bool = False,
+                 columns: Sequence[str] | None = None, types: Mapping[str, str] | None = None, bins: int = 10,
+                 max_categories: int = 100, null_tokens: Sequence[str] = ("",), seed: int | None = None,
+                 delimiter: str | None = None, header: bool | str = "auto", skip_rows: int = 0,
+                 show_values: bool = False) -> Schema:
+    """A draft schema of ``data`` (CSV, Parquet, DataFrame): private with ``epsilon``, or ``non_private``.
+
+    Public checks run first: a mistake raises before the data is read or anything is spent.
+    """
+    if non_private == (epsilon is not None):
+        raise InputError("drafting a schema needs exactly one mode: epsilon=... (differentially private) or "
+                         "non_private=True (reads the data openly; the result is not public)")
+    if not isinstance(non_private, bool):
+        raise InputTypeError(f"non_private must be True or False, got {non_private!r}")
+    if epsilon is not None:
+        check_positive(epsilon, "epsilon")
+    check_delta(delta)
+    check_positive_int(bins, "bins")
+    check_positive_int(max_categories, "max_categories")
+    types = dict(types or {})
+    for name, kind in types.items():
+        if kind not in DRAFT_KINDS:
+            raise InputError(f"type of column {name!r} must be one of {list(DRAFT_KINDS)}, got {kind!r}")
+    probe = Schema((CategoricalColumn(name="_", values=(), other=True),), tuple(null_tokens))
+    rng = make_rng(seed) if epsilon is not None else None
+    if columns is not None and (isinstance(columns, str) or len(set(columns)) != len(columns)):
+        raise InputError(f"columns must be a list of distinct names, got {columns!r}")
+    table = read_table(data, None if columns is None else list(columns), delimiter=delimiter, header=header,
+                       skip_rows=skip_rows, show_values=show_values)
+    if table.missing:
+        raise InputError(f"{table.source} lacks column(s) {list(table.missing)}")
+    unknown = sorted(set(types) - set(table.columns))
+    if unknown:
+        raise InputError(f"types name column(s) {unknown} that the data does not have")
+    if table.n == 0:
+        raise InputError(f"{table.source} has no rows")
+    names = list(table.columns)
+    if epsilon is None:
+        reader, share, delta_share = _OpenReader(), Fraction(0), Fraction(0)
+    else:
+        accountant = PrivacyAccountant(epsilon=epsilon, delta=delta)
+        reader = PrivateColumnReader(accountant=accountant, rng=rng)
+        share, delta_share = exact(epsilon) / len(names), exact(delta) / len(names)
+    notes: list[str] = []
+    drafted = tuple(_draft_column(name, table.columns[name], reader, probe.null_tokens, types.get(name), share,
+                                  delta_share, bins, max_categories, notes) for name in names)
+    if epsilon is None:
+        warnings.warn(NOT_PUBLIC, UserWarning, stacklevel=2)
+        draft = Draft("non-private", NOT_PUBLIC)
+    else:
+        note = (f"differentially private draft (epsilon={epsilon:g}, delta={delta:g}): review every column and "
+                "replace what public knowledge gives better; this spend counts toward any release that uses it")
+        draft = Draft("dp", " ".join([note, *notes]), accountant.to_json())
+    for line in notes:
+        warnings.warn(line, UserWarning, stacklevel=2)
+    return Schema(drafted, probe.null_tokens, True, draft)
+
+
+def draft_charges(schema: Schema) -> list[Charge]:
+    """The draft's charges, exact, for adding to a release's ledger (empty for a schema not drafted privately)."""
+    if schema.draft is None or not schema.draft.is_public:
+        return []
+    return [Charge(f"schema draft: {label}", eps, delta, rule) for label, eps, delta, rule in schema.draft.charges()]
+
+
+class _OpenReader:
+    """Exact statistics, for ``non_private=True`` only: NOT differentially private (the schema says so)."""
+
+    def histogram(self, cells, num_cells, *, epsilon, label):
+        return np.bincount(cells, minlength=num_cells)
+
+    def quantiles(self, values, probabilities, candidates, *, epsilon, label):
+        return np.quantile(values, probabilities, method="inverted_cdf")
+
+    def keys(self, index, num_keys, *, epsilon, delta, max_keys, label):
+        counts = np.bincount(index, minlength=num_keys)
+        present = np.flatnonzero(counts)
+        return present[np.argsort(-counts[present], kind="stable")][:max_keys]
+
+
+# ------------------------------------------------------------------- one column
+def _draft_column(name, raw, reader, null_tokens, declared, share, delta_share, bins, max_categories, notes) -> Column:
+    # Parse (no counting): each row's class, and its value where it has one.
+    if isinstance(raw, TypedColumn):
+        row_class = np.where(raw.missing, C_NULL, typed_class(raw.values))
+        text = None
+    else:
+        text = texts(raw.uniques, strip=True)
+        unique_class = classify(text, null_tokens)
+        row_class = np.where(raw.index < 0, C_NULL, unique_class[np.maximum(raw.index, 0)] if len(text) else C_NULL)
+    # PROFILE: a quarter of the column's share.
+    counts = reader.histogram(row_class, len(CLASSES), epsilon=share / 4, label=f"{name}: profile")
+    counts = np.maximum(np.asarray(counts, dtype=np.float64), 0)
+    kind = declared or _kind(counts)
+    noise = _scale(share / 4)  # the profile's noise scale (0 openly): a class counts when above it
+    has_null = counts[C_NULL] > noise
+    main = share * 3 / 4
+    if kind == "boolean":
+        conforming = counts[C_BOOLEAN] + counts[C_INTEGER]
+        stray = counts.sum() - counts[C_NULL] - conforming
+        return BooleanColumn(name=name, null=bool(has_null), other=bool(stray > 3 * noise * np.sqrt(len(CLASSES))))
+    if kind == "categorical":
+        return _categories(name, raw, text, row_class, reader, main, delta_share, max_categories, has_null, notes)
+    conforming = {"integer": (C_INTEGER,), "numeric": (C_INTEGER, C_DECIMAL), "date": (C_DATE, C_DATETIME),
+                  "datetime": (C_DATE, C_DATETIME)}[kind]
+    stray = counts.sum() - counts[C_NULL] - sum(counts[c] for c in conforming)
+    wide = {"other": True} if stray > 3 * noise * np.sqrt(len(CLASSES)) else {"clip": True}
+    values = _values(kind, raw, text, np.isin(row_class, conforming))
+    if kind in ("date", "datetime"):
+        return _dates(name, kind, values, reader, main, has_null, wide)
+    return _numbers(name, kind, values, reader, main, bins, has_null, wide)
+
+
+def _scale(epsilon: Fraction) -> float:
+    return 2 / float(epsilon) if epsilon else 0.0
+
+
+def _kind(counts: np.ndarray) -> str:
+    present = counts.sum() - counts[C_NULL]
+    if present <= 0:
+        return "categorical"
+    share = lambda *classes: sum(counts[c] for c in classes) / present  # noqa: E731
+    if share(C_BOOLEAN) >= KIND_SHARE:
+        return "boolean"
+    if share(C_INTEGER) >= KIND_SHARE:
+        return "integer"
+    if share(C_INTEGER, C_DECIMAL) >= KIND_SHARE:
+        return "numeric"
+    if share(C_DATE) >= KIND_SHARE:
+        return "date"
+    if share(C_DATE, C_DATETIME) >= KIND_SHARE:
+        return "datetime"
+    return "categorical"
+
+
+def _values(kind: str, raw, text, conforming_rows: np.ndarray) -> np.ndarray:
+    """The parsed values of the rows that look like ``kind`` (floats, or integer days / seconds)."""
+    if isinstance(raw, TypedColumn):
+        values = raw.values
+        if values.dtype.kind == "M":
+            values = datetimes_to_int(values, "D" if kind == "date" else "s")
+        return values[conforming_rows].astype(np.float64 if kind in ("integer", "numeric") else np.int64)
+    if kind in ("date", "datetime"):
+        parsed, _ = parse_times(text, "D" if kind == "date" else "s")
+    else:
+        parsed, _ = parse_floats(text)
+    return parsed[raw.index[conforming_rows]]
+
+
+def _cell_edges(integer: bool) -> np.ndarray:
+    """Public cells for the bounds: edges 0 and +-m 10^e (m = 1..9; e = -3..15, e >= 0 for integers),
+    with -inf and +inf outside, so every value has a cell."""
+    positive = np.unique(np.outer(np.arange(1, 10), 10.0 ** np.arange(0 if integer else -3, 16)).ravel())
+    return np.concatenate([[-np.inf], -positive[::-1], [0.0], positive, [np.inf]])
+
+
+def _bounds(name, values, reader, epsilon, edges, integer) -> tuple[float, float]:
+    """Bounds from a noisy histogram over public cells: the outer edges of the first and last cells whose
+    noisy count passes t ln(#cells / 0.001) (t the noise scale), so an empty cell passes with probability
+    <= 0.001 in all; openly, the exact minimum and maximum. (ApproxBounds, Wilson et al. 2020.)"""
+    cells = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, len(edges) - 2)
+    counts = np.asarray(reader.histogram(cells, len(edges) - 1, epsilon=epsilon, label=f"{name}: bounds"))
+    if isinstance(reader, _OpenReader):
+        if len(values) == 0:
+            return 0.0, 0.0
+        return float(np.min(values)), float(np.max(values))
+    passed = np.flatnonzero(counts > _scale(epsilon) * np.log((len(edges) - 1) / FALSE_CELL))
+    if len(passed) == 0:  # nothing clearly there: the fullest cell
+        passed = np.array([int(np.argmax(counts))])
+    finite = edges[np.isfinite(edges)]
+    low = float(np.clip(edges[passed[0]], finite[0], finite[-1]))
+    high = float(np.clip(edges[passed[-1] + 1], finite[0], finite[-1]))
+    return low, (high - 1 if integer and high > low else high)
+
+
+def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
+    """Public candidates strictly inside (low, high]: every integer (when few), else 999 steps rounded to
+    three significant digits."""
+    if integer and high - low <= 20_000:
+        return np.arange(low + 1, high + 1, dtype=np.float64)
+    steps = np.linspace(low, high, 1001)[1:-1]
+    scale = 10.0 ** (np.floor(np.log10(np.maximum(np.abs(steps), 1e-300))) - 2)
+    steps = np.round(steps / scale) * scale
+    if integer:
+        steps = np.round(steps)
+    steps = np.unique(steps)
+    return steps[(steps > low) & (steps <= high)]
+
+
+def _numbers(name, kind, values, reader, main, bins, has_null, wide) -> Column:
+    integer = kind == "integer"
+    low, high = _bounds(name, values, reader, main / 2, _cell_edges(integer), integer)
+    if not integer and low == high:
+        high = low + 1
+    edges = [low, high]
+    if bins > 1 and not (integer and high - low + 1 <= bins):
+        # BIN EDGES: quantiles 1/b .. (b-1)/b by the exponential mechanism, candidates inside the bounds.
+        inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
+                                 epsilon=main / 2, label=f"{name}: bin edges")
+        edges = sorted({low, high, *(float(e) for e in inner if low < e < high)})
+    common = {"name": name, "null": bool(has_null), **wide}
+    if integer:
+        if len(edges) == 2 and high - low + 1 <= max(bins, 1):
+            return IntegerColumn(low=int(low), high=int(high), **common)
+        return IntegerColumn(edges=tuple(int(e) for e in edges), **common)
+    return NumericColumn(edges=tuple(edges), **common)
+
+
+def _dates(name, kind, values, reader, main, has_null, wide) -> Column:
+    per_day = 86400 if kind == "datetime" else 1
+    days = values // per_day
+    years = np.arange(1900, 2102)  # cells: one per year, 1900 .. 2100, and the ages before and after
+    starts = np.array([np.datetime64(f"{y}-01-01", "D").astype(np.int64) for y in years], dtype=np.float64)
+    edges = np.concatenate([[-np.inf], starts, [np.inf]])
+    low, high = _bounds(name, days.astype(np.float64), reader, main, edges, integer=True)
+    low, high = int(low), int(high)
+    span = high - low
+    unit = "day" if span <= 62 else "month" if span <= 3 * 366 else "year"
+    text = lambda d: str(np.datetime64(d, "D"))  # noqa: E731
+    if kind == "date":
+        return DateColumn(name=name, low=text(low), high=text(high), unit=unit, null=bool(has_null), **wide)
+    return DatetimeColumn(name=name, low=text(low), high=f"{text(high)}T23:59:59", unit=unit, null=bool(has_null),
+                          **wide)
+
+
+def _categories(name, raw, text, row_class, reader, main, delta_share, max_categories, has_null, notes) -> Column:
+    if isinstance(raw, TypedColumn):  # numbers or booleans declared categorical: factorize their text
+        present = ~raw.missing
+        factor = FactorColumn.from_values(np.where(present, raw.values.astype(object), None))
+        text, index = texts(factor.uniques, strip=True), factor.index
+    else:
+        index = raw.index
+    rows = (row_class != C_NULL) & (index >= 0)
+    if isinstance(reader, PrivateColumnReader) and delta_share == 0:
+        notes.append(f"column {name!r}: categories cannot be selected privately with delta = 0; the draft lists "
+                     "none (every value goes to other): give --delta or declare them")
+        return CategoricalColumn(name=name, values=(), null=bool(has_null), other=True)
+    chosen = reader.keys(index[rows], len(text), epsilon=main, delta=delta_share, max_keys=max_categories,
+                         label=f"{name}: categories")
+    values = sorted(str(text[i]) for i in chosen)
+    other = isinstance(reader, PrivateColumnReader) or len(chosen) < len(np.unique(index[rows]))
+    return CategoricalColumn(name=name, values=tuple(values), null=bool(has_null), other=bool(other))
+

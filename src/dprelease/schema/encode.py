@@ -1,0 +1,270 @@
+"""Encoding a raw table into codes by a public :class:`~dprelease.schema.Schema`.
+
+Under the privacy unit n is public and rows are never dropped: a NULL goes to the column's ``null``
+bucket, a value the column cannot place (not in the category list, outside the bounds, of the wrong
+type) to its ``other`` bucket (or, outside the bounds, to the nearest end bin when the column says
+``clip``). A value with no place is an encoding error. Every column is checked in one pass, and one
+:class:`~dprelease.errors.InputError` lists every column's problems, each by the column's name and the
+kind of problem. By default no message quotes a record's value or counts private rows (messages reach
+logs); ``show_values=True`` adds a count and a few distinct bad values per problem.
+
+Text is parsed once per distinct value (pandas' or numpy's factorization), then binned with numpy.
+
+>>> from dprelease.schema import Schema
+>>> s = Schema.from_dict({"n": {"type": "integer", "bounds": [0, 9], "width": 5, "clip": True}})
+>>> import numpy as np
+>>> from dprelease.schema.tables import Table, factorize
+>>> t = Table({"n": factorize(np.array(["3", "7", "12"], dtype=object))}, 3, "example")
+>>> encode_table(t, s)[:, 0].tolist()
+[0, 1, 1]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from dprelease.errors import InputError, InputTypeError
+from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
+from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, format_number
+from dprelease.schema.parse import (FactorColumn, TypedColumn, as_text, datetimes_to_int, parse_booleans,
+                                    parse_floats, parse_times, texts, whole_to_int)
+from dprelease.schema.schema import Schema
+from dprelease.schema.tables import PARQUET_SUFFIXES, Table, from_dataframe, read_csv, read_parquet
+
+# Status of each value: placed, NULL, or one of the problems a bucket (or clip) may absorb.
+OK, NULL, UNPARSABLE, UNKNOWN, BELOW, ABOVE = range(6)
+
+_WRONG_TYPE = {"codes": "not integer codes", "integer": "not whole numbers", "numeric": "not numbers",
+               "date": "not ISO 8601 dates", "datetime": "not ISO 8601 date-times",
+               "boolean": "not true/false words", "categorical": "not in the category list"}
+
+
+def encode(data: object, schema: Schema, *, show_values: bool = False, delimiter: str | None = None,
+           header: bool | str = "auto", skip_rows: int = 0) -> np.ndarray:
+    """Codes of a raw table under ``schema``: an (n, d) int64 array over ``schema.domain``, columns in
+    schema order. :meth:`dprelease.Dataset.from_schema` wraps them in a Dataset.
+
+    Args:
+        data: a pandas DataFrame, a Parquet file (``.parquet``/``.pq``) or a delimited text file (any
+            other path), or a :class:`~dprelease.schema.tables.Table`.
+        show_values: let error messages quote bad values and count the rows (off by default: they
+            reach logs).
+        delimiter, header, skip_rows: for text files, see :func:`~dprelease.schema.tables.read_csv`.
+    """
+    if not isinstance(schema, Schema):
+        raise InputTypeError(f"schema must be a dprelease Schema, got {type(schema).__name__}")
+    return encode_table(read_table(data, schema.names, delimiter=delimiter, header=header, skip_rows=skip_rows,
+                                   show_values=show_values), schema, show_values=show_values)
+
+
+def read_table(data: object, names: Sequence[str] | None, *, delimiter: str | None = None,
+               header: bool | str = "auto", skip_rows: int = 0, show_values: bool = False) -> Table:
+    """The columns ``names`` (None: all) of ``data`` (see :func:`encode`), not yet encoded."""
+    if isinstance(data, Table):
+        return data
+    if isinstance(data, (str, Path)):
+        path = Path(data)
+        if path.suffix.lower() in PARQUET_SUFFIXES:
+            return read_parquet(path, names)
+        return read_csv(path, names, delimiter=delimiter, header=header, skip_rows=skip_rows,
+                        show_values=show_values)
+    return from_dataframe(data, names)
+
+
+def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> np.ndarray:
+    """Codes of every schema column of ``table``; one error lists every column that cannot be encoded."""
+    problems = [f"column {name!r}: missing from the table" for name in table.missing]
+    codes = np.zeros((table.n, len(schema.columns)), dtype=np.int64)
+    for i, column in enumerate(schema.columns):
+        if column.name in table.missing:
+            continue
+        column_codes, issues = encode_column(column, table.columns[column.name], schema)
+        codes[:, i] = column_codes
+        problems += [f"column {column.name!r}: {describe(column, issue, show_values)}" for issue in issues]
+    if problems:
+        count = len({p.split(":")[0] for p in problems})
+        raise InputError(f"{table.source}: cannot encode {count} column{'s' if count > 1 else ''} by the schema: "
+                         + "; ".join(problems))
+    if table.n == 0:
+        raise InputError(f"{table.source} has no rows; a release needs at least one row")
+    return codes
+
+
+# ----------------------------------------------------------------------- columns
+def encode_column(column: Column, raw: FactorColumn | TypedColumn, schema: Schema
+                  ) -> tuple[np.ndarray, list[tuple[int, int, list[str]]]]:
+    """(codes, issues) of one column; an issue is (status, rows affected, a few distinct bad values)."""
+    if isinstance(raw, TypedColumn):
+        typed = _typed(column, raw.values)
+        if typed is None:  # no typed rule for this kind and dtype: go through the values' text
+            raw = _to_factor(raw)
+        else:
+            codes, status = typed
+            status = np.where(raw.missing, NULL, status)
+            return _resolve(column, codes, status, lambda mask: _examples(raw.values[mask]))
+    text = texts(raw.uniques, strip=schema.strip)
+    tokens = set(schema.null_tokens_of(column))
+    is_null = np.array([t is None or t in tokens for t in text], dtype=bool)
+    unique_codes, unique_status = _from_text(column, np.where(is_null, None, text))
+    unique_status = np.where(is_null, NULL, unique_status)
+    index = raw.index
+    typed_null = index < 0
+    safe = np.where(typed_null, 0, index)
+    if len(text) == 0:
+        unique_codes, unique_status = np.zeros(1, np.int64), np.full(1, NULL)
+    codes = unique_codes[safe]
+    status = np.where(typed_null, NULL, unique_status[safe])
+
+    def examples(mask: np.ndarray) -> list[str]:
+        chosen = np.unique(safe[mask & ~typed_null])
+        return sorted(str(text[i]) for i in chosen[:3])
+
+    return _resolve(column, codes, status, examples)
+
+
+def _to_factor(raw: TypedColumn) -> FactorColumn:
+    values = raw.values.astype(object)
+    values[raw.missing] = None
+    return FactorColumn.from_values(values)
+
+
+def _resolve(column: Column, codes: np.ndarray, status: np.ndarray, examples) -> tuple[np.ndarray, list]:
+    """Buckets and clipping for every non-OK value; the problems left over."""
+    codes = codes.astype(np.int64, copy=True)
+    issues = []
+    clip = isinstance(column, _Binned) and column.clip
+    rules = [
+        (status == NULL, column.null_code, NULL),
+        ((status == UNPARSABLE) | (status == UNKNOWN), column.other_code, UNPARSABLE),
+        ((status == BELOW) | (status == ABOVE), column.other_code, BELOW),
+    ]
+    for mask, bucket, kind in rules:
+        if not mask.any():
+            continue
+        if bucket is not None:
+            codes[mask] = bucket
+        elif kind == BELOW and clip:  # clip: the nearest end bin
+            codes[status == BELOW] = 0
+            codes[status == ABOVE] = column.value_count - 1
+        else:
+            issues.append((kind, int(mask.sum()), examples(mask)))
+    return codes, issues
+
+
+def describe(column: Column, issue: tuple[int, int, list[str]], show_values: bool) -> str:
+    """One problem of one column in words; counts and values only when ``show_values``."""
+    kind, rows, values = issue
+    if kind == NULL:
+        text, fix = "NULL values", "declare null"
+    elif kind == UNPARSABLE:
+        text = "values " + _WRONG_TYPE[column.kind]
+        fix = "declare other"
+    else:
+        low, high = column.rule()["low"], column.rule()["high"]
+        if isinstance(column, (DateColumn, DatetimeColumn)):
+            low, high = column.format_value(low), column.format_value(high)
+        else:
+            low, high = format_number(low), format_number(high)
+        text, fix = f"values outside the bounds [{low}, {high}]", "declare other or clip"
+        if isinstance(column, CodesColumn):
+            fix = "declare other"
+    if show_values:
+        text = f"{rows} {text}, e.g. {', '.join(repr(v) for v in values)}"
+    return f"{text} ({fix})"
+
+
+def _examples(values: np.ndarray) -> list[str]:
+    distinct = np.unique(values)[:3]
+    return [as_text(v) or "NULL" for v in distinct]
+
+
+# ---------------------------------------------------------- values -> codes, text
+def _place(column: _Binned, values: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of parsed values (``ok``) by the bins; BELOW/ABOVE outside the bounds."""
+    low, high = column.bounds
+    status = np.where(ok, OK, UNPARSABLE)
+    status = np.where(ok & (values < low), BELOW, status)
+    status = np.where(ok & (values > high), ABOVE, status)
+    inside = status == OK
+    codes = np.zeros(len(values), dtype=np.int64)
+    thresholds = np.asarray(column.thresholds, dtype=values.dtype)
+    codes[inside] = np.searchsorted(thresholds, values[inside], side="right")
+    return codes, status
+
+
+def _from_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and status of distinct text values (None: NULL, handled by the caller)."""
+    if isinstance(column, CategoricalColumn):
+        lookup = {key: code for code, key in enumerate(column.keys)}
+        codes = np.array([lookup.get(t, 0) for t in text], dtype=np.int64)
+        status = np.array([OK if t in lookup else UNKNOWN for t in text], dtype=np.int64)
+        return codes, status
+    if isinstance(column, BooleanColumn):
+        values, ok = parse_booleans(text, column.true, column.false)
+        return values, np.where(ok, OK, UNPARSABLE)
+    if isinstance(column, (DateColumn, DatetimeColumn)):
+        values, ok = parse_times(text, "D" if isinstance(column, DateColumn) else "s")
+        return _place(column, values, ok)
+    floats, ok = parse_floats(text)
+    nan = ok & np.isnan(floats)  # "nan" text: a NULL
+    if isinstance(column, NumericColumn):
+        codes, status = _place(column, floats, ok & ~nan)
+        return codes, np.where(nan, NULL, status)
+    integers, whole = whole_to_int(floats)
+    if isinstance(column, IntegerColumn):
+        codes, status = _place(column, floats, ok & whole)
+        status = np.where(ok & np.isinf(floats), np.where(floats > 0, ABOVE, BELOW), status)
+        return codes, np.where(nan, NULL, status)
+    # codes 0..size-1
+    status = np.where(ok & whole, np.where((floats < 0) | (floats >= column.value_count), ABOVE, OK), UNPARSABLE)
+    return np.where(status == OK, integers, 0), np.where(nan, NULL, status)
+
+
+# -------------------------------------------------------------- typed -> codes
+def _typed(column: Column, values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes and status of a typed array (numbers, booleans, datetime64) where the kind takes it as is."""
+    kind = values.dtype.kind
+    if kind == "u":  # compare as signed integers (or floats beyond int64): no wrap-around with negative bounds
+        big = values.size and values.max() >= 2**63
+        values, kind = (values.astype(np.float64), "f") if big else (values.astype(np.int64), "i")
+    if isinstance(column, BooleanColumn) and kind == "b":
+        return values.astype(np.int64), np.full(len(values), OK)
+    if kind == "M" and isinstance(column, (DateColumn, DatetimeColumn)):
+        ints = datetimes_to_int(values, "D" if isinstance(column, DateColumn) else "s")
+        codes, status = _place(column, ints, ~np.isnat(values))
+        return codes, np.where(np.isnat(values), NULL, status)
+    if kind not in "iuf" or not isinstance(column, (NumericColumn, IntegerColumn, CodesColumn)):
+        return None
+    if isinstance(column, NumericColumn):
+        floats = values.astype(np.float64)
+        codes, status = _place(column, floats, ~np.isnan(floats))
+        return codes, np.where(np.isnan(floats), NULL, status)
+    if kind in "iu":
+        if isinstance(column, IntegerColumn):
+            # Compare in the integer type (no float rounding of large values), then place.
+            low, high = column.bounds
+            status = np.where(values < low, BELOW, np.where(values > high, ABOVE, OK))
+            codes = np.zeros(len(values), dtype=np.int64)
+            inside = status == OK
+            codes[inside] = np.searchsorted(np.asarray(column.thresholds, dtype=np.int64),
+                                            values[inside].astype(np.int64), side="right")
+            return codes, status
+        outside = (values < 0) | (values >= column.value_count)
+        return np.where(outside, 0, values).astype(np.int64), np.where(outside, ABOVE, OK)
+    floats = values.astype(np.float64)
+    integers, whole = whole_to_int(floats)
+    nan = np.isnan(floats)
+    if isinstance(column, IntegerColumn):
+        codes, status = _place(column, floats, whole)
+        status = np.where(np.isinf(floats), np.where(floats > 0, ABOVE, BELOW), status)
+        return codes, np.where(nan, NULL, status)
+    status = np.where(whole, np.where((floats < 0) | (floats >= column.value_count), ABOVE, OK), UNPARSABLE)
+    return np.where(status == OK, integers, 0), np.where(nan, NULL, status)
+
+
+def encode_columns(data: object, schema: Schema, columns: Sequence[str], **options) -> np.ndarray:
+    """:func:`encode` on some columns of the schema (in the order given)."""
+    return encode(data, schema.select(columns), **options)

@@ -1,0 +1,216 @@
+"""Raw columns and the parsers that turn their values into numbers, dates and booleans.
+
+A raw column comes in one of two forms, so that text is parsed once per *distinct* value and never
+row by row:
+
+- :class:`FactorColumn`: ``uniques`` (an object array of distinct values: text, or Python objects
+  from a DataFrame) and ``index`` (per row, the position of its value in ``uniques``, -1 for a typed
+  NULL). CSV columns, object and category columns of a DataFrame, and Parquet text come this way.
+- :class:`TypedColumn`: a numpy array of numbers, booleans or datetime64, and a mask of typed NULLs.
+
+The parsers work on numpy arrays and report, beside the values, which entries parsed.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+
+import numpy as np
+
+#: ISO 8601 dates and datetimes: 2020-01-05, 2020-01-05T10:00, 2020-01-05 10:00:00.5, ...Z, ...+01:00.
+_ISO = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?))?\s*(Z|[+-]\d{2}:?\d{2})?$")
+
+
+@dataclass(frozen=True, eq=False)
+class FactorColumn:
+    """Distinct values and, per row, the index of its value (-1: a typed NULL)."""
+
+    uniques: np.ndarray
+    index: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.index)
+
+    @classmethod
+    def from_values(cls, values: np.ndarray) -> FactorColumn:
+        """Factorize an array of strings (or other mutually comparable values; None is a NULL) with numpy."""
+        values = np.asarray(values, dtype=object)
+        present = np.not_equal(values, None).astype(bool)
+        index = np.full(len(values), -1, dtype=np.int64)
+        uniques, inverse = np.unique(values[present], return_inverse=True)
+        index[present] = inverse.reshape(-1)
+        return cls(uniques.astype(object), index)
+
+
+@dataclass(frozen=True, eq=False)
+class TypedColumn:
+    """Numbers, booleans or datetime64 values, with ``missing`` marking typed NULLs."""
+
+    values: np.ndarray
+    missing: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+
+# ------------------------------------------------------------------------- text
+def as_text(value: object) -> str | None:
+    """The text of one distinct value (None for a typed NULL): what categories and tokens are matched on."""
+    if value is None or value is np.ma.masked or type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        x = float(value)
+        if math.isnan(x):
+            return None
+        return str(int(x)) if x.is_integer() and abs(x) < 2**63 else repr(x)
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, np.datetime64):
+        return None if np.isnat(value) else str(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def texts(uniques: np.ndarray, *, strip: bool) -> np.ndarray:
+    """Text of each distinct value (object array; None for typed NULLs), stripped when asked."""
+    out = np.empty(len(uniques), dtype=object)
+    for i, value in enumerate(uniques):  # per distinct value, not per row
+        text = as_text(value)
+        out[i] = text.strip() if (strip and text is not None) else text
+    return out
+
+
+# ---------------------------------------------------------------------- numbers
+def parse_floats(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Floats of text values; ``ok`` is False where a value is not a number. NaN means NULL (ok)."""
+    values = np.full(len(text), np.nan)
+    ok = np.zeros(len(text), dtype=bool)
+    present = np.array([t is not None for t in text], dtype=bool)
+    candidates = text[present]
+    try:
+        parsed = candidates.astype(np.float64)  # fast path: every value parses
+        good = np.ones(len(candidates), dtype=bool)
+    except (ValueError, TypeError):
+        parsed = np.full(len(candidates), np.nan)
+        good = np.zeros(len(candidates), dtype=bool)
+        for i, t in enumerate(candidates):  # only when some distinct value does not parse
+            try:
+                parsed[i] = float(t)
+                good[i] = True
+            except (ValueError, TypeError):
+                pass
+    values[present] = parsed
+    ok[present] = good
+    return values, ok
+
+
+def whole_to_int(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integers of whole finite floats (int64, exact below 2^53; 0 beyond 2^62); ``whole`` marks them."""
+    finite = np.isfinite(values)
+    whole = finite & (values == np.floor(np.where(finite, values, 0)))
+    fits = whole & (np.abs(np.where(finite, values, 0)) < 2.0**62)
+    out = np.zeros(len(values), dtype=np.int64)
+    out[fits] = values[fits].astype(np.int64)
+    return out, whole
+
+
+# ------------------------------------------------------------------------ dates
+def parse_iso(text: str, unit: str) -> int | None:
+    """An ISO 8601 date or datetime as an integer count of ``unit`` ('D' days or 's' seconds) since
+    1970-01-01 UTC, floored; None if the text is not ISO 8601."""
+    match = _ISO.match(text.strip())
+    if match is None:
+        return None
+    day, clock, zone = match.groups()
+    try:
+        stamp = np.datetime64(day if clock is None else f"{day}T{clock}", "s")
+    except ValueError:
+        return None
+    seconds = int(stamp.astype(np.int64))
+    if zone and zone != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        digits = zone[1:].replace(":", "")
+        seconds -= sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
+    return seconds if unit == "s" else seconds // 86400
+
+
+def parse_times(text: np.ndarray, unit: str) -> tuple[np.ndarray, np.ndarray]:
+    """Integer days ('D') or seconds ('s') since the epoch of ISO text; ``ok`` marks those that parse."""
+    values = np.zeros(len(text), dtype=np.int64)
+    ok = np.zeros(len(text), dtype=bool)
+    for i, t in enumerate(text):  # per distinct value
+        if t is None:
+            continue
+        parsed = parse_iso(t, unit)
+        if parsed is not None:
+            values[i], ok[i] = parsed, True
+    return values, ok
+
+
+def datetimes_to_int(values: np.ndarray, unit: str) -> np.ndarray:
+    """datetime64 values as integer days or seconds since the epoch, floored (NaT left as the minimum)."""
+    return values.astype(f"datetime64[{unit}]").astype(np.int64)
+
+
+# --------------------------------------------------------------------- booleans
+def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """1 for a true word, 0 for a false word (without case); ``ok`` marks the values that are either."""
+    values = np.zeros(len(text), dtype=np.int64)
+    ok = np.zeros(len(text), dtype=bool)
+    true_set, false_set = set(true), set(false)
+    for i, t in enumerate(text):  # per distinct value
+        if t is None:
+            continue
+        word = t.lower()
+        if word in true_set:
+            values[i], ok[i] = 1, True
+        elif word in false_set:
+            ok[i] = True
+    return values, ok
+
+
+# ------------------------------------------------------------------ value kinds
+#: What a value looks like, for drafting a schema: its class, in order of precedence.
+CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text")
+C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT = range(len(CLASSES))
+_BOOLEAN_WORDS = {"true", "false", "yes", "no", "t", "f", "y", "n"}
+
+
+def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
+    """The class of each distinct text value (None is NULL): null, boolean word, integer, decimal number,
+    ISO date, ISO date-time, or other text."""
+    tokens = set(null_tokens)
+    out = np.full(len(text), C_TEXT, dtype=np.int64)
+    floats, numeric = parse_floats(text)
+    _, whole = whole_to_int(floats)
+    for i, t in enumerate(text):  # per distinct value
+        if t is None or t in tokens or (numeric[i] and np.isnan(floats[i])):
+            out[i] = C_NULL
+        elif t.lower() in _BOOLEAN_WORDS:
+            out[i] = C_BOOLEAN
+        elif numeric[i]:
+            out[i] = C_INTEGER if whole[i] else C_DECIMAL
+        else:
+            match = _ISO.match(t.strip())
+            if match is not None and parse_iso(t, "s") is not None:
+                out[i] = C_DATE if match.group(2) is None else C_DATETIME
+    return out
+
+
+def typed_class(values: np.ndarray) -> int:
+    """The class of a typed column (from its dtype alone)."""
+    kind = values.dtype.kind
+    return {"b": C_BOOLEAN, "i": C_INTEGER, "u": C_INTEGER, "f": C_DECIMAL, "M": C_DATETIME}.get(kind, C_TEXT)

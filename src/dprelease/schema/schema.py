@@ -1,0 +1,284 @@
+"""The public schema: ordered columns, each with its kind, values or bounds and bins, and buckets.
+
+A schema is public knowledge (like the domain it yields): it must never be read off the private
+rows, except by the differentially private draft of :mod:`dprelease.schema.draft`, whose spend is
+kept in the schema's own ledger. See docs/schema.md for the JSON format, with examples.
+
+>>> s = Schema.from_dict({"age": {"type": "integer", "bounds": [0, 99], "width": 10},
+...                       "sex": {"type": "categorical", "values": ["F", "M"], "null": True}, "code": 3})
+>>> s.domain.to_dict()
+{'age': 10, 'sex': 3, 'code': 3}
+>>> s.labels("sex")
+('F', 'M', 'NULL')
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from dprelease.domain import Domain
+from dprelease.errors import InputError, InputTypeError
+from dprelease.schema.binned import BINNED_KINDS
+from dprelease.schema.tables import write_atomic
+from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, check_tokens, where
+
+FORMAT = "dprelease-schema/1"
+KINDS: dict[str, type[Column]] = {"codes": CodesColumn, "categorical": CategoricalColumn, "boolean": BooleanColumn,
+                                  **BINNED_KINDS}
+DRAFT_MODES = ("dp", "non-private")
+NOT_PUBLIC = ("NOT PUBLIC: this schema was read openly from the data (--non-private). A release built on it is "
+              "not differentially private: replace every value, bound and bin with public knowledge first.")
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """How a drafted schema was made: ``"dp"`` (with its exact privacy ledger) or ``"non-private"``."""
+
+    mode: str
+    note: str = ""
+    ledger: Mapping[str, object] | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in DRAFT_MODES:
+            raise InputError(f"schema draft mode must be one of {list(DRAFT_MODES)}, got {self.mode!r}")
+        if self.mode == "dp":
+            if not isinstance(self.ledger, Mapping) or not isinstance(self.ledger.get("charges"), list):
+                raise InputError("schema draft mode 'dp' needs its privacy_ledger with a list of charges")
+            self.charges()  # validates every charge
+
+    @property
+    def is_public(self) -> bool:
+        return self.mode == "dp"
+
+    def charges(self) -> list[tuple[str, Fraction, Fraction, str]]:
+        """Every charge of the draft as (label, epsilon, delta, rule), exact; empty for a non-private draft."""
+        out = []
+        for entry in (self.ledger or {}).get("charges", []):
+            try:
+                label, rule = entry["label"], entry["rule"]
+                eps, delta = Fraction(entry["epsilon_exact"]), Fraction(entry["delta_exact"])
+            except (KeyError, TypeError, ValueError, ZeroDivisionError):
+                raise InputError(f"schema draft: a ledger charge must hold label, epsilon_exact, delta_exact and "
+                                 f"rule, got {entry!r:.200}") from None
+            if eps < 0 or delta < 0:
+                raise InputError(f"schema draft: charge {label!r} is negative")
+            out.append((str(label), eps, delta, str(rule)))
+        return out
+
+    @property
+    def spent(self) -> tuple[Fraction, Fraction]:
+        """Total (epsilon, delta) of the draft, exact (basic composition, Thm 3.16)."""
+        charges = self.charges()
+        return sum((c[1] for c in charges), Fraction(0)), sum((c[2] for c in charges), Fraction(0))
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"mode": self.mode, "public": self.is_public, "note": self.note}
+        if self.ledger is not None:
+            out["privacy_ledger"] = dict(self.ledger)
+        return out
+
+    @classmethod
+    def from_json(cls, raw: object) -> Draft:
+        if not isinstance(raw, Mapping):
+            raise InputError(f"schema draft must be a JSON object, got {type(raw).__name__}")
+        return cls(raw.get("mode"), str(raw.get("note", "")), raw.get("privacy_ledger"))
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """Ordered columns (public), the text that means NULL by default, whether text is stripped, and how
+    the schema was drafted (None: written from public knowledge)."""
+
+    columns: tuple[Column, ...]
+    null_tokens: tuple[str, ...] = ("",)
+    strip: bool = True
+    draft: Draft | None = None
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.description, str):
+            raise InputTypeError(f"schema description must be a string, got {self.description!r:.100}")
+        if isinstance(self.columns, Mapping) or not isinstance(self.columns, Iterable):
+            raise InputTypeError(f"schema columns must be a list of columns, got {type(self.columns).__name__}")
+        columns = tuple(self.columns)
+        object.__setattr__(self, "columns", columns)
+        if not columns:
+            raise InputError("schema must have at least one column, got none")
+        seen: set[str] = set()
+        for column in columns:
+            if not isinstance(column, Column):
+                raise InputTypeError(f"schema columns must be schema column objects, got {column!r:.100}")
+            if column.name in seen:
+                raise InputError(f"{where(column.name)} appears more than once")
+            seen.add(column.name)
+        tokens = check_tokens(self.null_tokens, "null_tokens", "*")
+        object.__setattr__(self, "null_tokens", tokens)
+        if not isinstance(self.strip, bool):
+            raise InputTypeError(f"schema strip must be true or false, got {self.strip!r}")
+        if self.draft is not None and not isinstance(self.draft, Draft):
+            raise InputTypeError(f"schema draft must be a Draft, got {type(self.draft).__name__}")
+
+    # ------------------------------------------------------------------ access
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    @property
+    def domain(self) -> Domain:
+        """The public domain of the codes: one attribute per column, sizes with the null/other buckets."""
+        return Domain(self.names, tuple(c.size for c in self.columns))
+
+    def column(self, name: str) -> Column:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise InputError(f"unknown column {name!r}; the schema has {list(self.names)}")
+
+    def labels(self, name: str) -> tuple[str, ...]:
+        """One label per code of column ``name`` (categories, bin ranges, 'NULL', the other marker)."""
+        return self.column(name).labels()
+
+    def all_labels(self) -> dict[str, tuple[str, ...]]:
+        return {c.name: c.labels() for c in self.columns}
+
+    def null_tokens_of(self, column: Column) -> tuple[str, ...]:
+        return self.null_tokens if column.null_tokens is None else column.null_tokens
+
+    def select(self, names: Iterable[str]) -> Schema:
+        """The schema of some columns, in the order given."""
+        names = list(names)
+        if len(set(names)) != len(names):
+            raise InputError(f"columns {names} name a column twice")
+        return Schema(tuple(self.column(n) for n in names), self.null_tokens, self.strip, self.draft, self.description)
+
+    def encoding_rules(self) -> list[dict[str, object]]:
+        """Every column's encoding rule as plain data (categories, thresholds, bucket codes, NULL text),
+        for an engine that translates them (e.g. to SQL). The rule is documented in docs/schema.md."""
+        return [{**c.rule(), "null_tokens": list(self.null_tokens_of(c)), "strip": self.strip} for c in self.columns]
+
+    # -------------------------------------------------------------------- JSON
+    @classmethod
+    def from_domain(cls, domain: Domain) -> Schema:
+        """Codes 0..size-1 for every attribute of a domain."""
+        return cls(tuple(CodesColumn(name=a, codes=s) for a, s in zip(domain.attributes, domain.sizes)))
+
+    @classmethod
+    def from_dict(cls, raw: object) -> Schema:
+        """From the JSON form: ``{column: spec}`` (a domain file is one) or ``{"format": ..., "columns": ...}``."""
+        if not isinstance(raw, Mapping):
+            raise InputError(f"schema must be a JSON object, got {type(raw).__name__}")
+        if raw.get("format") == FORMAT:
+            unknown = sorted(set(raw) - {"format", "columns", "null_tokens", "strip", "draft", "description"})
+            if unknown:
+                raise InputError(f"schema has unknown field(s) {unknown}")
+            columns = raw.get("columns")
+            if not isinstance(columns, Mapping):
+                raise InputError(f"schema columns must be a JSON object {{name: spec}}, got {columns!r:.100}")
+            draft = None if raw.get("draft") is None else Draft.from_json(raw["draft"])
+            return cls(tuple(column_from_json(n, s) for n, s in columns.items()),
+                       raw.get("null_tokens", ("",)), raw.get("strip", True), draft, raw.get("description", ""))
+        if isinstance(raw.get("format"), str) and raw["format"].startswith("dprelease-schema"):
+            raise InputError(f"schema format {raw['format']!r} is not supported; this version reads {FORMAT!r}")
+        return cls(tuple(column_from_json(n, s) for n, s in raw.items()))
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"format": FORMAT}
+        if self.description:
+            out["description"] = self.description
+        if self.null_tokens != ("",):
+            out["null_tokens"] = list(self.null_tokens)
+        if not self.strip:
+            out["strip"] = False
+        out["columns"] = {c.name: c.to_json() for c in self.columns}
+        if self.draft is not None:
+            out["draft"] = self.draft.to_json()
+        return out
+
+    def dumps(self) -> str:
+        """The JSON text: one line per column, the draft's ledger indented."""
+        raw = self.to_dict()
+        lines = []
+        for key, value in raw.items():
+            if key == "columns":
+                inner = [f"  {json.dumps(n)}: {json.dumps(spec)}" for n, spec in value.items()]
+                lines.append(' "columns": {\n' + ",\n".join(inner) + "\n }")
+            else:
+                lines.append(f" {json.dumps(key)}: " + json.dumps(value, indent=1).replace("\n", "\n "))
+        return "{\n" + ",\n".join(lines) + "\n}\n"
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> Schema:
+        """Read a schema (or a domain) file; duplicate keys are refused."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"schema file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+        return cls.loads(text, source=f"schema file {str(path)!r}")
+
+    @classmethod
+    def loads(cls, text: str, *, source: str = "schema") -> Schema:
+        def no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+            keys = [k for k, _ in pairs]
+            for k in keys:
+                if keys.count(k) > 1:
+                    raise InputError(f"{source}: key {k!r} appears more than once")
+            return dict(pairs)
+
+        try:
+            raw = json.loads(text, object_pairs_hook=no_duplicates)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{source} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+        try:
+            return cls.from_dict(raw)
+        except InputError as exc:  # keep the class (InputTypeError stays a TypeError)
+            raise type(exc)(f"{source}: {exc}") from None
+
+    def to_json(self, path: str | Path) -> None:
+        """Write the schema as JSON, atomically."""
+        write_atomic(Path(path), self.dumps())
+
+
+_COMMON = ("type", "null", "other", "null_tokens")
+_FIELDS = {
+    "codes": ("codes",),
+    "categorical": ("values",),
+    "boolean": ("true", "false"),
+    "integer": ("bounds", "bins", "width", "edges", "clip"),
+    "numeric": ("bounds", "bins", "width", "edges", "clip"),
+    "date": ("bounds", "unit", "width", "edges", "clip"),
+    "datetime": ("bounds", "unit", "width", "edges", "clip"),
+}
+
+
+def column_from_json(name: object, spec: object) -> Column:
+    """One column from its JSON spec: an integer (codes 0..size-1) or an object with a "type"."""
+    if not isinstance(name, str) or not name:
+        raise InputTypeError(f"schema column names must be non-empty strings, got {name!r}")
+    if isinstance(spec, bool) or not isinstance(spec, (int, Mapping)):
+        raise InputError(f"{where(name)}: the spec must be an integer (codes) or an object with a type, "
+                         f"got {spec!r:.100}")
+    if isinstance(spec, int):
+        return CodesColumn(name=name, codes=spec)
+    kind = spec.get("type")
+    if kind not in KINDS:
+        raise InputError(f"{where(name)}: type must be one of {list(KINDS)}, got {kind!r}")
+    allowed = _COMMON + _FIELDS[kind]
+    unknown = [k for k in spec if k not in allowed]
+    if unknown:
+        raise InputError(f"{where(name)}: unknown field {unknown[0]!r} for a {kind} column "
+                         f"(its fields: {', '.join(allowed[1:])})")
+    arguments = {k: v for k, v in spec.items() if k != "type"}
+    if "bounds" in arguments:
+        bounds = arguments.pop("bounds")
+        if isinstance(bounds, (str, bytes)) or not isinstance(bounds, (list, tuple)) or len(bounds) != 2:
+            raise InputError(f"{where(name)}: bounds must be a list [low, high], got {bounds!r:.100}")
+        arguments["low"], arguments["high"] = bounds
+    for key in ("values", "edges", "null_tokens", "true", "false"):
+        if isinstance(arguments.get(key), list):
+            arguments[key] = tuple(arguments[key])
+    return KINDS[kind](name=name, **arguments)

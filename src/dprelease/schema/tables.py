@@ -1,0 +1,266 @@
+"""Reading raw tables (CSV, Parquet, pandas DataFrames) into raw columns, and writing decoded ones.
+
+Readers keep the schema's columns only and never interpret a value (that is encoding's job); every
+problem they find is about the file's shape, and their messages quote no cell and count no private
+row (a line number only with ``show_values=True``). pandas and DuckDB (the Parquet reader and writer)
+are optional extras, imported only here and only when used.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+
+from dprelease.errors import InputError, InputTypeError
+from dprelease.schema.parse import FactorColumn, TypedColumn
+
+CSV_DELIMITERS = ",;\t|"
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """The schema's columns of a raw table (``missing``: those the table lacks), n rows, and a source name."""
+
+    columns: dict[str, FactorColumn | TypedColumn]
+    n: int
+    source: str
+    missing: tuple[str, ...] = ()
+
+
+def need(module: str, extra: str, what: str):
+    """Import an optional dependency, or say which extra installs it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise InputError(f"{what} needs {module}, which is not installed: pip install 'dprelease[{extra}]'") from None
+
+
+def factorize(values: np.ndarray) -> FactorColumn:
+    """Distinct values and each row's index: pandas' hash table when installed, else numpy's sort."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return FactorColumn.from_values(values)
+    index, uniques = pd.factorize(values, use_na_sentinel=True)
+    return FactorColumn(np.asarray(uniques, dtype=object), np.asarray(index, dtype=np.int64))
+
+
+# --------------------------------------------------------------------------- CSV
+def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | None = None, header: bool | str = "auto",
+             skip_rows: int = 0, encoding: str = "utf-8-sig", show_values: bool = False) -> Table:
+    """The columns ``names`` of a delimited text file.
+
+    Args:
+        delimiter: one character; default: sniffed among ``, ; TAB |`` (comma when unclear).
+        header: True (the first row names the columns), False (no header: the columns are the schema's,
+            in order), or "auto" (a header when the first row names any schema column).
+        names: the columns to keep; None keeps every column the header names.
+        skip_rows: lines to skip before the table (comments, a title).
+    Quoted fields may hold delimiters and newlines; a space after a delimiter is skipped; blank lines
+    are not records.
+    """
+    path = Path(path)
+    source = f"data file {str(path)!r}"
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n"):
+        raise InputError(f"delimiter must be one character (not a quote or newline), got {delimiter!r}")
+    if header not in (True, False, "auto"):
+        raise InputError(f"header must be true, false or 'auto', got {header!r}")
+    if isinstance(skip_rows, bool) or not isinstance(skip_rows, int) or skip_rows < 0:
+        raise InputError(f"skip_rows must be an integer >= 0, got {skip_rows!r}")
+    try:
+        with path.open(newline="", encoding=encoding) as handle:
+            text = "".join(islice(handle, skip_rows, None)) if skip_rows else handle.read()
+    except OSError as exc:
+        raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{source} is not {encoding} text") from None
+    except LookupError:
+        raise InputError(f"encoding {encoding!r} is unknown") from None
+    if delimiter is None:
+        try:
+            delimiter = csv.Sniffer().sniff(text[:65536], delimiters=CSV_DELIMITERS).delimiter
+        except csv.Error:
+            delimiter = ","
+    try:
+        rows = [row for row in csv.reader(io.StringIO(text), delimiter=delimiter, skipinitialspace=True) if row]
+    except csv.Error as exc:
+        raise InputError(f"{source} does not parse as CSV: {exc}") from None
+    if not rows:
+        raise InputError(f"{source} is empty")
+    first = [h.strip() for h in rows[0]]
+    if names is None:  # every column, named by the header
+        if header is False:
+            raise InputError(f"{source}: reading every column needs a header row naming them")
+        header, names = True, first
+    if header == "auto":
+        header = any(h in names for h in first)
+    if header:
+        duplicated = sorted({h for h in first if first.count(h) > 1})
+        if duplicated:
+            raise InputError(f"{source}: column(s) {duplicated} appear more than once in the header")
+        body, width = rows[1:], len(first)
+    else:
+        if len(first) != len(names):
+            raise InputError(f"{source} has no header row naming the schema's columns, and its rows have "
+                             f"{len(first)} fields where the schema has {len(names)} columns")
+        body, width, first = rows, len(names), list(names)
+    ragged = next((i for i, row in enumerate(body) if len(row) != width), None)
+    if ragged is not None:
+        where = f" (line {ragged + 1 + int(bool(header)) + skip_rows} is one)" if show_values else ""
+        raise InputError(f"{source} does not parse as CSV: some rows do not have the {width} fields of "
+                         f"the {'header' if header else 'first row'}{where}")
+    fields = list(zip(*body)) if body else [()] * width
+    columns, missing = {}, []
+    for name in names:
+        if name not in first:
+            missing.append(name)
+            continue
+        columns[name] = factorize(np.array(fields[first.index(name)], dtype=object))
+    return Table(columns, len(body), source, tuple(missing))
+
+
+# ----------------------------------------------------------------------- Parquet
+def read_parquet(path: str | Path, names: Sequence[str] | None) -> Table:
+    """The columns ``names`` of a Parquet file, read by DuckDB (the ``parquet`` extra)."""
+    duckdb = need("duckdb", "parquet", "reading Parquet")
+    path = Path(path)
+    source = f"data file {str(path)!r}"
+    if not path.is_file():
+        raise InputError(f"{source} cannot be read: no such file")
+    connection = duckdb.connect()
+    try:
+        try:
+            present = [d[0] for d in connection.execute("SELECT * FROM read_parquet(?) LIMIT 0", [str(path)]).description]
+        except duckdb.Error as exc:
+            raise InputError(f"{source} is not a readable Parquet file: {str(exc).splitlines()[0]}") from None
+        names = present if names is None else names
+        missing = [n for n in names if n not in present]
+        wanted = [n for n in names if n in present]
+        n = int(connection.execute("SELECT count(*) FROM read_parquet(?)", [str(path)]).fetchone()[0])
+        arrays = {}
+        if wanted:
+            selected = ", ".join('"' + n.replace('"', '""') + '"' for n in wanted)
+            arrays = connection.execute(f"SELECT {selected} FROM read_parquet(?)", [str(path)]).fetchnumpy()
+    finally:
+        connection.close()
+    columns = {name: _from_numpy(arrays[name], name) for name in wanted}
+    return Table(columns, n, source, tuple(missing))
+
+
+def _from_numpy(array: np.ndarray, name: str) -> FactorColumn | TypedColumn:
+    mask = np.ma.getmaskarray(array) if np.ma.isMaskedArray(array) else np.zeros(len(array), dtype=bool)
+    data = np.ma.getdata(array)
+    if type(array).__name__ == "Categorical":  # DuckDB ENUM
+        codes = np.asarray(array.codes, dtype=np.int64)
+        return FactorColumn(np.asarray(array.categories, dtype=object), codes)
+    if data.dtype.kind in "biufM":
+        if data.dtype.kind == "M":
+            mask = mask | np.isnat(data)
+        elif data.dtype.kind == "f":
+            mask = mask | np.isnan(data)
+        return TypedColumn(data, mask)
+    if data.dtype.kind in "OUS":
+        factor = factorize(np.where(mask, None, data.astype(object)))
+        return factor
+    raise InputTypeError(f"column {name!r} has the unsupported type {data.dtype}")
+
+
+# --------------------------------------------------------------------- DataFrame
+def from_dataframe(frame: object, names: Sequence[str] | None) -> Table:
+    """The columns ``names`` of a pandas DataFrame; its dtypes are kept (category, nullable, datetime)."""
+    pd = need("pandas", "pandas", "reading a DataFrame")
+    if not isinstance(frame, pd.DataFrame):
+        raise InputTypeError(f"data must be a pandas DataFrame, a CSV or a Parquet path, got {type(frame).__name__}")
+    header = [str(c) for c in frame.columns]
+    duplicated = sorted({h for h in header if header.count(h) > 1})
+    if duplicated:
+        raise InputError(f"data frame: column(s) {duplicated} appear more than once")
+    names = header if names is None else names
+    missing = [n for n in names if n not in header]
+    columns = {}
+    for name in names:
+        if name not in header:
+            continue
+        columns[name] = _from_series(frame[frame.columns[header.index(name)]], name, pd)
+    return Table(columns, len(frame), "data frame", tuple(missing))
+
+
+def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
+    dtype = series.dtype
+    missing = series.isna().to_numpy(dtype=bool)
+    if isinstance(dtype, pd.CategoricalDtype):
+        return FactorColumn(np.asarray(dtype.categories, dtype=object),
+                            series.cat.codes.to_numpy(dtype=np.int64))
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        series = series.dt.tz_convert("UTC").dt.tz_localize(None)
+        dtype = series.dtype
+    kind = getattr(dtype, "kind", "O")
+    if kind == "M":
+        return TypedColumn(series.to_numpy(dtype="datetime64[s]", na_value=np.datetime64("NaT")), missing)
+    if kind in "iu":
+        return TypedColumn(series.to_numpy(dtype=np.int64 if kind == "i" else np.uint64, na_value=0), missing)
+    if kind == "f":
+        return TypedColumn(series.to_numpy(dtype=np.float64, na_value=np.nan), missing)
+    if kind == "b":
+        return TypedColumn(series.to_numpy(dtype=bool, na_value=False), missing)
+    if kind in "OSU" or pd.api.types.is_string_dtype(dtype):
+        return factorize(series.to_numpy(dtype=object, na_value=None))
+    raise InputTypeError(f"data frame column {name!r} has the unsupported dtype {dtype}")
+
+
+# ----------------------------------------------------------------------- writing
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file in the same folder, fsync and rename."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def csv_text(header: Sequence[str], columns: Sequence[Sequence[str]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(zip(*columns))
+    return buffer.getvalue()
+
+
+def write_parquet(frame: object, path: str | Path) -> None:
+    """Write a pandas DataFrame as Parquet with DuckDB, atomically."""
+    duckdb = need("duckdb", "parquet", "writing Parquet")
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    os.close(handle)
+    connection = duckdb.connect()
+    try:
+        connection.register("decoded", frame)
+        quoted = temporary.replace("'", "''")
+        connection.execute(f"COPY decoded TO '{quoted}' (FORMAT parquet)")
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    finally:
+        connection.close()

@@ -1,0 +1,59 @@
+"""Evaluation: per-marginal errors on any domain and the two seeded baselines."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from dprelease import Dataset, Domain, Workload
+from dprelease.evaluate import per_marginal_errors, summarize, workload_errors
+from dprelease.evaluate.baselines import INDEPENDENT, UNIFORM, baseline_tables
+
+
+@pytest.fixture
+def skewed() -> Dataset:
+    """A table far from uniform and far from independent: b copies a, c is mostly 0."""
+    domain = Domain(("a", "b", "c"), (3, 3, 5))
+    rng = np.random.Generator(np.random.PCG64(11))
+    a = rng.choice(3, size=3000, p=[0.7, 0.2, 0.1])
+    c = np.where(rng.random(3000) < 0.8, 0, rng.integers(0, 5, 3000))
+    return Dataset.from_records(np.stack([a, a, c], axis=1), domain)
+
+
+def test_per_marginal_errors_agree_with_the_summary(skewed):
+    workload = Workload.from_spec("1-2way", skewed.domain)
+    shifted = Dataset.from_records(np.roll(skewed.records, 1, axis=0) % 3, skewed.domain)
+    errors = per_marginal_errors(skewed, {"s": shifted, "same": skewed}, workload)
+    assert [e.marginal for e in errors] == list(workload.marginals)
+    assert all(e.l1["same"] == 0.0 and e.max_error["same"] == 0.0 for e in errors)
+    assert summarize(errors, "s") == workload_errors(skewed, shifted, workload)
+    (ab,) = [e for e in errors if e.marginal == ("a", "b")]
+    truth, other = skewed.marginal(("a", "b")), shifted.marginal(("a", "b"))
+    assert ab.cells == 9 and ab.l1["s"] == pytest.approx(np.abs(truth - other).sum())
+
+
+def test_baselines_spend_at_most_epsilon_exactly_and_repeat_with_the_seed(skewed):
+    for epsilon in (0.1, 1.0, 1 / 3):
+        drawn = baseline_tables(skewed, epsilon=epsilon, n_rows=500, seed=4)
+        assert drawn.spent_epsilon == Fraction(epsilon)  # d charges of exactly eps / d
+    one, two = (baseline_tables(skewed, epsilon=1.0, n_rows=500, seed=4) for _ in range(2))
+    other = baseline_tables(skewed, epsilon=1.0, n_rows=500, seed=5)
+    for name in (INDEPENDENT, UNIFORM):
+        assert np.array_equal(one.tables[name].records, two.tables[name].records)
+        assert not np.array_equal(one.tables[name].records, other.tables[name].records)
+        assert one.tables[name].n == 500 and one.tables[name].domain == skewed.domain
+
+
+def test_baselines_are_what_they_say(skewed):
+    """Independent: 1-way marginals close to the real ones, the a-b dependence lost; uniform: flat."""
+    drawn = baseline_tables(skewed, epsilon=50.0, n_rows=20_000, seed=0)
+    independent, uniform = drawn.tables[INDEPENDENT], drawn.tables[UNIFORM]
+    for attribute in skewed.domain.attributes:
+        assert np.abs(independent.marginal((attribute,)) - skewed.marginal((attribute,))).sum() < 0.05
+        size = skewed.domain.size_of(attribute)
+        assert np.abs(uniform.marginal((attribute,)) - 1 / size).max() < 0.02
+    # a == b in the real table; independent draws agree only by chance (0.7^2 + 0.2^2 + 0.1^2 = 0.54).
+    agree = np.trace(independent.marginal(("a", "b")))
+    assert agree == pytest.approx(0.54, abs=0.03)

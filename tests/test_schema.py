@@ -1,0 +1,255 @@
+"""The public schema: building, JSON, labels and rules; encoding of CSV, DataFrames and Parquet; decoding;
+the round trip encode(decode(codes)) == codes for every column kind (issue 13)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dprelease import Dataset, Domain
+from dprelease.datasets import adult_paths
+from dprelease.schema import OTHER, Schema, decode, encode
+from dprelease.schema.binned import NumericColumn
+
+MIXED = {
+    "age": {"type": "integer", "bounds": [17, 90], "width": 5, "other": True},
+    "job": {"type": "categorical", "values": ["a", "b", 3], "null": True, "other": True},
+    "code": 3,
+    "income": {"type": "numeric", "bounds": [0, 100], "bins": 4, "null": True},
+    "income2": {"type": "numeric", "edges": [-1.5, 0, 0.1, 1e6], "clip": True},
+    "day": {"type": "date", "bounds": ["2020-01-15", "2020-12-31"], "unit": "month", "null": True},
+    "when": {"type": "datetime", "bounds": ["2020-01-01T00:00:00", "2020-01-02T00:00:00"], "unit": "hour", "width": 6},
+    "flag": {"type": "boolean", "null": True, "other": True},
+    "n": {"type": "integer", "edges": [0, 10, 20], "null": True},
+}
+
+
+def random_codes(schema: Schema, n: int, seed: int) -> np.ndarray:
+    rng = np.random.Generator(np.random.PCG64(seed))
+    return np.stack([rng.integers(0, k, n) for k in schema.domain.sizes], axis=1)
+
+
+# ----------------------------------------------------------------- the schema
+def test_every_domain_file_is_a_schema():
+    _, domain_path = adult_paths()
+    schema = Schema.from_json(domain_path)
+    assert schema.domain == Domain.from_json(domain_path)
+    assert "\"format\"" in schema.dumps() and Schema.loads(schema.dumps()) == schema
+
+
+def test_json_round_trip_and_domain_sizes_include_buckets(tmp_path):
+    schema = Schema.from_dict(MIXED)
+    path = tmp_path / "s.json"
+    schema.to_json(path)
+    assert Schema.from_json(path) == schema
+    assert schema.domain.to_dict() == {"age": 16, "job": 5, "code": 3, "income": 5, "income2": 3, "day": 13,
+                                       "when": 4, "flag": 4, "n": 3}
+
+
+def test_labels_for_every_code():
+    schema = Schema.from_dict(MIXED)
+    assert schema.labels("age")[:2] == ("17..21", "22..26") and schema.labels("age")[-2:] == ("87..90", OTHER)
+    assert schema.labels("job") == ("a", "b", "3", "NULL", OTHER)
+    assert schema.labels("income") == ("[0, 25)", "[25, 50)", "[50, 75)", "[75, 100]", "NULL")
+    assert schema.labels("day")[:2] == ("2020-01-15..2020-01-31", "2020-02-01..2020-02-29")
+    assert schema.labels("when")[-1] == "[2020-01-01T18:00:00, 2020-01-02T00:00:00]"  # a lone instant joins it
+    assert schema.labels("n") == ("0..9", "10..20", "NULL")
+    assert all(len(schema.labels(c)) == s for c, s in schema.domain.to_dict().items())
+
+
+def test_encoding_rules_are_data():
+    rules = {r["name"]: r for r in Schema.from_dict(MIXED).encoding_rules()}
+    assert rules["income"]["thresholds"] == [25.0, 50.0, 75.0] and rules["income"]["null_code"] == 4
+    assert rules["job"]["categories"] == ["a", "b", "3"] and rules["job"]["other_code"] == 4
+    assert rules["n"] == {**rules["n"], "low": 0, "high": 20, "thresholds": [10], "unit": "integer"}
+    assert json.loads(json.dumps(rules["day"]))["thresholds"][0] == 18293  # 2020-02-01 in days since 1970
+
+
+def test_binning_rule_last_bin_is_closed_and_clip_goes_to_the_end_bins():
+    schema = Schema.from_dict({"x": {"type": "numeric", "bounds": [0, 10], "bins": 2, "clip": True},
+                               "k": {"type": "integer", "bounds": [0, 9], "width": 5, "other": True}})
+    frame = pd.DataFrame({"x": [0.0, 4.999, 5.0, 10.0, -3.0, 11.0], "k": [0, 4, 5, 9, 10, -1]})
+    codes = encode(frame, schema)
+    assert codes[:, 0].tolist() == [0, 0, 1, 1, 0, 1]
+    assert codes[:, 1].tolist() == [0, 0, 1, 1, 2, 2]
+
+
+# ------------------------------------------------------------------ round trip
+@pytest.mark.parametrize("values", ["uniform", "midpoint"])
+def test_round_trip_every_kind_through_frame_csv_and_parquet(tmp_path, values):
+    schema = Schema.from_dict(MIXED)
+    codes = random_codes(schema, 500, 1)
+    decoded = decode(codes, schema, values=values, rng=np.random.Generator(np.random.PCG64(2)))
+    assert np.array_equal(encode(decoded.to_dataframe(), schema), codes)
+    decoded.to_csv(tmp_path / "d.csv")
+    assert np.array_equal(encode(tmp_path / "d.csv", schema), codes)
+    decoded.to_parquet(tmp_path / "d.parquet")
+    assert np.array_equal(encode(tmp_path / "d.parquet", schema), codes)
+
+
+@settings(max_examples=40, deadline=None)
+@given(edges=st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=8, unique=True),
+       seed=st.integers(0, 2**32 - 1))
+def test_decoded_numbers_lie_in_their_bin(edges, seed):
+    edges = sorted(edges)
+    column = NumericColumn(name="x", edges=tuple(edges))
+    schema = Schema((column,))
+    rng = np.random.Generator(np.random.PCG64(seed))
+    codes = rng.integers(0, column.size, size=(200, 1))
+    values = decode(codes, schema, rng=rng).values["x"]
+    low, high = np.array(edges[:-1])[codes[:, 0]], np.array(edges[1:])[codes[:, 0]]
+    last = codes[:, 0] == column.size - 1
+    assert np.all(values >= low) and np.all((values < high) | (last & (values <= high)))
+    assert np.array_equal(encode(pd.DataFrame({"x": values}), schema), codes)
+
+
+def test_uniform_draws_at_the_top_of_a_bin_stay_inside():
+    # A source that returns the top of the unit interval: a + u (b - a) is then b itself.
+    class Top:
+        def uniform_open(self, size):
+            return np.full(size, 1.0)
+
+    schema = Schema.from_dict({"x": {"type": "numeric", "edges": [0.1, 0.7, 1.3]},
+                               "k": {"type": "integer", "bounds": [0, 9], "width": 5}})
+    decoded = decode(np.array([[0, 0], [1, 1]]), schema, rng=Top())
+    assert decoded.values["x"][0] == np.nextafter(0.7, 0) and decoded.values["x"][1] == 1.3  # closed last bin
+    assert decoded.values["k"].tolist() == [4, 9]
+    assert encode(decoded.to_dataframe(), schema).tolist() == [[0, 0], [1, 1]]
+
+
+@settings(max_examples=25, deadline=None)
+@given(low=st.integers(-10**6, 10**6), span=st.integers(0, 10**4), width=st.integers(1, 500),
+       seed=st.integers(0, 2**32 - 1))
+def test_integer_round_trip(low, span, width, seed):
+    schema = Schema.from_dict({"k": {"type": "integer", "bounds": [low, low + span], "width": width, "null": True}})
+    codes = random_codes(schema, 100, seed)
+    for values in ("uniform", "midpoint"):
+        frame = decode(codes, schema, values=values, rng=np.random.Generator(np.random.PCG64(seed))).to_dataframe()
+        assert str(frame["k"].dtype) == "Int64"
+        assert np.array_equal(encode(frame, schema), codes)
+
+
+def test_decoded_dtypes_and_other_marker():
+    schema = Schema.from_dict(MIXED)
+    frame = decode(random_codes(schema, 50, 3), schema, rng=np.random.Generator(np.random.PCG64(0))).to_dataframe()
+    assert list(frame.columns) == list(MIXED)
+    assert str(frame["job"].dtype) == "category" and OTHER in list(frame["job"].cat.categories)
+    assert str(frame["code"].dtype) == "int64" and str(frame["income"].dtype) == "float64"
+    assert str(frame["day"].dtype) == "datetime64[s]" and frame["age"].dtype == object  # other: values and marker
+    typed = decode(random_codes(schema, 50, 3), schema, rng=np.random.Generator(np.random.PCG64(0)),
+                   other=None).to_dataframe()
+    assert str(typed["age"].dtype) == "Int64" and str(typed["flag"].dtype) == "boolean"
+    labels = decode(random_codes(schema, 5, 3), schema, values="label").to_dataframe()
+    assert set(labels["income"].dropna()) <= set(schema.labels("income"))
+
+
+# --------------------------------------------------------------------- inputs
+MESSY = ('name;age;income;joined;member;city\n'
+         '"Smith, J";34;52000.50;2021-03-04;yes;"Paris"\n'
+         'Doe;;  71000 ;2020-12-31;no;\n'
+         '"O\'Neil";90;1e5;2019-01-01;TRUE;Lyon\n'
+         'Li;17;0;2022-06-30;;Oslo\n')
+MESSY_SCHEMA = {
+    "age": {"type": "integer", "bounds": [17, 90], "width": 10, "null": True},
+    "income": {"type": "numeric", "bounds": [0, 200000], "width": 25000},
+    "joined": {"type": "date", "bounds": ["2019-01-01", "2022-12-31"], "unit": "year"},
+    "member": {"type": "boolean", "null": True},
+    "city": {"type": "categorical", "values": ["Paris", "Lyon"], "null": True, "other": True},
+}
+
+
+def test_a_messy_csv_goes_through_with_a_schema_and_no_hand_code(tmp_path):
+    path = tmp_path / "messy.csv"
+    path.write_text(MESSY, encoding="utf-8")
+    schema = Schema.from_dict(MESSY_SCHEMA)
+    data = Dataset.from_schema(path, schema)  # the Dataset of codes, ready for synthesize
+    # age: 8 bins of 10 years (the last 87..90), then NULL (8); city: Paris, Lyon, NULL, other
+    assert data.records.tolist() == [[1, 2, 2, 1, 0], [8, 2, 1, 0, 2], [7, 4, 0, 1, 1], [0, 0, 3, 2, 3]]
+    frame = decode(data, schema, rng=np.random.Generator(np.random.PCG64(5))).to_dataframe()
+    assert frame["age"].isna().tolist() == [False, True, False, False]
+    assert frame["joined"].dt.year.tolist() == [2021, 2020, 2019, 2022]
+    assert frame["city"].tolist()[:2] == ["Paris", None] or pd.isna(frame["city"].tolist()[1])
+
+
+@pytest.mark.parametrize("delimiter", [",", ";", "\t", "|"])
+def test_csv_delimiters_are_sniffed_and_header_is_optional(tmp_path, delimiter):
+    schema = Schema.from_dict({"a": {"type": "categorical", "values": ["x", "y, z"]}, "b": 4})
+    rows = [["x", "1"], ["y, z", "3"]]
+    body = "\n".join(delimiter.join(f'"{v}"' for v in row) for row in rows) + "\n"
+    (tmp_path / "h.csv").write_text(f"b{delimiter}a\n" + "\n".join(delimiter.join(f'"{v}"' for v in r[::-1])
+                                                               for r in rows) + "\n")
+    (tmp_path / "n.csv").write_text(body)
+    assert encode(tmp_path / "h.csv", schema).tolist() == [[0, 1], [1, 3]]
+    assert encode(tmp_path / "n.csv", schema).tolist() == [[0, 1], [1, 3]]
+
+
+def test_dataframe_dtypes_category_nullable_string_and_datetime():
+    schema = Schema.from_dict({
+        "c": {"type": "categorical", "values": ["lo", "hi"], "null": True},
+        "i": {"type": "integer", "bounds": [0, 9], "null": True},
+        "b": {"type": "boolean", "null": True},
+        "s": {"type": "categorical", "values": ["p", "q"], "null": True},
+        "t": {"type": "datetime", "bounds": ["2020-01-01", "2020-01-03"], "unit": "day", "null": True},
+        "d": {"type": "date", "bounds": ["2020-01-01", "2020-01-03"], "null": True},
+        "f": {"type": "numeric", "bounds": [0, 1], "bins": 2, "null": True},
+        "k": {"type": "categorical", "values": [1, 2], "other": True},
+    })
+    frame = pd.DataFrame({
+        "c": pd.Categorical(["hi", None, "lo"], categories=["lo", "hi", "unused"]),
+        "i": pd.array([3, None, 9], dtype="Int64"),
+        "b": pd.array([True, None, False], dtype="boolean"),
+        "s": pd.array(["q", None, "p"], dtype="string"),
+        "t": pd.to_datetime(["2020-01-02T12:00:00+01:00", None, "2020-01-01T00:00:00+00:00"], utc=True),
+        "d": pd.to_datetime(["2020-01-03", None, "2020-01-01T23:00"], format="ISO8601"),
+        "f": pd.array([0.5, None, 0.25], dtype="Float64"),
+        "k": [2, 1, 7],
+    })
+    assert encode(frame, schema).tolist() == [
+        [1, 3, 1, 1, 1, 2, 1, 1], [2, 10, 2, 2, 2, 3, 2, 0], [0, 9, 0, 0, 0, 0, 0, 2]]
+
+
+def test_parquet_read_by_duckdb(tmp_path):
+    import duckdb
+
+    path = tmp_path / "t.parquet"
+    duckdb.connect().execute(f"COPY (SELECT * FROM (VALUES ('a', 1, 2.5), (NULL, 3, NULL)) t(s, k, x)) "
+                             f"TO '{path}' (FORMAT parquet)")
+    schema = Schema.from_dict({"k": {"type": "integer", "bounds": [0, 3]}, "s": {
+        "type": "categorical", "values": ["a"], "null": True}, "x": {"type": "numeric", "bounds": [0, 5], "bins": 2,
+                                                                       "null": True}})
+    assert encode(path, schema).tolist() == [[1, 0, 1], [3, 1, 2]]
+
+
+def test_large_table_encodes_vectorised(tmp_path):
+    # 50,000 rows of text through the CSV reader: one pass per distinct value, not per row.
+    rng = np.random.Generator(np.random.PCG64(9))
+    values = rng.integers(0, 1000, 50_000)
+    (tmp_path / "big.csv").write_text("v\n" + "\n".join(map(str, values)) + "\n")
+    schema = Schema.from_dict({"v": {"type": "integer", "bounds": [0, 999], "width": 100}})
+    assert np.array_equal(encode(tmp_path / "big.csv", schema)[:, 0], values // 100)
+
+
+def test_schema_is_frozen():
+    schema = Schema.from_dict({"a": 2})
+    with pytest.raises(AttributeError):
+        schema.columns = ()  # type: ignore[misc]
+
+
+def test_the_documented_example_is_a_valid_schema():
+    text = (Path(__file__).parents[1] / "docs" / "schema.md").read_text(encoding="utf-8")
+    example = text.split("```json\n", 1)[1].split("```", 1)[0]
+    schema = Schema.loads(example)
+    assert schema.names == ("age", "workclass", "income", "joined", "login", "member", "region")
+    assert schema.null_tokens == ("", "NA") and schema.column("login").value_count == 31 * 4
+
+
+def test_unsigned_integers_compare_without_wrapping():
+    schema = Schema.from_dict({"a": {"type": "integer", "bounds": [-5, 5], "other": True}, "b": 3})
+    frame = pd.DataFrame({"a": np.array([1, 7, 2**64 - 1], dtype=np.uint64), "b": np.array([0, 2, 1], dtype=np.uint8)})
+    assert encode(frame, schema).tolist() == [[6, 0], [11, 2], [11, 1]]

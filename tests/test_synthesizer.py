@@ -1,0 +1,135 @@
+"""The fit/sample Synthesizer over raw tables, and the bundled raw Adult with its public schema."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dprelease.datasets import (ADULT_RAW_COLUMNS, adult_raw_paths, adult_raw_schema, load_adult_raw,
+                                load_adult_raw_codes)
+from dprelease.errors import InputError, InputTypeError
+from dprelease.schema import OTHER, Schema, encode
+from dprelease.synthesizer import Synthesizer
+
+SCHEMA = Schema.from_dict({
+    "age": {"type": "integer", "bounds": [18, 80], "width": 10, "clip": True},
+    "job": {"type": "categorical", "values": ["clerk", "smith", "baker"], "null": True, "other": True},
+    "pay": {"type": "numeric", "bounds": [0, 100000], "bins": 5, "clip": True},
+    "member": {"type": "boolean"},
+})
+
+
+def frame(n: int = 400, seed: int = 2) -> pd.DataFrame:
+    rng = np.random.Generator(np.random.PCG64(seed))
+    return pd.DataFrame({"age": rng.integers(18, 81, n), "job": pd.Categorical(rng.choice(["clerk", "smith", None], n)),
+                         "pay": rng.uniform(0, 100000, n), "member": rng.random(n) < 0.3, "ignored": 1})
+
+
+def test_fit_sample_returns_decoded_rows_with_the_schema_columns():
+    synth = Synthesizer("mwem", epsilon=1.0, workload="1-2way", seed=0, rounds=3)
+    out = synth.fit_sample(frame(), schema=SCHEMA)
+    assert list(out.columns) == list(SCHEMA.names) and len(out) == 400
+    assert out["age"].between(18, 80).all() and str(out["job"].dtype) == "category"
+    assert out["pay"].between(0, 100000).all() and out["member"].dtype == bool
+    assert np.array_equal(encode(out, SCHEMA)[:, 1:], synth.release.rows[:, 1:])  # pay/age bins kept too
+    assert synth.release.privacy_ledger["spent"]["epsilon"] == pytest.approx(1.0)
+    assert synth.release.extra["schema"]["columns"]["job"]["values"] == ["clerk", "smith", "baker"]
+    assert len(synth.sample(1000)) == 1000 and len(synth.sample(7)) == 7
+
+
+def test_fitting_twice_spends_twice_and_says_so(tmp_path):
+    path = tmp_path / "schema.json"
+    SCHEMA.to_json(path)
+    synth = Synthesizer(epsilon=0.5, workload="1way", seed=1, rounds=2)
+    synth.fit(frame(), schema=path)
+    with pytest.warns(UserWarning, match="fitting again spends epsilon=0.5"):
+        synth.fit(frame(seed=3), schema=path)
+    assert len(synth.ledgers["fits"]) == 2 and synth.ledgers["schema_draft"] is None
+
+
+def test_fit_reads_csv_and_refuses_non_private_schemas(tmp_path):
+    path = tmp_path / "data.csv"
+    frame().to_csv(path, index=False)
+    synth = Synthesizer(epsilon=1.0, workload="1way", seed=1, rounds=2)
+    assert synth.fit(path, schema=SCHEMA).release.rows.shape == (400, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from dprelease.schema.draft import draft_schema
+
+        open_schema = draft_schema(path, non_private=True)
+    with pytest.raises(InputError, match="not differentially private"):
+        Synthesizer(epsilon=1.0, workload="1way").fit(path, schema=open_schema)
+    with pytest.warns(UserWarning, match="NOT differentially private"):
+        Synthesizer(epsilon=1.0, workload="1way", seed=2, rounds=2, allow_nonprivate_schema=True).fit(
+            path, schema=open_schema)
+
+
+def test_synthesizer_mistakes():
+    with pytest.raises(TypeError):
+        Synthesizer("mwem", 1.0)  # type: ignore[misc]  # privacy parameters are keyword-only
+    with pytest.raises(InputError, match="epsilon must be a finite number > 0"):
+        Synthesizer(epsilon=0)
+    with pytest.raises(InputTypeError, match="mechanism must be a string"):
+        Synthesizer(None)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="values must be one of"):
+        Synthesizer(values="median")
+    with pytest.raises(InputError, match="not fitted yet"):
+        Synthesizer().sample()
+    with pytest.raises(InputError, match="'bogus'"):
+        Synthesizer(workload="bogus").fit(frame(), schema=SCHEMA)
+    with pytest.raises(InputError, match="cannot encode 1 column"):
+        Synthesizer(seed=1).fit(frame().assign(member="maybe"), schema=SCHEMA)
+
+
+def test_missing_pandas_names_the_extra(monkeypatch):
+    import sys
+
+    synth = Synthesizer(epsilon=1.0, workload="1way", seed=1, rounds=2).fit(frame(), schema=SCHEMA)
+    monkeypatch.setitem(sys.modules, "pandas", None)  # as if the extra were not installed
+    with pytest.raises(InputError, match=r"pip install 'dprelease\[pandas\]'"):
+        synth.sample()
+    with pytest.raises(InputError, match=r"pip install 'dprelease\[pandas\]'"):
+        load_adult_raw("train")
+    assert load_adult_raw_codes("test").n == 16_281  # the CSV path needs no pandas
+
+
+# ------------------------------------------------------------------ raw Adult
+@pytest.fixture(scope="module")
+def adult_train_codes():
+    return load_adult_raw_codes("train")
+
+
+def test_raw_adult_loads_with_the_documented_shapes():
+    train, test = load_adult_raw("train"), load_adult_raw("test")
+    assert train.shape == (32_561, 15) and test.shape == (16_281, 15)
+    assert list(train.columns) == list(ADULT_RAW_COLUMNS)
+    assert set(train["income"]) == {"<=50K", ">50K"} and set(test["income"]) == {"<=50K", ">50K"}
+    assert train["age"].dtype == np.int64 and train["workclass"].isna().sum() == 1_836
+    assert all(path.exists() for path in adult_raw_paths().values())
+
+
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_every_raw_adult_value_encodes_under_the_bundled_schema(split, adult_train_codes):
+    schema = adult_raw_schema()
+    codes = adult_train_codes if split == "train" else load_adult_raw_codes("test")
+    assert codes.n == {"train": 32_561, "test": 16_281}[split] and codes.domain == schema.domain
+    nulls = {c.name: int((codes.records[:, i] == c.null_code).sum()) for i, c in enumerate(schema.columns) if c.null}
+    # Public bundled data: the NULL counts are those of UCI's documentation (train: 30,162 complete rows).
+    assert nulls == {"train": {"workclass": 1_836, "occupation": 1_843, "native-country": 583},
+                     "test": {"workclass": 963, "occupation": 966, "native-country": 274}}[split]
+    assert not any(c.other for c in schema.columns)  # no value needed an 'other' bucket
+    frame = load_adult_raw(split)
+    assert np.array_equal(encode(frame, schema), codes.records)  # DataFrame and CSV paths agree
+    assert OTHER not in schema.labels("native-country")
+
+
+def test_raw_adult_capital_gain_top_code_lands_in_the_closed_last_bin(adult_train_codes):
+    schema = adult_raw_schema()
+    column = schema.column("capital-gain")
+    frame = load_adult_raw("train")
+    top = frame["capital-gain"].to_numpy() == 99_999
+    axis = schema.names.index("capital-gain")
+    assert top.any() and (adult_train_codes.records[top, axis] == column.value_count - 1).all()
