@@ -202,6 +202,11 @@ class Dataset:
 
 
 # ---------------------------------------------------------------------- helpers
+def select_domain(domain: Domain, columns: Sequence[str] | None) -> Domain:
+    """``domain`` restricted to ``columns`` (in that order; all of it for None), or an InputError naming the bad name."""
+    return _select(domain, columns)
+
+
 def _select(domain: Domain, columns: Sequence[str] | None) -> Domain:
     if columns is None:
         return domain

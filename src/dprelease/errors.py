@@ -40,3 +40,9 @@ class WeakPrivacyWarning(UserWarning):
 class BudgetExhaustedError(BudgetExceededError):
     """An interactive mechanism has used up its plan (its cut-off of updates or its declared
     number of queries) and refuses every further query; the answers it already gave stay valid."""
+
+
+class EngineError(DPReleaseError):
+    """An engine failed while reading the private table (a file vanished, a Spark session died, the engine ran
+    out of memory). The message names the table and the failure, never a private value or a count of private
+    rows; the privacy kernel charges nothing for a read that failed (privacy/measurer.py)."""
