@@ -29,8 +29,9 @@ Systems:
   same way. AIM runs under ``--aim-time-limit`` (default 900 s) with ``--aim-max-model-size`` MB; on a
   table where it timed out at one eps, the larger eps are skipped (its time grows with eps: 173 / 322 /
   580 s at eps 0.1 / 1 / 10 on small3, BENCHMARKS.md) and recorded as such. Peer results are cached in
-  OUT/suite-peers.json by (table, fingerprint, eps, seed, peer, peer version, peer settings); a cached
-  result is reused unless ``--refresh-peers``; ``--cached-peers-only`` never starts a peer.
+  benchmarks/results/suite-peers.json by (table, fingerprint, eps, seed, peer, peer version, peer settings); a cached
+  result is reused unless ``--refresh-peers``; ``--cached-peers-only`` never starts a peer. The cache is
+benchmarks/results/suite-peers.json whatever ``--out`` is (``--peer-cache`` to change it).
 
 Scoring: the released synthetic ROWS against the real table over the table's workload with
 ``dprelease.evaluate.workload_errors`` (avg L1 = mean over marginals of the L1 distance between fraction
@@ -75,16 +76,39 @@ CHEAP_TABLE_ORDER = ("adult7", "spread", "small91", "adult-n1000", "adult-n5000"
 
 
 # ----------------------------------------------------------------------------- one run (child process)
-class CachedMarginals:
-    """The real table's marginals, each computed once (the scorer asks for them for every row set)."""
+class RowMarginals:
+    """Marginals (fractions) of n x d code rows, each computed once: a MarginalSource for the scorer.
 
-    def __init__(self, dataset):
-        self.dataset, self.memo = dataset, {}
+    The same definition as ``Dataset.marginal`` (counts over the cells in C order, divided by n), from
+    column-contiguous copies of the codes: on 1,000,000 x 32 rows a 2-way marginal takes 8 ms here against
+    70 ms through the strided columns of ``Dataset.records``, and a run scores up to three row sets on up to
+    496 marginals. check_scorer compares the two on adult7.
+    """
+
+    def __init__(self, rows, domain):
+        import numpy as np
+
+        rows = np.asarray(rows)
+        if rows.ndim != 2 or rows.shape[1] != len(domain):
+            raise ValueError(f"rows must have shape (n, {len(domain)}), got {rows.shape}")
+        self.columns = np.ascontiguousarray(rows.T, dtype=np.int64)
+        for column, attribute, size in zip(self.columns, domain.attributes, domain.sizes):
+            if len(column) and (column.min() < 0 or column.max() >= size):
+                raise ValueError(f"rows: column {attribute!r} has codes outside 0..{size - 1}")
+        self.domain, self.n, self.memo = domain, rows.shape[0], {}
+        self.position = {a: i for i, a in enumerate(domain.attributes)}
 
     def marginal(self, attributes):
+        import numpy as np
+
         key = tuple(attributes)
         if key not in self.memo:
-            self.memo[key] = self.dataset.marginal(key)
+            sizes = [self.domain.sizes[self.position[a]] for a in key]
+            flat = np.zeros(self.n, dtype=np.int64)
+            for attribute, size in zip(key, sizes):
+                flat = flat * size + self.columns[self.position[attribute]]
+            counts = np.bincount(flat, minlength=int(np.prod(sizes))).astype(np.float64)
+            self.memo[key] = (counts / self.n).reshape(sizes)
         return self.memo[key]
 
 
@@ -108,9 +132,7 @@ def score(real, synthetic, workload) -> dict:
 
 def score_rows(real, rows, dataset, workloads: dict) -> dict:
     """{workload name: scores} of synthetic rows (n x d codes, domain order)."""
-    from dprelease import Dataset
-
-    synthetic = Dataset.from_records(rows, dataset.domain)
+    synthetic = RowMarginals(rows, dataset.domain)
     return {name: score(real, synthetic, w) for name, w in workloads.items()}
 
 
@@ -132,7 +154,7 @@ def run_one(spec: dict) -> dict:
     table = suite_tables.TABLES[spec["table"]]
     workloads = {"main": Workload.from_spec(spec_workload, dataset.domain)}
     workloads.update({w: Workload.from_spec(w, dataset.domain) for w in table.extra_workloads})
-    real = CachedMarginals(dataset)
+    real = RowMarginals(dataset.records, dataset.domain)
     rss_loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     system, eps, seed = spec["system"], float(spec["epsilon"]), int(spec["seed"])
     out = {**spec, "status": "ok", "rss_after_load_mb": round(rss_loaded, 1)}
@@ -232,7 +254,7 @@ class Tables:
             workloads = {"main": Workload.from_spec(spec, dataset.domain)}
             workloads.update({w: Workload.from_spec(w, dataset.domain)
                               for w in suite_tables.TABLES[name].extra_workloads})
-            self.current = (name, dataset, workloads, CachedMarginals(dataset))
+            self.current = (name, dataset, workloads, RowMarginals(dataset.records, dataset.domain))
             self.info[name] = table_info(name, dataset)
         return self.current[1:]
 
@@ -331,13 +353,13 @@ def run_peer(peer: str, table: str, eps: float, seed: int, args, tables: Tables,
 
 
 def check_scorer(tables: Tables) -> dict:
-    """Score the same rows with dprelease.evaluate and shared/bench/score.py on adult7; both must agree."""
+    """Score the same rows three ways on adult7 (score.py; evaluate on Datasets; the suite's sources): all must agree."""
     if not SCORE_PY.exists():
         return {"status": "skipped", "reason": f"{SCORE_PY} not found"}
     import importlib.util
 
-    import numpy as np
-
+    from dprelease import Dataset
+    from dprelease.evaluate import workload_errors
     from dprelease.mechanisms.baselines import uniform_model
     from dprelease.privacy.rng import make_rng
 
@@ -356,11 +378,14 @@ def check_scorer(tables: Tables) -> dict:
         ours = score_rows(real, rows, dataset, {"main": workloads["main"]})["main"]
         theirs = module.score({a: dataset.records[:, i] for i, a in enumerate(attrs)},
                               {a: rows[:, i] for i, a in enumerate(attrs)}, dataset.domain.to_dict(), marginals)
-        worst = max(worst, abs(ours["avg_l1"] - theirs["avg_l1"]), abs(ours["max_error"] - theirs["max_error"]))
+        plain = workload_errors(dataset, Dataset.from_records(rows, dataset.domain), workloads["main"])
+        worst = max(worst, *(abs(ours[k] - other[k]) for other in (theirs, plain) for k in ("avg_l1", "max_error")))
     same = set(marginals) == set(map(tuple, module.workload("small3", dataset.domain.to_dict())))
     return {"status": "agree" if worst < 1e-12 and same else "DISAGREE", "max_abs_difference": worst,
             "workload_same_as_small3": same, "score_py_sha256": hashlib.sha256(SCORE_PY.read_bytes()).hexdigest()[:12],
-            "row_sets": "adult7 with 20% of rows replaced by uniform draws; uniform rows (seed 0)"}
+            "row_sets": "adult7 with 20% of rows replaced by uniform draws; uniform rows (seed 0)",
+            "compared": "score.py's score(); dprelease.evaluate.workload_errors on Dataset sources; the suite's "
+                        "workload_errors on RowMarginals sources"}
 
 
 # ----------------------------------------------------------------------------- summaries
@@ -441,7 +466,14 @@ def parse_args(argv):
     p.add_argument("--seeds", type=int, default=3, help="seeds 0..S-1 for every system")
     p.add_argument("--systems", default=",".join(SYSTEMS))
     p.add_argument("--quick", action="store_true", help="one seed, eps = 1 only (for iteration while tuning)")
+    p.add_argument("--table-seeds", default="", help="per-table seed counts that override --seeds for every "
+                   "system, e.g. 'wide=1,bn-1m=1' (for tables too slow to repeat within the run's time)")
+    p.add_argument("--table-eps", default="", help="per-table eps lists that override --eps, e.g. 'bn-1m=1' or "
+                   "'bn-1m=0.1+1' (+ separates the values)")
+    p.add_argument("--mst-seeds", type=int, default=None, help="MST seeds (default: --seeds)")
     p.add_argument("--aim-seeds", type=int, default=None, help="AIM seeds (default: --seeds)")
+    p.add_argument("--aim-budget", type=float, default=None, help="seconds of AIM in all; past it the remaining "
+                   "AIM runs are recorded as not run")
     p.add_argument("--aim-tables", default=None, help="tables AIM is tried on (default: all selected)")
     p.add_argument("--aim-time-limit", type=float, default=900.0)
     p.add_argument("--aim-max-model-size", type=float, default=80.0, help="MB (smartnoise's default 80)")
@@ -450,11 +482,16 @@ def parse_args(argv):
     p.add_argument("--run-timeout", type=float, default=1800.0, help="seconds per dprelease/baseline run")
     p.add_argument("--refresh-peers", action="store_true", help="rerun peers even when cached")
     p.add_argument("--cached-peers-only", action="store_true", help="never start a peer; use the cache")
-    p.add_argument("--merge", action="store_true", help="keep the earlier suite.json's runs this one does not redo")
+    p.add_argument("--merge", action="store_true", help="keep the earlier suite.json's runs of the (table, system) "
+                   "pairs this one does not run")
+    p.add_argument("--resume", action="store_true", help="as --merge, and also keep (not redo) the earlier runs "
+                   "made by the same src/ tree: continue a cut run, or add seeds")
     p.add_argument("--no-snapshot", action="store_true", help="import src/ directly instead of a frozen copy")
     p.add_argument("--render-only", action="store_true", help="rebuild suite.md from suite.json")
     p.add_argument("--note", action="append", default=[], help="a line for the markdown's notes (repeatable)")
     p.add_argument("--out", default=str(HERE / "results"))
+    p.add_argument("--peer-cache", default=str(HERE / "results" / "suite-peers.json"),
+                   help="the peer-result cache (the same file whatever --out is)")
     p.add_argument("--one", default=None, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -465,7 +502,7 @@ def main(argv=None) -> int:
         print(json.dumps(run_one(json.loads(args.one)), default=str), flush=True)
         return 0
     out = Path(args.out)
-    json_path, md_path, cache_path = out / "suite.json", out / "suite.md", out / "suite-peers.json"
+    json_path, md_path, cache_path = out / "suite.json", out / "suite.md", Path(args.peer_cache)
     if args.render_only:
         doc = json.loads(json_path.read_text())
         doc.setdefault("notes", []).extend(args.note)
@@ -504,14 +541,41 @@ def main(argv=None) -> int:
                       "aim_max_model_size": args.aim_max_model_size, "aim_rounds": args.aim_rounds,
                       "mst_time_limit": args.mst_time_limit, "quick": args.quick, "argv": sys.argv[1:]},
            "peer_versions": versions, "tables": {}, "runs": [], "notes": list(args.note)}
-    redo = {(t, s, e, seed) for t in tables_list for s in systems for e in eps_list for seed in range(seeds)}
-    kept = []
-    if args.merge and json_path.exists():
+    table_seeds = {t: seeds for t in tables_list}
+    for item in filter(None, args.table_seeds.split(",")):
+        name, count = item.split("=")
+        table_seeds[name] = 1 if args.quick else int(count)
+    table_eps = {t: eps_list for t in tables_list}
+    for item in filter(None, args.table_eps.split(",")):
+        name, values = item.split("=")
+        table_eps[name] = eps_list if args.quick else [float(e) for e in values.split("+")]
+    mst_seeds = seeds if args.mst_seeds is None else min(args.mst_seeds, seeds)
+    doc["config"].update(table_seeds=table_seeds, table_eps=table_eps, mst_seeds=mst_seeds)
+    redo = {(t, s, e, seed) for t in tables_list for s in systems for e in table_eps[t] for seed in range(table_seeds[t])
+            if seed < {"mst": mst_seeds, "aim": aim_seeds}.get(s, seeds)}
+    kept, done = [], set()
+    src_tree = code["src_snapshot"]["tree_sha256"] if "src_snapshot" in code else tree_sha(REPO / "src" / "dprelease")
+    if (args.merge or args.resume) and json_path.exists():
         old = json.loads(json_path.read_text())
-        kept = [r for r in old["runs"] if (r["table"], r["system"], float(r["epsilon"]), int(r["seed"])) not in redo]
+        # Every earlier run of a (table, system) this invocation runs is dropped, not only the same (eps, seed),
+        # so a median never mixes two versions of the library; --resume keeps (and does not redo) the runs
+        # made by the same src/ tree. Peer runs come back from the peer cache.
+        pairs = {(t, s) for t, s, _, _ in redo}
+        for r in old["runs"]:
+            key = (r["table"], r["system"], float(r["epsilon"]), int(r["seed"]))
+            if (r["table"], r["system"]) not in pairs:
+                kept.append(r)
+            elif (args.resume and r["system"] not in PEERS and key in redo and r.get("status") == "ok"
+                  and r.get("src_tree") == src_tree):
+                kept.append(r)
+                done.add(key)
         doc["tables"].update({k: v for k, v in old.get("tables", {}).items() if k not in tables_list})
-        doc["notes"].append(f"{len(kept)} runs kept from the suite.json of {old['machine']['date']} (--merge), "
-                            f"commit {provenance.commit_label(old['code'])}")
+        doc["notes"].append(f"{len(kept)} runs kept from the suite.json of {old['machine']['date']} "
+                            f"({'--resume' if args.resume else '--merge'}), commit {provenance.commit_label(old['code'])}")
+        doc["total_seconds_before"] = old.get("total_seconds", 0.0) + old.get("total_seconds_before", 0.0) \
+            if args.resume else 0.0
+
+    src_version = {"commit": code.get("git_commit"), "src_tree": src_tree}
 
     def save():
         runs = kept + doc["runs"]
@@ -543,17 +607,21 @@ def main(argv=None) -> int:
         tables.get(name)
     save()
 
-    # Phase 1: dprelease and the baselines on every table (cheap); phase 2: MST; phase 3: AIM.
+    # Phase 1: dprelease and the baselines on every table (cheap), seed by seed, so that a cut run still
+    # covers every table; phase 2: MST; phase 3: AIM, eps = 1 (the issue's headline) on every table first,
+    # then 0.1, then 10.
     cheap = [s for s in systems if s not in PEERS]
     specs = [{"table": t, "system": s, "epsilon": e, "seed": seed}
-             for t in tables_list for e in eps_list for seed in range(seeds) for s in cheap]
-    peer_specs = [("mst", t, e, seed) for t in tables_list for e in eps_list for seed in range(seeds)
-                  if "mst" in systems]
-    peer_specs += [("aim", t, e, seed) for t in tables_list if t in aim_tables
-                   for e in sorted(eps_list) for seed in range(aim_seeds) if "aim" in systems]
+             for seed in range(seeds) for t in tables_list if seed < table_seeds[t] for e in table_eps[t] for s in cheap
+             if (t, s, e, seed) not in done]
+    peer_specs = [("mst", t, e, seed) for seed in range(mst_seeds) for t in tables_list if seed < table_seeds[t]
+                  for e in table_eps[t] if "mst" in systems]
+    aim_eps = sorted(eps_list, key=lambda e: (e != 1.0, e))
+    peer_specs += [("aim", t, e, seed) for seed in range(aim_seeds) for e in aim_eps for t in tables_list
+                   if t in aim_tables and seed < table_seeds[t] and e in table_eps[t] and "aim" in systems]
     total = len(specs) + len(peer_specs)
     for i, spec in enumerate(specs, 1):
-        run = run_child(spec, args.run_timeout)
+        run = {**run_child(spec, args.run_timeout), **src_version}
         doc["runs"].append(run)
         log(run, i, total)
         save()
@@ -562,6 +630,7 @@ def main(argv=None) -> int:
                             "(bash benchmarks/peers/setup_peers.sh)")
         peer_specs = []
     aim_timed_out: dict[str, float] = {}
+    aim_seconds = 0.0
     for i, (peer, table, eps, seed) in enumerate(peer_specs, len(specs) + 1):
         tables.get(table)
         fingerprint = tables.info[table]["fingerprint"]
@@ -574,9 +643,13 @@ def main(argv=None) -> int:
         elif peer == "aim" and table in aim_timed_out and eps > aim_timed_out[table]:
             run = {**spec, "status": "skipped", "error": f"AIM timed out at eps = {aim_timed_out[table]:g} on this "
                    f"table under {args.aim_time_limit:g} s; larger eps take longer"}
+        elif peer == "aim" and args.aim_budget is not None and aim_seconds >= args.aim_budget:
+            run = {**spec, "status": "not run", "error": f"the run's AIM time budget ({args.aim_budget:g} s) was spent"}
         else:
             print(f"[{i}/{total}] {table} {peer} eps={eps:g} seed={seed} ...", flush=True)
             run = run_peer(peer, table, eps, seed, args, tables, tmp)
+            if peer == "aim":
+                aim_seconds += run.get("seconds_process_wall") or 0.0
             if run["status"] in ("ok", "timeout"):
                 cache["entries"][key] = run
                 tmp_cache = cache_path.with_suffix(".json.tmp")

@@ -162,6 +162,9 @@ def render(doc: dict) -> str:
     info, code, config = doc["machine"], doc["code"], doc["config"]
     L = ["# Tuning suite (issue 12): dprelease's defaults beside the baselines and the peers", ""]
     L.append(provenance_line("bench_suite.py", info, code, doc.get("total_seconds", 0.0)))
+    if doc.get("total_seconds_before"):
+        L[-1] += (f" Resumed: {doc['total_seconds_before'] / 60:.1f} min more in the earlier invocations whose runs "
+                  "it kept.")
     if code.get("src_snapshot"):
         L[-1] += f" src/ snapshot tree sha256 `{code['src_snapshot']['tree_sha256']}`."
     loads = [x for r in doc["runs"] for x in (r.get("loadavg1_before_after") or [])]
@@ -183,6 +186,13 @@ def render(doc: dict) -> str:
              f"delta = {config['delta']:g} for dprelease-delta, MST and AIM. Peers: "
              + (", ".join(f"{k} {v}" for k, v in doc["peer_versions"].items()) if doc.get("peer_versions") else "not available")
              + ".")
+    cut = [f"{t}: seeds 0..{n - 1}" for t, n in config.get("table_seeds", {}).items() if n != config["seeds"]]
+    cut += [f"{t}: eps {', '.join(f'{e:g}' for e in es)}" for t, es in config.get("table_eps", {}).items()
+            if list(es) != list(config["eps"])]
+    if config.get("mst_seeds") is not None and config["mst_seeds"] != config["seeds"]:
+        cut.append(f"MST seeds 0..{config['mst_seeds'] - 1}")
+    if cut:
+        L[-1] += " Cut to fit the run's time: " + "; ".join(cut) + "."
     L.append("")
     L.append("Systems: `dprelease` = `synthesize` with every default (pure DP); `dprelease-delta` = the same with "
              "delta = 1e-9; `[sample]` = i.i.d. rows from the same model; `[model]` = the released answers "
