@@ -112,6 +112,18 @@ class RowMarginals:
         return self.memo[key]
 
 
+class LazyRowMarginals:
+    """RowMarginals of a dataset's rows, built on the first marginal asked for."""
+
+    def __init__(self, dataset):
+        self.dataset, self.rows = dataset, None
+
+    def marginal(self, attributes):
+        if self.rows is None:
+            self.rows = RowMarginals(self.dataset.records, self.dataset.domain)
+        return self.rows.marginal(attributes)
+
+
 class ReleasedAnswers:
     """A release's own answers (the model's marginals) as a marginal source for the scorer."""
 
@@ -145,16 +157,11 @@ def run_one(spec: dict) -> dict:
     """Fit + rows for one (table, system, eps, seed) in this fresh process; score; report peak RSS."""
     import numpy as np
 
-    import suite_tables
     from dprelease.errors import SeededRunWarning
-    from dprelease.queries.workload import Workload
 
     warnings.filterwarnings("ignore", category=SeededRunWarning)
-    dataset, spec_workload, _ = suite_tables.load(spec["table"])
-    table = suite_tables.TABLES[spec["table"]]
-    workloads = {"main": Workload.from_spec(spec_workload, dataset.domain)}
-    workloads.update({w: Workload.from_spec(w, dataset.domain) for w in table.extra_workloads})
-    real = RowMarginals(dataset.records, dataset.domain)
+    dataset, workloads = load_table(spec["table"])
+    real = LazyRowMarginals(dataset)  # built after the peak-memory reading, so the scorer's copy is not in it
     rss_loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     system, eps, seed = spec["system"], float(spec["epsilon"]), int(spec["seed"])
     out = {**spec, "status": "ok", "rss_after_load_mb": round(rss_loaded, 1)}
@@ -235,47 +242,88 @@ def run_child(spec: dict, timeout: float) -> dict:
     else:
         out = json.loads(lines[-1])
     out["seconds_process_wall"] = round(time.perf_counter() - t0, 2)
+    out["parent_maxrss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
     out["loadavg1_process_before_after"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     return out
 
 
+def run_helper(mode: str, payload: dict, timeout: float = 3600.0) -> dict:
+    """Run a helper step (``--child MODE``) in a fresh process and return its JSON.
+
+    The parent never loads a table itself: on Linux a child's ru_maxrss starts from its parent's peak RSS
+    (subprocess execs through vfork, and exec keeps the old image's high-water mark), so a parent holding the
+    1,000,000-row table would put a floor of 1 GB under every run's peak memory.
+    """
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", mode, "--one", json.dumps(payload)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"helper {mode} {payload} failed: {(proc.stderr or proc.stdout)[-2000:]}")
+    return json.loads(lines[-1])
+
+
+def load_table(name: str):
+    """(dataset, {workload name: Workload}) of a suite table (in a child)."""
+    import suite_tables
+    from dprelease.queries.workload import Workload
+
+    dataset, spec, _ = suite_tables.load(name)
+    workloads = {"main": Workload.from_spec(spec, dataset.domain)}
+    workloads.update({w: Workload.from_spec(w, dataset.domain) for w in suite_tables.TABLES[name].extra_workloads})
+    return dataset, workloads
+
+
+def helper(mode: str, payload: dict) -> dict:
+    """The helper steps, run in a child: table info, the peers' input files, scoring a peer's rows, the scorer check."""
+    if mode == "info":
+        dataset, _ = load_table(payload["table"])
+        return table_info(payload["table"], dataset)
+    if mode == "peer-files":  # the table as an integer CSV and its domain JSON, for run_peer.py
+        import numpy as np
+
+        dataset, _ = load_table(payload["table"])
+        csv, domain = Path(payload["csv"]), Path(payload["domain"])
+        csv.parent.mkdir(parents=True, exist_ok=True)
+        tmp = csv.with_suffix(".csv.tmp")
+        np.savetxt(tmp, dataset.records, fmt="%d", delimiter=",", header=",".join(dataset.domain.attributes),
+                   comments="")
+        os.replace(tmp, csv)
+        domain.write_text(json.dumps(dataset.domain.to_dict()))
+        return {"csv": str(csv), "domain": str(domain)}
+    if mode == "peer-score":
+        import numpy as np
+
+        dataset, workloads = load_table(payload["table"])
+        real = RowMarginals(dataset.records, dataset.domain)
+        with open(payload["csv"]) as f:
+            header = f.readline().strip().split(",")
+        rows = np.loadtxt(payload["csv"], delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
+        rows = rows[:, [header.index(c) for c in dataset.domain.attributes]]
+        return {"scores": score_rows(real, rows, dataset, workloads)}
+    if mode == "check-scorer":
+        return check_scorer()
+    raise ValueError(f"unknown helper mode {mode!r}")
+
+
 class Tables:
-    """The parent's view of the tables: loaded once each (only the latest kept), CSV + domain for the peers."""
+    """The parent's view of the tables: their info and the peers' input files, each made once, in children."""
 
     def __init__(self, tmp: Path):
-        self.tmp, self.current, self.info = tmp, None, {}
+        self.tmp, self.info, self.made = tmp, {}, {}
 
-    def get(self, name: str):
-        import suite_tables
-        from dprelease.queries.workload import Workload
-
-        if self.current is None or self.current[0] != name:
-            dataset, spec, _ = suite_tables.load(name)
-            workloads = {"main": Workload.from_spec(spec, dataset.domain)}
-            workloads.update({w: Workload.from_spec(w, dataset.domain)
-                              for w in suite_tables.TABLES[name].extra_workloads})
-            self.current = (name, dataset, workloads, RowMarginals(dataset.records, dataset.domain))
-            self.info[name] = table_info(name, dataset)
-        return self.current[1:]
+    def get(self, name: str) -> dict:
+        if name not in self.info:
+            self.info[name] = run_helper("info", {"table": name})
+        return self.info[name]
 
     def files(self, name: str) -> tuple[Path, Path]:
         """The table as an integer CSV and its domain JSON, written once per invocation, for run_peer.py."""
-        import numpy as np
-
-        dataset, _, _ = self.get(name)
-        folder = self.tmp / "data"
-        folder.mkdir(parents=True, exist_ok=True)
-        csv, domain = folder / f"{name}.csv", folder / f"{name}-domain.json"
-        if not csv.exists() or csv.stat().st_mtime < STARTED_AT:
-            tmp = csv.with_suffix(".csv.tmp")
-            np.savetxt(tmp, dataset.records, fmt="%d", delimiter=",", header=",".join(dataset.domain.attributes),
-                       comments="")
-            os.replace(tmp, csv)
-            domain.write_text(json.dumps(dataset.domain.to_dict()))
-        return csv, domain
-
-
-STARTED_AT = time.time()
+        if name not in self.made:
+            folder = self.tmp / "data"
+            paths = {"csv": str(folder / f"{name}.csv"), "domain": str(folder / f"{name}-domain.json")}
+            run_helper("peer-files", {"table": name, **paths})
+            self.made[name] = (Path(paths["csv"]), Path(paths["domain"]))
+        return self.made[name]
 
 
 def table_info(name: str, dataset) -> dict:
@@ -311,7 +359,6 @@ def peer_key(table: str, fingerprint: str, eps: float, seed: int, peer: str, ver
 
 
 def run_peer(peer: str, table: str, eps: float, seed: int, args, tables: Tables, tmp: Path) -> dict:
-    dataset, workloads, real = tables.get(table)
     csv, domain = tables.files(table)
     stem = tmp / f"peer-{table}-{peer}-eps{eps:g}-seed{seed}"
     settings = peer_settings(peer, args)
@@ -341,18 +388,12 @@ def run_peer(peer: str, table: str, eps: float, seed: int, args, tables: Tables,
            "settings": settings, "versions": res.get("versions"),
            "measured_at": dt.datetime.now().astimezone().isoformat(timespec="seconds")}
     if out["status"] == "ok":
-        import numpy as np
-
-        with open(f"{stem}.csv") as f:
-            header = f.readline().strip().split(",")
-        rows = np.loadtxt(f"{stem}.csv", delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
-        rows = rows[:, [header.index(c) for c in dataset.domain.attributes]]
-        out["scores"] = score_rows(real, rows, dataset, workloads)
+        out["scores"] = run_helper("peer-score", {"table": table, "csv": f"{stem}.csv"})["scores"]
         Path(f"{stem}.csv").unlink(missing_ok=True)
     return out
 
 
-def check_scorer(tables: Tables) -> dict:
+def check_scorer() -> dict:
     """Score the same rows three ways on adult7 (score.py; evaluate on Datasets; the suite's sources): all must agree."""
     if not SCORE_PY.exists():
         return {"status": "skipped", "reason": f"{SCORE_PY} not found"}
@@ -366,7 +407,8 @@ def check_scorer(tables: Tables) -> dict:
     module_spec = importlib.util.spec_from_file_location("bench_score", SCORE_PY)
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
-    dataset, workloads, real = tables.get("adult7")
+    dataset, workloads = load_table("adult7")
+    real = RowMarginals(dataset.records, dataset.domain)
     rng = make_rng(0, warn=False)
     perturbed = dataset.records.copy()
     flip = rng.uniform_open(dataset.n) < 0.2
@@ -493,13 +535,16 @@ def parse_args(argv):
     p.add_argument("--peer-cache", default=str(HERE / "results" / "suite-peers.json"),
                    help="the peer-result cache (the same file whatever --out is)")
     p.add_argument("--one", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--child", default="run", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     if args.one is not None:
-        print(json.dumps(run_one(json.loads(args.one)), default=str), flush=True)
+        payload = json.loads(args.one)
+        print(json.dumps(run_one(payload) if args.child == "run" else helper(args.child, payload), default=str),
+              flush=True)
         return 0
     out = Path(args.out)
     json_path, md_path, cache_path = out / "suite.json", out / "suite.md", Path(args.peer_cache)
@@ -601,7 +646,7 @@ def main(argv=None) -> int:
               f"load={run.get('loadavg1_before_after')}{' (cached)' if run.get('cached') else ''}", flush=True)
 
     if "adult7" in tables_list:
-        doc["scorer_check"] = check_scorer(tables)
+        doc["scorer_check"] = run_helper("check-scorer", {})
         print(f"scorer check: {doc['scorer_check']}", flush=True)
     for name in tables_list:
         tables.get(name)
@@ -632,8 +677,7 @@ def main(argv=None) -> int:
     aim_timed_out: dict[str, float] = {}
     aim_seconds = 0.0
     for i, (peer, table, eps, seed) in enumerate(peer_specs, len(specs) + 1):
-        tables.get(table)
-        fingerprint = tables.info[table]["fingerprint"]
+        fingerprint = tables.get(table)["fingerprint"]
         key = peer_key(table, fingerprint, eps, seed, peer, versions, peer_settings(peer, args))
         spec = {"table": table, "system": peer, "epsilon": eps, "seed": seed}
         if key in cache["entries"] and not args.refresh_peers:
