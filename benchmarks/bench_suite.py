@@ -682,13 +682,13 @@ def main(argv=None) -> int:
         spec = {"table": table, "system": peer, "epsilon": eps, "seed": seed}
         if key in cache["entries"] and not args.refresh_peers:
             run = {**cache["entries"][key], "cached": True}
-        elif args.cached_peers_only:
-            continue
         elif peer == "aim" and table in aim_timed_out and eps > aim_timed_out[table]:
             run = {**spec, "status": "skipped", "error": f"AIM timed out at eps = {aim_timed_out[table]:g} on this "
                    f"table under {args.aim_time_limit:g} s; larger eps take longer"}
         elif peer == "aim" and args.aim_budget is not None and aim_seconds >= args.aim_budget:
             run = {**spec, "status": "not run", "error": f"the run's AIM time budget ({args.aim_budget:g} s) was spent"}
+        elif args.cached_peers_only:
+            run = {**spec, "status": "not run", "error": "not in the peer cache (--cached-peers-only)"}
         else:
             print(f"[{i}/{total}] {table} {peer} eps={eps:g} seed={seed} ...", flush=True)
             run = run_peer(peer, table, eps, seed, args, tables, tmp)
