@@ -16,7 +16,7 @@ import pytest
 
 from dprelease import Dataset, Domain, Workload
 from dprelease.cli import main
-from dprelease.datasets import ADULT_SMALL_COLUMNS
+from dprelease.datasets import ADULT_SMALL_COLUMNS, adult_raw_schema
 from dprelease.evaluate import workload_errors
 from dprelease.release import Release
 
@@ -248,18 +248,25 @@ def test_console_script_runs_synth_and_reports_errors(capsys, tiny_files, tmp_pa
 
 
 # -------------------------------------------------------------------------- demo
-def test_demo_runs_and_writes_release(capsys, tmp_path):
+def test_demo_runs_raw_adult_in_and_decoded_adult_out(capsys, tmp_path):
     folder = tmp_path / "demo"
-    assert main(["demo", "--seed", "0", "--quiet", "--out", str(folder)]) == 0
+    # Five columns (42,624 cells) keep the test short; `make demo` runs all 15 and all 575 1-3-way marginals.
+    columns = ["age", "workclass", "education", "sex", "income"]
+    assert main(["demo", "--seed", "0", "--quiet", "--columns", ",".join(columns), "--workload", "1-2way",
+                 "--out", str(folder)]) == 0
     out = capsys.readouterr().out
     assert "MWEM (this release)" in out and "uniform (no data)" in out and "seeded run" in out
-    header, rows = read_csv(folder / "adult-synth.csv")
-    assert header == list(ADULT_SMALL_COLUMNS)
-    assert rows.shape == (48842, len(ADULT_SMALL_COLUMNS))
+    assert "real 1" in out and "synthetic 3" in out and "education" in out  # rows side by side
+    with (folder / "adult-synth.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == columns and len(rows) == 32_561 + 1
+    assert {r[1] for r in rows[1:]} <= set(adult_raw_schema().column("workclass").values) | {"?"}
+    assert all(17 <= int(r[0]) <= 90 for r in rows[1:])  # decoded ages, not codes
     release = json.loads((folder / "adult-release.json").read_text())
-    assert release["privacy_ledger"]["spent"]["epsilon"] == 1.0
+    assert release["privacy_ledger"]["spent"]["epsilon"] == 1.0 and release["privacy_ledger"]["spent"]["delta"] == 1e-9
     assert release["fit_for_release"] is False
-    assert len(release["workload_answers"]) == 63
+    assert release["schema"] == adult_raw_schema().select(columns).to_dict()
+    assert len(release["workload_answers"]) == 5 + 10
 
 
 def test_demo_refuses_a_file_as_out(capsys, write_file):

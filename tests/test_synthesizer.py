@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -10,8 +11,9 @@ import pytest
 
 from dprelease.datasets import (ADULT_RAW_COLUMNS, adult_raw_paths, adult_raw_schema, load_adult_raw,
                                 load_adult_raw_codes)
-from dprelease.errors import InputError, InputTypeError
+from dprelease.errors import DomainTooLargeError, InputError, InputTypeError
 from dprelease.schema import OTHER, Schema, encode
+from dprelease.schema.draft import draft_schema
 from dprelease.synthesizer import Synthesizer
 
 SCHEMA = Schema.from_dict({
@@ -36,7 +38,7 @@ def test_fit_sample_returns_decoded_rows_with_the_schema_columns():
     assert out["pay"].between(0, 100000).all() and out["member"].dtype == bool
     assert np.array_equal(encode(out, SCHEMA)[:, 1:], synth.release.rows[:, 1:])  # pay/age bins kept too
     assert synth.release.privacy_ledger["spent"]["epsilon"] == pytest.approx(1.0)
-    assert synth.release.extra["schema"]["columns"]["job"]["values"] == ["clerk", "smith", "baker"]
+    assert synth.release.schema["columns"]["job"]["values"] == ["clerk", "smith", "baker"]
     assert len(synth.sample(1000)) == 1000 and len(synth.sample(7)) == 7
 
 
@@ -45,9 +47,10 @@ def test_fitting_twice_spends_twice_and_says_so(tmp_path):
     SCHEMA.to_json(path)
     synth = Synthesizer(epsilon=0.5, workload="1way", seed=1, rounds=2)
     synth.fit(frame(), schema=path)
-    with pytest.warns(UserWarning, match="fitting again spends epsilon=0.5"):
+    with pytest.warns(UserWarning, match="fitted 2 times: each fit spent epsilon=0.5"):
         synth.fit(frame(seed=3), schema=path)
-    assert len(synth.ledgers["fits"]) == 2 and synth.ledgers["schema_draft"] is None
+    assert len(synth.ledgers["fits"]) == 2 and synth.ledgers["schema_drafts"] == []
+    assert synth.spent == (2 * Fraction(0.5), 0)
 
 
 def test_fit_reads_csv_and_refuses_non_private_schemas(tmp_path):
@@ -63,25 +66,38 @@ def test_fit_reads_csv_and_refuses_non_private_schemas(tmp_path):
     with pytest.raises(InputError, match="not differentially private"):
         Synthesizer(epsilon=1.0, workload="1way").fit(path, schema=open_schema)
     with pytest.warns(UserWarning, match="NOT differentially private"):
-        Synthesizer(epsilon=1.0, workload="1way", seed=2, rounds=2, allow_nonprivate_schema=True).fit(
+        allowed = Synthesizer(epsilon=1.0, workload="1way", seed=2, rounds=2, allow_non_public_schema=True).fit(
             path, schema=open_schema)
+    record = allowed.release.to_json()
+    assert record["fit_for_release"] is False and "NOT PUBLIC" in record["not_fit_for_release_because"]
+    assert allowed.release.guarantee.startswith("NOT differentially private")
 
 
 def test_synthesizer_mistakes():
     with pytest.raises(TypeError):
         Synthesizer("mwem", 1.0)  # type: ignore[misc]  # privacy parameters are keyword-only
+    with pytest.raises(TypeError):
+        Synthesizer("mwem")  # type: ignore[call-arg]  # epsilon has no default
     with pytest.raises(InputError, match="epsilon must be a finite number > 0"):
         Synthesizer(epsilon=0)
     with pytest.raises(InputTypeError, match="mechanism must be a string"):
-        Synthesizer(None)  # type: ignore[arg-type]
+        Synthesizer(None, epsilon=1.0)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="mechanism must be one of"):
+        Synthesizer("mwme", epsilon=1.0)
     with pytest.raises(InputError, match="values must be one of"):
-        Synthesizer(values="median")
+        Synthesizer(epsilon=1.0, values="median")
+    with pytest.raises(InputError, match=r"unknown option\(s\) \['round'\]"):
+        Synthesizer(epsilon=1.0, round=3)
+    with pytest.raises(InputError, match="rounds must be an integer >= 1"):
+        Synthesizer(epsilon=1.0, rounds=0)
+    with pytest.raises(InputError, match="base='lp' is for mechanism='boosting' only"):
+        Synthesizer(epsilon=1.0, base="lp")
     with pytest.raises(InputError, match="not fitted yet"):
-        Synthesizer().sample()
+        Synthesizer(epsilon=1.0).sample()
     with pytest.raises(InputError, match="'bogus'"):
-        Synthesizer(workload="bogus").fit(frame(), schema=SCHEMA)
+        Synthesizer(epsilon=1.0, workload="bogus").fit(frame(), schema=SCHEMA)
     with pytest.raises(InputError, match="cannot encode 1 column"):
-        Synthesizer(seed=1).fit(frame().assign(member="maybe"), schema=SCHEMA)
+        Synthesizer(epsilon=1.0, seed=1).fit(frame().assign(member="maybe"), schema=SCHEMA)
 
 
 def test_missing_pandas_names_the_extra(monkeypatch):
@@ -133,3 +149,27 @@ def test_raw_adult_capital_gain_top_code_lands_in_the_closed_last_bin(adult_trai
     top = frame["capital-gain"].to_numpy() == 99_999
     axis = schema.names.index("capital-gain")
     assert top.any() and (adult_train_codes.records[top, axis] == column.value_count - 1).all()
+
+
+def test_the_mechanism_and_its_checks_come_from_the_registry_before_any_data_is_read(tmp_path):
+    nowhere = tmp_path / "never-read.csv"
+    wide = Schema.from_dict({f"c{i}": 40 for i in range(7)})  # 1.6e11 cells: too many for a histogram
+    with pytest.raises(DomainTooLargeError):
+        Synthesizer("ic-median", epsilon=1.0, workload="1way").fit(nowhere, schema=wide)
+    synth = Synthesizer("independent", epsilon=1.0, workload="1way", seed=0).fit(frame(), schema=SCHEMA)
+    assert synth.release.mechanism == "independent" and "independent noisy 1-way" in synth.release.guarantee
+
+
+def test_a_private_draft_counts_once_however_often_it_is_used():
+    data = frame(2000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded draft
+        schema = draft_schema(data, epsilon=0.5, delta=1e-6, columns=["age", "member"], seed=3)
+    synth = Synthesizer(epsilon=0.25, workload="1way", seed=1, rounds=2)
+    synth.fit(data, schema=schema)
+    assert Fraction(synth.release.privacy_ledger["spent"]["epsilon_exact"]) == schema.draft.spent[0] + Fraction(0.25)
+    with pytest.warns(UserWarning, match="fitted 2 times"):
+        synth.fit(data, schema=schema)
+    draft_epsilon, draft_delta = schema.draft.spent
+    assert synth.spent == (draft_epsilon + 2 * Fraction(0.25), draft_delta)
+    assert len(synth.ledgers["schema_drafts"]) == 1 and len(synth.ledgers["fits"]) == 2

@@ -5,25 +5,44 @@
 >>> d = dprelease.Domain(("a", "b"), (2, 3))
 >>> data = dprelease.Dataset.from_records([[0, 1], [1, 2], [1, 2], [0, 0]], d)
 >>> release = synthesize(data, "1-2way", mechanism="mwem", epsilon=1.0, rounds=2, seed=0)  # doctest: +SKIP
+
+A raw table (strings, numbers, dates, blanks) goes through its public schema with :func:`synthesize_table`:
+encoded by the schema, synthesized, and released with the schema recorded and, when the schema was drafted
+with differential privacy, the draft's charges composed into the release's ledger (:func:`with_schema`).
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from pathlib import Path
 
+from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.engines.base import PrivateTable
 from dprelease.errors import InputError, InputTypeError, SeededRunWarning
 from dprelease.mechanisms import registry
 from dprelease.mechanisms.base import Budget, Fitted
-from dprelease.mechanisms.progress import Progress
+from dprelease.privacy.accountant import Charge
 from dprelease.privacy.rng import make_rng
+from dprelease.privacy.zcdp import epsilon_for
+from dprelease.progress import Progress
 from dprelease.queries.workload import Workload
 from dprelease.release import Release
 from dprelease.representations import REPRESENTATIONS
 from dprelease.rows import ROW_CHOICES, ROW_METHODS
-from dprelease.validation import check_alpha, check_delta, check_positive, check_positive_int
+from dprelease.schema import Schema
+from dprelease.schema.draft import draft_charges
+from dprelease.schema.schema import NOT_PUBLIC
+from dprelease.validation import check_alpha, check_delta, check_epsilon, check_positive_int, warn_if_weak
+
+#: The keyword options of :func:`synthesize` besides the privacy budget (``SynthesisRequest.from_options``).
+SYNTHESIS_OPTIONS = ("alpha", "rounds", "n_rows", "rows", "seed", "max_cells", "representation", "max_model_cells",
+                     "base")
+#: The encoder's options that :func:`synthesize_table` passes on (:func:`dprelease.schema.encode`).
+READ_OPTIONS = ("delimiter", "header", "skip_rows", "show_values")
 
 
 @dataclass(frozen=True)
@@ -41,17 +60,30 @@ class SynthesisRequest:
     seed: int | None = None
     representation: str = "auto"
     max_model_cells: int | None = None
+    base: str | None = None
+
+    @classmethod
+    def from_options(cls, mechanism: str = "mwem", *, epsilon: float, delta: float = 0.0,
+                     **options: object) -> SynthesisRequest:
+        """The request of ``synthesize(..., mechanism=, epsilon=, delta=, **options)`` (its keyword names:
+        ``rows``, not ``rows_method``); an option :func:`synthesize` does not take is refused by name."""
+        unknown = sorted(set(options) - set(SYNTHESIS_OPTIONS))
+        if unknown:
+            raise InputError(f"unknown option(s) {unknown}; the options are {list(SYNTHESIS_OPTIONS)}")
+        return cls(mechanism, epsilon, delta, options.get("alpha"), options.get("rounds"), options.get("n_rows"),
+                   options.get("rows", "auto"), options.get("max_cells", DEFAULT_MAX_CELLS), options.get("seed"),
+                   options.get("representation", "auto"), options.get("max_model_cells"), options.get("base"))
 
     def __post_init__(self) -> None:
         registry.lookup(self.mechanism)
-        check_positive(self.epsilon, "epsilon")
+        check_epsilon(self.epsilon, "epsilon")
         check_delta(self.delta)
         if self.alpha is not None:
             check_alpha(self.alpha)
         if self.rounds is not None:
             check_positive_int(self.rounds, "rounds")
-        if self.n_rows is not None:
-            check_positive_int(self.n_rows, "n_rows", minimum=0)
+        if self.n_rows is not None:  # 0 rows would release an empty table: refused, not guessed at
+            check_positive_int(self.n_rows, "n_rows", minimum=1)
         if self.rows_method not in ROW_CHOICES:
             raise InputError(f"rows must be one of {list(ROW_CHOICES)}, got {self.rows_method!r}")
         check_positive_int(self.max_cells, "max_cells")
@@ -69,7 +101,7 @@ class SynthesisRequest:
 
     def mechanism_entry(self, base: str | None = None) -> registry.Mechanism:
         """The registered mechanism configured with these options (public checks only)."""
-        return registry.create(self.mechanism, **self.options(base))
+        return registry.create(self.mechanism, **self.options(self.base if base is None else base))
 
 
 def synthesize(
@@ -86,7 +118,7 @@ def synthesize(
     seed: int | None = None,
     max_cells: int = DEFAULT_MAX_CELLS,
     representation: str = "auto",
-    progress: Progress | None = None,
+    progress: bool | Callable[[str, int, int | None], None] | Progress | None = None,
     base: str | None = None,
     max_model_cells: int | None = None,
 ) -> Release:
@@ -107,7 +139,7 @@ def synthesize(
         alpha: target accuracy of the ic-* mechanisms, SmallDB and online MW (default: the smallest alpha
             their theorems guarantee; an error when they guarantee none).
         rounds: MWEM's T, a cap on the ic-* rounds (private, but voids Thm 5.4), or boosting's T.
-        n_rows: synthetic rows to release (default: the real n, which is public).
+        n_rows: synthetic rows to release, at least 1 (default: the real n, which is public).
         rows: a row method of :mod:`dprelease.rows`: ``"fitted"`` (rounded, then moved one attribute at a
             time toward the released workload answers; post-processing), ``"round"`` (n * p rounded by
             largest remainder), ``"sample"`` (i.i.d. draws from the model), or ``"auto"`` (the default:
@@ -123,7 +155,13 @@ def synthesize(
             (500,000, :mod:`dprelease.mechanisms.mwem_tuning`) or 2,000,000.
         base: ``mechanism="boosting"`` only: its base synopsis generator, ``"lp"`` (Thms 6.7/6.8, the
             default) or ``"bruteforce"`` (Thm 6.6; tiny domains and n only). See docs/boosting.md.
-        progress: a :class:`~dprelease.mechanisms.progress.Progress` (default: silent).
+        progress: ``True`` for a progress line on stderr when it is a terminal (silent otherwise); a function
+            ``progress(phase, step, total)``, called at the start of every phase (step 0) and at each of its
+            steps (``total`` is None when a phase has no count): the mechanism's ``"rounds"``, MWEM's
+            ``"final fit"``, ``"answers"``, ``"rows (<method>)"``; or a :class:`~dprelease.progress.Progress`
+            (which the caller closes). Default: silent.
+
+    An ``epsilon`` above 10 warns (:class:`~dprelease.errors.WeakPrivacyWarning`) and runs.
     """
     request = SynthesisRequest(mechanism, epsilon, delta, alpha, rounds, n_rows, rows, max_cells, seed,
                                representation, max_model_cells)
@@ -136,27 +174,217 @@ def synthesize(
     if workload.domain != dataset.domain:
         raise InputError("workload must be over the dataset's domain (same columns in the same order)")
     budget = Budget(epsilon=epsilon, delta=delta)
+    bar = Progress.from_argument(progress, label=mechanism)
     entry.check(dataset.domain, workload, budget=budget)  # public: nothing read, spent or drawn yet
+    warn_if_weak(epsilon)
     rng = make_rng(seed, warn=False)  # warned about below, once the run has passed every public check
-    fitted = entry.fit(dataset, workload, budget=budget, rng=rng, progress=progress or Progress.silent())
-    if seed is not None:
-        warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
-                      "it is not fit for a real release", SeededRunWarning, stacklevel=2)
-    return build_release(request, fitted, dataset, workload, rng)
+    try:
+        fitted = entry.fit(dataset, workload, budget=budget, rng=rng, progress=bar)
+        bar.done()
+        if seed is not None:
+            warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
+                          "it is not fit for a real release", SeededRunWarning, stacklevel=2)
+        return build_release(request, fitted, dataset, workload, rng, progress=bar)
+    finally:
+        if bar is not progress:  # made here (from True or a function): ended here
+            bar.close()
 
 
 def build_release(request: SynthesisRequest, fitted: Fitted, dataset: PrivateTable, workload: Workload,
-                  rng: object) -> Release:
+                  rng: object, *, progress: Progress | None = None) -> Release:
     """Answers and rows from the fitted model, and the Release (post-processing: no private read)."""
+    progress = progress or Progress.silent()
     method, reason = (fitted.rows, fitted.rows_reason) if request.rows_method == "auto" else \
         (request.rows_method, "chosen by the user")
     count = dataset.n if request.n_rows is None else request.n_rows
-    answers = workload.marginal_answers(fitted.model)
+    progress.phase("answers", len(workload.marginals))
+    answers = workload.marginal_answers(fitted.model, on_step=progress.step)
+    progress.phase(f"rows ({method})")
     synthetic = ROW_METHODS[method](fitted.row_model, count, rng, domain=dataset.domain,
-                                    targets=list(zip(workload.marginals, answers)))
+                                    targets=list(zip(workload.marginals, answers)), on_step=progress.step)
+    progress.done()
     return Release(
         mechanism=request.mechanism, domain=dataset.domain, workload=workload, guarantee=fitted.guarantee,
         parameters=fitted.parameters, privacy_ledger=fitted.accountant.to_json(), transcript=fitted.transcript,
         answers=answers, rows=synthetic, rows_method=method, seeded=request.seed is not None,
         extra={**fitted.extra, "synthetic_rows_reason": reason}, model=fitted.row_model,
     )
+
+
+# ------------------------------------------------------------------ raw tables, through a public schema
+def load_schema(schema: Schema | str | Path, columns: Sequence[str] | None = None) -> Schema:
+    """A :class:`Schema` (or a schema or domain file), restricted to ``columns`` when given (public checks)."""
+    if isinstance(schema, (str, Path)):
+        schema = Schema.from_json(schema)
+    if not isinstance(schema, Schema):
+        raise InputTypeError(f"schema must be a dprelease Schema or the path of a schema file, got "
+                             f"{type(schema).__name__}")
+    if columns is None:
+        return schema
+    if isinstance(columns, str) or not isinstance(columns, Sequence):
+        raise InputTypeError(f"columns must be a list of column names, got {columns!r:.100}")
+    unknown = [c for c in columns if c not in schema.names]
+    if unknown:
+        raise InputError(f"columns {unknown} are not in the schema {list(schema.names)}")
+    return schema.select(columns)
+
+
+def check_schema_use(schema: Schema, *, allow_non_public: bool = False) -> None:
+    """Refuse a schema drafted by reading the data openly (``--non-private``), unless ``allow_non_public``;
+    then warn: the release it makes is marked not fit for release (:func:`with_schema`)."""
+    if not isinstance(allow_non_public, bool):
+        raise InputTypeError(f"allow_non_public_schema must be True or False, got {allow_non_public!r}")
+    if schema.draft is None or schema.draft.is_public:
+        return
+    if not allow_non_public:
+        raise InputError("the schema was drafted by reading the data openly (--non-private): a release built on it "
+                         "is not differentially private; replace it with public knowledge, or draft it with "
+                         "--epsilon (or pass --allow-non-public-schema / allow_non_public_schema=True to experiment: "
+                         "the release is then marked not fit for release)")
+    warnings.warn("the schema was drafted by reading the data openly: this release is NOT differentially private "
+                  "and is marked not fit for release", UserWarning, stacklevel=3)
+
+
+def run_epsilon_delta(ledger: Mapping[str, object]) -> tuple[Fraction, Fraction, str]:
+    """A run's total (epsilon, delta), exact, and how it was obtained.
+
+    An (epsilon, delta) ledger (:class:`~dprelease.privacy.accountant.PrivacyAccountant`) gives its own exact
+    sums. A zCDP ledger (:class:`~dprelease.privacy.zcdp.ZCDPAccountant`) is converted first: rho-zCDP implies
+    (epsilon, delta)-DP by Canonne, Kamath & Steinke 2020 Sec. 2.3, with epsilon recomputed here from the exact
+    rho spent and the run's delta (:func:`~dprelease.privacy.zcdp.epsilon_for`, checked exactly), so it is an
+    upper bound, never a rounding of one.
+    """
+    spent = ledger["spent"]
+    if "rho_exact" in spent:
+        rho = Fraction(spent["rho_exact"])
+        if rho == 0:
+            return Fraction(0), Fraction(0), "the run spent nothing"
+        delta = Fraction(ledger["budget"]["delta"])
+        epsilon = Fraction(epsilon_for(rho=rho, delta=float(delta)))
+        return epsilon, delta, (f"the run's rho={float(rho):.6g}-zCDP converted to ({float(epsilon):.6g}, "
+                                f"{float(delta):.3g})-DP first (Canonne, Kamath & Steinke 2020, Sec. 2.3), then added")
+    return (Fraction(spent["epsilon_exact"]), Fraction(spent["delta_exact"]),
+            "the run's (epsilon, delta) ledger (its own charges, composed as it states)")
+
+
+def compose_with_draft(run_ledger: Mapping[str, object], run_guarantee: str, charges: Sequence[Charge],
+                       *, mechanism: str) -> tuple[dict[str, object], str]:
+    """The release's ledger and guarantee when its schema was drafted privately: the draft's charges, then the
+    run as one charge, added exactly (basic composition, Dwork & Roth Thm 3.16: the draft ran first on the same
+    table, the run is a second (epsilon, delta)-DP mechanism, adaptively chosen given the schema).
+
+    A zCDP run is converted to (epsilon, delta) before it is added (:func:`run_epsilon_delta`): the draft's
+    stability histogram is (epsilon, delta)-DP with no zCDP bound, so the two are not added in rho.
+    """
+    draft_epsilon = sum((c.epsilon for c in charges), Fraction(0))
+    draft_delta = sum((c.delta for c in charges), Fraction(0))
+    run_epsilon, run_delta, how = run_epsilon_delta(run_ledger)
+    total_epsilon, total_delta = draft_epsilon + run_epsilon, draft_delta + run_delta
+    run_charge = Charge(f"run ({mechanism}): its whole ledger is under 'run'", run_epsilon, run_delta, how)
+    ledger = {
+        "accounting": "basic composition (Dwork & Roth Thm 3.16) of the schema draft and the run: their (epsilon, "
+                      "delta) add; a zCDP run is converted to (epsilon, delta) first",
+        "budget": {"epsilon": float(draft_epsilon) + float(run_ledger["budget"]["epsilon"]),
+                   "delta": float(draft_delta) + float(run_ledger["budget"]["delta"])},
+        "spent": {"epsilon": float(total_epsilon), "delta": float(total_delta),
+                  "epsilon_exact": str(total_epsilon), "delta_exact": str(total_delta)},
+        "composition": {"schema_draft": {"epsilon_exact": str(draft_epsilon), "delta_exact": str(draft_delta)},
+                        "run": {"epsilon_exact": str(run_epsilon), "delta_exact": str(run_delta), "rule": how}},
+        "charges": [*(c.to_json() for c in charges), run_charge.to_json()],
+        "run": dict(run_ledger),
+    }
+    guarantee = (f"({float(total_epsilon):.6g}, {float(total_delta):.3g})-DP in total: the schema draft's "
+                 f"({float(draft_epsilon):.6g}, {float(draft_delta):.3g})-DP and this run's "
+                 f"({float(run_epsilon):.6g}, {float(run_delta):.3g})-DP by basic composition (Thm 3.16)"
+                 + ("; the run's zCDP converted to (epsilon, delta) first (CKS 2020)" if "rho_exact" in
+                    run_ledger["spent"] else "") + f". The run: {run_guarantee}")
+    return ledger, guarantee
+
+
+def with_schema(release: Release, schema: Schema) -> Release:
+    """``release`` with its schema recorded (``Release.schema``, and the schema as its value labels) and the
+    schema's draft accounted for.
+
+    - written from public knowledge (no draft): the release as it is;
+    - drafted privately: the draft's charges composed into the ledger and the guarantee
+      (:func:`compose_with_draft`);
+    - drafted openly (allowed by :func:`check_schema_use`): the guarantee says the release is not
+      differentially private, and ``fit_for_release`` is false, with the reason.
+    """
+    release = replace(release, schema=schema.to_dict(), labels=schema)  # labels: Release.marginal names values
+    draft = schema.draft
+    if draft is None:
+        return release
+    if not draft.is_public:
+        extra = {**release.extra, "fit_for_release": False, "not_fit_for_release_because": NOT_PUBLIC}
+        ledger = {**release.privacy_ledger,
+                  "schema_draft": {"mode": draft.mode, "accounted": False, "note": NOT_PUBLIC}}
+        guarantee = (f"NOT differentially private: the schema was read openly from the data (--non-private); "
+                     f"given that schema, the run alone is: {release.guarantee}")
+        return replace(release, guarantee=guarantee, privacy_ledger=ledger, extra=extra)
+    ledger, guarantee = compose_with_draft(release.privacy_ledger, release.guarantee, draft_charges(schema),
+                                           mechanism=release.mechanism)
+    return replace(release, guarantee=guarantee, privacy_ledger=ledger)
+
+
+def synthesize_table(
+    data: object,
+    schema: Schema | str | Path,
+    workload: Workload | str = "1-3way",
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    mechanism: str = "mwem",
+    columns: Sequence[str] | None = None,
+    allow_non_public_schema: bool = False,
+    read_options: Mapping[str, object] | None = None,
+    progress: bool | Callable[[str, int, int | None], None] | Progress | None = None,
+    **options: object,
+) -> Release:
+    """A raw table through its public schema: encode, :func:`synthesize`, and :func:`with_schema`.
+
+    Public checks run first, in this order, and a mistake stops before the data is read or anything is
+    spent: the options (:meth:`SynthesisRequest.from_options`), the schema (and ``columns``), the read
+    options, the workload, the mechanism's own checks, the schema's draft (:func:`check_schema_use`). Then the table is encoded (every
+    column's problems in one error), and the run spends ``(epsilon, delta)``; a privately drafted schema's
+    spend is added to the release's ledger.
+
+    Args:
+        data: a pandas DataFrame, a Parquet file or a CSV (see :func:`dprelease.schema.encode`).
+        schema: a :class:`Schema`, or a schema file (a domain file of sizes is one).
+        workload, epsilon, delta, mechanism, options: as :func:`synthesize` (an ``epsilon`` above 10 warns,
+            above 1000 is refused).
+        progress: as :func:`synthesize`, with the phase ``"encode"`` first.
+        columns: use these schema columns only, in this order.
+        allow_non_public_schema: run with a schema drafted openly; the release is marked not fit for release.
+        read_options: ``delimiter``, ``header``, ``skip_rows``, ``show_values`` of the encoder.
+
+    Returns:
+        The release: rows are codes over ``schema.domain`` (decode them with
+        :func:`dprelease.schema.decode`), ``schema`` the schema used (JSON form), its marginals labelled by it.
+    """
+    request = SynthesisRequest.from_options(mechanism, epsilon=epsilon, delta=delta, **options)
+    schema = load_schema(schema, columns)
+    read_options = dict(read_options or {})
+    unknown = sorted(set(read_options) - set(READ_OPTIONS))
+    if unknown:
+        raise InputError(f"unknown read option(s) {unknown}; the read options are {list(READ_OPTIONS)}")
+    if isinstance(workload, str):
+        workload = Workload.from_spec(workload, schema.domain)
+    if not isinstance(workload, Workload):
+        raise InputTypeError(f"workload must be a Workload or a spec such as '1-3way', got {type(workload).__name__}")
+    if workload.domain != schema.domain:
+        raise InputError("workload must be over the schema's domain (same columns in the same order)")
+    request.mechanism_entry().check(schema.domain, workload, budget=Budget(epsilon=epsilon, delta=delta))
+    bar = Progress.from_argument(progress, label=mechanism)  # a bad progress= refused before the data is read
+    try:
+        check_schema_use(schema, allow_non_public=allow_non_public_schema)  # last: its warning means "running"
+        bar.phase("encode")
+        dataset = Dataset.from_schema(data, schema, **read_options)
+        bar.done()
+        release = synthesize(dataset, workload, mechanism=mechanism, epsilon=epsilon, delta=delta, progress=bar,
+                             **options)
+    finally:
+        if bar is not progress:  # made here (from True or a function): ended here
+            bar.close()
+    return with_schema(release, schema)

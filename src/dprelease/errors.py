@@ -32,6 +32,17 @@ class SeededRunWarning(UserWarning):
     """A run used a seeded (reproducible, predictable) generator: not fit for a real release."""
 
 
+class WeakPrivacyWarning(UserWarning):
+    """A privacy parameter so large that the guarantee protects little (epsilon above 10): the run goes on
+    as asked, and says so."""
+
+
 class BudgetExhaustedError(BudgetExceededError):
     """An interactive mechanism has used up its plan (its cut-off of updates or its declared
     number of queries) and refuses every further query; the answers it already gave stay valid."""
+
+
+class EngineError(DPReleaseError):
+    """An engine failed while reading the private table (a file vanished, a Spark session died, the engine ran
+    out of memory). The message names the table and the failure, never a private value or a count of private
+    rows; the privacy kernel charges nothing for a read that failed (privacy/measurer.py)."""

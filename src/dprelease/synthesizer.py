@@ -1,124 +1,142 @@
 """A fit/sample synthesizer over raw tables, in the conventions of scikit-learn and smartnoise-synth.
 
 >>> from dprelease.synthesizer import Synthesizer
->>> synth = Synthesizer("mwem", epsilon=1.0, workload="1-2way")   # doctest: +SKIP
->>> synthetic = synth.fit_sample(frame, schema="schema.json")     # doctest: +SKIP
->>> synth.release.privacy_ledger                                   # doctest: +SKIP
+>>> synth = Synthesizer("mwem", epsilon=1.0, delta=1e-9, workload="1-3way")   # doctest: +SKIP
+>>> synthetic = synth.fit_sample(frame, schema="schema.json")                 # doctest: +SKIP
+>>> synth.release.privacy_ledger                                               # doctest: +SKIP
 
-``fit`` encodes the table by the public schema (:meth:`dprelease.Dataset.from_schema`) and runs
-:func:`dprelease.api.synthesize`; ``sample`` decodes released rows (:func:`dprelease.schema.decode`).
-Everything after ``fit`` is post-processing of the release. Each ``fit`` spends the budget again, and
-says so; the constructor stores and checks parameters and nothing mutates them afterwards.
+The constructor looks the mechanism up in the registry and validates every option through
+:class:`dprelease.api.SynthesisRequest` (nothing is read yet); it stores them and nothing mutates them
+afterwards. ``fit`` runs :func:`dprelease.api.synthesize_table`: the public checks, then the table encoded by
+its schema, then the run, whose release carries the schema and, for a privately drafted schema, the draft's
+charges. ``sample`` decodes released rows (:func:`dprelease.schema.decode`): post-processing. Each ``fit``
+spends the budget again, and says so.
 """
 
 from __future__ import annotations
 
+import json
 import warnings
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
-from dprelease.api import synthesize
+from dprelease.api import SynthesisRequest, load_schema, run_epsilon_delta, synthesize_table
 from dprelease.errors import InputError, InputTypeError
 from dprelease.privacy.rng import make_rng
-from dprelease.queries.workload import Workload
+from dprelease.progress import Progress
 from dprelease.release import Release
-from dprelease.data import Dataset
 from dprelease.schema import Schema, decode
 from dprelease.schema.decode import VALUE_MODES
 from dprelease.schema.tables import need
-from dprelease.validation import check_delta, check_positive, check_positive_int
+from dprelease.validation import check_positive_int
 
 
 class Synthesizer:
     """Differentially private synthetic data from a raw table and its public schema.
 
     Args:
-        mechanism: a mechanism of :func:`dprelease.api.synthesize` (default ``"mwem"``).
-        epsilon, delta: the budget of each ``fit`` (keyword-only).
+        mechanism: a name in the registry (:mod:`dprelease.mechanisms.registry`; default ``"mwem"``).
+        epsilon, delta: the budget of each ``fit`` (keyword-only; epsilon has no default).
         workload: the marginals to preserve (``"1-3way"``, a :class:`~dprelease.Workload`, ...).
         seed: a reproducible run (warns: not fit for a real release); default: the OS CSPRNG.
         values: how binned columns decode: ``"uniform"`` in their bin (default), ``"midpoint"``, ``"label"``.
-        allow_nonprivate_schema: fit with a schema drafted with ``--non-private`` (warns: not DP).
-        **options: passed to :func:`~dprelease.api.synthesize` (``rounds``, ``rows``, ``representation``, ...).
+        allow_non_public_schema: fit with a schema drafted openly (``--non-private``); the release is then
+            marked not fit for release, and the fit warns.
+        progress: every ``fit``'s progress (``fit(progress=)`` overrides it): ``True`` for a line on stderr when
+            it is a terminal, or a function ``progress(phase, step, total)``; default silent.
+        **options: the options of :func:`dprelease.api.synthesize` (``rounds``, ``rows``, ``representation``,
+            ``alpha``, ``max_cells``, ``max_model_cells``, ``base``), validated here, before any data is read.
     """
 
-    def __init__(self, mechanism: str = "mwem", *, epsilon: float = 1.0, delta: float = 0.0,
-                 workload: object = "1-3way", seed: int | None = None, values: str = "uniform",
-                 allow_nonprivate_schema: bool = False, **options: object) -> None:
-        if not isinstance(mechanism, str):
-            raise InputTypeError(f"mechanism must be a string, got {type(mechanism).__name__}")
-        check_positive(epsilon, "epsilon")
-        check_delta(delta)
-        if seed is not None:
-            check_positive_int(seed, "seed", minimum=0)
+    def __init__(self, mechanism: str = "mwem", *, epsilon: float, delta: float = 0.0, workload: object = "1-3way",
+                 seed: int | None = None, values: str = "uniform", allow_non_public_schema: bool = False,
+                 progress: object = None, **options: object) -> None:
+        for reserved in ("dataset", "n_rows", "data", "schema"):
+            if reserved in options:
+                raise InputError(f"{reserved} is not an option of Synthesizer (see its arguments; sample(n) sets "
+                                 "the number of rows)")
+        request = SynthesisRequest.from_options(mechanism, epsilon=epsilon, delta=delta, seed=seed, **options)
+        request.mechanism_entry()  # the registry's public checks of the options (e.g. base for boosting only)
         if values not in VALUE_MODES:
             raise InputError(f"values must be one of {list(VALUE_MODES)}, got {values!r}")
-        for reserved in ("dataset", "seed", "n_rows"):
-            if reserved in options:
-                raise InputError(f"{reserved} is not an option of Synthesizer (see its arguments)")
+        if not isinstance(allow_non_public_schema, bool):
+            raise InputTypeError(f"allow_non_public_schema must be True or False, got {allow_non_public_schema!r}")
         self.mechanism, self.epsilon, self.delta, self.workload = mechanism, epsilon, delta, workload
-        self.seed, self.values, self.allow_nonprivate_schema = seed, values, allow_nonprivate_schema
+        Progress.from_argument(progress)  # a bad progress= refused here (nothing is drawn until a fit)
+        self.seed, self.values, self.allow_non_public_schema = seed, values, allow_non_public_schema
+        self.progress = progress
         self.options = dict(options)
         self._release: Release | None = None
         self._schema: Schema | None = None
-        self._ledgers: list[dict[str, object]] = []
+        self._fits: list[dict[str, object]] = []
+        self._drafts: dict[str, dict[str, object]] = {}
         self._rng = None
 
     # ---------------------------------------------------------------------- fit
-    def fit(self, data: object, *, schema: Schema | str | Path, **read_options: object) -> Synthesizer:
+    def fit(self, data: object, *, schema: Schema | str | Path, columns: list[str] | None = None,
+            progress: object = None, **read_options: object) -> Synthesizer:
         """Encode ``data`` (DataFrame, CSV or Parquet path) by ``schema`` and release a synthetic table.
 
+        ``progress``: ``True`` for a progress line on stderr (when it is a terminal), or a function
+        ``progress(phase, step, total)`` (phases ``"encode"``, then those of :func:`~dprelease.api.synthesize`).
         ``read_options``: ``delimiter``, ``header``, ``skip_rows``, ``show_values`` (see
-        :func:`dprelease.schema.encode`). The schema and the workload are checked before the data is read;
-        :func:`~dprelease.api.synthesize` checks the other options before it spends anything.
+        :func:`dprelease.schema.encode`). Every public check runs before the data is read; a second ``fit``
+        spends ``(epsilon, delta)`` again and warns.
         """
-        schema = schema if isinstance(schema, Schema) else Schema.from_json(schema)
-        if isinstance(self.workload, str):
-            Workload.from_spec(self.workload, schema.domain)  # public: refuse a bad spec before reading
-        if schema.draft is not None and not schema.draft.is_public:
-            if not self.allow_nonprivate_schema:
-                raise InputError("the schema was drafted by reading the data openly (--non-private): a release "
-                                 "built on it is not differentially private; replace it with public knowledge, or "
-                                 "pass allow_nonprivate_schema=True to experiment")
-            warnings.warn("fitting with a non-private schema: this release is NOT differentially private",
-                          UserWarning, stacklevel=2)
-        dataset = Dataset.from_schema(data, schema, **read_options)
-        if self._ledgers:
-            warnings.warn(f"this Synthesizer was fitted {len(self._ledgers)} time(s) before: fitting again spends "
-                          f"epsilon={self.epsilon:g}, delta={self.delta:g} again (each fit is a new release)",
-                          UserWarning, stacklevel=2)
-        release = synthesize(dataset, self.workload, mechanism=self.mechanism, epsilon=self.epsilon,
-                             delta=self.delta, seed=self.seed, **self.options)
-        release.extra["schema"] = schema.to_dict()
-        self._release, self._schema = release, schema
-        self._ledgers.append(release.privacy_ledger)
+        used = load_schema(schema, columns)
+        release = synthesize_table(data, used, self.workload, epsilon=self.epsilon, delta=self.delta,
+                                   mechanism=self.mechanism, allow_non_public_schema=self.allow_non_public_schema,
+                                   read_options=read_options, seed=self.seed,
+                                   progress=self.progress if progress is None else progress, **self.options)
+        self._release, self._schema = release, used
+        self._fits.append(release.privacy_ledger.get("run", release.privacy_ledger))
+        if used.draft is not None and used.draft.is_public:
+            self._drafts[json.dumps(used.draft.ledger, sort_keys=True)] = dict(used.draft.ledger)
         self._rng = make_rng(self.seed, warn=False)  # post-processing: which rows, where in each bin
+        if len(self._fits) > 1:
+            epsilon, delta = self.spent
+            warnings.warn(f"this Synthesizer has now been fitted {len(self._fits)} times: each fit spent "
+                          f"epsilon={self.epsilon:g}, delta={self.delta:g} again (each is a new release); in total "
+                          f"epsilon={float(epsilon):.6g}, delta={float(delta):.3g} (.spent)", UserWarning, stacklevel=2)
         return self
 
     @property
     def release(self) -> Release:
-        """The last fit's release: synthetic codes, workload answers, privacy ledger, transcript."""
+        """The last fit's release: synthetic codes, workload answers, privacy ledger, transcript, schema."""
         if self._release is None:
             raise InputError("this Synthesizer is not fitted yet: call fit(data, schema=...) first")
         return self._release
 
     @property
     def schema(self) -> Schema:
+        """The schema of the last fit (restricted to ``columns`` when they were given)."""
         self.release  # noqa: B018 (raises when not fitted)
         return self._schema  # type: ignore[return-value]
 
     @property
     def ledgers(self) -> dict[str, object]:
-        """Everything this object spent: the schema draft's ledger (if drafted privately) and each fit's."""
-        draft = None
-        if self._schema is not None and self._schema.draft is not None and self._schema.draft.is_public:
-            draft = self._schema.draft.ledger
-        return {"schema_draft": draft, "fits": list(self._ledgers)}
+        """Everything this object spent: each private schema draft used (once each), and each fit's run."""
+        return {"schema_drafts": list(self._drafts.values()), "fits": list(self._fits)}
+
+    @property
+    def spent(self) -> tuple[Fraction, Fraction]:
+        """Total (epsilon, delta) of every fit and every private schema draft used, exact (basic composition,
+        Thm 3.16; a zCDP run converted to (epsilon, delta) first). Each draft counts once, however often used."""
+        epsilon, delta = Fraction(0), Fraction(0)
+        for run in self._fits:
+            e, d, _ = run_epsilon_delta(run)
+            epsilon, delta = epsilon + e, delta + d
+        for ledger in self._drafts.values():
+            e, d = Fraction(ledger["spent"]["epsilon_exact"]), Fraction(ledger["spent"]["delta_exact"])
+            epsilon, delta = epsilon + e, delta + d
+        return epsilon, delta
 
     # ------------------------------------------------------------------- sample
     def sample(self, n: int | None = None):
-        """``n`` decoded synthetic rows as a pandas DataFrame (default: all released rows, n = the real n).
+        """``n`` decoded synthetic rows as a pandas DataFrame (default: all released rows, n = the real n),
+        with the schema's column names, order and dtypes.
 
         Rows are drawn from the released rows (without replacement up to their number, whole copies
         beyond it), then decoded; post-processing, it spends nothing.
@@ -132,9 +150,10 @@ class Synthesizer:
             rows = np.concatenate([np.tile(rows, (copies, 1)), rows[order[:rest]]])
         return decode(rows, self.schema, values=self.values, rng=self._rng).to_dataframe()
 
-    def fit_sample(self, data: object, *, schema: Schema | str | Path, n: int | None = None, **read_options: object):
+    def fit_sample(self, data: object, *, schema: Schema | str | Path, n: int | None = None,
+                   columns: list[str] | None = None, **read_options: object):
         """:meth:`fit`, then :meth:`sample`."""
-        return self.fit(data, schema=schema, **read_options).sample(n)
+        return self.fit(data, schema=schema, columns=columns, **read_options).sample(n)
 
     def __repr__(self) -> str:
         return (f"Synthesizer({self.mechanism!r}, epsilon={self.epsilon!r}, delta={self.delta!r}, "

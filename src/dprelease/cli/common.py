@@ -16,7 +16,12 @@ from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError
 from dprelease.mechanisms.base import Budget
+from dprelease.progress import Progress
 from dprelease.queries.workload import Workload
+from dprelease.release import Release
+from dprelease.release.files import SideArrays, side_file_name, write_document, write_side_file
+from dprelease.schema import Schema
+from dprelease.schema.tables import PARQUET_SUFFIXES
 
 EXIT_USAGE = 2
 
@@ -61,8 +66,19 @@ def column_list(text: str) -> list[str]:
     return columns
 
 
-def add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--domain", required=True, type=Path, help="JSON file {attribute: number of values}")
+def add_data_arguments(parser: argparse.ArgumentParser, *, schema: bool = False) -> None:
+    """--domain (a table of codes), or with ``schema`` either --domain or --schema (a raw table), and the
+    columns, the workload and the histogram cap."""
+    if schema:
+        source = parser.add_mutually_exclusive_group(required=True)
+        source.add_argument("--domain", type=Path, help="JSON file {attribute: number of values}: the table holds "
+                                                         "integer codes 0..size-1")
+        source.add_argument("--schema", type=Path,
+                            help="public schema (JSON; docs/schema.md): the table holds raw values (text, numbers, "
+                                 "dates, blanks), encoded by it, and the synthetic rows are decoded back; a domain "
+                                 "file is a schema of codes")
+    else:
+        parser.add_argument("--domain", required=True, type=Path, help="JSON file {attribute: number of values}")
     parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
     parser.add_argument("--workload", required=True,
                         help="'Kway', 'J-Kway' (e.g. 1-3way) or a JSON file with a list of attribute lists")
@@ -90,6 +106,8 @@ def load(data: Path, args: argparse.Namespace, mechanism: object = None,
     workload = Workload.from_spec(args.workload, domain)
     if mechanism is not None:  # e.g. a histogram over the cap, an ic-mw model the workload cannot fit
         mechanism.check(domain, workload, budget=Budget(epsilon=request.epsilon, delta=request.delta))
+    if Path(data).suffix.lower() in PARQUET_SUFFIXES:  # Parquet of codes: the domain as a schema of codes
+        return Dataset.from_schema(data, Schema.from_domain(domain)), workload
     return Dataset.from_csv(data, domain), workload
 
 
@@ -100,3 +118,25 @@ def check_output(path: Path, *inputs: Path, flag: str) -> None:
     for source in inputs:
         if source is not None and path.resolve() == Path(source).resolve():
             raise InputError(f"{flag} {str(path)!r} would overwrite the input {str(source)!r}")
+
+
+def save_release_files(release: Release, path: Path | None) -> None:
+    """The release's JSON and its side file, as :meth:`Release.save` writes them, without the CSV of codes
+    (a raw table's release writes its decoded rows instead). Side file first, JSON last, each atomic."""
+    if path is None:
+        return
+    side = SideArrays()
+    document = release.document(side)
+    document["side_file"] = write_side_file(path.with_name(side_file_name(path)), side)
+    write_document(path, document)
+    release.location = path
+
+
+def terminal_progress(args: argparse.Namespace, label: str) -> Progress:
+    """The command's progress line (started by ``main`` before the imports; silent off a terminal), labelled."""
+    progress = getattr(args, "progress", None)
+    if progress is None:
+        return Progress.for_terminal(label, quiet=getattr(args, "quiet", False))
+    progress.done()  # "starting", drawn under main's label
+    progress.label = label
+    return progress

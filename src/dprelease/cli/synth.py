@@ -1,4 +1,10 @@
-"""``dprelease synth``: a private table in, a differentially private synthetic table out."""
+"""``dprelease synth``: a private table in, a differentially private synthetic table out.
+
+Two ways in: ``--domain`` (a table of integer codes, the rows out are codes) or ``--schema`` (a raw table of
+text, numbers, dates and blanks, encoded by its public schema; the rows out are decoded back to the original
+column names, order and types). Every public check runs before the table is read; a mistake stops with one
+line, exit code 2, nothing written and nothing spent.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +12,39 @@ import argparse
 import textwrap
 from pathlib import Path
 
-from dprelease.api import SynthesisRequest, synthesize
-from dprelease.cli.common import add_data_arguments, check_output, integer, load, number
+from dprelease.api import SynthesisRequest, load_schema, synthesize, synthesize_table
+from dprelease.cli.common import (add_data_arguments, check_output, integer, load, number, save_release_files,
+                                  terminal_progress)
+from dprelease.errors import InputError
 from dprelease.mechanisms import registry
-from dprelease.mechanisms.progress import Progress
+from dprelease.privacy.rng import make_rng
 from dprelease.rows import ROW_CHOICES
+from dprelease.schema import Schema, decode
+from dprelease.schema.decode import VALUE_MODES
+from dprelease.schema.tables import PARQUET_SUFFIXES, need
+
+#: Options that read or decode a raw table: they mean something with --schema only.
+SCHEMA_ONLY = ("decode", "allow_non_public_schema", "delimiter", "skip_rows")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     mechanisms = "\n".join(textwrap.fill(f"{name}: {summary}", width=96, initial_indent="  ",
                                           subsequent_indent="      ") for name, summary in registry.describe())
     parser = commands.add_parser("synth", help="release a DP synthetic table for a marginal workload",
-                                 description="Release a differentially private synthetic table.",
+                                 description="Release a differentially private synthetic table for a workload of "
+                                             "marginals: the rows and, with --release, the guarantee, the privacy "
+                                             "ledger, the transcript and the answers. With --schema the table holds "
+                                             "raw values and the synthetic rows are decoded back to them; with "
+                                             "--domain both hold integer codes.",
                                  epilog=f"mechanisms (--mechanism):\n{mechanisms}",
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("data", type=Path, help="CSV of integer codes with a header row")
-    add_data_arguments(parser)
+    parser.add_argument("data", type=Path, help="the private table: CSV or Parquet (.parquet), raw values with "
+                                                "--schema, integer codes (CSV with a header row) with --domain")
+    add_data_arguments(parser, schema=True)
     parser.add_argument("--mechanism", choices=registry.names(), default="mwem",
                         help="the mechanism (each is described below; default: mwem)")
-    parser.add_argument("--epsilon", type=number("--epsilon"), required=True)
+    parser.add_argument("--epsilon", type=number("--epsilon"), required=True,
+                        help="the privacy budget epsilon (> 0; above 10 warns that it protects little, above 1000 is refused)")
     parser.add_argument("--delta", type=number("--delta"), default=0.0,
                         help="default 0 (pure DP); > 0: mwem measures with Gaussian noise under zCDP, the ic-* "
                              "mechanisms use advanced composition; boosting needs it; smalldb ignores it")
@@ -35,11 +55,26 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="fitted: rounded, then fitted to the released workload answers; round: n*p by largest "
                              "remainder; sample: i.i.d. draws from the model; auto (default): the one the mechanism "
                              "measured better for the run (the release says which and why)")
-    parser.add_argument("--n-rows", type=integer("--n-rows"), help="number of synthetic rows (default: n)")
+    parser.add_argument("--n-rows", type=integer("--n-rows"),
+                        help="number of synthetic rows, at least 1 (default: n, the real table's, which is public)")
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")
-    parser.add_argument("--out", type=Path, required=True, help="synthetic rows (CSV)")
-    parser.add_argument("--release", type=Path, help="full release: answers, ledger, transcript (JSON)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="synthetic rows: Parquet when the name ends in .parquet (or .pq), else CSV")
+    parser.add_argument("--release", type=Path,
+                        help="the release (JSON: guarantee, privacy ledger, parameters, transcript), with the answers "
+                             "and rows in NAME.answers.npz beside it")
+    raw = parser.add_argument_group("raw tables (with --schema)")
+    raw.add_argument("--decode", choices=VALUE_MODES, default=None,
+                     help="how a binned value is decoded: uniform (default: drawn uniformly inside its bin), "
+                          "midpoint (the bin's middle) or label (the bin's label, as text)")
+    raw.add_argument("--allow-non-public-schema", action="store_true",
+                     help="run with a schema drafted by reading the data openly (dprelease schema --non-private): "
+                          "the release is NOT differentially private and is marked not fit for release")
+    raw.add_argument("--delimiter", help="CSV delimiter (default: sniffed among , ; TAB |)")
+    raw.add_argument("--skip-rows", type=integer("--skip-rows"), default=0, help="lines to skip before the header")
+    parser.add_argument("--show-values", action="store_true",
+                        help="let error messages quote the table's values and count rows (they may reach logs)")
+    parser.add_argument("--quiet", action="store_true", help="no progress line on stderr (it is drawn on a terminal only)")
     parser.set_defaults(handler=run)
 
 
@@ -47,20 +82,58 @@ def run(args: argparse.Namespace) -> int:
     # Public checks first: nothing is read, spent or written before they pass.
     request = SynthesisRequest(args.mechanism, args.epsilon, args.delta, args.alpha, args.rounds, args.n_rows,
                                args.rows, args.max_cells, args.seed, args.representation or "auto",
-                               args.max_model_cells)
-    check_output(args.out, args.data, args.domain, flag="--out")
+                               args.max_model_cells, args.base)
+    source = args.schema if args.schema is not None else args.domain
+    check_output(args.out, args.data, source, flag="--out")
     if args.release is not None:
-        check_output(args.release, args.data, args.domain, args.out, flag="--release")
-    dataset, workload = load(args.data, args, request.mechanism_entry(args.base), request)
-    release = synthesize(
-        dataset, workload, mechanism=args.mechanism, epsilon=args.epsilon, delta=args.delta, alpha=args.alpha,
-        rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed, max_cells=args.max_cells,
-        representation=args.representation or "auto", base=args.base, max_model_cells=args.max_model_cells,
-        progress=Progress.for_terminal(args.mechanism, quiet=args.quiet),
-    )
-    release.save(args.out, args.release)
-    ledger = release.privacy_ledger["spent"]
-    print(f"wrote {len(release.rows)} synthetic rows to {args.out}"
+        check_output(args.release, args.data, source, args.out, flag="--release")
+    parquet = args.out.suffix.lower() in PARQUET_SUFFIXES
+    if parquet:  # the writer's dependencies, before anything is read or spent
+        need("pandas", "pandas", "--out as Parquet")
+        need("duckdb", "parquet", "--out as Parquet")
+    progress = terminal_progress(args, args.mechanism)
+    if args.schema is None:
+        given = [f"--{name.replace('_', '-')}" for name in SCHEMA_ONLY if getattr(args, name) not in (None, False, 0)]
+        if given:
+            raise InputError(f"{', '.join(given)} read or decode a raw table: give --schema, not --domain")
+        progress.phase(f"reading {args.data.name}")
+        dataset, workload = load(args.data, args, request.mechanism_entry(), request)
+        progress.done()
+        release = synthesize(
+            dataset, workload, mechanism=args.mechanism, epsilon=args.epsilon, delta=args.delta, alpha=args.alpha,
+            rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed, max_cells=args.max_cells,
+            representation=args.representation or "auto", base=args.base, max_model_cells=args.max_model_cells,
+            progress=progress)
+        progress.phase("write files")
+        if parquet:
+            decode(release.rows, Schema.from_domain(release.domain), values="midpoint").to_parquet(args.out)
+            save_release_files(release, args.release)
+        else:
+            release.save(args.out, args.release)
+        what = "synthetic rows"
+    else:
+        schema = load_schema(args.schema, args.columns)
+        release = synthesize_table(
+            args.data, schema, args.workload, epsilon=args.epsilon, delta=args.delta, mechanism=args.mechanism,
+            allow_non_public_schema=args.allow_non_public_schema, progress=progress,
+            read_options={"delimiter": args.delimiter, "skip_rows": args.skip_rows, "show_values": args.show_values},
+            alpha=args.alpha, rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed,
+            max_cells=args.max_cells, representation=args.representation or "auto", base=args.base,
+            max_model_cells=args.max_model_cells)
+        values = args.decode or "uniform"
+        progress.phase("decode")
+        # DECODE (post-processing): where in its bin each value falls; the seed, if any, makes it reproducible.
+        decoded = decode(release.rows, schema, values=values, rng=make_rng(args.seed, warn=False))
+        release.extra["decoded"] = {"values": values, "format": "parquet" if parquet else "csv",
+                                    "columns": list(schema.names)}
+        progress.phase("write files")
+        (decoded.to_parquet if parquet else decoded.to_csv)(args.out)
+        save_release_files(release, args.release)
+        what = "decoded synthetic rows"
+    progress.close()
+    spent = release.privacy_ledger["spent"]
+    print(f"wrote {len(release.rows)} {what} to {args.out}"
           + (f" and the release to {args.release}" if args.release else ""))
-    print(f"privacy spent: epsilon={ledger['epsilon']:.6g}, delta={ledger['delta']:.3g} ({release.guarantee})")
+    print(f"privacy spent: epsilon={spent['epsilon']:.6g}, delta={spent['delta']:.3g} ({release.guarantee})")
     return 0
+

@@ -2,9 +2,12 @@
 
 A mechanism never sees rows. It sees a :class:`~dprelease.engines.base.PrivateTable`: the public
 ``domain`` and ``n``, and counts (marginal contingency tables) computed wherever the data lives.
-:class:`dprelease.data.Dataset` is the in-memory implementation.
+:class:`dprelease.data.Dataset` is the in-memory implementation; ``duckdb_engine.DuckDBTable`` counts
+CSV/Parquet files in place and ``spark_engine.SparkTable`` a Spark DataFrame on its cluster.
+:func:`~dprelease.engines.registry.open_table` picks one by name or by the kind of source.
 """
 
 from dprelease.engines.base import PrivateTable
+from dprelease.engines.registry import ENGINES, open_table
 
-__all__ = ["PrivateTable"]
+__all__ = ["ENGINES", "PrivateTable", "open_table"]

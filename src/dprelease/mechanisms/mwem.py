@@ -374,6 +374,7 @@ class MWEM:
         if representation == "factored":  # on the cliques INIT will add: a cap nothing fits costs nothing
             drop_unfit(model.with_cliques(one_way), 0)
 
+        progress.step(0, rounds)
         # INIT: noisy 1-way marginals
         for attributes in one_way:
             measure(attributes, split["init_each"], f"init: {attributes[0]}",
@@ -431,8 +432,10 @@ class MWEM:
                                        "next_round_budget": float(budget.per_round)})
             progress.step(t, max(rounds, t))
         if t or not (self.tuning.warm_start and measurements):
+            progress.phase("final fit", self.tuning.final_iterations)
             model, _ = fit_measurements(model, fitted if self.tuning.reuse_measurements else fitted[-1:],
-                                        iterations=self.tuning.final_iterations, step=step, growth=self.tuning.step_growth)
+                                        iterations=self.tuning.final_iterations, step=step,
+                                        growth=self.tuning.step_growth, on_step=progress.step)
         # else INIT alone ran (the plan found no marginal worth a round): the warm start's pooled product is the
         # estimate; fitting it to the raw noisy 1-ways would undo the pooling.
         progress.done()

@@ -1,6 +1,7 @@
 """The only code that reads the private data: private measurement and selection.
 
-A :class:`PrivateMeasurer` wraps a :class:`~dprelease.data.Dataset`. Mechanisms hand
+A :class:`PrivateMeasurer` wraps a private table (any
+:class:`~dprelease.engines.base.PrivateTable`: in memory, DuckDB, Spark). Mechanisms hand
 it public objects (queries, marginals, their own public estimates) and get back
 noisy answers or a privately selected index; every call is paid for *before* its
 result is computed, from the accountant (basic composition), from a
@@ -8,6 +9,20 @@ result is computed, from the accountant (basic composition), from a
 :class:`~dprelease.privacy.zcdp.ZCDPAccountant` (zCDP: Gaussian measurements; pure-DP steps
 converted, the exponential mechanism at eps^2/8 and Laplace at eps^2/2).
 Everything a mechanism does with the results is post-processing.
+
+Read, then pay, then release. Each call first reads the true counts it needs from the table,
+then charges, and only then draws noise and returns. The order matters when the table lives
+in an engine that can fail (a file vanishes, a Spark session dies): a read that raises returns
+nothing, so the charge is never made and the ledger is unchanged, and no refund exists that
+could be misused. This is sound because privacy is spent by what *leaves* the kernel, not by
+reading: the counts read stay in this object (its caches) and are released only through a
+later call that pays for its own output; a refused charge (BudgetExceededError) raises before
+any noise is drawn, so it too releases nothing that depends on the data. Conversely, once a
+charge is recorded nothing can undo it: it precedes the noise and the return, so a failure after
+the read (in the noise, in the caller) leaves the charge standing, as it must, since a released
+value may already depend on it. (tests/test_engine_faults.py checks both directions.) The failure
+itself must not depend on the private values: engines validate the data when they open it,
+before any charge, and their errors name files and columns, never values or counts.
 
 Privacy unit (the book's setting): neighbouring datasets have the same public size
 n and differ in one record. Hence, for answers normalized by n:
@@ -107,8 +122,8 @@ class PrivateMeasurer:
 
         Float-safe: snapped to a grid with integer noise (:func:`~dprelease.privacy.noise.snapped_laplace`).
         """
+        true = self._true_marginal(tuple(attributes))  # READ (a failed read charges nothing)
         self._pay(epsilon, label)
-        true = self._true_marginal(tuple(attributes))
         return snapped_laplace(true, sensitivity=self.marginal_sensitivity, epsilon=exact(epsilon), rng=self._rng)
 
     def gaussian_marginal(self, attributes: Sequence[str], *, rho: Fraction | float, label: str) -> np.ndarray:
@@ -122,9 +137,9 @@ class PrivateMeasurer:
         """
         if not isinstance(self._accountant, ZCDPAccountant) or self._reservation is not None:
             raise TypeError("gaussian_marginal needs a measurer built on a ZCDPAccountant")
+        true = self._true_marginal(tuple(attributes))  # READ (a failed read charges nothing)
         self._accountant.charge(rho=rho, label=label, rule=f"Gaussian mechanism at rho={float(exact(rho)):.6g} "
                                                           "(BS Prop. 1.6), zCDP composition (BS Lemma 2.3)")
-        true = self._true_marginal(tuple(attributes))
         return snapped_gaussian(true, sensitivity=Fraction(1, self.n), changed=2, rho=rho, rng=self._rng)
 
     def gaussian_marginal_std(self, *, rho: Fraction | float) -> float:
@@ -138,8 +153,9 @@ class PrivateMeasurer:
         Delta is the query's declared ``sensitivity(n)``, or 1/n for a normalized linear query.
         Float-safe: snapped to a grid with integer noise.
         """
+        true = self._true_answer(query)  # READ (a failed read charges nothing)
         self._pay(epsilon, label)
-        noisy = snapped_laplace(self._true_answer(query), sensitivity=query_sensitivity(query, self.n),
+        noisy = snapped_laplace(true, sensitivity=query_sensitivity(query, self.n),
                                 epsilon=exact(epsilon), rng=self._rng)
         return float(noisy)
 
@@ -163,6 +179,7 @@ class PrivateMeasurer:
         if index.min() < 0 or index.max() >= queries.num_queries:
             raise ValueError(f"indices must lie in 0..{queries.num_queries - 1}")
         count = int(index.size)
+        true = self._true_answers(queries)[index]  # READ (a failed read charges nothing)
         if self._reservation is not None:
             self._reservation.use(epsilon=epsilon_each, label=label, steps=count)
         elif isinstance(self._accountant, ZCDPAccountant):
@@ -172,7 +189,6 @@ class PrivateMeasurer:
                                              delta_slack=delta_slack)
             block.use(epsilon=epsilon_each, label=label, steps=count)
         sensitivity = queries.sensitivity(self.n) if hasattr(queries, "sensitivity") else self.query_sensitivity
-        true = self._true_answers(queries)[index]
         return snapped_laplace(true, sensitivity=sensitivity, epsilon=exact(epsilon_each), rng=self._rng)
 
     # --------------------------------------------------------------- selections
@@ -183,8 +199,8 @@ class PrivateMeasurer:
         The score's sensitivity is the set's ``sensitivity(n)`` (1/n for linear queries): the estimate
         is public, so |f(x) - e| moves by at most f's sensitivity.
         """
+        scores = np.abs(self._true_answers(queries) - np.asarray(estimates, dtype=np.float64))  # READ
         self._pay(epsilon, label, exponential=True)
-        scores = np.abs(self._true_answers(queries) - np.asarray(estimates, dtype=np.float64))
         sensitivity = queries.sensitivity(self.n) if hasattr(queries, "sensitivity") else self.query_sensitivity
         return exponential_mechanism(scores, epsilon=epsilon, sensitivity=sensitivity, rng=self._rng)
 
@@ -201,8 +217,8 @@ class PrivateMeasurer:
         answers = np.asarray(candidate_answers, dtype=np.float64)
         if answers.ndim != 2 or answers.shape[1] != queries.num_queries or answers.shape[0] == 0:
             raise ValueError(f"candidate_answers must have shape (k >= 1, {queries.num_queries}), got {answers.shape}")
+        utility = -np.abs(answers - self._true_answers(queries)[None, :]).max(axis=1)  # READ
         self._pay(epsilon, label)
-        utility = -np.abs(answers - self._true_answers(queries)[None, :]).max(axis=1)
         sensitivity = queries.sensitivity(self.n) if hasattr(queries, "sensitivity") else self.query_sensitivity
         return exponential_mechanism(utility, epsilon=epsilon, sensitivity=sensitivity, rng=self._rng)
 
@@ -221,8 +237,8 @@ class PrivateMeasurer:
             if len(exact_weights) != len(marginals) or min(exact_weights) < 0 or max(exact_weights) == 0:
                 raise ValueError("weights must be one number >= 0 per marginal, not all 0")
             sensitivity = sensitivity * max(exact_weights)
-        self._pay(epsilon, label, exponential=True)
         scores = np.array([np.abs(self._true_marginal(tuple(m)) - e).sum() for m, e in zip(marginals, estimates)])
+        self._pay(epsilon, label, exponential=True)  # after the READ: a failed read charges nothing
         if penalties is not None:
             scores = scores - np.asarray(penalties, dtype=np.float64)
         if weights is not None:
@@ -257,11 +273,12 @@ class PrivateMeasurer:
             raise ValueError(f"lambda_ must be finite >= 0 and mu finite > 0, got {lambda_!r}, {mu!r}")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"count must be an integer >= 1, got {count!r}")
+        truth = self._true_answers(queries) if answers.shape[0] else None  # READ (a failure charges nothing)
         reservation.use(epsilon=epsilon_each, label=label, steps=count)
         rho = queries.sensitivity(self.n) if hasattr(queries, "sensitivity") else self.query_sensitivity
         sensitivity = Fraction(2 * rounds) * exact(rho) / exact(mu)
-        if answers.shape[0]:
-            distance = np.abs(self._true_answers(queries)[None, :] - answers)
+        if truth is not None:
+            distance = np.abs(truth[None, :] - answers)
             g = np.clip(1 - 2 * (distance - lambda_) / mu, -1.0, 1.0).sum(axis=0)
         else:
             g = np.zeros(queries.num_queries)

@@ -122,7 +122,7 @@ class Decoded:
         for name in frame.columns:  # a column of values and the other marker is written as text
             if frame[name].dtype == object:
                 frame[name] = frame[name].map(lambda v: None if v is None else str(v))
-        write_parquet(frame, path)
+        write_parquet(frame, path, dates=[c.name for c in self.schema.columns if isinstance(c, DateColumn)])
 
 
 def decode(codes: object, schema: Schema, *, values: str = "uniform", rng: object = None,

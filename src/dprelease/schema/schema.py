@@ -179,11 +179,11 @@ class Schema:
             if not isinstance(columns, Mapping):
                 raise InputError(f"schema columns must be a JSON object {{name: spec}}, got {columns!r:.100}")
             draft = None if raw.get("draft") is None else Draft.from_json(raw["draft"])
-            return cls(tuple(column_from_json(n, s) for n, s in columns.items()),
-                       raw.get("null_tokens", ("",)), raw.get("strip", True), draft, raw.get("description", ""))
+            return cls(columns_from_json(columns), raw.get("null_tokens", ("",)), raw.get("strip", True), draft,
+                       raw.get("description", ""))
         if isinstance(raw.get("format"), str) and raw["format"].startswith("dprelease-schema"):
             raise InputError(f"schema format {raw['format']!r} is not supported; this version reads {FORMAT!r}")
-        return cls(tuple(column_from_json(n, s) for n, s in raw.items()))
+        return cls(columns_from_json(raw))
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"format": FORMAT}
@@ -253,6 +253,23 @@ _FIELDS = {
     "date": ("bounds", "unit", "width", "edges", "clip"),
     "datetime": ("bounds", "unit", "width", "edges", "clip"),
 }
+
+
+def columns_from_json(specs: Mapping[object, object]) -> tuple[Column, ...]:
+    """Every column of ``{name: spec}``; one error lists every column's mistake (a type error only when
+    every mistake is one), so a schema file is corrected in one pass, not one run per column."""
+    columns, problems = [], []
+    for name, spec in specs.items():
+        try:
+            columns.append(column_from_json(name, spec))
+        except (InputError, InputTypeError) as exc:
+            problems.append(exc)
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        kind = InputTypeError if all(isinstance(p, InputTypeError) for p in problems) else InputError
+        raise kind(f"{len(problems)} columns are wrong: " + "; ".join(str(p) for p in problems))
+    return tuple(columns)
 
 
 def column_from_json(name: object, spec: object) -> Column:

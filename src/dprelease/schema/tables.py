@@ -245,8 +245,9 @@ def csv_text(header: Sequence[str], columns: Sequence[Sequence[str]]) -> str:
     return buffer.getvalue()
 
 
-def write_parquet(frame: object, path: str | Path) -> None:
-    """Write a pandas DataFrame as Parquet with DuckDB, atomically."""
+def write_parquet(frame: object, path: str | Path, *, dates: Sequence[str] = ()) -> None:
+    """Write a pandas DataFrame as Parquet with DuckDB, atomically; ``dates`` are written as DATE (pandas holds
+    them as datetimes)."""
     duckdb = need("duckdb", "parquet", "writing Parquet")
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
@@ -257,7 +258,9 @@ def write_parquet(frame: object, path: str | Path) -> None:
     try:
         connection.register("decoded", frame)
         quoted = temporary.replace("'", "''")
-        connection.execute(f"COPY decoded TO '{quoted}' (FORMAT parquet)")
+        quote = lambda name: '"' + str(name).replace('"', '""') + '"'  # noqa: E731
+        names = ", ".join(f"CAST({quote(c)} AS DATE) AS {quote(c)}" if c in dates else quote(c) for c in frame.columns)
+        connection.execute(f"COPY (SELECT {names} FROM decoded) TO '{quoted}' (FORMAT parquet)")
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

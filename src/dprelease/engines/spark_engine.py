@@ -1,0 +1,302 @@
+"""Spark: a private table in a Spark DataFrame, counted on whatever master its session has.
+
+``pyspark`` is an optional extra (``pip install 'dprelease[spark]'``, and a Java runtime). The table
+is a DataFrame of integer codes, or files read by a session::
+
+    from pyspark.sql import SparkSession
+    spark = SparkSession.builder.master("spark://host:7077").getOrCreate()   # or local_session()
+    table = SparkTable.open("hdfs:///data/coded/", domain, spark=spark)       # or SparkTable(frame, domain)
+
+The same two counting paths as DuckDB (:mod:`dprelease.engines.table`): one ``groupBy`` of every domain
+column, collected to the driver when the distinct rows fit ``max_distinct_rows``; otherwise
+``groupingSets`` over the requested marginals, a batch per Spark job, each set reduced to one flat
+cell index on the cluster so that only (set, cell, count) triples come back. Checks run as one
+aggregation when the table is opened, before any private read; errors name the column and the kind
+of problem, never a value (Spark's own messages may quote one, so only its error class is kept).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import reduce
+
+import numpy as np
+
+from dprelease.data import select_domain
+from dprelease.domain import Domain
+from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, DistinctRows, parse_memory_limit
+from dprelease.engines.files import detect_format, resolve_files
+from dprelease.engines.table import DEFAULT_BATCH, CountingTable
+from dprelease.errors import EngineError, InputError, InputTypeError
+from dprelease.validation import check_positive_int
+
+#: Where this project's machines keep their JDK; used only when JAVA_HOME is unset and it exists.
+DEFAULT_JAVA_HOME = "/usr/lib/jvm/java-17-openjdk-amd64"
+#: Distinct rows collected to the driver at most (as Python rows: about 200 bytes each on the way).
+SPARK_MAX_DISTINCT_ROWS = 1_000_000
+
+_INTEGER_TYPES = ("ByteType", "ShortType", "IntegerType", "LongType")
+_NUMBER_TYPES = ("FloatType", "DoubleType", "DecimalType")
+
+
+def _pyspark():
+    if "JAVA_HOME" not in os.environ and os.path.isdir(DEFAULT_JAVA_HOME):
+        os.environ["JAVA_HOME"] = DEFAULT_JAVA_HOME
+    try:
+        from pyspark.sql import functions
+    except ImportError:
+        raise InputError("engine 'spark' needs pyspark: pip install 'dprelease[spark]' (and a Java runtime)") from None
+    return functions
+
+
+def _spark_failures() -> tuple[type[BaseException], ...]:
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
+    return PySparkException, Py4JError, ConnectionError, EOFError
+
+
+def _failure_name(exc: BaseException) -> str:
+    """The exception's class and Spark's error class (a public name such as PATH_NOT_FOUND), never its text."""
+    condition = None
+    for getter in ("getCondition", "getErrorClass"):
+        try:
+            condition = getattr(exc, getter)()
+        except Exception:  # noqa: BLE001 - a dead JVM cannot answer either
+            condition = None
+        if condition:
+            break
+    return type(exc).__name__ + (f": {condition}" if condition else "")
+
+
+def local_session(cores: int = 2, *, app_name: str = "dprelease", local_dir: str | None = None):
+    """A local Spark session (``local[cores]``), quiet and with few shuffle partitions; JAVA_HOME set if unset.
+
+    ``local_dir`` is Spark's scratch folder (``spark.local.dir``; default the system's temporary folder).
+    """
+    _pyspark()
+    from pyspark.sql import SparkSession
+
+    cores = check_positive_int(cores, "cores")
+    builder = SparkSession.builder
+    if local_dir is not None:
+        builder = builder.config("spark.local.dir", local_dir)
+    return (builder.master(f"local[{cores}]").appName(app_name)
+            .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", str(2 * cores))
+            .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1")
+            .getOrCreate())
+
+
+def is_spark_frame(source: object) -> bool:
+    """Whether ``source`` is a Spark DataFrame (classic or Connect), without importing pyspark."""
+    kind = type(source)
+    return kind.__name__ == "DataFrame" and kind.__module__.startswith("pyspark.sql")
+
+
+class SparkTable(CountingTable):
+    """A :class:`~dprelease.engines.base.PrivateTable` over a Spark DataFrame of integer codes.
+
+    ``SparkTable(frame, domain)`` checks the frame (one Spark job) and keeps its coded columns;
+    :meth:`open` reads files first. ``memory_limit`` bounds what comes back to the driver (distinct rows,
+    cached marginals); the cluster's own memory is Spark's configuration.
+    """
+
+    def __init__(self, frame: object, domain: Domain, *, columns: Sequence[str] | None = None,
+                 memory_limit: int | str = DEFAULT_MEMORY_LIMIT, max_distinct_rows: int | None = None,
+                 batch_size: int = DEFAULT_BATCH, label: str = "Spark DataFrame") -> None:
+        functions = _pyspark()
+        if not is_spark_frame(frame):
+            raise InputTypeError(f"frame must be a Spark DataFrame, got {type(frame).__name__}")
+        domain = select_domain(domain, columns)
+        budget = parse_memory_limit(memory_limit)
+        if max_distinct_rows is None:
+            max_distinct_rows = SPARK_MAX_DISTINCT_ROWS
+        self.label = label
+        with self._reading("checking the table", opening=True):
+            coded, n = _check_and_code(frame, domain, functions, label)
+        super().__init__(domain, n, memory_limit=budget, max_distinct_rows=max_distinct_rows, batch_size=batch_size)
+        self._frame = coded
+        self._functions = functions
+
+    @classmethod
+    def open(cls, source: object, domain: Domain, *, spark: object = None, format: str | None = None,
+             **options: object) -> SparkTable:
+        """Read ``source`` with ``spark`` (default: the active session) and check it over ``domain``.
+
+        ``source`` is a path, a glob, a folder or a list; local paths are checked here (a missing file or a
+        glob matching nothing is an InputError), paths with a scheme (``hdfs://``, ``s3a://``) go to Spark.
+        ``options`` are those of the constructor.
+        """
+        _pyspark()
+        from pyspark.sql import SparkSession
+
+        session = spark if spark is not None else SparkSession.getActiveSession()
+        if session is None:
+            raise InputError("engine 'spark' reading files needs a SparkSession: pass spark=SparkSession.builder"
+                             "....getOrCreate() (README, 'Where your data lives')")
+        raw = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(s) for s in source]
+        remote = [p for p in raw if "://" in p]
+        if remote:
+            files, label = raw, f"data {raw[0]!r}" + (f" (and {len(raw) - 1} more)" if len(raw) > 1 else "")
+            kind = format or ("csv" if raw[0].lower().endswith((".csv", ".csv.gz")) else "parquet")
+        else:
+            files, label = resolve_files(source)
+            kind = detect_format(files, format)
+        with cls._reading_static(label, "reading the files", opening=True):
+            reader = session.read
+            frame = reader.parquet(*files) if kind == "parquet" else reader.csv(files, header=True, inferSchema=False)
+        return cls(frame, domain, label=label, **options)
+
+    # -------------------------------------------------------------------- hooks
+    def _group_rows(self, cap: int) -> DistinctRows | None:
+        F = self._functions
+        names = [f"c{i}" for i in range(len(self.domain))]
+        with self._reading("grouping the table into distinct rows"):
+            grouped = self._frame.groupBy(*names).agg(F.count(F.lit(1)).alias("w"))
+            rows = grouped.limit(cap + 1).collect()
+        if len(rows) > cap:
+            return None
+        table = np.array(rows, dtype=np.int64).reshape(len(rows), len(names) + 1)
+        return DistinctRows.from_columns(self.domain, [table[:, i] for i in range(len(names))], table[:, -1])
+
+    def _estimate_distinct(self) -> float | None:
+        F = self._functions
+        with self._reading("estimating the distinct rows"):
+            names = [F.col(f"c{i}") for i in range(len(self.domain))]
+            return float(self._frame.agg(F.approx_count_distinct(F.xxhash64(*names))).collect()[0][0])
+
+    def _count_sets(self, sets: list[tuple[str, ...]]) -> list[np.ndarray]:
+        F = self._functions
+        used = [a for a in self.domain.attributes if any(a in s for s in sets)]
+        cells = [math.prod(self.domain.size_of(a) for a in s) for s in sets]
+        # grouping_id: bit (len(used) - 1 - i) is set when used[i] is not grouped in that set.
+        gids = [sum(1 << (len(used) - 1 - i) for i, a in enumerate(used) if a not in s) for s in sets]
+        with self._reading(f"counting {len(sets)} marginal(s)"):  # building columns already talks to the JVM
+            columns = [F.col(f"c{self.domain.axis(a)}") for a in used]
+            g = F.col("g")
+            sid = reduce(lambda acc, j: acc.when(g == gids[j], j), range(1, len(sets)), F.when(g == gids[0], 0))
+            key = reduce(lambda acc, j: acc.when(g == gids[j], self._flat_key(sets[j])), range(1, len(sets)),
+                         F.when(g == gids[0], self._flat_key(sets[0])))
+            grouped = self._frame.groupingSets([[F.col(f"c{self.domain.axis(a)}") for a in s] for s in sets],
+                                               *columns)
+            counted = grouped.agg(F.count(F.lit(1)).alias("w"), F.grouping_id(*columns).alias("g"))
+            rows = counted.select(sid.alias("sid"), key.alias("k"), F.col("w")).collect()
+        table = np.array(rows, dtype=np.int64).reshape(len(rows), 3)
+        sids, keys, weights = table[:, 0], table[:, 1], table[:, 2].astype(np.float64)
+        return [np.bincount(keys[sids == j], weights=weights[sids == j], minlength=c) for j, c in enumerate(cells)]
+
+    def _stream_distinct(self) -> tuple[Iterator[np.ndarray], Iterator[np.ndarray]]:
+        F = self._functions
+        names = [f"c{i}" for i in range(len(self.domain))]
+        with self._reading("ordering the distinct rows"):
+            ordered = self._frame.groupBy(*names).agg(F.count(F.lit(1)).alias("w")).orderBy(*names)
+
+        def chunks(width: slice) -> Iterator[np.ndarray]:
+            with self._reading("reading the distinct rows"):
+                buffer = []
+                for row in ordered.toLocalIterator():
+                    buffer.append(tuple(row)[width])
+                    if len(buffer) == CHUNK_ROWS:
+                        yield np.array(buffer, dtype=np.int64)
+                        buffer = []
+                if buffer:
+                    yield np.array(buffer, dtype=np.int64)
+
+        counts = (c[:, 0] for c in chunks(slice(len(names), None)))
+        return chunks(slice(0, len(names))), counts
+
+    # ------------------------------------------------------------------ helpers
+    def _flat_key(self, canonical: tuple[str, ...]):
+        """The cell's C-order index in the marginal on ``canonical``, as a Spark long column."""
+        F = self._functions
+        key, stride = F.lit(0).cast("long"), 1
+        for attribute in reversed(canonical):
+            key = key + F.col(f"c{self.domain.axis(attribute)}").cast("long") * F.lit(stride)
+            stride *= self.domain.size_of(attribute)
+        return key
+
+    @contextmanager
+    def _reading(self, what: str, *, opening: bool = False) -> Iterator[None]:
+        with self._reading_static(self.label, what, opening=opening):
+            yield
+
+    @staticmethod
+    @contextmanager
+    def _reading_static(label: str, what: str, *, opening: bool = False) -> Iterator[None]:
+        """Spark's failures as one line: an InputError while opening, an EngineError during a private read."""
+        try:
+            yield
+        except _spark_failures() as exc:
+            if opening:
+                raise InputError(f"{label}: Spark failed while {what} ({_failure_name(exc)})") from None
+            raise EngineError(f"{label}: Spark failed while {what} ({_failure_name(exc)}); "
+                              "nothing was read from the table") from None
+
+
+# ---------------------------------------------------------------------- checking
+def _check_and_code(frame: object, domain: Domain, F: object, label: str) -> tuple[object, int]:
+    """One aggregation checking every domain column; the frame of coded columns c0..c{d-1}, and n."""
+    types = {field.name: type(field.dataType).__name__ for field in frame.schema.fields}
+    missing = [a for a in domain.attributes if a not in types]
+    if missing:
+        raise InputError(f"{label} lack(s) column(s) {missing} of the domain; it has {list(types)}")
+    checks, codes, type_problems = [], [], []
+    for i, (attribute, size) in enumerate(zip(domain.attributes, domain.sizes)):
+        column = F.col(f"`{attribute.replace('`', '``')}`")
+        value, column_checks = _column_checks(column, types[attribute], size, F)
+        if column_checks is None:
+            type_problems.append(f"column {attribute!r} has type {types[attribute]}; expected integer codes")
+            continue
+        checks.extend((attribute, problem, condition) for problem, condition in column_checks)
+        codes.append(value.cast("int" if size <= 2**31 else "long").alias(f"c{i}"))
+    if type_problems:
+        raise InputError(f"{label}: " + "; ".join(type_problems))
+    flags = [F.max(F.when(condition, 1).otherwise(0)).alias(f"f{j}") for j, (_, _, condition) in enumerate(checks)]
+    row = frame.agg(F.count(F.lit(1)).alias("n"), *flags).collect()[0]
+    n = int(row["n"])
+    if n == 0:
+        raise InputError(f"{label} has no rows; a release needs at least one row")
+    problems: dict[str, str] = {}
+    for j, (attribute, problem, _) in enumerate(checks):
+        if row[f"f{j}"] and attribute not in problems:
+            problems[attribute] = problem
+    if problems:
+        raise InputError(f"{label}: " + "; ".join(f"column {a!r} has {p}" for a, p in problems.items()))
+    return frame.select(*codes), n
+
+
+def _column_checks(column: object, spark_type: str, size: int, F: object):
+    """(the column as a number, [(problem, condition true on a bad row)]) or (column, None) for a bad type."""
+    out_of_range = f"values outside the codes 0..{size - 1}"
+    if spark_type in _INTEGER_TYPES:
+        return column, [("empty or missing cells", column.isNull()),
+                        (out_of_range, (column < 0) | (column >= size))]
+    if spark_type in _NUMBER_TYPES or spark_type == "StringType":
+        if spark_type == "StringType":
+            number = F.trim(column).try_cast("double")
+            first = [("empty or missing cells", column.isNull() | (F.trim(column) == "")),
+                     ("values that are not numbers", number.isNull())]
+        else:
+            number = column.cast("double")
+            first = [("empty or missing cells", column.isNull())]
+        return number, first + [
+            ("missing (NaN) or infinite values", F.isnan(number) | (F.abs(number) == float("inf"))),
+            ("values that are not whole numbers (codes are integers)", number != F.floor(number)),
+            (out_of_range, (number < 0) | (number >= size)),
+        ]
+    return column, None
+
+
+def open_spark(source: object, domain: Domain, *, columns: Sequence[str] | None = None, spark: object = None,
+               format: str | None = None, memory_limit: int | str = DEFAULT_MEMORY_LIMIT,
+               max_distinct_rows: int | None = None, batch_size: int = DEFAULT_BATCH) -> SparkTable:
+    """The registry's opener: a Spark DataFrame as it is, or files read by ``spark`` (default: the active session)."""
+    options = {"columns": columns, "memory_limit": memory_limit, "max_distinct_rows": max_distinct_rows,
+               "batch_size": batch_size}
+    if is_spark_frame(source):
+        return SparkTable(source, domain, **options)
+    return SparkTable.open(source, domain, spark=spark, format=format, **options)
