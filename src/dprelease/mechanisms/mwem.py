@@ -232,13 +232,17 @@ class MWEM:
 
         INIT spends ``init_share`` of the total on the 1-way marginals, or, with ``init_per_round`` (AIM's
         choice), measures each at one planned round's measurement budget (total / T, less the selection
-        share), so a 1-way marginal is measured as well as a selected one.
+        share), so a 1-way marginal is measured as well as a selected one. T counts INIT's d measurements
+        when the mechanism planned it (:meth:`planned_rounds`); the user's ``rounds`` are rounds after INIT
+        (T = rounds + d).
         """
         share = exact(self.tuning.selection_share)
-        if num_one_way and self.tuning.init_per_round and rounds <= num_one_way:
+        # The mechanism's own plan counts INIT among its T units (AIM's); rounds the user gave come after INIT.
+        units = rounds + num_one_way if self.rounds is not None else rounds
+        if num_one_way and self.tuning.init_per_round and units <= num_one_way:
             init_each, init_total = total / num_one_way, total  # no round is planned: INIT takes it all
         elif num_one_way and self.tuning.init_per_round:
-            init_each = total / rounds * (1 - share)
+            init_each = total / units * (1 - share)
             init_total = init_each * num_one_way
             if init_total >= total:
                 raise InputError(f"rounds={rounds} leaves nothing after measuring the {num_one_way} 1-way marginals "
@@ -386,11 +390,12 @@ class MWEM:
             model, step = fit_measurements(model, fitted, iterations=self.tuning.round_iterations,
                                            growth=self.tuning.step_growth)
 
+        annealing = self.tuning.annealing
         cells = np.array([workload.cells(m) for m in candidates], dtype=np.float64)
         weights = workload_overlap(workload, candidates) if self.tuning.selection_weights == "workload" else None
         budget = RoundBudget(total=split["rounds_total"], rounds=rounds,
                              selection_share=exact(self.tuning.selection_share), currency="rho" if gaussian else "epsilon",
-                             annealing=self.tuning.annealing)
+                             annealing=annealing)
         t = 0
         while (shares := budget.next_round()) is not None:
             t += 1
@@ -419,7 +424,7 @@ class MWEM:
             # UPDATE: MW steps over all measurements so far
             model, step = fit_measurements(model, fitted if self.tuning.reuse_measurements else fitted[-1:],
                                            iterations=self.tuning.round_iterations, step=step, growth=self.tuning.step_growth)
-            if self.tuning.annealing:
+            if annealing:
                 # ANNEAL (AIM): the measurement told the model nothing it did not know, within the noise's
                 # expected L1 size, so the coming rounds need sharper measurements. AIM compares the model
                 # before and after a fit run to convergence; our fit takes a few steps a round, so we compare
@@ -440,7 +445,7 @@ class MWEM:
         # estimate; fitting it to the raw noisy 1-ways would undo the pooling.
         progress.done()
         parameters = {"epsilon": self.epsilon, "delta": self.delta if gaussian else 0.0, "rounds": rounds,
-                      "rounds_run": t, "annealing": self.tuning.annealing, "selection_weights": self.tuning.selection_weights,
+                      "rounds_run": t, "annealing": annealing, "selection_weights": self.tuning.selection_weights,
                       "reuse_measurements": self.tuning.reuse_measurements,
                       "noise": noise, "representation": representation,
                       "selection_share": self.tuning.selection_share, "init_share": self.tuning.init_share,
@@ -490,9 +495,12 @@ class MWEMMechanism:
         """The configured MWEM: the preset chosen from public quantities (the domain size and delta > 0)."""
         representation = resolve_representation(self.representation, domain, max_cells=self.max_cells)
         noise = "gaussian" if budget.delta > 0 else "laplace"
+        tuning = tuning_for(representation=representation, noise=noise)
+        if self.rounds is not None:  # annealing adapts the mechanism's own plan; the user's rounds run as given
+            tuning = replace(tuning, annealing=False)
         return MWEM(epsilon=budget.epsilon, delta=budget.delta, rounds=self.rounds, representation=representation,
                     max_cells=self.max_cells, max_model_cells=self.max_model_cells,
-                    tuning=tuning_for(representation=representation, noise=noise))
+                    tuning=tuning)
 
     def check(self, domain: Domain, workload: Workload, *, budget: Budget) -> None:
         if self.runner(domain, budget).representation == "histogram":
