@@ -101,3 +101,28 @@ def test_the_plan_follows_public_quantities_only():
     assert plans[2] == min(64, max(4, expected)) or (expected <= 4 and plans[2] == 4)
     assert mwem.planned_rounds(workload, n=10**4, total=exact(1.0), gaussian=False) == plans[2]  # no data read
     assert replace(mwem, rounds=7).planned_rounds(workload, n=10**4, total=exact(1.0), gaussian=False) == 7
+
+
+def test_rounds_the_user_gives_come_after_init_and_spend_epsilon_exactly():
+    """rounds=T from the user: INIT sized as one of T + d units, then exactly T select+measure rounds."""
+    data, workload = table(5_000), Workload.all_kway(DOMAIN, 2)
+    mwem = MWEM(epsilon=1.0, rounds=5, tuning=replace(PLAN, annealing=False))
+    result = mwem.run(data, workload, rng=SeededRandom(2))
+    ledger = [c.epsilon for c in result.accountant.ledger]
+    init_each = exact(1.0) / (5 + 4) * (1 - exact(0.1))
+    assert ledger[:4] == [init_each] * 4
+    assert len(ledger) == 4 + 2 * 5 and result.parameters["rounds_run"] == 5
+    assert sum(ledger) == exact(1.0)
+
+
+def test_pooled_fractions_is_a_distribution_and_mixes_pooling_with_clipping():
+    from dprelease.updates.measurements import pooled_fractions
+
+    noisy = np.array([0.9, 0.05, -0.02, 0.04, 0.03])
+    out = pooled_fractions(noisy, std=0.05)
+    assert out.min() > 0 and math.isclose(out.sum(), 1.0)
+    clipped = np.clip(noisy, 0, None) / np.clip(noisy, 0, None).sum()
+    small = noisy < 0.15
+    pooled = np.where(small, noisy[small].sum() / small.sum(), noisy)
+    pooled = pooled / pooled.sum()
+    assert np.allclose(out, 0.5 * clipped + 0.5 * pooled, atol=1e-9)
