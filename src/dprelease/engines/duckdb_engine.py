@@ -40,14 +40,14 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from dprelease.data import select_domain
 from dprelease.domain import Domain
+from dprelease.engines.base import domain_or_schema
 from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, DistinctRows, code_dtype, parse_memory_limit
 from dprelease.engines.csv_layout import CsvLayout, check_read_options, csv_layout
 from dprelease.engines.duckdb_raw import csv_source, define_encoded
 from dprelease.engines.files import detect_format, resolve_files
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
-from dprelease.errors import EngineError, InputError, InputTypeError
+from dprelease.errors import EngineError, InputError
 from dprelease.schema import Schema
 from dprelease.validation import check_positive_int
 
@@ -259,25 +259,6 @@ class DuckDBTable(CountingTable):
 
 
 # ---------------------------------------------------------------------- opening
-def domain_or_schema(domain: Domain | None, schema: Schema | None,
-                     columns: Sequence[str] | None) -> tuple[Domain, Schema | None]:
-    """(the domain, the schema or None) of a table given ``domain`` (codes) or ``schema`` (raw values)."""
-    if (domain is None) == (schema is None):
-        raise InputError("give domain= (a table of integer codes) or schema= (a raw table), not both or neither")
-    if schema is None:
-        return select_domain(domain, columns), None
-    if not isinstance(schema, Schema):
-        raise InputTypeError(f"schema must be a dprelease Schema, got {type(schema).__name__}")
-    if columns is not None:
-        if isinstance(columns, str):
-            raise InputTypeError(f"columns must be a list of column names, got {columns!r}")
-        unknown = [c for c in columns if c not in schema.names]
-        if unknown:
-            raise InputError(f"columns {unknown} are not in the schema {list(schema.names)}")
-        schema = schema.select(columns)
-    return schema.domain, schema
-
-
 def _source_sql(files: list[str], kind: str, label: str) -> str:
     paths = "[" + ", ".join(literal(f) for f in files) + "]"
     if kind == "parquet":

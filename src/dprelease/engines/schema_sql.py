@@ -176,9 +176,9 @@ class _Builder:
         if kind == BOOL:
             return f"(CASE WHEN {raw} THEN 'true' WHEN NOT {raw} THEN 'false' END)"
         text = f"coalesce({raw}, '')" if self.csv else raw
-        if self.schema.strip:
-            return d.strip(text)
-        return d.strip_spaces_left(text) if self.csv else text
+        # Unstripped (strip: false), a CSV cell is what DuckDB read; Python's reader also drops spaces after a
+        # delimiter outside quotes (skipinitialspace), which DuckDB keeps: docs/decisions.md.
+        return d.strip(text) if self.schema.strip else text
 
     def _null_text(self, column: Column, text: str) -> str:
         tokens = self.schema.null_tokens_of(column)

@@ -109,12 +109,6 @@ class Dialect:
             return f"trim({expr}, {self.text(WHITESPACE)})"
         return f"trim(BOTH {self.text(WHITESPACE)} FROM {expr})"
 
-    def strip_spaces_left(self, expr: str) -> str:
-        """Spaces (only) off the left end: what ``csv.reader(skipinitialspace=True)`` skips after a delimiter."""
-        if self.name == "duckdb":
-            return f"ltrim({expr}, ' ')"
-        return f"trim(LEADING ' ' FROM {expr})"
-
     def position(self, expr: str, keys: Sequence[str]) -> str:
         """The 0-based index of the text in ``keys``, NULL when absent (a CASE for short lists)."""
         if len(keys) <= 64:
