@@ -221,14 +221,15 @@ class _Builder:
                 outside = f"{value} < 0 OR {value} >= {column.value_count}"
                 return f"(CASE WHEN {null} THEN {NULL} WHEN {outside} THEN {ABOVE} ELSE {OK} END)", value
             return self._binned(column, value, null, integral=True)
+        # x % 1 tests wholeness without a conversion (Spark's floor() returns a BIGINT and overflows on 1e300).
         special = (f"WHEN {null} THEN {NULL} WHEN {value} IS NULL THEN {UNPARSABLE} WHEN isnan({value}) THEN {NULL} ")
         if isinstance(column, CodesColumn):
-            status = (f"(CASE {special}WHEN {d.is_infinite(value)} OR {value} <> floor({value}) THEN {UNPARSABLE} "
+            status = (f"(CASE {special}WHEN {d.is_infinite(value)} OR {value} % 1 <> 0 THEN {UNPARSABLE} "
                       f"WHEN {value} < 0 OR {value} >= {column.value_count} THEN {ABOVE} ELSE {OK} END)")
             return status, d.whole(value)
         low, high = column.bounds
         status = (f"(CASE {special}WHEN {value} = {d.double(math.inf)} THEN {ABOVE} "
-                  f"WHEN {value} = {d.double(-math.inf)} THEN {BELOW} WHEN {value} <> floor({value}) THEN {UNPARSABLE} "
+                  f"WHEN {value} = {d.double(-math.inf)} THEN {BELOW} WHEN {value} % 1 <> 0 THEN {UNPARSABLE} "
                   f"WHEN {value} < {low} THEN {BELOW} WHEN {value} > {high} THEN {ABOVE} ELSE {OK} END)")
         return status, place(d, value, column.thresholds, integral=True)
 

@@ -25,12 +25,15 @@ from functools import reduce
 
 import numpy as np
 
-from dprelease.data import select_domain
 from dprelease.domain import Domain
+from dprelease.engines.base import domain_or_schema
 from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, DistinctRows, parse_memory_limit
+from dprelease.engines.csv_layout import CsvLayout, check_read_options, csv_layout
 from dprelease.engines.files import detect_format, resolve_files
+from dprelease.engines.spark_raw import encode_frame
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
 from dprelease.errors import EngineError, InputError, InputTypeError
+from dprelease.schema import Schema
 from dprelease.validation import check_positive_int
 
 #: Where this project's machines keep their JDK; used only when JAVA_HOME is unset and it exists.
@@ -105,31 +108,41 @@ class SparkTable(CountingTable):
     cached marginals); the cluster's own memory is Spark's configuration.
     """
 
-    def __init__(self, frame: object, domain: Domain, *, columns: Sequence[str] | None = None,
-                 memory_limit: int | str = DEFAULT_MEMORY_LIMIT, max_distinct_rows: int | None = None,
-                 batch_size: int = DEFAULT_BATCH, label: str = "Spark DataFrame") -> None:
+    def __init__(self, frame: object, domain: Domain | None = None, *, schema: Schema | None = None,
+                 columns: Sequence[str] | None = None, memory_limit: int | str = DEFAULT_MEMORY_LIMIT,
+                 max_distinct_rows: int | None = None, batch_size: int = DEFAULT_BATCH,
+                 label: str = "Spark DataFrame", show_values: bool = False, csv: bool = False) -> None:
         functions = _pyspark()
         if not is_spark_frame(frame):
             raise InputTypeError(f"frame must be a Spark DataFrame, got {type(frame).__name__}")
-        domain = select_domain(domain, columns)
+        domain, schema = domain_or_schema(domain, schema, columns)
+        if schema is None and show_values:
+            raise InputError("show_values reads a raw table: give schema=, not domain=")
         budget = parse_memory_limit(memory_limit)
         if max_distinct_rows is None:
             max_distinct_rows = SPARK_MAX_DISTINCT_ROWS
         self.label = label
         with self._reading("checking the table", opening=True):
-            coded, n = _check_and_code(frame, domain, functions, label)
+            if schema is None:
+                coded, n = _check_and_code(frame, domain, functions, label)
+            else:
+                coded, n = encode_frame(frame, schema, functions, label, csv=csv, show_values=show_values)
         super().__init__(domain, n, memory_limit=budget, max_distinct_rows=max_distinct_rows, batch_size=batch_size)
         self._frame = coded
         self._functions = functions
 
     @classmethod
-    def open(cls, source: object, domain: Domain, *, spark: object = None, format: str | None = None,
-             **options: object) -> SparkTable:
-        """Read ``source`` with ``spark`` (default: the active session) and check it over ``domain``.
+    def open(cls, source: object, domain: Domain | None = None, *, schema: Schema | None = None,
+             spark: object = None, format: str | None = None, delimiter: str | None = None,
+             header: bool | str = "auto", skip_rows: int = 0, **options: object) -> SparkTable:
+        """Read ``source`` with ``spark`` (default: the active session) and check it over ``domain``, or encode
+        it by ``schema``.
 
         ``source`` is a path, a glob, a folder or a list; local paths are checked here (a missing file or a
         glob matching nothing is an InputError), paths with a scheme (``hdfs://``, ``s3a://``) go to Spark.
-        ``options`` are those of the constructor.
+        A raw CSV is laid out as the in-memory reader lays it out (``delimiter``, ``header``; remote files
+        take a header row and a comma unless told); ``skip_rows`` is not read by Spark. ``options`` are
+        those of the constructor.
         """
         _pyspark()
         from pyspark.sql import SparkSession
@@ -146,10 +159,31 @@ class SparkTable(CountingTable):
         else:
             files, label = resolve_files(source)
             kind = detect_format(files, format)
+        layout = None
+        if schema is not None and kind == "csv":
+            check_read_options(delimiter, header, skip_rows)
+            if skip_rows:
+                raise InputError("engine 'spark' does not skip lines of a CSV (skip_rows); use engine 'duckdb'")
+            names = schema.names if options.get("columns") is None else options["columns"]
+            if remote:  # Spark reads the files: a header row unless told otherwise, a comma unless told
+                layout = CsvLayout(delimiter or ",", header is not False, () if header is not False else tuple(names))
+            else:
+                layout = csv_layout(files, names, delimiter=delimiter, header=header)
+        elif (delimiter, header, skip_rows) != (None, "auto", 0):
+            raise InputError("delimiter, header and skip_rows read a raw CSV: give schema=, and a CSV")
         with cls._reading_static(label, "reading the files", opening=True):
             reader = session.read
-            frame = reader.parquet(*files) if kind == "parquet" else reader.csv(files, header=True, inferSchema=False)
-        return cls(frame, domain, label=label, **options)
+            if kind == "parquet":
+                frame = reader.parquet(*files)
+            elif layout is None:
+                frame = reader.csv(files, header=True, inferSchema=False)
+            else:  # every cell as text; "" inside quotes is a quote, as in Python's csv
+                frame = reader.csv(files, header=layout.header, sep=layout.delimiter, inferSchema=False, quote='"',
+                                   escape='"', multiLine=True, ignoreLeadingWhiteSpace=schema.strip,
+                                   ignoreTrailingWhiteSpace=False, encoding="UTF-8")
+                if layout.names:  # the names the in-memory reader gives (header cells stripped, or the schema's)
+                    frame = frame.toDF(*layout.names)
+        return cls(frame, domain, schema=schema, label=label, csv=layout is not None, **options)
 
     # -------------------------------------------------------------------- hooks
     def _group_rows(self, cap: int) -> DistinctRows | None:
@@ -285,18 +319,23 @@ def _column_checks(column: object, spark_type: str, size: int, F: object):
             first = [("empty or missing cells", column.isNull())]
         return number, first + [
             ("missing (NaN) or infinite values", F.isnan(number) | (F.abs(number) == float("inf"))),
-            ("values that are not whole numbers (codes are integers)", number != F.floor(number)),
+            ("values that are not whole numbers (codes are integers)", number % 1 != 0),
             (out_of_range, (number < 0) | (number >= size)),
         ]
     return column, None
 
 
-def open_spark(source: object, domain: Domain, *, columns: Sequence[str] | None = None, spark: object = None,
-               format: str | None = None, memory_limit: int | str = DEFAULT_MEMORY_LIMIT,
-               max_distinct_rows: int | None = None, batch_size: int = DEFAULT_BATCH) -> SparkTable:
+def open_spark(source: object, domain: Domain | None = None, *, schema: Schema | None = None,
+               columns: Sequence[str] | None = None, spark: object = None, format: str | None = None,
+               memory_limit: int | str = DEFAULT_MEMORY_LIMIT, max_distinct_rows: int | None = None,
+               batch_size: int = DEFAULT_BATCH, delimiter: str | None = None, header: bool | str = "auto",
+               skip_rows: int = 0, show_values: bool = False) -> SparkTable:
     """The registry's opener: a Spark DataFrame as it is, or files read by ``spark`` (default: the active session)."""
-    options = {"columns": columns, "memory_limit": memory_limit, "max_distinct_rows": max_distinct_rows,
-               "batch_size": batch_size}
+    options = {"schema": schema, "columns": columns, "memory_limit": memory_limit,
+               "max_distinct_rows": max_distinct_rows, "batch_size": batch_size, "show_values": show_values}
     if is_spark_frame(source):
+        if (delimiter, header, skip_rows) != (None, "auto", 0):
+            raise InputError("delimiter, header and skip_rows read a CSV file, not a Spark DataFrame")
         return SparkTable(source, domain, **options)
-    return SparkTable.open(source, domain, spark=spark, format=format, **options)
+    return SparkTable.open(source, domain, spark=spark, format=format, delimiter=delimiter, header=header,
+                           skip_rows=skip_rows, **options)
