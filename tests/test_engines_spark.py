@@ -117,7 +117,7 @@ def test_bad_spark_columns_and_paths_are_one_line_without_values(spark, tmp_path
         SparkTable(typed, DOMAIN)
     with pytest.raises(InputError, match="does not exist"):
         open_table(str(tmp_path / "missing.parquet"), DOMAIN, engine="spark", spark=spark)
-    with pytest.raises(InputError, match=r"lack\(s\) column\(s\) \['d'\]"):
+    with pytest.raises(InputError, match=r"lacks column\(s\) \['d'\]"):
         SparkTable(typed.drop("d"), DOMAIN)
 
 

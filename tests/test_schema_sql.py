@@ -92,6 +92,14 @@ def test_null_tokens_are_matched_after_stripping(text_csv):
     assert np.array_equal(engine_codes(text_csv, schema), encode(text_csv, schema))
 
 
+def test_long_and_empty_category_lists(text_csv):
+    """More than 64 categories take the engine's list lookup; none at all (a draft's text column) only other."""
+    many = [f"c{i}" for i in range(100)] + ["F", "M", "1"]
+    schema = Schema.from_dict({"row": ROWS, "sex": {"type": "categorical", "values": many, "other": True, "null": True},
+                               "member": {"type": "categorical", "values": [], "other": True, "null": True}})
+    assert np.array_equal(engine_codes(text_csv, schema), encode(text_csv, schema))
+
+
 @pytest.mark.parametrize("show_values", [False, True])
 def test_every_problem_is_reported_in_the_in_memory_words(text_csv, show_values):
     schema = text_schema(buckets="none", rows=ROWS)

@@ -315,7 +315,8 @@ def _define_coded_view(con: object, duckdb: object, files: list[str], kind: str,
     types = {name: sql_type for name, sql_type, *_ in described}
     missing = [a for a in domain.attributes if a not in types]
     if missing:
-        raise InputError(f"{label} lack(s) column(s) {missing} of the domain; it has {list(types)}")
+        raise InputError(f"{label} {'lack' if label.startswith('data files') else 'lacks'} column(s) {missing} "
+                         f"of the domain; it has {list(types)}")
     checks, codes, type_problems = [], [], []
     for i, (attribute, size) in enumerate(zip(domain.attributes, domain.sizes)):
         sql_type = types[attribute].upper()

@@ -94,6 +94,26 @@ def local_session(cores: int = 2, *, app_name: str = "dprelease", local_dir: str
             .getOrCreate())
 
 
+def session(master: str | None = None):
+    """The Spark session the command line reads with: the active one; else one on ``master`` (``spark://..``,
+    ``yarn``, ``local[4]``), or spark-submit's master, or local with every core. One line if it cannot start."""
+    _pyspark()
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None:
+        return active
+    builder = SparkSession.builder.appName("dprelease").config("spark.ui.showConsoleProgress", "false")
+    if master is not None:
+        builder = builder.master(master)
+    try:
+        spark = builder.getOrCreate()
+    except (*_spark_failures(), RuntimeError) as exc:  # e.g. no Java runtime: JAVA_GATEWAY_EXITED
+        raise InputError(f"engine 'spark' could not start a Spark session ({_failure_name(exc)})") from None
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 def is_spark_frame(source: object) -> bool:
     """Whether ``source`` is a Spark DataFrame (classic or Connect), without importing pyspark."""
     kind = type(source)
@@ -277,7 +297,8 @@ def _check_and_code(frame: object, domain: Domain, F: object, label: str) -> tup
     types = {field.name: type(field.dataType).__name__ for field in frame.schema.fields}
     missing = [a for a in domain.attributes if a not in types]
     if missing:
-        raise InputError(f"{label} lack(s) column(s) {missing} of the domain; it has {list(types)}")
+        raise InputError(f"{label} {'lack' if label.startswith('data files') else 'lacks'} column(s) {missing} "
+                         f"of the domain; it has {list(types)}")
     checks, codes, type_problems = [], [], []
     for i, (attribute, size) in enumerate(zip(domain.attributes, domain.sizes)):
         column = F.col(f"`{attribute.replace('`', '``')}`")

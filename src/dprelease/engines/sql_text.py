@@ -111,6 +111,8 @@ class Dialect:
 
     def position(self, expr: str, keys: Sequence[str]) -> str:
         """The 0-based index of the text in ``keys``, NULL when absent (a CASE for short lists)."""
+        if not keys:
+            return "CAST(NULL AS BIGINT)"
         if len(keys) <= 64:
             whens = " ".join(f"WHEN {self.text(k)} THEN {i}" for i, k in enumerate(keys))
             return f"(CASE {expr} {whens} END)"
