@@ -46,6 +46,7 @@ from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, Distinc
 from dprelease.engines.csv_layout import CsvLayout, check_read_options, csv_layout
 from dprelease.engines.duckdb_raw import csv_source, define_encoded
 from dprelease.engines.files import detect_format, resolve_files
+from dprelease.engines.sql_text import DUCKDB
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
 from dprelease.errors import EngineError, InputError
 from dprelease.schema import Schema
@@ -364,7 +365,8 @@ def _column_checks(column: str, sql_type: str, size: int) -> tuple[str, list[tup
     """(the column as a number, [(problem, SQL condition true on a bad row)]), or (.., None) for a bad type.
 
     Checked in order; a column reports its first problem. Whole-number floats ("3", "3.0", 3.0) are
-    codes, as in :meth:`Dataset.from_csv <dprelease.data.Dataset.from_csv>`.
+    codes, as in :meth:`Dataset.from_csv <dprelease.data.Dataset.from_csv>`, whose ``float()`` the text
+    is parsed by.
     """
     out_of_range = f"values outside the codes 0..{size - 1}"
     base = sql_type.split("(")[0]
@@ -373,8 +375,9 @@ def _column_checks(column: str, sql_type: str, size: int) -> tuple[str, list[tup
                         (out_of_range, f"{column} < 0 OR {column} >= {size}")]
     if base in _FLOAT_TYPES or base == "DECIMAL" or base == "VARCHAR":
         if base == "VARCHAR":
-            number = f"TRY_CAST(trim({column}) AS DOUBLE)"
-            first = [("empty or missing cells", f"{column} IS NULL OR trim({column}) = ''"),
+            stripped = DUCKDB.strip(column)  # Python's whitespace, then Python's float() grammar (sql_text.py)
+            number = DUCKDB.python_float(stripped)
+            first = [("empty or missing cells", f"{column} IS NULL OR {stripped} = ''"),
                      ("values that are not numbers", f"{number} IS NULL")]
         else:
             number = f"CAST({column} AS DOUBLE)"

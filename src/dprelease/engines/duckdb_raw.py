@@ -63,7 +63,11 @@ def define_encoded(con: object, duckdb: object, source: str, types: dict[str, st
         raise open_error(exc) from None
     found = {key: bool(flag) for key, flag in zip(flags_of, flags)}
     if show_values and any(found.values()):
-        found = {key: _counted(con, encoding, source, *key) for key, flag in found.items() if flag}
+        bad = [key for key, flag in found.items() if flag]
+        counts = con.execute("SELECT " + ", ".join(f"count_if(c{i} = {-kind})" for i, kind in bad)
+                             + f" FROM ({table})").fetchone()
+        found = {(i, kind): (int(rows), _examples(con, used, types, source, csv, i, kind))
+                 for (i, kind), rows in zip(bad, counts)}
     message = problems_message(label, used or schema, missing, found, show_values=show_values)
     if message is not None:
         con.execute(f"DROP TABLE IF EXISTS {ENCODED}")
@@ -76,12 +80,15 @@ def define_encoded(con: object, duckdb: object, source: str, types: dict[str, st
     return int(n)
 
 
-def _counted(con: object, encoding: Encoding, source: str, i: int, kind: int) -> tuple[int, list[str]]:
-    """(rows with the problem, up to three of the smallest distinct values with it), for ``show_values``."""
-    nested = render(encoding, source)
-    code, value = encoding.codes[i], encoding.examples[i]
-    rows = con.execute(f"SELECT count(*) FROM ({nested}) WHERE {code} = {-kind}").fetchone()[0]
-    examples = con.execute(f"SELECT DISTINCT {value} AS x FROM ({nested}) WHERE {code} = {-kind} AND {value} IS NOT "
-                           "NULL ORDER BY x LIMIT 3").fetchall()
-    texts = [as_text(x) for (x,) in examples]
-    return int(rows), ["NULL" if text is None else text for text in texts]
+def _examples(con: object, schema: Schema, types: dict[str, str], source: str, csv: bool, i: int,
+              kind: int) -> list[str]:
+    """Up to three of the smallest distinct values of column i with problem ``kind`` (for ``show_values``),
+    through an encoding of that column alone."""
+    one = plan(schema.select([schema.names[i]]), types, DUCKDB, csv=csv)
+    code, value = one.codes[0], one.examples[0]
+    # MATERIALIZED: a filter pushed down through the stages would inline every alias where it is used
+    # (the date fields appear a dozen times in the day count), a tree many times the size of the SELECT.
+    rows = con.execute(f"WITH t AS MATERIALIZED (SELECT {code} AS c, {value} AS x FROM ({render(one, source)})) "
+                       f"SELECT DISTINCT x FROM t WHERE c = {-kind} AND x IS NOT NULL ORDER BY x LIMIT 3").fetchall()
+    texts = [as_text(x) for (x,) in rows]
+    return ["NULL" if text is None else text for text in texts]

@@ -31,6 +31,7 @@ from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, Distinc
 from dprelease.engines.csv_layout import CsvLayout, check_read_options, csv_layout
 from dprelease.engines.files import detect_format, resolve_files
 from dprelease.engines.spark_raw import encode_frame
+from dprelease.engines.sql_text import SPARK
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
 from dprelease.errors import EngineError, InputError, InputTypeError
 from dprelease.schema import Schema
@@ -302,7 +303,7 @@ def _check_and_code(frame: object, domain: Domain, F: object, label: str) -> tup
     checks, codes, type_problems = [], [], []
     for i, (attribute, size) in enumerate(zip(domain.attributes, domain.sizes)):
         column = F.col(f"`{attribute.replace('`', '``')}`")
-        value, column_checks = _column_checks(column, types[attribute], size, F)
+        value, column_checks = _column_checks(column, types[attribute], size, F, SPARK.quote(attribute))
         if column_checks is None:
             type_problems.append(f"column {attribute!r} has type {types[attribute]}; expected integer codes")
             continue
@@ -324,16 +325,20 @@ def _check_and_code(frame: object, domain: Domain, F: object, label: str) -> tup
     return frame.select(*codes), n
 
 
-def _column_checks(column: object, spark_type: str, size: int, F: object):
-    """(the column as a number, [(problem, condition true on a bad row)]) or (column, None) for a bad type."""
+def _column_checks(column: object, spark_type: str, size: int, F: object, name: str):
+    """(the column as a number, [(problem, condition true on a bad row)]) or (column, None) for a bad type.
+
+    Text is stripped of Python's whitespace and parsed by Python's ``float()`` grammar (sql_text.py), as
+    :meth:`Dataset.from_csv <dprelease.data.Dataset.from_csv>` parses it."""
     out_of_range = f"values outside the codes 0..{size - 1}"
     if spark_type in _INTEGER_TYPES:
         return column, [("empty or missing cells", column.isNull()),
                         (out_of_range, (column < 0) | (column >= size))]
     if spark_type in _NUMBER_TYPES or spark_type == "StringType":
         if spark_type == "StringType":
-            number = F.trim(column).try_cast("double")
-            first = [("empty or missing cells", column.isNull() | (F.trim(column) == "")),
+            stripped = SPARK.strip(name)
+            number = F.expr(SPARK.python_float(stripped))
+            first = [("empty or missing cells", column.isNull() | (F.expr(stripped) == "")),
                      ("values that are not numbers", number.isNull())]
         else:
             number = column.cast("double")

@@ -34,7 +34,10 @@ def encode_frame(frame: object, schema: Schema, F: object, label: str, *, csv: b
     row = coded.agg(F.count(F.lit(1)).alias("n"), *flags).collect()[0]
     found = {key: bool(row[f"f{j}"]) for j, key in enumerate(keys)}
     if show_values and any(found.values()):
-        found = {key: _counted(staged, encoding, F, *key) for key, flag in found.items() if flag}
+        bad = [key for key, flag in found.items() if flag]
+        counts = coded.agg(*[F.sum(F.when(F.col(f"c{i}") == -kind, 1).otherwise(0)) for i, kind in bad]).collect()[0]
+        found = {(i, kind): (int(rows), _examples(frame, used, types, F, csv, i, kind))
+                 for (i, kind), rows in zip(bad, counts)}
     message = problems_message(label, used, missing, found, show_values=show_values)
     if message is not None:
         raise InputError(message)
@@ -44,11 +47,15 @@ def encode_frame(frame: object, schema: Schema, F: object, label: str, *, csv: b
     return coded, n
 
 
-def _counted(staged: object, encoding, F: object, i: int, kind: int) -> tuple[int, list[str]]:
-    """(rows with the problem, up to three of the smallest distinct values with it), for ``show_values``."""
-    bad = staged.where(F.expr(encoding.codes[i]) == -kind)
-    rows = bad.count()
-    value = F.col(encoding.examples[i])
-    examples = bad.where(value.isNotNull()).select(value.alias("x")).distinct().orderBy("x").limit(3).collect()
-    texts = [as_text(r["x"]) for r in examples]
-    return int(rows), ["NULL" if text is None else text for text in texts]
+def _examples(frame: object, schema: Schema, types: dict[str, str], F: object, csv: bool, i: int,
+              kind: int) -> list[str]:
+    """Up to three of the smallest distinct values of column i with problem ``kind`` (for ``show_values``)."""
+    one = plan(schema.select([schema.names[i]]), types, SPARK, csv=csv)
+    staged = frame
+    for stage in one.stages:
+        staged = staged.select("*", *[F.expr(sql).alias(alias) for alias, sql in stage])
+    value = F.col(one.examples[0])
+    bad = staged.where((F.expr(one.codes[0]) == -kind) & value.isNotNull())
+    rows = bad.select(value.alias("x")).distinct().orderBy("x").limit(3).collect()
+    texts = [as_text(r["x"]) for r in rows]
+    return ["NULL" if text is None else text for text in texts]
