@@ -176,9 +176,8 @@ def iso_fields(dialect: Dialect, stripped: str) -> list[tuple[str, str]]:
     def group(k: int) -> str:
         return f"CAST(nullif({dialect.extract(stripped, ISO, k)}, '') AS BIGINT)"
 
-    ok = dialect.matches(stripped, ISO)
+    # Without a match every group is '', so the year, month and day are NULL exactly when the text is not ISO.
     fields = [("y", group(1)), ("mo", group(2)), ("d", group(3))]
-    fields = [(name, f"(CASE WHEN {ok} THEN {sql} END)") for name, sql in fields]
     fields += [(name, f"coalesce({group(k)}, 0)") for name, k in (("h", 4), ("mi", 5), ("s", 6))]
     zone = dialect.extract(stripped, ISO, 7)  # '', 'Z', '+hh:mm' or '+hhmm'
     offset = (f"(CASE WHEN substr({zone}, 1, 1) = '-' THEN -1 ELSE 1 END) * (CAST(substr({zone}, 2, 2) AS BIGINT) "
