@@ -42,6 +42,21 @@ class Case:
         self.data = self.write("bad.csv", text)
         return self
 
+    def parquet(self, select_sql: str | None = None, content: bytes | None = None) -> Case:
+        """The table as Parquet: written by DuckDB from ``select_sql``, or ``content`` as the file's bytes."""
+        path = self.tmp / "bad.parquet"
+        if content is not None:
+            path.write_bytes(content)
+        else:
+            import duckdb
+
+            duckdb.connect().execute(f"COPY ({select_sql}) TO '{path}' (FORMAT parquet)")
+        self.data = path
+        return self
+
+    def schema(self, text: str) -> str:
+        return f"--schema={self.write('schema.json', text)}"
+
     def domain_json(self, text: str) -> Case:
         self.domain = self.write("bad-domain.json", text)
         return self
@@ -125,6 +140,25 @@ CLI_CASES: list[tuple[str, Callable[[Case], list[str]], tuple[str, ...]]] = [
     ("ragged", lambda c: c.csv("a,b,c\n0,1,2\n0,1\n").synth(), ("bad.csv", "more or fewer fields")),
     ("duplicate-header", lambda c: c.csv("a,b,c,b\n0,1,2,2\n").synth(), ("['b']", "more than once")),
     ("data-missing", lambda c: ["synth", str(c.tmp / "nope.csv"), *c.synth()[2:]], ("nope.csv", "does not exist")),
+    # where the data lives (--engine auto: DuckDB for files)
+    ("engine-unknown", lambda c: c.synth("--engine=sqlite"), ("--engine", "invalid choice", "'sqlite'")),
+    ("memory-limit-malformed", lambda c: c.synth("--memory-limit=2XB"), ("--memory-limit", "'2XB'", "'2GB'")),
+    ("memory-limit-tiny", lambda c: c.synth("--memory-limit=1MB"), ("--memory-limit", "at least 16 MiB", "'1MB'")),
+    ("memory-limit-with-memory", lambda c: c.synth("--engine=memory", "--memory-limit=2GB"),
+     ("--memory-limit", "--engine memory")),
+    ("spark-master-without-spark", lambda c: c.synth("--spark-master=local[2]"), ("--spark-master", "--engine spark")),
+    ("glob-matches-nothing", lambda c: ["synth", str(c.tmp / "parts" / "*.parquet"), *c.synth()[2:]],
+     ("no data file matches", "*.parquet")),
+    ("parquet-unreadable", lambda c: c.parquet(content=b"PAR1 not really parquet").synth(),
+     ("bad.parquet", "cannot be read as Parquet")),
+    ("parquet-wrong-type", lambda c: c.parquet("SELECT 1 AS a, DATE '2024-01-02' AS b, 2 AS c").synth(),
+     ("column 'b' has type DATE; expected integer codes",)),
+    ("schema-wrong-type", lambda c: c.parquet("SELECT 1 AS a, DATE '2024-01-02' AS b, 2 AS c").synth(
+        c.schema('{"a": 2, "b": {"type": "categorical", "values": ["x"]}, "c": 4}'), drop=("--domain",)),
+     ("column 'b' has type DATE, which engine 'duckdb' does not encode as a categorical column",)),
+    ("schema-bad-values-in-duckdb", lambda c: c.csv("a,b,c\n0,yes,2\n1,maybe,3\n").synth(
+        c.schema('{"a": 2, "b": {"type": "boolean"}, "c": 4}'), drop=("--domain",)),
+     ("column 'b': values not true/false words (declare other)",)),
     # the domain
     ("domain-not-json", lambda c: c.domain_json("{a: 2}").synth(), ("bad-domain.json", "not valid JSON")),
     ("domain-not-object", lambda c: c.domain_json("[2, 3, 4]").synth(), ("bad-domain.json", "JSON object", "list")),
