@@ -173,3 +173,23 @@ def test_missing_columns_and_refused_types_are_named(typed_parquet, text_csv):
                                            "column as its text)")
     with pytest.raises(InputError, match="give schema=, not domain="):
         DuckDBTable.open(text_csv, Schema.from_dict({"row": 3}).domain, delimiter=";")
+
+
+def test_the_synthesizer_reads_through_any_engine_with_the_same_release(text_csv):
+    import warnings
+
+    from dprelease.synthesizer import Synthesizer
+
+    schema = text_schema(buckets="both", rows=ROWS).select(["age", "sex", "joined"])
+    rows = {}
+    for engine in ("memory", "duckdb"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            synth = Synthesizer("mwem", epsilon=1.0, workload="1-2way", seed=5, engine=engine, rounds=3)
+            synth.fit(text_csv, schema=schema)
+        rows[engine] = synth.release.rows
+    assert np.array_equal(rows["memory"], rows["duckdb"])
+    with pytest.raises(InputError, match="engine must be 'auto' or one of"):
+        Synthesizer("mwem", epsilon=1.0, engine="sqlite")
+    with pytest.raises(InputError, match="memory_limit must be a size"):
+        Synthesizer("mwem", epsilon=1.0, memory_limit="lots")
