@@ -283,3 +283,60 @@ def test_the_readme_schema_example_is_valid():
     block = section[section.index("```json") + len("```json"):]
     schema = Schema.from_dict(json.loads(block[: block.index("```")]))
     assert schema.names == ("age", "workclass", "income", "joined")
+
+
+# ------------------------------------------------------------------ progress and the epsilon limits, through a schema
+def test_a_raw_table_run_reports_encode_then_the_runs_phases(files):
+    from tests.test_progress import phases
+
+    events = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synthesize_table(files["data"], files["schema"], "1-2way", epsilon=1.0, delta=1e-6, rounds=3, seed=0,
+                         progress=lambda *e: events.append(e))
+    assert phases(events) == ["encode", "rounds", "final fit", "answers", "rows (fitted)"]
+    assert events[0] == ("encode", 0, None) and ("rounds", 3, 3) in events
+    from dprelease.synthesizer import Synthesizer
+
+    heard, overridden = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synthesizer = Synthesizer(epsilon=1.0, workload="1way", rounds=2, seed=0, progress=lambda *e: heard.append(e))
+        synthesizer.fit(files["data"], schema=files["schema"], columns=["age", "city"])
+        synthesizer.fit(files["data"], schema=files["schema"], columns=["age"], progress=lambda *e: overridden.append(e))
+    assert phases(heard)[0] == "encode" and "answers" in phases(heard) and len(phases(heard)) == len(set(phases(heard)))
+    assert phases(overridden)[0] == "encode"  # fit(progress=) overrides the constructor's
+
+
+def test_synth_with_a_schema_on_a_terminal_shows_every_phase(files):
+    from tests.test_progress import run_cli_in_a_terminal
+
+    argv = [a for a in synth(files, "--delta", "1e-6") if a not in ("--seed", "0", "--quiet")]
+    code, out, shown = run_cli_in_a_terminal(argv, files["tmp"])
+    assert code == 0, shown
+    screen = [line.rsplit("\r", 1)[-1] for line in shown.replace("\x1b[K", "").replace("\r\n", "\n").split("\n")]
+    names = [line[11:29].strip() for line in screen if line]  # "label:" padded to 11, the phase to 18
+    assert names == ["starting", "encode", "rounds", "final fit", "answers", "rows (fitted)", "decode",
+                     "write files"], shown
+    assert "wrote 300 decoded synthetic rows" in out
+
+
+def test_the_schema_path_refuses_epsilon_above_1000_and_warns_above_10(files, capsys):
+    from dprelease.errors import WeakPrivacyWarning
+    from dprelease.synthesizer import Synthesizer
+
+    before = snapshot(files["tmp"])
+    assert main(synth(files, "--epsilon", "1001")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "epsilon must be at most 1000, got 1001" in err, err
+    assert snapshot(files["tmp"]) == before  # nothing written
+    with pytest.raises(InputError, match="epsilon must be at most 1000"):
+        Synthesizer(epsilon=5000.0)
+    with pytest.raises(InputError, match="epsilon must be at most 1000"):
+        synthesize_table(files["data"], files["schema"], "1way", epsilon=1e4)
+    assert main(synth(files, "--epsilon", "20", "--columns", "age,city")) == 0
+    err = capsys.readouterr().err
+    assert err.count("epsilon=20 is above 10") == 1, err
+    with pytest.warns(WeakPrivacyWarning, match="epsilon=20 is above 10"):
+        Synthesizer(epsilon=20.0, workload="1way", rounds=2, seed=0).fit(files["data"], schema=files["schema"],
+                                                                          columns=["age", "city"])

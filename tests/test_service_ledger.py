@@ -164,7 +164,7 @@ def test_the_ledger_file_refuses_refunds_deletions_and_changed_budgets(tmp_path)
 
 @pytest.mark.parametrize("edit,message", [
     (lambda c: c["tables"]["t"]["analysts"].update({"alice": {"epsilon": 0.6}, "bob": {"epsilon": 0.5}}),
-     "caps add up to 11/10, more than the table's budget 1"),
+     "caps add up to 1.1, more than the table's budget 1"),
     (lambda c: c["analysts"]["alice"].update({"token_sha256": "alice-secret-token"}), "64 lowercase hex digits"),
     (lambda c: c["tables"]["t"]["analysts"].update({"mallory": {}}), "not among the configured analysts"),
     (lambda c: c["tables"]["t"]["budget"].update({"epsilon": 0}), "budget epsilon must be > 0"),

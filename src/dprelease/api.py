@@ -14,7 +14,7 @@ with differential privacy, the draft's charges composed into the release's ledge
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -28,10 +28,10 @@ from dprelease.engines.registry import engine_name, open_table
 from dprelease.errors import InputError, InputTypeError, SeededRunWarning
 from dprelease.mechanisms import registry
 from dprelease.mechanisms.base import Budget, Fitted
-from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import Charge
 from dprelease.privacy.rng import make_rng
 from dprelease.privacy.zcdp import epsilon_for
+from dprelease.progress import Progress
 from dprelease.queries.workload import Workload
 from dprelease.release import Release
 from dprelease.representations import REPRESENTATIONS
@@ -39,7 +39,7 @@ from dprelease.rows import ROW_CHOICES, ROW_METHODS
 from dprelease.schema import Schema
 from dprelease.schema.draft import draft_charges
 from dprelease.schema.schema import NOT_PUBLIC
-from dprelease.validation import check_alpha, check_delta, check_positive, check_positive_int
+from dprelease.validation import check_alpha, check_delta, check_epsilon, check_positive_int, warn_if_weak
 
 #: The keyword options of :func:`synthesize` besides the privacy budget (``SynthesisRequest.from_options``).
 SYNTHESIS_OPTIONS = ("alpha", "rounds", "n_rows", "rows", "seed", "max_cells", "representation", "max_model_cells",
@@ -79,14 +79,14 @@ class SynthesisRequest:
 
     def __post_init__(self) -> None:
         registry.lookup(self.mechanism)
-        check_positive(self.epsilon, "epsilon")
+        check_epsilon(self.epsilon, "epsilon")
         check_delta(self.delta)
         if self.alpha is not None:
             check_alpha(self.alpha)
         if self.rounds is not None:
             check_positive_int(self.rounds, "rounds")
-        if self.n_rows is not None:
-            check_positive_int(self.n_rows, "n_rows", minimum=0)
+        if self.n_rows is not None:  # 0 rows would release an empty table: refused, not guessed at
+            check_positive_int(self.n_rows, "n_rows", minimum=1)
         if self.rows_method not in ROW_CHOICES:
             raise InputError(f"rows must be one of {list(ROW_CHOICES)}, got {self.rows_method!r}")
         check_positive_int(self.max_cells, "max_cells")
@@ -124,7 +124,7 @@ def synthesize(
     seed: int | None = None,
     max_cells: int = DEFAULT_MAX_CELLS,
     representation: str = "auto",
-    progress: Progress | None = None,
+    progress: bool | Callable[[str, int, int | None], None] | Progress | None = None,
     base: str | None = None,
     max_model_cells: int | None = None,
 ) -> Release:
@@ -155,7 +155,7 @@ def synthesize(
         alpha: target accuracy of the ic-* mechanisms, SmallDB and online MW (default: the smallest alpha
             their theorems guarantee; an error when they guarantee none).
         rounds: MWEM's T, a cap on the ic-* rounds (private, but voids Thm 5.4), or boosting's T.
-        n_rows: synthetic rows to release (default: the real n, which is public).
+        n_rows: synthetic rows to release, at least 1 (default: the real n, which is public).
         rows: a row method of :mod:`dprelease.rows`: ``"fitted"`` (rounded, then moved one attribute at a
             time toward the released workload answers; post-processing), ``"round"`` (n * p rounded by
             largest remainder), ``"sample"`` (i.i.d. draws from the model), or ``"auto"`` (the default:
@@ -171,7 +171,13 @@ def synthesize(
             (500,000, :mod:`dprelease.mechanisms.mwem_tuning`) or 2,000,000.
         base: ``mechanism="boosting"`` only: its base synopsis generator, ``"lp"`` (Thms 6.7/6.8, the
             default) or ``"bruteforce"`` (Thm 6.6; tiny domains and n only). See docs/boosting.md.
-        progress: a :class:`~dprelease.mechanisms.progress.Progress` (default: silent).
+        progress: ``True`` for a progress line on stderr when it is a terminal (silent otherwise); a function
+            ``progress(phase, step, total)``, called at the start of every phase (step 0) and at each of its
+            steps (``total`` is None when a phase has no count): the mechanism's ``"rounds"``, MWEM's
+            ``"final fit"``, ``"answers"``, ``"rows (<method>)"``; or a :class:`~dprelease.progress.Progress`
+            (which the caller closes). Default: silent.
+
+    An ``epsilon`` above 10 warns (:class:`~dprelease.errors.WeakPrivacyWarning`) and runs.
     """
     request = SynthesisRequest(mechanism, epsilon, delta, alpha, rounds, n_rows, rows, max_cells, seed,
                                representation, max_model_cells)
@@ -183,14 +189,21 @@ def synthesize(
     if workload.domain != table_domain:
         raise InputError("workload must be over the dataset's domain (same columns in the same order)")
     budget = Budget(epsilon=epsilon, delta=delta)
+    bar = Progress.from_argument(progress, label=mechanism)
     entry.check(table_domain, workload, budget=budget)  # public: nothing read, spent or drawn yet
-    with opened(dataset if source is None else None, source, domain=domain, **options) as table:
-        rng = make_rng(seed, warn=False)  # warned about below, once the run has passed every public check
-        fitted = entry.fit(table, workload, budget=budget, rng=rng, progress=progress or Progress.silent())
-        if seed is not None:
-            warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
-                          "it is not fit for a real release", SeededRunWarning, stacklevel=2)
-        return build_release(request, fitted, table, workload, rng)
+    warn_if_weak(epsilon)
+    try:
+        with opened(dataset if source is None else None, source, domain=domain, **options) as table:
+            rng = make_rng(seed, warn=False)  # warned about below, once the run has passed every public check
+            fitted = entry.fit(table, workload, budget=budget, rng=rng, progress=bar)
+            bar.done()
+            if seed is not None:
+                warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
+                              "it is not fit for a real release", SeededRunWarning, stacklevel=2)
+            return build_release(request, fitted, table, workload, rng, progress=bar)
+    finally:
+        if bar is not progress:  # made here (from True or a function): ended here
+            bar.close()
 
 
 def table_source(dataset: object, domain: Domain | None, engine: object,
@@ -234,14 +247,18 @@ def opened(table: PrivateTable | None, source: object, **options: object) -> Ite
 
 
 def build_release(request: SynthesisRequest, fitted: Fitted, dataset: PrivateTable, workload: Workload,
-                  rng: object) -> Release:
+                  rng: object, *, progress: Progress | None = None) -> Release:
     """Answers and rows from the fitted model, and the Release (post-processing: no private read)."""
+    progress = progress or Progress.silent()
     method, reason = (fitted.rows, fitted.rows_reason) if request.rows_method == "auto" else \
         (request.rows_method, "chosen by the user")
     count = dataset.n if request.n_rows is None else request.n_rows
-    answers = workload.marginal_answers(fitted.model)
+    progress.phase("answers", len(workload.marginals))
+    answers = workload.marginal_answers(fitted.model, on_step=progress.step)
+    progress.phase(f"rows ({method})")
     synthetic = ROW_METHODS[method](fitted.row_model, count, rng, domain=dataset.domain,
-                                    targets=list(zip(workload.marginals, answers)))
+                                    targets=list(zip(workload.marginals, answers)), on_step=progress.step)
+    progress.done()
     return Release(
         mechanism=request.mechanism, domain=dataset.domain, workload=workload, guarantee=fitted.guarantee,
         parameters=fitted.parameters, privacy_ledger=fitted.accountant.to_json(), transcript=fitted.transcript,
@@ -377,7 +394,7 @@ def synthesize_table(
     columns: Sequence[str] | None = None,
     allow_non_public_schema: bool = False,
     read_options: Mapping[str, object] | None = None,
-    progress: Progress | None = None,
+    progress: bool | Callable[[str, int, int | None], None] | Progress | None = None,
     engine: str = "auto",
     memory_limit: int | str | None = None,
     **options: object,
@@ -394,7 +411,9 @@ def synthesize_table(
         data: a pandas DataFrame, a Parquet file or a CSV (see :func:`dprelease.schema.encode`), a glob or a
             folder of them, or a Spark DataFrame.
         schema: a :class:`Schema`, or a schema file (a domain file of sizes is one).
-        workload, epsilon, delta, mechanism, progress, options: as :func:`synthesize`.
+        workload, epsilon, delta, mechanism, options: as :func:`synthesize` (an ``epsilon`` above 10 warns,
+            above 1000 is refused).
+        progress: as :func:`synthesize`, with the phase ``"encode"`` first.
         columns: use these schema columns only, in this order.
         allow_non_public_schema: run with a schema drafted openly; the release is marked not fit for release.
         read_options: ``delimiter``, ``header``, ``skip_rows``, ``show_values`` of the encoder.
@@ -421,8 +440,15 @@ def synthesize_table(
     if source is None:
         raise InputTypeError("data must be a raw table (a file, a glob, a DataFrame), not an encoded table")
     request.mechanism_entry().check(schema.domain, workload, budget=Budget(epsilon=epsilon, delta=delta))
-    check_schema_use(schema, allow_non_public=allow_non_public_schema)  # last: its warning means "running"
-    with opened(None, source, schema=schema, **engine_options, **read_options) as dataset:
-        release = synthesize(dataset, workload, mechanism=mechanism, epsilon=epsilon, delta=delta,
-                             progress=progress, **options)
+    bar = Progress.from_argument(progress, label=mechanism)  # a bad progress= refused before the data is read
+    try:
+        check_schema_use(schema, allow_non_public=allow_non_public_schema)  # last: its warning means "running"
+        bar.phase("encode")
+        with opened(None, source, schema=schema, **engine_options, **read_options) as dataset:
+            bar.done()
+            release = synthesize(dataset, workload, mechanism=mechanism, epsilon=epsilon, delta=delta,
+                                 progress=bar, **options)
+    finally:
+        if bar is not progress:  # made here (from True or a function): ended here
+            bar.close()
     return with_schema(release, schema)

@@ -89,7 +89,7 @@ class Dataset:
 
     @classmethod
     def from_dataframe(cls, frame: object, domain: Domain, *, columns: Sequence[str] | None = None) -> Dataset:
-        """From a pandas DataFrame (or any object with ``.columns`` and column indexing)."""
+        """From a pandas DataFrame (``pip install 'dprelease[pandas]'``) or any object with ``.columns`` and column indexing."""
         if not hasattr(frame, "columns"):
             raise InputTypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
         domain = _select(domain, columns)

@@ -32,6 +32,11 @@ class SeededRunWarning(UserWarning):
     """A run used a seeded (reproducible, predictable) generator: not fit for a real release."""
 
 
+class WeakPrivacyWarning(UserWarning):
+    """A privacy parameter so large that the guarantee protects little (epsilon above 10): the run goes on
+    as asked, and says so."""
+
+
 class BudgetExhaustedError(BudgetExceededError):
     """An interactive mechanism has used up its plan (its cut-off of updates or its declared
     number of queries) and refuses every further query; the answers it already gave stay valid."""

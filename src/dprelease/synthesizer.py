@@ -27,6 +27,7 @@ from dprelease.engines.counting import parse_memory_limit
 from dprelease.engines.registry import engine_name
 from dprelease.errors import InputError, InputTypeError
 from dprelease.privacy.rng import make_rng
+from dprelease.progress import Progress
 from dprelease.release import Release
 from dprelease.schema import Schema, decode
 from dprelease.schema.decode import VALUE_MODES
@@ -48,13 +49,16 @@ class Synthesizer:
         engine, memory_limit: where ``fit`` reads the table (:func:`dprelease.api.synthesize`): ``"auto"`` (DuckDB
             for files, Spark for a Spark DataFrame, memory for a pandas DataFrame), ``"memory"``, ``"duckdb"``,
             ``"spark"``; the same codes and release whichever.
+        progress: every ``fit``'s progress (``fit(progress=)`` overrides it): ``True`` for a line on stderr when
+            it is a terminal, or a function ``progress(phase, step, total)``; default silent.
         **options: the options of :func:`dprelease.api.synthesize` (``rounds``, ``rows``, ``representation``,
             ``alpha``, ``max_cells``, ``max_model_cells``, ``base``), validated here, before any data is read.
     """
 
     def __init__(self, mechanism: str = "mwem", *, epsilon: float, delta: float = 0.0, workload: object = "1-3way",
                  seed: int | None = None, values: str = "uniform", allow_non_public_schema: bool = False,
-                 engine: str = "auto", memory_limit: int | str | None = None, **options: object) -> None:
+                 progress: object = None, engine: str = "auto", memory_limit: int | str | None = None,
+                 **options: object) -> None:
         for reserved in ("dataset", "n_rows", "data", "schema"):
             if reserved in options:
                 raise InputError(f"{reserved} is not an option of Synthesizer (see its arguments; sample(n) sets "
@@ -66,12 +70,14 @@ class Synthesizer:
         if not isinstance(allow_non_public_schema, bool):
             raise InputTypeError(f"allow_non_public_schema must be True or False, got {allow_non_public_schema!r}")
         self.mechanism, self.epsilon, self.delta, self.workload = mechanism, epsilon, delta, workload
+        Progress.from_argument(progress)  # a bad progress= refused here (nothing is drawn until a fit)
         self.seed, self.values, self.allow_non_public_schema = seed, values, allow_non_public_schema
         if engine != "auto":
             engine_name(engine, None)  # a known engine (public check; "auto" depends on the data)
         if memory_limit is not None:
             parse_memory_limit(memory_limit)
         self.engine, self.memory_limit = engine, memory_limit
+        self.progress = progress
         self.options = dict(options)
         self._release: Release | None = None
         self._schema: Schema | None = None
@@ -81,9 +87,11 @@ class Synthesizer:
 
     # ---------------------------------------------------------------------- fit
     def fit(self, data: object, *, schema: Schema | str | Path, columns: list[str] | None = None,
-            **read_options: object) -> Synthesizer:
+            progress: object = None, **read_options: object) -> Synthesizer:
         """Encode ``data`` (DataFrame, CSV or Parquet path) by ``schema`` and release a synthetic table.
 
+        ``progress``: ``True`` for a progress line on stderr (when it is a terminal), or a function
+        ``progress(phase, step, total)`` (phases ``"encode"``, then those of :func:`~dprelease.api.synthesize`).
         ``read_options``: ``delimiter``, ``header``, ``skip_rows``, ``show_values`` (see
         :func:`dprelease.schema.encode`). Every public check runs before the data is read; a second ``fit``
         spends ``(epsilon, delta)`` again and warns.
@@ -92,7 +100,8 @@ class Synthesizer:
         release = synthesize_table(data, used, self.workload, epsilon=self.epsilon, delta=self.delta,
                                    mechanism=self.mechanism, allow_non_public_schema=self.allow_non_public_schema,
                                    read_options=read_options, seed=self.seed, engine=self.engine,
-                                   memory_limit=self.memory_limit, **self.options)
+                                   memory_limit=self.memory_limit,
+                                   progress=self.progress if progress is None else progress, **self.options)
         self._release, self._schema = release, used
         self._fits.append(release.privacy_ledger.get("run", release.privacy_ledger))
         if used.draft is not None and used.draft.is_public:

@@ -9,8 +9,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
-from dprelease.errors import InputError, InputTypeError
+from dprelease.errors import InputError, InputTypeError, WeakPrivacyWarning
+
+#: Above this epsilon a run warns (:class:`WeakPrivacyWarning`) and goes on.
+WEAK_EPSILON = 10.0
+#: Above this epsilon a run is refused: e^epsilon overflows a float beyond ~709, so the guarantee says nothing a
+#: number can hold, and the arithmetic of some mechanisms overflows (ic-mw with delta > 0 near 1e5).
+MAX_EPSILON = 1000.0
 
 
 def _as_real(value: object, name: str) -> float:
@@ -26,6 +33,32 @@ def check_positive(value: object, name: str) -> float:
     if not math.isfinite(x) or x <= 0:
         raise InputError(f"{name} must be a finite number > 0, got {value!r}")
     return x
+
+
+def check_epsilon(value: object, name: str = "epsilon") -> float:
+    """A privacy budget: a finite number > 0 and at most :data:`MAX_EPSILON` (above 10 it also warns, later)."""
+    x = check_positive(value, name)
+    if x > MAX_EPSILON:
+        raise InputError(f"{name} must be at most {MAX_EPSILON:g}, got {x:g}: e^{name.lstrip('-')} overflows a float "
+                         "there, so the guarantee bounds nothing (above 10 it already protects almost nothing)")
+    return x
+
+
+def warn_if_weak(epsilon: float, name: str = "epsilon", *, stacklevel: int = 3) -> bool:
+    """Warn when ``epsilon`` > :data:`WEAK_EPSILON`; return whether it warned.
+
+    Not an error: benchmarks and research runs use large budgets on purpose. But at epsilon = 20 the
+    probability of any output may differ by a factor e^20 (about 5e8) between neighbouring tables, which
+    bounds what an observer learns about a record by almost nothing, and a user should hear it.
+    """
+    if epsilon <= WEAK_EPSILON:
+        return False
+    factor = epsilon / math.log(10)  # e^eps = 10^(eps / ln 10), printable at any size
+    warnings.warn(f"{name}={epsilon:g} is above {WEAK_EPSILON:g}: the probability of any output may then differ "
+                  f"by a factor up to e^{epsilon:g} (about 10^{factor:.3g}) between tables that differ in one "
+                  "record, so the guarantee protects almost nothing; the run goes on as asked",
+                  WeakPrivacyWarning, stacklevel=stacklevel)
+    return True
 
 
 def check_nonnegative(value: object, name: str) -> float:

@@ -24,7 +24,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--n", type=integer("--n"), required=True, help="number of rows (public)")
     parser.add_argument("--universe", type=integer("--universe"), required=True, help="|X|, the number of cells")
     parser.add_argument("--queries", type=integer("--queries"), required=True, help="|Q|, the number of queries")
-    parser.add_argument("--epsilon", type=number("--epsilon"), required=True)
+    parser.add_argument("--epsilon", type=number("--epsilon"), required=True, help="the privacy budget epsilon")
     parser.add_argument("--delta", type=number("--delta"), default=0.0, help="default 0 (pure DP)")
     parser.add_argument("--beta", type=number("--beta"), default=0.05, help="failure probability (default 0.05)")
     parser.add_argument("--norm-ratio-bound", type=number("--norm-ratio-bound"), default=1.0,

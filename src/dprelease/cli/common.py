@@ -17,6 +17,7 @@ from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.registry import open_table
 from dprelease.errors import InputError
 from dprelease.mechanisms.base import Budget
+from dprelease.progress import Progress
 from dprelease.queries.workload import Workload
 from dprelease.release import Release
 from dprelease.release.files import SideArrays, side_file_name, write_document, write_side_file
@@ -133,3 +134,13 @@ def save_release_files(release: Release, path: Path | None) -> None:
     document["side_file"] = write_side_file(path.with_name(side_file_name(path)), side)
     write_document(path, document)
     release.location = path
+
+
+def terminal_progress(args: argparse.Namespace, label: str) -> Progress:
+    """The command's progress line (started by ``main`` before the imports; silent off a terminal), labelled."""
+    progress = getattr(args, "progress", None)
+    if progress is None:
+        return Progress.for_terminal(label, quiet=getattr(args, "quiet", False))
+    progress.done()  # "starting", drawn under main's label
+    progress.label = label
+    return progress

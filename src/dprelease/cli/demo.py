@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -18,16 +19,15 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.api import load_schema, synthesize, with_schema
-from dprelease.cli.common import column_list, integer, number, save_release_files
+from dprelease.cli.common import column_list, integer, number, save_release_files, terminal_progress
 from dprelease.data import Dataset
 from dprelease.datasets import ADULT_RAW_COLUMNS, ADULT_RAW_SPLITS, adult_raw_paths, adult_raw_schema, load_adult_raw_codes
-from dprelease.errors import InputError, SeededRunWarning
+from dprelease.errors import InputError, SeededRunWarning, WeakPrivacyWarning
 from dprelease.evaluate import workload_errors
-from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
 from dprelease.schema import decode
-from dprelease.validation import check_delta, check_positive, check_positive_int
+from dprelease.validation import check_delta, check_epsilon, check_positive_int
 
 #: Rows of each kind printed side by side.
 SHOWN = 3
@@ -40,14 +40,16 @@ def register(commands: argparse._SubParsersAction) -> None:
                                  description="MWEM on the bundled raw Adult table (train split, its public schema, "
                                              "all 1-3-way marginals); the synthetic rows are decoded back to text, "
                                              "numbers and blanks.")
-    parser.add_argument("--epsilon", type=number("--epsilon"), default=1.0)
-    parser.add_argument("--delta", type=number("--delta"), default=1e-9)
+    parser.add_argument("--epsilon", type=number("--epsilon"), default=1.0,
+                        help="the privacy budget epsilon (default 1; above 10 warns, above 1000 is refused)")
+    parser.add_argument("--delta", type=number("--delta"), default=1e-9,
+                        help="the privacy parameter delta (default 1e-9; MWEM measures with Gaussian noise under zCDP)")
     parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all 15)")
     parser.add_argument("--workload", default="1-3way",
                         help="the marginals to preserve, as for synth (default 1-3way: all 575 1-, 2- and 3-way)")
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")
-    parser.add_argument("--out", type=Path, default=Path("dprelease-demo"), help="output folder")
-    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--out", type=Path, default=Path("dprelease-demo"), help="output folder (default dprelease-demo)")
+    parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     parser.set_defaults(handler=run)
 
 
@@ -75,7 +77,7 @@ def _side_by_side(names: tuple[str, ...], real: list[list[str]], synthetic: list
 
 
 def run(args: argparse.Namespace) -> int:
-    check_positive(args.epsilon, "--epsilon")
+    check_epsilon(args.epsilon, "--epsilon")
     check_delta(args.delta, "--delta")
     if args.seed is not None:
         check_positive_int(args.seed, "--seed", minimum=0)
@@ -87,24 +89,31 @@ def run(args: argparse.Namespace) -> int:
     print(f"raw Adult (train split, {data.name}): {len(schema.columns)} columns of text, numbers and '?' blanks, "
           f"encoded by its public schema ({schema.domain.size:.2g} cells); workload: {args.workload} "
           f"({len(workload.marginals)} marginals); epsilon = {args.epsilon:g}, delta = {args.delta:g}")
+    sys.stdout.flush()
+    progress = terminal_progress(args, "mwem")
     start = time.perf_counter()
     # RAW IN: the bundled file through the schema's encoder (load_adult_raw_codes: encode_table, no pandas).
+    progress.phase("encode")
     real = load_adult_raw_codes("train").select(schema.names)
+    progress.done()
     release = with_schema(synthesize(real, workload, mechanism="mwem", epsilon=args.epsilon, delta=args.delta,
-                                     seed=args.seed, progress=Progress.for_terminal("MWEM", quiet=args.quiet)),
-                          schema)
+                                     seed=args.seed, progress=progress), schema)
     # DECODED OUT (post-processing): values drawn inside their bins, NULLs as the file's '?'.
+    progress.phase("decode")
     rng = make_rng(None if args.seed is None else args.seed + 1, warn=False)
     decoded = decode(release.rows, schema, values="uniform", rng=rng)
     seconds = time.perf_counter() - start
+    progress.phase("write files")
     args.out.mkdir(parents=True, exist_ok=True)
     decoded.to_csv(args.out / "adult-synth.csv")
     release.extra["decoded"] = {"values": "uniform", "format": "csv", "columns": list(schema.names)}
     save_release_files(release, args.out / "adult-release.json")
+    progress.phase("baselines")
 
     # The bundled table is public, so the demo may score its release against it (a curator's step).
-    with warnings.catch_warnings():  # the run's own seed warning was given once already
+    with warnings.catch_warnings():  # the run's own seed and weak-epsilon warnings were given once already
         warnings.simplefilter("ignore", SeededRunWarning)
+        warnings.simplefilter("ignore", WeakPrivacyWarning)
         independent = synthesize(real, workload, mechanism="independent", epsilon=args.epsilon,
                                  seed=None if args.seed is None else args.seed + 2)
     uniform = np.column_stack([rng.choice(np.full(size, 1 / size), real.n) for size in real.domain.sizes])
@@ -113,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         "independent noisy 1-way marginals": (_errors(real, independent.rows, workload), "-"),
         "uniform (no data)": (_errors(real, uniform, workload), "-"),
     }
+    progress.close()
     print()
     print(f"| {'system (synthetic rows, n = ' + str(real.n) + ')':<40} | avg L1 | max error | seconds |")
     print(f"|{'-' * 42}|--------|-----------|---------|")

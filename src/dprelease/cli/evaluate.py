@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from dprelease.cli.common import column_list, integer, number, selected_domain
+from dprelease.cli.common import column_list, integer, number, selected_domain, terminal_progress
 from dprelease.data import Dataset
 from dprelease.errors import InputError
 from dprelease.evaluate import per_marginal_errors, summarize
@@ -21,8 +21,9 @@ SYNTHETIC = "synthetic"
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "evaluate", help="max error and average L1 of a synthetic table, beside two baselines",
-        description="Compare a synthetic table with the real one on a marginal workload (the same metrics as "
-                    "shared/bench/score.py), beside two baselines drawn from the real table: independent noisy "
+        description="Compare a synthetic table with the real one on a marginal workload (max error: the largest "
+                    "error of any cell of any marginal, as fractions; average L1: the mean over the marginals of "
+                    "the L1 distance), beside two baselines drawn from the real table: independent noisy "
                     "1-way marginals and uniform rows. The baselines read the real data with a seeded generator: "
                     "they are for comparison, not for release. Any domain works (marginals are counted from the "
                     "records).")
@@ -41,6 +42,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--release", type=Path, default=None,
                         help="the release JSON of the synthetic table: its epsilon is the baseline's")
     parser.add_argument("--seed", type=integer("--seed"), default=0, help="seed of the baselines' draws (default 0)")
+    parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     parser.set_defaults(handler=run)
 
 
@@ -62,10 +64,16 @@ def run(args: argparse.Namespace) -> int:
     workload = Workload.from_spec(args.workload, domain)
     epsilon = baseline_epsilon(args)
     seed = check_positive_int(args.seed, "--seed", minimum=0)
+    progress = terminal_progress(args, "evaluate")
+    progress.phase(f"reading {args.data.name}")
     real = Dataset.from_csv(args.data, domain)
+    progress.phase(f"reading {args.synthetic.name}")
     synthetic = Dataset.from_csv(args.synthetic, domain)
+    progress.phase("drawing baselines")
     baselines = baseline_tables(real, epsilon=epsilon, n_rows=synthetic.n, seed=seed)
+    progress.phase("marginal errors")
     errors = per_marginal_errors(real, {SYNTHETIC: synthetic, **baselines.tables}, workload)
+    progress.close()
     summary = {**summarize(errors, SYNTHETIC), "n_real": real.n, "n_synthetic": synthetic.n}
     summary["baselines"] = {name: summarize(errors, name) for name in baselines.tables}
     summary["baselines_note"] = baselines.describe()

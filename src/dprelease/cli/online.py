@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from dprelease.cli.common import check_output, column_list, integer, number, selected_domain
+from dprelease.cli.common import check_output, column_list, integer, number, selected_domain, terminal_progress
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import BudgetExhaustedError, DPReleaseError, InputError
@@ -36,7 +36,7 @@ from dprelease.mechanisms.online_plan import DEFAULT_WARM_SHARE, DEFAULT_WARM_WO
 from dprelease.mechanisms.online_state import model_representation, read_body
 from dprelease.queries.product import ProductQuery
 from dprelease.representations import REPRESENTATIONS, resolve_representation
-from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
+from dprelease.validation import check_delta, check_epsilon, check_open_unit, check_positive_int, warn_if_weak
 
 STATE_HELP = ("the session's state file: resumed if it exists, else created; saved (atomically) before each answer "
               "is written. PRIVATE: it holds the sparse vector's secret noisy threshold and a fingerprint of the "
@@ -50,11 +50,13 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "Each query is answered at once, from the public hypothesis when it is accurate enough and from "
                     "a fresh noisy measurement otherwise. Give --alpha or --max-queries; the other is solved from "
                     "the theorem and printed with the promised accuracy 3 alpha. The whole budget is charged when "
-                    "the session starts.")
+                    "the session starts. At real table sizes the book's promise is vacuous (3 alpha >= 1, and every "
+                    "answer comes from the uniform prior): use --mode warm with --accuracy there.")
     parser.add_argument("data", type=Path, help="CSV of integer codes with a header row")
     parser.add_argument("--domain", required=True, type=Path, help="JSON file {attribute: number of values}")
     parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
-    parser.add_argument("--epsilon", type=number("--epsilon"), required=True)
+    parser.add_argument("--epsilon", type=number("--epsilon"), required=True,
+                        help="the privacy budget epsilon (> 0; above 10 warns that it protects little, above 1000 is refused)")
     parser.add_argument("--delta", type=number("--delta"), default=0.0, help="0 (default): Thm 4.14; > 0: Thm 4.15")
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--alpha", type=number("--alpha"), help="target alpha (answers within 3 alpha)")
@@ -77,17 +79,18 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="answers, one JSON line each (appended to when a session is resumed)")
     parser.add_argument("--max-cells", type=integer("--max-cells"), default=DEFAULT_MAX_CELLS,
                         help=f"cap on histogram cells (default {DEFAULT_MAX_CELLS:,})")
+    parser.add_argument("--quiet", action="store_true", help="no progress line on stderr while the session starts")
     parser.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
                         help="the hypothesis: histogram (explicit, up to --max-cells), factored (log-linear on the "
                              "attribute sets of the queries that caused updates, any domain size; a query that would "
                              "push it over its cap gets an error record and spends nothing), auto (histogram when the "
-                             "domain fits; default). A resumed session keeps its own")
+                             "domain fits; default). A resumed session keeps its original representation")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     # Public checks first: nothing is read, spent or written before they pass.
-    check_positive(args.epsilon, "--epsilon")
+    check_epsilon(args.epsilon, "--epsilon")
     check_delta(args.delta, "--delta")
     check_open_unit(args.beta, "--beta")
     if args.alpha is not None and not 0 < args.alpha <= 1:
@@ -120,7 +123,12 @@ def run(args: argparse.Namespace) -> int:
         representation = _check_matches_state(args)  # checksum and parameters, before the data is read
     if representation == "histogram":
         domain.check_fits(args.max_cells)
+    if not resume:
+        warn_if_weak(args.epsilon, "--epsilon")
+    progress = terminal_progress(args, "online")
+    progress.phase(f"reading {args.data.name}")
     dataset = Dataset.from_csv(args.data, domain)
+    progress.phase("resuming" if resume else "warm synopsis (MWEM)" if args.mode == "warm" else "starting")
     if resume:
         session = OnlinePrivateMW.load(args.state, dataset, max_cells=args.max_cells)
     else:
@@ -131,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
                                   max_cells=args.max_cells, representation=representation, **warm)
         if args.state is not None:
             session.save(args.state)  # the budget is spent now: record it before anything else
+    progress.close()
     _print_plan(session, resume)
     # Undecodable bytes become a malformed line (an error record), not a crash.
     if args.queries is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dprelease.cli.common import check_output, integer
+from dprelease.cli.common import check_output, integer, terminal_progress
 from dprelease.data import Dataset
 from dprelease.domain import Domain
 from dprelease.errors import InputError
@@ -34,6 +34,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                              "default: md when --out ends in .md, else html")
     parser.add_argument("--seed", type=integer("--seed"), default=0,
                         help="seed of the baselines drawn from --data (default 0)")
+    parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     parser.set_defaults(handler=run)
 
 
@@ -54,11 +55,21 @@ def run(args: argparse.Namespace) -> int:
     seed = check_positive_int(args.seed, "--seed", minimum=0)
     side = args.release.with_name(side_file_name(args.release))
     check_output(args.out, args.release, side, args.data, args.domain, flag="--out")
+    progress = terminal_progress(args, "report")
+    progress.phase(f"reading {args.release.name}")
     release = Release.load(args.release)
     if args.domain is not None:
         check_domain(args.domain, release)
+    if args.data is not None:
+        progress.phase(f"reading {args.data.name}")
     real = Dataset.from_csv(args.data, release.domain) if args.data is not None else None
-    write_atomic(args.out, render(build_report(release, real=real, seed=seed), fmt))
+    progress.phase("building the report")
+    content = build_report(release, real=real, seed=seed)
+    progress.phase(f"drawing ({fmt})")
+    text = render(content, fmt)
+    progress.phase("write file")
+    write_atomic(args.out, text)
+    progress.close()
     print(f"wrote the {fmt} report of {args.release} to {args.out}")
     if real is not None:
         print("it holds NOT PRIVATE information computed from --data: keep it to the curator, never publish it")

@@ -42,7 +42,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("data", type=Path, help="CSV (with a header row) or Parquet file")
     parser.add_argument("--out", type=Path, required=True, help="the schema (JSON)")
     mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--epsilon", type=number("--epsilon"), help="draft with (epsilon, delta)-DP")
+    mode.add_argument("--epsilon", type=number("--epsilon"),
+                      help="draft with (epsilon, delta)-DP at this epsilon (above 10 warns, above 1000 is refused)")
     mode.add_argument("--non-private", action="store_true",
                       help="read the data openly: the draft is NOT public and must be replaced by public knowledge")
     parser.add_argument("--delta", type=number("--delta"), default=0.0,
@@ -56,7 +57,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--null-token", action="append", default=None,
                         help="text that means NULL (repeat; default: the empty cell)")
     parser.add_argument("--delimiter", help="CSV delimiter (default: sniffed)")
-    parser.add_argument("--skip-rows", type=integer("--skip-rows"), default=0, help="lines to skip before the header")
+    parser.add_argument("--skip-rows", type=integer("--skip-rows"), default=0, help="lines to skip before the header (default 0)")
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible draft; NOT fit for a real release")
     parser.add_argument("--show-values", action="store_true",
                         help="let error messages quote the data's values and count rows (they may reach logs)")

@@ -31,7 +31,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "ask counting and marginal queries, and request MWEM synthetic releases, all paid from one "
                     "budget per table kept in a SQLite ledger that is committed before any data is read. Binds to "
                     "127.0.0.1 unless --host says otherwise. See docs/service.md.")
-    parser.add_argument("config", nargs="?", type=Path, help="the service's configuration (JSON)")
+    parser.add_argument("config", nargs="?", type=Path, help="the service's configuration (JSON; its format is in docs/service.md)")
     parser.add_argument("--host", help="address to bind (default: the configuration's, else 127.0.0.1)")
     parser.add_argument("--port", type=integer("--port"), help="port (default: the configuration's, else 8750; "
                                                               "0 picks a free one)")

@@ -14,12 +14,11 @@ from pathlib import Path
 
 from dprelease.api import SynthesisRequest, load_schema, synthesize, synthesize_table
 from dprelease.cli.common import (add_data_arguments, check_output, integer, load, number, save_release_files,
-                                  selected_domain)
+                                  selected_domain, terminal_progress)
 from dprelease.cli.engines import add_engine_arguments, engine_options, start_engine
 from dprelease.errors import InputError
 from dprelease.mechanisms import registry
 from dprelease.mechanisms.base import Budget
-from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
 from dprelease.rows import ROW_CHOICES
@@ -35,9 +34,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     mechanisms = "\n".join(textwrap.fill(f"{name}: {summary}", width=96, initial_indent="  ",
                                           subsequent_indent="      ") for name, summary in registry.describe())
     parser = commands.add_parser("synth", help="release a DP synthetic table for a marginal workload",
-                                 description="Release a differentially private synthetic table. With --schema the "
-                                             "table holds raw values and the synthetic rows are decoded back to "
-                                             "them; with --domain both hold integer codes.",
+                                 description="Release a differentially private synthetic table for a workload of "
+                                             "marginals: the rows and, with --release, the guarantee, the privacy "
+                                             "ledger, the transcript and the answers. With --schema the table holds "
+                                             "raw values and the synthetic rows are decoded back to them; with "
+                                             "--domain both hold integer codes.",
                                  epilog=f"mechanisms (--mechanism):\n{mechanisms}",
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", help="the private table: CSV or Parquet (.parquet), a glob or a folder of parts; raw "
@@ -46,7 +47,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_engine_arguments(parser)
     parser.add_argument("--mechanism", choices=registry.names(), default="mwem",
                         help="the mechanism (each is described below; default: mwem)")
-    parser.add_argument("--epsilon", type=number("--epsilon"), required=True)
+    parser.add_argument("--epsilon", type=number("--epsilon"), required=True,
+                        help="the privacy budget epsilon (> 0; above 10 warns that it protects little, above 1000 is refused)")
     parser.add_argument("--delta", type=number("--delta"), default=0.0,
                         help="default 0 (pure DP); > 0: mwem measures with Gaussian noise under zCDP, the ic-* "
                              "mechanisms use advanced composition; boosting needs it; smalldb ignores it")
@@ -57,11 +59,14 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="fitted: rounded, then fitted to the released workload answers; round: n*p by largest "
                              "remainder; sample: i.i.d. draws from the model; auto (default): the one the mechanism "
                              "measured better for the run (the release says which and why)")
-    parser.add_argument("--n-rows", type=integer("--n-rows"), help="number of synthetic rows (default: n)")
+    parser.add_argument("--n-rows", type=integer("--n-rows"),
+                        help="number of synthetic rows, at least 1 (default: n, the real table's, which is public)")
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")
     parser.add_argument("--out", type=Path, required=True,
                         help="synthetic rows: Parquet when the name ends in .parquet (or .pq), else CSV")
-    parser.add_argument("--release", type=Path, help="full release: answers, ledger, transcript (JSON)")
+    parser.add_argument("--release", type=Path,
+                        help="the release (JSON: guarantee, privacy ledger, parameters, transcript), with the answers "
+                             "and rows in NAME.answers.npz beside it")
     raw = parser.add_argument_group("raw tables (with --schema)")
     raw.add_argument("--decode", choices=VALUE_MODES, default=None,
                      help="how a binned value is decoded: uniform (default: drawn uniformly inside its bin), "
@@ -73,7 +78,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     raw.add_argument("--skip-rows", type=integer("--skip-rows"), default=0, help="lines to skip before the header")
     parser.add_argument("--show-values", action="store_true",
                         help="let error messages quote the table's values and count rows (they may reach logs)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress line on stderr (it is drawn on a terminal only)")
     parser.set_defaults(handler=run)
 
 
@@ -90,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if parquet:  # the writer's dependencies, before anything is read or spent
         need("pandas", "pandas", "--out as Parquet")
         need("duckdb", "parquet", "--out as Parquet")
-    progress = Progress.for_terminal(args.mechanism, quiet=args.quiet)
+    progress = terminal_progress(args, args.mechanism)
     engine = engine_options(args, args.data)
     if args.schema is None:
         given = [f"--{name.replace('_', '-')}" for name in SCHEMA_ONLY if getattr(args, name) not in (None, False, 0)]
@@ -99,7 +104,9 @@ def run(args: argparse.Namespace) -> int:
         domain = selected_domain(args)  # public checks before a Spark session starts
         request.mechanism_entry().check(domain, Workload.from_spec(args.workload, domain),
                                         budget=Budget(epsilon=args.epsilon, delta=args.delta))
+        progress.phase(f"reading {Path(args.data).name}")
         dataset, workload = load(args.data, args, request.mechanism_entry(), request, start_engine(engine, args))
+        progress.done()
         try:
             release = synthesize(
                 dataset, workload, mechanism=args.mechanism, epsilon=args.epsilon, delta=args.delta,
@@ -108,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
                 max_model_cells=args.max_model_cells, progress=progress)
         finally:
             getattr(dataset, "close", lambda: None)()
+        progress.phase("write files")
         if parquet:
             decode(release.rows, Schema.from_domain(release.domain), values="midpoint").to_parquet(args.out)
             save_release_files(release, args.release)
@@ -127,13 +135,16 @@ def run(args: argparse.Namespace) -> int:
             max_cells=args.max_cells, representation=args.representation or "auto", base=args.base,
             max_model_cells=args.max_model_cells, engine=engine["engine"], memory_limit=engine.get("memory_limit"))
         values = args.decode or "uniform"
+        progress.phase("decode")
         # DECODE (post-processing): where in its bin each value falls; the seed, if any, makes it reproducible.
         decoded = decode(release.rows, schema, values=values, rng=make_rng(args.seed, warn=False))
         release.extra["decoded"] = {"values": values, "format": "parquet" if parquet else "csv",
                                     "columns": list(schema.names)}
+        progress.phase("write files")
         (decoded.to_parquet if parquet else decoded.to_csv)(args.out)
         save_release_files(release, args.release)
         what = "decoded synthetic rows"
+    progress.close()
     spent = release.privacy_ledger["spent"]
     print(f"wrote {len(release.rows)} {what} to {args.out}"
           + (f" and the release to {args.release}" if args.release else ""))

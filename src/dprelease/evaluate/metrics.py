@@ -1,7 +1,6 @@
 """Error of a synthetic table against the real one on a marginal workload.
 
-Same definitions as the independent scorer (shared/bench/score.py): every marginal
-is normalized to fractions of rows;
+The benchmarks' definitions: every marginal is normalized to fractions of rows;
   * max error = max over all cells of all marginals of |real - synthetic| (the book's alpha);
   * average L1 = mean over marginals of sum over cells |real - synthetic| (AIM's workload error).
 Marginals are counted from the records, one at a time, so any domain works (full Adult's

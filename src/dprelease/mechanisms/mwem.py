@@ -276,6 +276,7 @@ class MWEM:
         if representation == "factored":  # on the cliques INIT will add: a cap nothing fits costs nothing
             drop_unfit(model.with_cliques(one_way), 0)
 
+        progress.step(0, self.rounds)
         # INIT: noisy 1-way marginals
         for attributes in one_way:
             measure(attributes, split["init_each"], f"init: {attributes[0]}",
@@ -329,8 +330,10 @@ class MWEM:
                     transcript.append({"round": t, "action": "anneal", "surprise_l1": surprise,
                                        "next_round_budget": float(budget.per_round)})
             progress.step(t, max(self.rounds, t))
+        progress.phase("final fit", self.tuning.final_iterations)
         model, _ = fit_measurements(model, measurements if self.tuning.reuse_measurements else measurements[-1:],
-                                    iterations=self.tuning.final_iterations, step=step, growth=self.tuning.step_growth)
+                                    iterations=self.tuning.final_iterations, step=step, growth=self.tuning.step_growth,
+                                    on_step=progress.step)
         progress.done()
         parameters = {"epsilon": self.epsilon, "delta": self.delta if gaussian else 0.0, "rounds": self.rounds,
                       "rounds_run": t, "annealing": self.tuning.annealing, "selection_weights": self.tuning.selection_weights,

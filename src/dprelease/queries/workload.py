@@ -13,7 +13,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -125,8 +125,15 @@ class Workload:
         """Every cell of every marginal as fractions, concatenated (length ``num_queries``)."""
         return np.concatenate([np.asarray(source.marginal(m)).reshape(-1) for m in self.marginals])
 
-    def marginal_answers(self, source: MarginalSource) -> list[np.ndarray]:
-        return [np.asarray(source.marginal(m)) for m in self.marginals]
+    def marginal_answers(self, source: MarginalSource, *,
+                         on_step: Callable[[int, int], None] | None = None) -> list[np.ndarray]:
+        """Every marginal of the workload on ``source``; ``on_step(done, total)`` after each (progress only)."""
+        answers = []
+        for m in self.marginals:
+            answers.append(np.asarray(source.marginal(m)))
+            if on_step is not None:
+                on_step(len(answers), len(self.marginals))
+        return answers
 
     def query(self, index: int) -> ProductQuery:
         """The counting query of flat cell ``index`` (a conjunction fixing the marginal's attributes)."""

@@ -1,7 +1,8 @@
 """Synthetic rows from a released model: the row methods, by name (post-processing only).
 
-A row method is ``method(model, count, rng, *, domain, targets) -> (count, d) int64 codes``, where
-``targets`` are the released workload answers as ``(marginal, fractions)`` pairs. Adding one is one
+A row method is ``method(model, count, rng, *, domain, targets, on_step=None) -> (count, d) int64 codes``,
+where ``targets`` are the released workload answers as ``(marginal, fractions)`` pairs and ``on_step(done,
+total)``, if the method has steps worth reporting, reports them (progress only). Adding one is one
 file and one line in :data:`ROW_METHODS`. ``"auto"`` is the method the mechanism measured better for
 the run (:attr:`dprelease.mechanisms.base.Fitted.rows`).
 """

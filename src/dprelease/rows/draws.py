@@ -14,12 +14,12 @@ from dprelease.privacy.rng import RandomSource
 
 
 def sample_rows(model: object, count: int, rng: RandomSource, *, domain: Domain,
-                targets: Sequence[tuple[tuple[str, ...], np.ndarray]]) -> np.ndarray:
+                targets: Sequence[tuple[tuple[str, ...], np.ndarray]], on_step: object = None) -> np.ndarray:
     """``count`` i.i.d. draws from the model."""
     return model.sample(count, rng)
 
 
 def round_rows(model: object, count: int, rng: RandomSource, *, domain: Domain,
-               targets: Sequence[tuple[tuple[str, ...], np.ndarray]]) -> np.ndarray:
+               targets: Sequence[tuple[tuple[str, ...], np.ndarray]], on_step: object = None) -> np.ndarray:
     """The model's cell counts ``count * p`` rounded to whole rows (largest remainder; see the model's ``round``)."""
     return model.round(count, rng)

@@ -22,7 +22,7 @@ reads the private table, so the release's guarantee is unchanged (Dwork & Roth P
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -119,7 +119,7 @@ def workload_distance(records: np.ndarray, domain: Domain, targets: Sequence[tup
 
 
 def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
-             rng: RandomSource, *, passes: int = 1) -> np.ndarray:
+             rng: RandomSource, *, passes: int = 1, on_step: Callable[[int, int], None] | None = None) -> np.ndarray:
     """Rows moved, one attribute of one row at a time, toward the marginals in ``targets``.
 
     Args:
@@ -128,6 +128,7 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
         targets: (attributes, fractions) pairs, the answers the rows should reproduce.
         rng: randomness for the order attributes and rows are visited in (public).
         passes: sweeps over all attributes.
+        on_step: ``on_step(done, total)`` after each chunk of rows, in rows x attributes visited (progress only).
 
     Returns:
         A new (n, d) array; :func:`workload_distance` to ``targets`` is never larger than the input's.
@@ -139,10 +140,12 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
         return records
     rows = Dataset.from_records(records, domain, source="records")  # checks every code against the domain
     marginals = [_MarginalResidual(rows, tuple(a), t) for a, t in targets]
+    visited, total = 0, passes * len(domain) * n_rows
     for _ in range(passes):
         for axis in rng.permutation(len(domain)):
             views = [_AttributeView(m, records, axis) for m in marginals if axis in m.axes]
             if not views:
+                visited += n_rows
                 continue
             size = domain.sizes[axis]
             chunk = max(1, CHUNK_WORK // (size * len(views)))
@@ -151,6 +154,9 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
                 for _sweep in range(MAX_SWEEPS):  # moves to cells others just filled are re-sought
                     if not _improve_attribute(records, order[start:start + chunk], axis, views):
                         break
+                if on_step is not None:
+                    on_step(visited + min(start + chunk, n_rows), total)
+            visited += n_rows
             for view in views:
                 view.write_back()
     return records
@@ -235,9 +241,10 @@ class _RankedMoves:
 
 
 def fitted_rows(model: object, count: int, rng: RandomSource, *, domain: Domain,
-                targets: Sequence[tuple[tuple[str, ...], np.ndarray]]) -> np.ndarray:
+                targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
+                on_step: Callable[[int, int], None] | None = None) -> np.ndarray:
     """The row method ``fitted``: the model rounded to ``count`` rows, then moved toward ``targets`` (:func:`fit_rows`).
 
     Post-processing: the model and the targets are released outputs (Prop. 2.1).
     """
-    return fit_rows(model.round(count, rng), domain, targets, rng)
+    return fit_rows(model.round(count, rng), domain, targets, rng, on_step=on_step)

@@ -38,7 +38,7 @@ from dprelease.schema.parse import (C_BOOLEAN, C_DATE, C_DATETIME, C_DECIMAL, C_
                                     FactorColumn, TypedColumn, classify, datetimes_to_int, parse_floats, parse_times,
                                     texts, typed_class)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
-from dprelease.validation import check_delta, check_positive, check_positive_int
+from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
 
 DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime")
 #: A kind is chosen when at least this share of the (noisy) non-NULL values look like it.
@@ -63,7 +63,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     if not isinstance(non_private, bool):
         raise InputTypeError(f"non_private must be True or False, got {non_private!r}")
     if epsilon is not None:
-        check_positive(epsilon, "epsilon")
+        check_epsilon(epsilon, "epsilon")
     check_delta(delta)
     check_positive_int(bins, "bins")
     check_positive_int(max_categories, "max_categories")
@@ -75,6 +75,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     rng = make_rng(seed) if epsilon is not None else None
     if columns is not None and (isinstance(columns, str) or len(set(columns)) != len(columns)):
         raise InputError(f"columns must be a list of distinct names, got {columns!r}")
+    if epsilon is not None:
+        warn_if_weak(epsilon)
     table = read_table(data, None if columns is None else list(columns), delimiter=delimiter, header=header,
                        skip_rows=skip_rows, show_values=show_values)
     if table.missing:

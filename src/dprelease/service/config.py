@@ -52,6 +52,23 @@ def exact_number(text: str) -> Fraction:
     return Fraction(value)
 
 
+def decimal_text(value: Fraction) -> str:
+    """An exact amount as a person wrote it: ``1/10`` -> ``0.1`` (any fraction whose denominator has no prime but
+    2 and 5 is a finite decimal, which sums of written decimals always are); other fractions as ``p/q``."""
+    value = Fraction(value)
+    denominator, digits = value.denominator, 0
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+            digits += 1
+    if denominator != 1:
+        return str(value)
+    scaled = abs(value.numerator) * 10**digits // value.denominator  # exact: the denominator divides 10^digits
+    whole, fraction = divmod(scaled, 10**digits)
+    text = f"{whole}.{fraction:0{digits}d}".rstrip("0").rstrip(".") if digits else str(whole)
+    return ("-" if value < 0 else "") + text
+
+
 def _no_constant(name: str) -> None:
     raise InputError(f"{name} is not a JSON number")
 
@@ -83,19 +100,20 @@ class TableConfig:
     def __post_init__(self) -> None:
         where = f"table {self.name!r}"
         if not self.epsilon > 0:
-            raise InputError(f"{where}: budget epsilon must be > 0, got {self.epsilon}")
+            raise InputError(f"{where}: budget epsilon must be > 0, got {decimal_text(self.epsilon)}")
         if not 0 <= self.delta < 1:
-            raise InputError(f"{where}: budget delta must be in [0, 1), got {self.delta}")
+            raise InputError(f"{where}: budget delta must be in [0, 1), got {decimal_text(self.delta)}")
         for grant in self.grants.values():
             for kind, cap, total in (("epsilon", grant.epsilon, self.epsilon), ("delta", grant.delta, self.delta)):
                 if cap is not None and not 0 <= cap <= total:
-                    raise InputError(f"{where}: analyst {grant.analyst!r}'s {kind} cap must be in [0, {total}], "
-                                     f"got {cap}")
+                    raise InputError(f"{where}: analyst {grant.analyst!r}'s {kind} cap must be in "
+                                     f"[0, {decimal_text(total)}], got {decimal_text(cap)}")
         for kind, total in (("epsilon", self.epsilon), ("delta", self.delta)):
             caps = [getattr(g, kind) for g in self.grants.values() if getattr(g, kind) is not None]
             if sum(caps, Fraction(0)) > total:
-                raise InputError(f"{where}: the analysts' {kind} caps add up to {sum(caps, Fraction(0))}, more than "
-                                 f"the table's budget {total}; caps share the one budget, they never add to it")
+                raise InputError(f"{where}: the analysts' {kind} caps add up to {decimal_text(sum(caps, Fraction(0)))}, "
+                                 f"more than the table's budget {decimal_text(total)}; caps share the one budget, they "
+                                 "never add to it")
 
 
 @dataclass(frozen=True, slots=True)

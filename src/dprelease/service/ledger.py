@@ -41,6 +41,7 @@ from pathlib import Path
 
 from dprelease.errors import BudgetExceededError, DPReleaseError, InputError
 from dprelease.service.db import Readers, Writer
+from dprelease.service.config import decimal_text
 
 KINDS = ("session", "query", "release", "charge")
 
@@ -239,8 +240,9 @@ class Ledger:
             total_e, total_d, spent_e, spent_d = map(Fraction, budget)
             if spent_e + eps > total_e or spent_d + dlt > total_d:
                 raise BudgetExceededError(
-                    f"the charge (epsilon={eps}, delta={dlt}) exceeds what is left of table {table!r}'s budget "
-                    f"(epsilon={total_e - spent_e}, delta={total_d - spent_d}); nothing was charged or read")
+                    f"the charge (epsilon={decimal_text(eps)}, delta={decimal_text(dlt)}) exceeds what is left of table "
+                    f"{table!r}'s budget (epsilon={decimal_text(total_e - spent_e)}, "
+                    f"delta={decimal_text(total_d - spent_d)}); nothing was charged or read")
             mine = connection.execute("SELECT spent_epsilon, spent_delta FROM analyst_spent WHERE table_name = ? "
                                       "AND analyst = ?", (table, analyst)).fetchone()
             mine_e, mine_d = (Fraction(mine[0]), Fraction(mine[1])) if mine else (Fraction(0), Fraction(0))
@@ -249,10 +251,12 @@ class Ledger:
             if cap is not None:
                 cap_e, cap_d = (None if c is None else Fraction(c) for c in cap)
                 if (cap_e is not None and mine_e + eps > cap_e) or (cap_d is not None and mine_d + dlt > cap_d):
-                    caps = ", ".join(f"{k}={v}" for k, v in (("epsilon", cap_e), ("delta", cap_d)) if v is not None)
+                    caps = ", ".join(f"{k}={decimal_text(v)}" for k, v in (("epsilon", cap_e), ("delta", cap_d))
+                                     if v is not None)
                     raise BudgetExceededError(
-                        f"the charge (epsilon={eps}, delta={dlt}) exceeds analyst {analyst!r}'s cap on table "
-                        f"{table!r} ({caps}; spent epsilon={mine_e}, delta={mine_d}); nothing was charged or read")
+                        f"the charge (epsilon={decimal_text(eps)}, delta={decimal_text(dlt)}) exceeds analyst "
+                        f"{analyst!r}'s cap on table {table!r} ({caps}; spent epsilon={decimal_text(mine_e)}, "
+                        f"delta={decimal_text(mine_d)}); nothing was charged or read")
             try:
                 cursor = connection.execute(
                     "INSERT INTO requests (table_name, analyst, request_id, body_sha256, kind, epsilon, delta, status, "

@@ -23,6 +23,7 @@ from dprelease.service.faults import fault_point
 from dprelease.service.ledger import Ledger
 from dprelease.service.sessions import WORKLOAD_SPEC, NotFound, amount
 from dprelease.service.tables import ServedTable
+from dprelease.validation import check_epsilon
 
 ROWS = ("auto", "fitted", "round", "sample")
 #: The most marginals a requested workload may hold (a bound on the work one request can ask for).
@@ -53,6 +54,7 @@ class ReleaseRequest:
 
     def check(self, table: ServedTable) -> Workload:
         """The workload, and every public check MWEM makes, before anything is spent."""
+        check_epsilon(float(self.epsilon), "epsilon")  # synthesize's own cap, checked before the charge
         spec = self.workload
         if isinstance(spec, str):
             if not WORKLOAD_SPEC.match(spec):

@@ -18,7 +18,7 @@ junction tree of the measured cliques, not |X|. Pure post-processing of public m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -27,7 +27,8 @@ from dprelease.updates.measurements import MarginalMeasurement, backtracking_des
 
 
 def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,
-                 step: float | None = None, growth: float = 1.25) -> tuple[FactoredModel, float]:
+                 step: float | None = None, growth: float = 1.25,
+                 on_step: Callable[[int, int], None] | None = None) -> tuple[FactoredModel, float]:
     """Run ``iterations`` mirror-descent (MW) steps on the potentials; return the model and the last step size.
 
     Adds a (zero) potential for each measured clique the model lacks; that may raise
@@ -57,7 +58,7 @@ def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasuremen
 
     loss, grads = _loss_and_gradients(mus, targets, weights)
     (model, _, _), step = backtracking_descent((model, mus, grads), loss, propose,
-                                               iterations=iterations, step=step, growth=growth)
+                                               iterations=iterations, step=step, growth=growth, on_step=on_step)
     return model, step
 
 

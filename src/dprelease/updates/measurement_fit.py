@@ -18,7 +18,7 @@ share (the measurement type, merging repeats, weights, backtracking) is :mod:`dp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -43,15 +43,17 @@ class _Term:
 
 
 def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,
-                     step: float | None = None, growth: float = 1.25) -> tuple[HistogramModel, float]:
+                     step: float | None = None, growth: float = 1.25,
+                     on_step: Callable[[int, int], None] | None = None) -> tuple[HistogramModel, float]:
     """Run ``iterations`` mirror-descent (MW) steps from ``model``; return the model and the last step size.
 
     A :class:`~dprelease.representations.factored.FactoredModel` is fitted by the same steps on its
     potentials (:func:`dprelease.updates.factored_fit.fit_factored`). ``growth``: the factor the step
-    size grows by after an accepted step (halved after a refused one).
+    size grows by after an accepted step (halved after a refused one). ``on_step(i, iterations)``: called
+    after step i (progress only).
     """
     if not isinstance(model, HistogramModel):
-        return fit_factored(model, measurements, iterations=iterations, step=step, growth=growth)
+        return fit_factored(model, measurements, iterations=iterations, step=step, growth=growth, on_step=on_step)
     if not measurements or iterations <= 0:
         return model, step or 1.0
     merged = combine(measurements)
@@ -75,7 +77,7 @@ def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasu
 
     loss, grad = _loss_and_gradient(probabilities, hosts)
     (theta, _, _), step = backtracking_descent((model.log_probs, probabilities, grad), loss, propose,
-                                               iterations=iterations, step=step, growth=growth)
+                                               iterations=iterations, step=step, growth=growth, on_step=on_step)
     return HistogramModel(model.domain, theta), step
 
 

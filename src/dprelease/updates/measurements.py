@@ -58,14 +58,16 @@ def combine(measurements: Sequence[MarginalMeasurement]) -> list[MarginalMeasure
 
 
 def backtracking_descent(state: object, loss: float, propose: Callable[[object, float], tuple[object, float, float]],
-                         *, iterations: int, step: float, growth: float) -> tuple[object, float]:
+                         *, iterations: int, step: float, growth: float,
+                         on_step: Callable[[int, int], None] | None = None) -> tuple[object, float]:
     """``iterations`` descent steps with Armijo backtracking on the step size; shared by both fits.
 
     ``propose(state, step)`` returns (candidate state, its loss, <grad, p - p'>). A candidate is
     accepted when it decreases the loss by at least half that amount; then the step grows by
     ``growth``, otherwise it halves. Stops early when no step size helps (a float-precision minimum).
+    ``on_step(i, iterations)`` is called after step i (progress only; it changes nothing).
     """
-    for _ in range(iterations):
+    for i in range(iterations):
         for _attempt in range(30):
             candidate, new_loss, decrease = propose(state, step)
             if new_loss <= loss - 0.5 * decrease:
@@ -75,6 +77,8 @@ def backtracking_descent(state: object, loss: float, propose: Callable[[object, 
             step *= 0.5
         else:
             break
+        if on_step is not None:
+            on_step(i + 1, iterations)
     return state, step
 
 

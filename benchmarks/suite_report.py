@@ -1,0 +1,238 @@
+"""The tuning suite's markdown page (results/suite.md), built from suite.json alone.
+
+Kept apart from bench_suite.py so ``bench_suite.py --render-only`` and a reader of the page share one
+definition of every check. Every comparison uses medians over seeds of avg L1 on the table's main workload.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from provenance import commit_label, provenance_line
+
+#: Columns of the compact per-table matrix, in order.
+COLUMNS = ("dprelease", "dprelease [sample]", "dprelease [model]", "dprelease-delta", "dprelease-delta [sample]",
+           "dprelease-delta [model]", "independent", "uniform", "mst", "aim")
+DEFAULTS = ("dprelease", "dprelease-delta")
+PURE_VS_DELTA_LIMIT = 1.5      # issue 12, item 6
+ROWS_VS_MODEL_LIMIT = 1.2      # issue 12, "must show": the spread-out case
+
+
+def fmt(stat: dict | None, digits: int = 3) -> str:
+    if stat is None:
+        return "–"
+    f = (lambda v: f"{v:.{digits}f}")
+    return f(stat["median"]) if stat["min"] == stat["max"] else f"{f(stat['median'])} [{f(stat['min'])}–{f(stat['max'])}]"
+
+
+def fmt_seconds(stat: dict | None) -> str:
+    if stat is None:
+        return "–"
+    m = stat["median"]
+    return fmt(stat, 2 if m < 10 else 1 if m < 100 else 0)
+
+
+def median_of(by: dict, table: str, system: str, eps: float, workload: str = "main") -> float | None:
+    s = by.get((table, system, workload, eps))
+    return s["avg_l1"]["median"] if s and s.get("avg_l1") else None
+
+
+def verdict(ok: bool, text: str) -> str:
+    return f"{'yes' if ok else '**NO**'} ({text})"
+
+
+def checks(doc: dict) -> tuple[list[str], list[str]]:
+    """The issue's checks per table and eps as table lines, and a list of every failure."""
+    by = {(s["table"], s["system"], s["workload"], s["epsilon"]): s for s in doc["summary"]}
+    tables = [t for t in doc["config"]["tables"] if any(k[0] == t for k in by)]
+    tables += sorted({k[0] for k in by} - set(tables))
+    eps_list = sorted({k[3] for k in by})
+    lines = ["| table | eps | system | <= independent | <= best peer that ran | rows <= i.i.d. sample | "
+             "rows / model | pure / delta <= 1.5 |", "|---|---|---|---|---|---|---|---|"]
+    failures = []
+    for table in tables:
+        for eps in eps_list:
+            indep = median_of(by, table, "independent", eps)
+            peers = {p: median_of(by, table, p, eps) for p in ("mst", "aim")}
+            peers = {p: v for p, v in peers.items() if v is not None}
+            best_peer = min(peers.items(), key=lambda kv: kv[1]) if peers else None
+            pure, delta = median_of(by, table, "dprelease", eps), median_of(by, table, "dprelease-delta", eps)
+            for system in DEFAULTS:
+                ours = median_of(by, table, system, eps)
+                if ours is None:
+                    continue
+                sample = median_of(by, table, f"{system} [sample]", eps)
+                model = median_of(by, table, f"{system} [model]", eps)
+                cells = []
+                where = f"{table}, eps = {eps:g}, {system}"
+                if indep is None:
+                    cells.append("–")
+                else:
+                    cells.append(verdict(ours <= indep, f"{ours:.3f} vs {indep:.3f}"))
+                    if ours > indep:
+                        failures.append(f"{where}: avg L1 {ours:.4f} > independent baseline {indep:.4f} "
+                                        f"({ours / indep:.2f}x)")
+                if best_peer is None:
+                    cells.append("–")
+                else:
+                    cells.append(verdict(ours <= best_peer[1], f"{ours:.3f} vs {best_peer[0].upper()} {best_peer[1]:.3f}"))
+                    if ours > best_peer[1]:
+                        failures.append(f"{where}: avg L1 {ours:.4f} > {best_peer[0].upper()} {best_peer[1]:.4f} "
+                                        f"({ours / best_peer[1]:.2f}x)")
+                if sample is None:
+                    cells.append("–")
+                else:
+                    methods = "/".join(by[(table, system, "main", eps)]["rows_methods"])
+                    cells.append(verdict(ours <= sample, f"{methods} {ours:.3f} vs sample {sample:.3f}"))
+                    if ours > sample:
+                        failures.append(f"{where}: rows ({methods}) avg L1 {ours:.4f} > i.i.d. sample from the same "
+                                        f"model {sample:.4f} ({ours / sample:.2f}x)")
+                if model is None:
+                    cells.append("–")
+                else:
+                    cells.append(f"{ours / model:.2f}x ({model:.3f})" if model > 0 else "–")
+                    if table == "spread" and ours > ROWS_VS_MODEL_LIMIT * model:
+                        failures.append(f"{where}: rows avg L1 {ours:.4f} > {ROWS_VS_MODEL_LIMIT} x the model's "
+                                        f"{model:.4f} ({ours / model:.2f}x; the issue's spread-out case)")
+                if system == "dprelease" and pure is not None and delta is not None and delta > 0:
+                    ratio = pure / delta
+                    cells.append(verdict(ratio <= PURE_VS_DELTA_LIMIT, f"{ratio:.2f}x"))
+                    if ratio > PURE_VS_DELTA_LIMIT:
+                        failures.append(f"{table}, eps = {eps:g}: pure-DP default {pure:.4f} is {ratio:.2f}x the "
+                                        f"delta = 1e-9 path's {delta:.4f} (limit {PURE_VS_DELTA_LIMIT}x)")
+                else:
+                    cells.append("")
+                lines.append(f"| {table} | {eps:g} | {system} | " + " | ".join(cells) + " |")
+    return lines, failures
+
+
+def table_section(doc: dict, table: str) -> list[str]:
+    summ = [s for s in doc["summary"] if s["table"] == table]
+    info = doc.get("tables", {}).get(table, {})
+    by = {(s["system"], s["workload"], s["epsilon"]): s for s in summ}
+    eps_list = sorted({s["epsilon"] for s in summ})
+    present = [c for c in COLUMNS if any(s["system"] == c for s in summ)]
+    present += sorted({s["system"] for s in summ} - set(present))
+    L = [f"### {table}", "", f"{info.get('description', '')}. Workload `{info.get('workload', '?')}`"
+         + (f"; rows also scored on {', '.join(f'`{w}`' for w in info.get('extra_workloads', []))}"
+            if info.get("extra_workloads") else "") + ".", ""]
+    L.append("Median avg L1 over seeds (main workload):")
+    L.append("")
+    L.append("| eps | " + " | ".join(present) + " |")
+    L.append("|---|" + "---|" * len(present))
+    for eps in eps_list:
+        L.append(f"| {eps:g} | " + " | ".join(
+            f"{by[(c, 'main', eps)]['avg_l1']['median']:.3f}" if (c, "main", eps) in by else "–" for c in present) + " |")
+    L.append("")
+    workloads = ["main"] + [w for w in info.get("extra_workloads", [])]
+    for workload in workloads:
+        rows = [s for s in summ if s["workload"] == workload]
+        if not rows:
+            continue
+        title = "main workload" if workload == "main" else f"workload `{workload}` (same rows)"
+        L.append(f"Details, {title}: median [min–max] over runs.")
+        L.append("")
+        L.append("| eps | system | rows | avg L1 | max error | seconds | peak MB | runs |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        for eps in eps_list:
+            for c in present:
+                s = by.get((c, workload, eps))
+                if s is None:
+                    continue
+                cached = " (cached)" if s.get("cached") == [True] else (" (partly cached)" if True in s.get("cached", []) else "")
+                L.append(f"| {eps:g} | {c}{cached} | {'/'.join(s['rows_methods'])} | {fmt(s['avg_l1'])} | "
+                         f"{fmt(s['max_error'])} | {fmt_seconds(s['seconds'])} | {fmt(s['peak_rss_mb'], 0)} | {s['ok']} |")
+        L.append("")
+    bad = [r for r in doc["runs"] if r["table"] == table and r.get("status") != "ok"]
+    if bad:
+        L.append("Runs without a result: " + "; ".join(
+            f"{r['system']} eps = {float(r['epsilon']):g} seed {r['seed']}: {r.get('status')}"
+            + (f" ({str(r.get('error')).strip().splitlines()[-1][:160]})" if r.get("error") else "") for r in bad) + ".")
+        L.append("")
+    measured = sorted({r["measured_at"][:16] for r in doc["runs"]
+                       if r["table"] == table and r.get("cached") and r.get("measured_at")})
+    if measured:
+        L.append(f"Peer figures marked (cached) come from results/suite-peers.json, measured {measured[0]}"
+                 + (f" to {measured[-1]}" if len(measured) > 1 else "") + ".")
+        L.append("")
+    return L
+
+
+def render(doc: dict) -> str:
+    info, code, config = doc["machine"], doc["code"], doc["config"]
+    L = ["# Tuning suite (issue 12): dprelease's defaults beside the baselines and the peers", ""]
+    L.append(provenance_line("bench_suite.py", info, code, doc.get("total_seconds", 0.0)))
+    if doc.get("total_seconds_before"):
+        L[-1] += (f" Resumed: {doc['total_seconds_before'] / 60:.1f} min more in the earlier invocations whose runs "
+                  "it kept.")
+    if code.get("src_snapshot"):
+        L[-1] += f" src/ snapshot tree sha256 `{code['src_snapshot']['tree_sha256']}`."
+    loads = [x for r in doc["runs"] for x in (r.get("loadavg1_before_after") or [])]
+    if loads:
+        L.append(f"1-minute load average around the runs: median {statistics.median(loads):.2f}, max {max(loads):.2f}, "
+                 f"on {info['cpu_count']} CPUs shared with other work: **seconds are noisy** (accuracy is not).")
+    L.append("")
+    check = doc.get("scorer_check")
+    scorer = "Rows scored with `dprelease.evaluate.workload_errors`"
+    if check and check.get("status") in ("agree", "DISAGREE"):
+        scorer += (f"; cross-checked on adult7 against shared/bench/score.py (sha256 {check['score_py_sha256']}): "
+                   f"{check['status']}, largest difference {check['max_abs_difference']:.1e}")
+    L.append(scorer + ". avg L1 = mean over the workload's marginals of the L1 distance between fraction vectors; "
+             "max error = the largest error in any cell.")
+    L.append("")
+    L.append(f"Config: eps {', '.join(f'{e:g}' for e in config['eps'])}; seeds 0..{config['seeds'] - 1}; AIM seeds "
+             f"0..{config['aim_seeds'] - 1} under {config['aim_time_limit']:g} s, max model size "
+             f"{config['aim_max_model_size']:g} MB, rounds {config['aim_rounds'] or 'smartnoise default (16 x columns)'}; "
+             f"delta = {config['delta']:g} for dprelease-delta, MST and AIM. Peers: "
+             + (", ".join(f"{k} {v}" for k, v in doc["peer_versions"].items()) if doc.get("peer_versions") else "not available")
+             + ".")
+    cut = [f"{t}: seeds 0..{n - 1}" for t, n in config.get("table_seeds", {}).items() if n != config["seeds"]]
+    cut += [f"{t}: eps {', '.join(f'{e:g}' for e in es)}" for t, es in config.get("table_eps", {}).items()
+            if list(es) != list(config["eps"])]
+    if config.get("mst_seeds") is not None and config["mst_seeds"] != config["seeds"]:
+        cut.append(f"MST seeds 0..{config['mst_seeds'] - 1}")
+    if cut:
+        L[-1] += " Cut to fit the run's time: " + "; ".join(cut) + "."
+    L.append("")
+    L.append("Systems: `dprelease` = `synthesize` with every default (pure DP); `dprelease-delta` = the same with "
+             "delta = 1e-9; `[sample]` = i.i.d. rows from the same model; `[model]` = the released answers "
+             "themselves (no rows); `independent` = noisy 1-way marginals (IndependentMarginals) and their "
+             "product, rows sampled; `uniform` = uniform rows; `mst`, `aim` = smartnoise-synth, rows sampled. "
+             "The rows column says which row method ran (`auto`'s pick for the defaults). Seconds = fit + rows "
+             "in the run's own process; peak MB = that process's ru_maxrss (it includes the loaded table).")
+    L.append("")
+    L.append("## Tables")
+    L.append("")
+    L.append("| table | n | columns | cells | workload | shape | fingerprint |")
+    L.append("|---|---|---|---|---|---|---|")
+    for name in config["tables"]:
+        t = doc.get("tables", {}).get(name)
+        if t:
+            L.append(f"| {name} | {t['n']:,} | {t['columns']} | {t['cells']:.3g} | `{t['workload']}` | "
+                     f"{t['description']} | `{t['fingerprint']}` |")
+    L.append("")
+    lines, failures = checks(doc)
+    L.append("## The issue's checks (medians over seeds, main workload)")
+    L.append("")
+    L.append("Default <= the independent baseline; <= the best peer that ran (MST, AIM); the released rows "
+             "(`auto`) <= i.i.d. rows from the same model; rows / model answers (the spread table must be <= "
+             f"{ROWS_VS_MODEL_LIMIT}x); the pure-DP default within {PURE_VS_DELTA_LIMIT}x of the delta = 1e-9 path.")
+    L.append("")
+    L += lines
+    L.append("")
+    L.append(f"### Where the defaults lose ({len(failures)})")
+    L.append("")
+    L += [f"- {f}" for f in failures] or ["- nowhere in this run"]
+    L.append("")
+    L.append("## Per table")
+    L.append("")
+    for name in config["tables"]:
+        if any(s["table"] == name for s in doc["summary"]):
+            L += table_section(doc, name)
+    if doc.get("notes"):
+        L.append("## Notes")
+        L.append("")
+        L += [f"- {n}" for n in doc["notes"]]
+        L.append("")
+    L.append(f"Commit of the benchmarked library: `{commit_label(code)}`.")
+    return "\n".join(L) + "\n"

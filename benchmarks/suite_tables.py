@@ -1,0 +1,297 @@
+"""The tables of the tuning suite (issue 12): named, seeded, documented loaders.
+
+Every table is loaded by name with :func:`load`, which returns ``(dataset, workload spec, shape)``:
+a :class:`dprelease.Dataset`, the spec of the workload the suite scores it on (for
+``Workload.from_spec``: ``"3way"`` = all 3-way marginals, ``"1-3way"`` = all 1-, 2- and 3-way), and a
+one-line description of its shape. ``TABLES[name].extra_workloads`` names further workloads on which the
+same released rows are also scored (cheap: no second fit).
+
+Real tables (all files inside the repository):
+
+- ``adult7``, ``adult14``: the bundled Adult (48,842 rows), its 7 low-cardinality columns
+  (``ADULT_SMALL_COLUMNS``) with all 1-3-way marginals (the ``small3`` benchmark), and all 14 columns
+  with all 3-way marginals (the issue's headline; all 2-way also scored).
+- ``taxi``: Chicago taxi trips (benchmarks/data/nist-taxi.csv.gz, 226,051 x 10).
+- ``adult-n1000``, ``adult-n5000``: all 14 Adult columns, rows subsampled without replacement.
+- ``spread``: 8 Adult columns over 1.8 M cells, 5,000 rows (n << |X|: the issue's collapsed-rows case).
+- ``small91``: 9 Adult columns, one with 85 values, 1,300 rows, all 3-way (the issue's small-n case).
+- ``binary16``: 16 binary indicators of Adult columns, 21,600 rows, all 560 3-way marginals.
+
+Generated tables (seeded numpy, ``np.random.Generator(np.random.PCG64(seed))``, never global state; the
+generator's structure is part of the benchmark, public):
+
+- ``wide``: 32 columns of 2 to 200 values, 100,000 rows from a latent-class mixture; all 496 2-way marginals.
+- ``bn-1k``, ``bn-100k``, ``bn-1m``: one sparse Bayesian network (32 nodes: 22 binary, 10 with 50 values,
+  each with at most 2 parents, CPTs drawn from a Dirichlet), sampled at n = 1,000, 100,000 and 1,000,000;
+  all 496 2-way marginals.
+
+Why these workloads: each table is scored on the marginals a user of that shape would ask for, and on
+enough of them that a mechanism cannot win by measuring a handful. Adult keeps the protocol of
+/work/shared/BENCHMARKS.md (small3 and all3). Where n is small against the marginals' cells (the Adult
+subsamples) all 2-way keeps the score from being mostly the sampling noise of n rows; the issue's own
+small-n case (small91) and binary16 keep its all-3-way workload. The 32-column tables use all 2-way
+(496 marginals, already "hundreds"; all 3-way would be 4,960).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from dprelease import Dataset, Domain
+from dprelease.datasets import ADULT_SMALL_COLUMNS, load_adult
+
+HERE = Path(__file__).resolve().parent
+TAXI_CSV = HERE / "data" / "nist-taxi.csv.gz"
+TAXI_DOMAIN = HERE / "data" / "nist-taxi-domain.json"
+
+#: Seeds of every subsample and generator (fixed: the suite's tables never change silently).
+SUBSAMPLE_SEED = 20240612
+WIDE_SEED = 1201
+BN_SEED = 1202
+
+#: spread: the 8 lowest-cardinality Adult columns (1,814,400 cells), the closest any 8 Adult columns that
+#: include workclass come to the issue's 1.35 M cells (the next is 4.8 M).
+SPREAD_COLUMNS = ADULT_SMALL_COLUMNS[:4] + ("occupation",) + ADULT_SMALL_COLUMNS[4:]
+#: small91: age (85 values, the Adult column nearest the issue's ~91) and 8 columns of 2 to 16 values.
+SMALL91_COLUMNS = ("age",) + SPREAD_COLUMNS
+
+
+def generator(seed: int, *stream: int) -> np.random.Generator:
+    """A PCG64 generator for ``seed`` (and a sub-stream, e.g. the table's n), never numpy's global state."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, *stream])))
+
+
+def subsample(dataset: Dataset, n: int, seed: int = SUBSAMPLE_SEED) -> Dataset:
+    """``n`` rows of ``dataset`` drawn without replacement (seeded), in their original order."""
+    keep = np.sort(generator(seed, n).choice(dataset.n, size=n, replace=False))
+    return Dataset.from_records(dataset.records[keep], dataset.domain)
+
+
+# ----------------------------------------------------------------------------- real tables
+def adult7() -> Dataset:
+    return load_adult(ADULT_SMALL_COLUMNS)
+
+
+def adult14() -> Dataset:
+    return load_adult()
+
+
+def taxi() -> Dataset:
+    domain = Domain.from_json(TAXI_DOMAIN)
+    with gzip.open(TAXI_CSV, "rt", encoding="utf-8") as handle:
+        header = handle.readline().strip().split(",")
+        codes = np.loadtxt(handle, delimiter=",", dtype=np.int64, ndmin=2)
+    return Dataset.from_records(codes[:, [header.index(a) for a in domain.attributes]], domain)
+
+
+def adult_subsample(n: int) -> Callable[[], Dataset]:
+    return lambda: subsample(load_adult(), n)
+
+
+def spread() -> Dataset:
+    return subsample(load_adult(SPREAD_COLUMNS), 5_000)
+
+
+def small91() -> Dataset:
+    return subsample(load_adult(SMALL91_COLUMNS), 1_300)
+
+
+#: binary16: (name, Adult column, test on its integer code). Thresholds sit near a quantile of the full
+#: table (fixed constants of the benchmark), so no indicator is nearly constant; age, education and hours
+#: each give two nested indicators, as a binarized survey would.
+BINARY16_INDICATORS = (
+    ("age_ge21", "age", lambda c: c >= 21), ("age_ge33", "age", lambda c: c >= 33),
+    ("workclass_0", "workclass", lambda c: c == 0),
+    ("edu_ge9", "education-num", lambda c: c >= 9), ("edu_ge12", "education-num", lambda c: c >= 12),
+    ("marital_0", "marital-status", lambda c: c == 0), ("occupation_lt5", "occupation", lambda c: c < 5),
+    ("relationship_2", "relationship", lambda c: c == 2), ("race_0", "race", lambda c: c == 0),
+    ("sex_1", "sex", lambda c: c == 1), ("gain_pos", "capital-gain", lambda c: c > 0),
+    ("loss_pos", "capital-loss", lambda c: c > 0), ("hours_ge39", "hours-per-week", lambda c: c >= 39),
+    ("hours_ge44", "hours-per-week", lambda c: c >= 44), ("country_0", "native-country", lambda c: c == 0),
+    ("income", "income>50K", lambda c: c == 1),
+)
+
+
+def binary16() -> Dataset:
+    adult = subsample(load_adult(), 21_600)
+    position = {a: i for i, a in enumerate(adult.domain.attributes)}
+    columns = [test(adult.records[:, position[source]]).astype(np.int64) for _, source, test in BINARY16_INDICATORS]
+    domain = Domain(tuple(name for name, _, _ in BINARY16_INDICATORS), (2,) * len(BINARY16_INDICATORS))
+    return Dataset.from_records(np.stack(columns, axis=1), domain)
+
+
+# ----------------------------------------------------------------------------- generated: wide
+WIDE_COLUMNS = 32
+WIDE_CLASSES = 8
+#: Total Dirichlet concentration of a column's per-class distribution, per value: smaller is spikier, so
+#: the latent class (and through it every other column) says more about the column.
+WIDE_CONCENTRATION = 0.5
+
+
+def wide_sizes() -> tuple[int, ...]:
+    """32 sizes from 2 to 200, evenly spaced on a log scale."""
+    return tuple(int(round(s)) for s in np.geomspace(2, 200, WIDE_COLUMNS))
+
+
+def wide(n: int = 100_000, seed: int = WIDE_SEED) -> Dataset:
+    """A latent-class mixture: every row draws one of 8 hidden classes, then each column independently
+    from that class's distribution for the column.
+
+    Structure (public): class weights ~ Dirichlet(2, ..., 2); for column j with k_j values a base
+    distribution b_j ~ Dirichlet(1, ..., 1) and, per class, p_cj ~ Dirichlet(WIDE_CONCENTRATION * k_j * b_j).
+    Every pair of columns is dependent through the class (not a tree: MST cannot capture it exactly), and
+    the 1-way marginals are skewed by b_j.
+    """
+    rng = generator(seed)
+    sizes = wide_sizes()
+    weights = rng.dirichlet(np.full(WIDE_CLASSES, 2.0))
+    tables = []
+    for k in sizes:
+        base = rng.dirichlet(np.ones(k))
+        tables.append(np.stack([rng.dirichlet(np.maximum(WIDE_CONCENTRATION * k * base, 1e-3))
+                                for _ in range(WIDE_CLASSES)]))
+    rows = generator(seed, n)
+    latent = draw_categorical(rows, np.broadcast_to(weights, (1, WIDE_CLASSES)), np.zeros(n, dtype=np.int64))
+    codes = np.stack([draw_categorical(rows, table, latent) for table in tables], axis=1)
+    domain = Domain(tuple(f"w{j:02d}" for j in range(WIDE_COLUMNS)), sizes)
+    return Dataset.from_records(codes, domain)
+
+
+# ----------------------------------------------------------------------------- generated: Bayesian network
+BN_NODES = 32
+BN_LARGE = 10          # nodes with 50 values; the other 22 are binary
+BN_LARGE_SIZE = 50
+#: Dirichlet concentration per value of a CPT row: 0.5 for binary children, 0.2 for 50-value children
+#: (each parent configuration puts most of its mass on a few values: a parent says a lot about its child).
+BN_ALPHA = {2: 0.5, BN_LARGE_SIZE: 0.2}
+#: Probabilities of 0, 1 and 2 parents for a node with at least two earlier nodes.
+BN_PARENT_COUNTS = (0.15, 0.35, 0.5)
+
+
+@dataclass(frozen=True)
+class BayesNet:
+    """A discrete Bayesian network in topological order: sizes, parents and one CPT per node.
+
+    ``cpts[i]`` has shape (number of parent configurations, sizes[i]); the configuration of parents
+    (p1, p2) is p1 * sizes[p2] + p2 (row-major), and () is the single configuration 0.
+    """
+
+    names: tuple[str, ...]
+    sizes: tuple[int, ...]
+    parents: tuple[tuple[int, ...], ...]
+    cpts: tuple[np.ndarray, ...] = field(repr=False)
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """n rows by forward (ancestral) sampling, as an (n, nodes) int64 array."""
+        codes = np.zeros((n, len(self.sizes)), dtype=np.int64)
+        for i, (parents, cpt) in enumerate(zip(self.parents, self.cpts)):
+            config = np.zeros(n, dtype=np.int64)
+            for p in parents:
+                config = config * self.sizes[p] + codes[:, p]
+            codes[:, i] = draw_categorical(rng, cpt, config)
+        return codes
+
+
+def bayes_net(seed: int = BN_SEED) -> BayesNet:
+    """The suite's network: 32 nodes in a seeded random order of types, each with at most 2 parents
+    chosen uniformly among the earlier nodes, CPT rows ~ Dirichlet(BN_ALPHA[size] * ones(size))."""
+    rng = generator(seed)
+    sizes = [2] * (BN_NODES - BN_LARGE) + [BN_LARGE_SIZE] * BN_LARGE
+    sizes = [int(s) for s in rng.permutation(sizes)]
+    parents, cpts = [], []
+    for i, size in enumerate(sizes):
+        count = 0 if i == 0 else 1 if i == 1 else int(rng.choice(3, p=BN_PARENT_COUNTS))
+        chosen = tuple(sorted(int(p) for p in rng.choice(i, size=count, replace=False))) if count else ()
+        configs = math.prod(sizes[p] for p in chosen)
+        parents.append(chosen)
+        cpts.append(rng.dirichlet(np.full(size, BN_ALPHA[size]), size=configs))
+    names = tuple(f"{'b' if s == 2 else 'c'}{i:02d}" for i, s in enumerate(sizes))
+    return BayesNet(names, tuple(sizes), tuple(parents), tuple(cpts))
+
+
+def bn(n: int, seed: int = BN_SEED) -> Dataset:
+    """``n`` rows of :func:`bayes_net` (the same network for every n; rows from the stream (seed, n))."""
+    net = bayes_net(seed)
+    return Dataset.from_records(net.sample(n, generator(seed, n)), Domain(net.names, net.sizes))
+
+
+def draw_categorical(rng: np.random.Generator, table: np.ndarray, config: np.ndarray) -> np.ndarray:
+    """One draw per row from ``table[config[r]]`` (rows of probabilities), by one vectorized inverse-CDF search.
+
+    Row c's cumulative probabilities are shifted by c, so all rows form one increasing array and
+    searchsorted(u + c) lands in row c's block.
+    """
+    k = table.shape[1]
+    cumulative = np.cumsum(table, axis=1)
+    cumulative /= cumulative[:, -1:]
+    shifted = (cumulative + np.arange(len(table))[:, None]).reshape(-1)
+    u = rng.random(len(config))
+    index = np.searchsorted(shifted, config + u, side="right") - config * k
+    return np.clip(index, 0, k - 1)
+
+
+# ----------------------------------------------------------------------------- the registry
+@dataclass(frozen=True)
+class SuiteTable:
+    """One suite table: how to build it, the workload it is scored on, and its declared shape."""
+
+    name: str
+    build: Callable[[], Dataset] = field(repr=False)
+    workload: str
+    description: str
+    n: int
+    columns: int
+    extra_workloads: tuple[str, ...] = ()
+
+
+def _cells(sizes) -> str:
+    return f"{math.prod(sizes):.3g}"
+
+
+TABLES: dict[str, SuiteTable] = {t.name: t for t in (
+    SuiteTable("adult7", adult7, "1-3way", "Adult, 7 low-cardinality columns: 48,842 x 7, 120,960 cells; "
+               "all 63 1-3-way marginals (small3)", 48_842, 7),
+    SuiteTable("adult14", adult14, "3way", "Adult, all 14 columns: 48,842 x 14, 6.4e17 cells; all 364 3-way "
+               "marginals (all 91 2-way also scored)", 48_842, 14, ("2way",)),
+    SuiteTable("taxi", taxi, "1-3way", "Chicago taxi (NIST 2020): 226,051 x 10, 1.9e13 cells, columns of 9-101 "
+               "values; all 175 1-3-way marginals (largest 614,484 cells)", 226_051, 10),
+    SuiteTable("adult-n1000", adult_subsample(1_000), "2way", "Adult, 14 columns, 1,000 rows subsampled: "
+               "1,000 x 14, 6.4e17 cells; all 91 2-way marginals", 1_000, 14),
+    SuiteTable("adult-n5000", adult_subsample(5_000), "2way", "Adult, 14 columns, 5,000 rows subsampled: "
+               "5,000 x 14, 6.4e17 cells; all 91 2-way marginals", 5_000, 14),
+    SuiteTable("spread", spread, "1-3way", "Adult's 8 smallest columns, 5,000 rows: 5,000 x 8, 1,814,400 cells "
+               "(n/|X| = 0.003); all 92 1-3-way marginals", 5_000, 8),
+    SuiteTable("small91", small91, "3way", "Adult, age (85 values) + 8 columns of 2-16 values, 1,300 rows: "
+               "1,300 x 9, 1.5e8 cells; all 84 3-way marginals", 1_300, 9),
+    SuiteTable("binary16", binary16, "3way", "16 binary indicators of Adult columns, 21,600 rows: 21,600 x 16, "
+               "65,536 cells; all 560 3-way marginals", 21_600, 16),
+    SuiteTable("wide", wide, "2way", f"generated latent-class mixture: 100,000 x 32, columns of 2-200 values, "
+               f"{_cells(wide_sizes())} cells; all 496 2-way marginals", 100_000, 32),
+    SuiteTable("bn-1k", lambda: bn(1_000), "2way", "generated Bayesian network (22 binary + 10 fifty-value "
+               "nodes, <= 2 parents): 1,000 x 32, 4.1e23 cells; all 496 2-way marginals", 1_000, 32),
+    SuiteTable("bn-100k", lambda: bn(100_000), "2way", "the same Bayesian network: 100,000 x 32, 4.1e23 cells; "
+               "all 496 2-way marginals", 100_000, 32),
+    SuiteTable("bn-1m", lambda: bn(1_000_000), "2way", "the same Bayesian network: 1,000,000 x 32, 4.1e23 cells; "
+               "all 496 2-way marginals", 1_000_000, 32),
+)}
+
+
+def load(name: str) -> tuple[Dataset, str, str]:
+    """``(dataset, workload spec, one-line shape)`` of the suite table ``name``."""
+    try:
+        table = TABLES[name]
+    except KeyError:
+        raise ValueError(f"unknown suite table {name!r}; choose from {sorted(TABLES)}") from None
+    return table.build(), table.workload, table.description
+
+
+def domain_json(dataset: Dataset) -> str:
+    """The table's domain as the JSON the peers read ({column: size})."""
+    return json.dumps(dataset.domain.to_dict())
