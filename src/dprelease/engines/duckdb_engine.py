@@ -382,9 +382,12 @@ def _column_checks(column: str, sql_type: str, size: int) -> tuple[str, list[tup
         else:
             number = f"CAST({column} AS DOUBLE)"
             first = [("empty or missing cells", f"{column} IS NULL")]
-        return number, first + [
+        checks = [
             ("missing (NaN) or infinite values", f"NOT isfinite({number})"),
             ("values that are not whole numbers (codes are integers)", f"{number} <> trunc({number})"),
             (out_of_range, f"{number} < 0 OR {number} >= {size}"),
         ]
+        if base == "VARCHAR":  # once checked, every cell is digits of the grammar: the view converts them directly
+            return f"TRY_CAST(replace({stripped}, '_', '') AS DOUBLE)", first + checks
+        return number, first + checks
     return column, None

@@ -151,7 +151,8 @@ class _Builder:
             status, code = self._float_as_text(column, value)
         elif kind == BOOL and isinstance(column, BooleanColumn):
             value = self.add(0, a + "v", raw)
-            status, code = f"(CASE WHEN {value} IS NULL THEN {NULL} ELSE {OK} END)", f"(CASE WHEN {value} THEN 1 ELSE 0 END)"
+            status = f"(CASE WHEN {value} IS NULL THEN {NULL} ELSE {OK} END)"
+            code = f"(CASE WHEN {value} THEN 1 ELSE 0 END)"
         elif kind in (DATE, TIMESTAMP):
             value = self.add(0, a + "v", raw)
             if kind == DATE:
