@@ -104,11 +104,12 @@ def session(master: str | None = None):
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         return active
-    builder = SparkSession.builder.appName("dprelease").config("spark.ui.showConsoleProgress", "false")
-    if master is not None:
-        builder = builder.master(master)
     try:
-        spark = builder.getOrCreate()
+        if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:  # not under spark-submit: local
+            spark = local_session(os.cpu_count() or 1)
+        else:
+            builder = SparkSession.builder.appName("dprelease").config("spark.ui.showConsoleProgress", "false")
+            spark = (builder if master is None else builder.master(master)).getOrCreate()
     except (*_spark_failures(), RuntimeError) as exc:  # e.g. no Java runtime: JAVA_GATEWAY_EXITED
         raise InputError(f"engine 'spark' could not start a Spark session ({_failure_name(exc)})") from None
     spark.sparkContext.setLogLevel("ERROR")

@@ -106,11 +106,13 @@ class Dialect:
     def strip(self, expr: str) -> str:
         """``str.strip()``: Python's whitespace off both ends.
 
-        DuckDB's ``trim`` with a set of multi-byte characters is ~10x slower than a regular expression that
-        finds none at either end, so it runs only where one is (3.4 s against 0.4 s on 4 million cells)."""
+        DuckDB's ``trim`` with a set of multi-byte characters is several times slower than its plain ``trim``
+        (spaces) and a regular expression that finds no other whitespace at either end, so it runs only
+        where some is (3.4 s against 0.4 s on 4 million cells)."""
         if self.name == "duckdb":
-            edges = self.matches(expr, rf"\A{SPACE_CLASS}|{SPACE_CLASS}\z")
-            return f"(CASE WHEN {edges} THEN trim({expr}, {self.text(WHITESPACE)}) ELSE {expr} END)"
+            spaces = f"trim({expr})"
+            edges = self.matches(spaces, rf"\A{SPACE_CLASS}|{SPACE_CLASS}\z")
+            return f"(CASE WHEN {edges} THEN trim({expr}, {self.text(WHITESPACE)}) ELSE {spaces} END)"
         return f"trim(BOTH {self.text(WHITESPACE)} FROM {expr})"
 
     def position(self, expr: str, keys: Sequence[str]) -> str:
