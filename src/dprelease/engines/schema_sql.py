@@ -141,6 +141,8 @@ class _Builder:
         a = f"__dp{i}_"  # aliases: a prefix no schema column is likely to carry, and distinct per column
         if kind == FLOAT:
             raw = f"CAST({raw} AS DOUBLE)"
+        elif kind == TEXT and sql_type.upper().startswith("ENUM"):
+            raw = f"CAST({raw} AS {d.string_type()})"
         typed_number = kind in (INT, FLOAT) and isinstance(column, _NUMBER_KINDS)
         if typed_number:
             value = self.add(0, a + "v", raw)
