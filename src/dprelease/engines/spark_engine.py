@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import reduce
@@ -104,6 +105,11 @@ def session(master: str | None = None):
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         return active
+    java_home = os.environ.get("JAVA_HOME")
+    java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
+    if not java or not os.access(java, os.X_OK):  # else Spark's launcher script fails with lines of its own
+        raise InputError(f"engine 'spark' needs a Java runtime (17 or later): no {java or 'java on the PATH'}; "
+                         "set JAVA_HOME")
     try:
         if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:  # not under spark-submit: local
             spark = local_session(os.cpu_count() or 1)
