@@ -46,7 +46,7 @@ from provenance import code_info, machine_info, provenance_line  # noqa: E402  (
 from scoring import load_scorer, score_rows  # noqa: E402  (one scoring path for all benchmarks)
 from dataclasses import asdict, fields  # noqa: E402
 
-from dprelease.mechanisms.mwem_tuning import FACTORED, GAUSSIAN_HISTOGRAM, MWEMTuning  # noqa: E402
+from dprelease.mechanisms.mwem_tuning import ADAPTIVE, FACTORED, MWEMTuning  # noqa: E402
 PEER_PY = REPO / "benchmarks" / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer.py"
 DELTA = 1e-9
@@ -59,8 +59,8 @@ ROW_MODES = ("sample", "round", "fitted")
 #: FACTORED preset (mechanisms/mwem_tuning.py), Gaussian since delta > 0.
 MODES = {"mwem-factored": {"representation": "factored", "noise": "gaussian", **asdict(FACTORED)}}
 #: The 7-column table on the explicit histogram (it fits: 120,960 cells): what synthesize runs there with
-#: delta > 0 (the GAUSSIAN_HISTOGRAM preset).
-SMALL3_MODES = {"mwem-small3": {"representation": "histogram", "noise": "gaussian", **asdict(GAUSSIAN_HISTOGRAM)}}
+#: delta > 0 (the ADAPTIVE preset).
+SMALL3_MODES = {"mwem-small3": {"representation": "histogram", "noise": "gaussian", **asdict(ADAPTIVE)}}
 
 
 def configured_mwem(epsilon: float, params: dict):

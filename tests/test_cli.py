@@ -77,7 +77,7 @@ def test_synth_mwem_writes_rows_and_release(capsys, tiny_files, tiny_domain, tmp
         assert answer.shape == tuple(tiny_domain.size_of(a) for a in marginal)
         assert answer.sum() == pytest.approx(1.0, abs=1e-9)
     assert np.array_equal(loaded.rows, rows)  # the side file holds the rows written to --out
-    assert release["synthetic_rows"]["method"] == "round"  # auto: pure-DP MWEM on a histogram
+    assert release["synthetic_rows"]["method"] == "fitted"  # auto: MWEM's rows are fitted to its answers
     assert release["synthetic_rows"]["count"] == 200
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "domain.json", "release.answers.npz",
                                                           "release.json", "synth.csv"]

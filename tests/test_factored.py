@@ -256,7 +256,7 @@ def test_cli_synth_runs_the_factored_model_and_the_release_says_so(tmp_path, tin
 
     out, release = tmp_path / "rows.csv", tmp_path / "release.json"
     argv = ["synth", str(tiny_files["data"]), "--domain", str(tiny_files["domain"]), "--workload", "1-2way",
-            "--epsilon", "1", "--delta", "1e-9", "--rounds", "3", "--seed", "0", "--representation", "factored",
+            "--epsilon", "1", "--delta", "1e-9", "--rounds", "20", "--seed", "0", "--representation", "factored",
             "--out", str(out), "--release", str(release), "--quiet"]
     assert main(argv) == 0
     printed = capsys.readouterr().out

@@ -246,13 +246,13 @@ def test_synthesize_uses_the_measured_defaults_for_each_representation_and_noise
     from dprelease.api import synthesize
     from dataclasses import asdict
 
-    from dprelease.mechanisms.mwem_tuning import FACTORED, GAUSSIAN_HISTOGRAM, LAPLACE_HISTOGRAM
+    from dprelease.mechanisms.mwem_tuning import ADAPTIVE, FACTORED
 
     data = _data()
     gaussian = synthesize(data, "2way", epsilon=1.0, delta=1e-9, representation="histogram", seed=0).parameters
     pure = synthesize(data, "2way", epsilon=1.0, representation="histogram", seed=0).parameters
     factored = synthesize(data, "2way", epsilon=1.0, delta=1e-9, representation="factored", seed=0).parameters
-    for parameters, preset in ((gaussian, GAUSSIAN_HISTOGRAM), (factored, FACTORED), (pure, LAPLACE_HISTOGRAM)):
+    for parameters, preset in ((gaussian, ADAPTIVE), (factored, FACTORED), (pure, ADAPTIVE)):
         expected = {k: v for k, v in asdict(preset).items()
                     if v is not None and (k != "max_model_cells" or parameters["representation"] == "factored")}
         assert {k: parameters[k] for k in expected} == expected

@@ -55,7 +55,9 @@ def test_a_callback_hears_every_phase_of_an_mwem_run_in_order(tiny_dataset):
         assert counts == sorted(counts), name
         assert steps[-1][0] == steps[-1][1], name  # and run to its total
     assert ("rounds", 3, 3) in events and ("answers", 6, 6) in events  # 3 rounds; 1-2way on 3 columns: 6 marginals
-    assert [t for p, _, t in events if p == "final fit"][0] == 100  # the Gaussian histogram preset's final passes
+    from dprelease.mechanisms.mwem_tuning import ADAPTIVE
+
+    assert [t for p, _, t in events if p == "final fit"][0] == ADAPTIVE.final_iterations  # the preset's final passes
 
 
 def test_other_mechanisms_report_rounds_answers_and_rows(tiny_dataset):

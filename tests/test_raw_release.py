@@ -235,7 +235,7 @@ def test_private_draft_charges_are_added_to_a_pure_run_exactly(drafted):
 def test_a_zcdp_run_is_converted_to_epsilon_delta_before_it_is_added(drafted):
     frame, schema = drafted
     draft_epsilon, draft_delta = schema.draft.spent
-    release = synthesize_table(frame, schema, "1-2way", epsilon=0.7, delta=1e-9, seed=0, rounds=2)
+    release = synthesize_table(frame, schema, "1-2way", epsilon=0.7, delta=1e-9, seed=0, rounds=20)  # Gaussian at 20
     ledger = release.privacy_ledger
     rho = Fraction(ledger["run"]["spent"]["rho_exact"])
     run_epsilon = Fraction(epsilon_for(rho=rho, delta=1e-9))

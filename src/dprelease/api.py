@@ -263,7 +263,7 @@ def build_release(request: SynthesisRequest, fitted: Fitted, dataset: PrivateTab
         mechanism=request.mechanism, domain=dataset.domain, workload=workload, guarantee=fitted.guarantee,
         parameters=fitted.parameters, privacy_ledger=fitted.accountant.to_json(), transcript=fitted.transcript,
         answers=answers, rows=synthetic, rows_method=method, seeded=request.seed is not None,
-        extra={**fitted.extra, "synthetic_rows_reason": reason},
+        extra={**fitted.extra, "synthetic_rows_reason": reason}, model=fitted.row_model,
     )
 
 

@@ -3,22 +3,24 @@
 A user of MWEM chooses the budget, the rounds (optionally), the representation and the caps
 (:class:`~dprelease.mechanisms.mwem.MWEMMechanism`). Everything else is an :class:`MWEMTuning`,
 and the registry entry picks one of the presets below from public quantities only (the resolved
-representation and whether delta > 0), before any private read:
+representation), before any private read:
 
 ===================  =============================================================================
 preset               used when
 ===================  =============================================================================
-LAPLACE_HISTOGRAM    pure DP (delta = 0) on an explicit histogram
-GAUSSIAN_HISTOGRAM   delta > 0 (Gaussian noise, zCDP) on an explicit histogram
+ADAPTIVE             an explicit histogram (the domain fits ``max_cells``), either noise
 FACTORED             the factored model (a domain above ``max_cells``), either noise
+CLASSIC              never by default: HLM's MWEM as first tuned on Adult (ablation, benchmarks)
 ===================  =============================================================================
 
+The presets were chosen on the tuning suite (benchmarks/bench_suite.py: tables of different shapes, eps in
+{0.1, 1, 10}, beside MST, AIM and the independent baseline), not on one table.
 Every option's effect is in benchmarks/results/ablation.md; docs/decisions.md says why each value won.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dprelease.errors import InputError
 from dprelease.representations.factored import DEFAULT_MAX_MODEL_CELLS
@@ -47,6 +49,15 @@ class MWEMTuning:
         selection_weights: ``"uniform"``, or ``"workload"`` (AIM's attribute-overlap weights).
         reuse_measurements: fit every past measurement each round (True) or only the newest (False).
         rounds: T when the user gives none (``None``: :func:`default_rounds` of epsilon).
+        rounds_per_attribute: T = this times the workload's attributes (AIM's 16 d), when the user and
+            ``rounds`` give none; with annealing it is the initial plan.
+        noise_target: with ``rounds_per_attribute``, plan only as many rounds as keep a typical
+            workload marginal's expected L1 measurement noise at most this
+            (:meth:`~dprelease.mechanisms.mwem.MWEM.planned_rounds`).
+        init_per_round: INIT measures each 1-way marginal at one planned round's measurement budget
+            (AIM), instead of ``init_share`` of the total.
+        one_way_candidates: keep the 1-way marginals among the candidates after INIT, so a round may
+            measure one again (AIM: with little budget, better 1-way marginals are what pays).
         max_model_cells: the factored model's cap when the user gives none.
     """
 
@@ -63,6 +74,11 @@ class MWEMTuning:
     selection_weights: str = "uniform"
     reuse_measurements: bool = True
     rounds: int | None = None
+    rounds_per_attribute: int | None = None
+    noise_target: float | None = None
+    init_per_round: bool = False
+    superset_cells: int = 0
+    one_way_candidates: bool = False
     max_model_cells: int = DEFAULT_MAX_MODEL_CELLS
 
     def __post_init__(self) -> None:
@@ -80,33 +96,42 @@ class MWEMTuning:
             raise InputError(f"step_growth must be a number >= 1, got {self.step_growth!r}")
         if self.rounds is not None:
             check_positive_int(self.rounds, "rounds")
+        if self.rounds_per_attribute is not None:
+            check_positive_int(self.rounds_per_attribute, "rounds_per_attribute")
+        if self.noise_target is not None:
+            check_positive(self.noise_target, "noise_target")
         check_positive_int(self.max_model_cells, "max_model_cells")
 
 
-#: Pure DP on an explicit histogram: HLM's MWEM with a quarter of each round to selection, a tenth of the
-#: budget on the 1-way marginals first, the full expected-noise size penalty, T from epsilon
-#: (benchmarks/results/small3.md: 7-column Adult, 1-3way, eps = 1: 0.042 avg L1 median of 5 seeds).
-LAPLACE_HISTOGRAM = MWEMTuning()
+#: HLM's MWEM as first tuned on 7-column Adult (the presets before issue 12): a quarter of each round to
+#: selection, a tenth of the budget on the 1-way marginals, the full expected-noise size penalty, T from
+#: epsilon. Kept for the ablation and the update-rule benchmarks; no default uses it.
+CLASSIC = MWEMTuning()
 
-#: Gaussian noise (delta > 0) on an explicit histogram (7-column Adult, 1-3way, eps = 1, model avg L1:
-#: 0.0251 mean of 8 fresh seeds in ~6 s, against 0.0259 with a tenth of each round to selection and no
-#: warm start, and 0.036 with the pure-DP preset; docs/decisions.md).
-GAUSSIAN_HISTOGRAM = MWEMTuning(candidates="closure", size_penalty=0.1, rounds=40, final_iterations=100,
-                                selection_share=0.05, warm_start=True)
+#: Every default run (issue 12; chosen on the tuning suite, benchmarks/results/suite.md; docs/decisions.md):
+#: AIM's plan (McKenna et al. 2022) in MWEM's loop. Candidates are the workload's downward closure (1-way
+#: marginals included), selected with a tenth of each round and a quarter of the expected-noise penalty;
+#: INIT measures each 1-way marginal at one planned round's budget; the rounds follow the public shape of
+#: the task (``noise_target`` 0.5 on a typical pair, between d + 1 and 16 d rounds, or INIT alone when no
+#: pair could be measured usefully: :meth:`~dprelease.mechanisms.mwem.MWEM.planned_rounds`), and annealing
+#: sharpens the rounds' budget when a measurement tells the model nothing new. Small noisy 1-way cells are
+#: pooled before the fit (:func:`~dprelease.updates.measurements.pooled_fractions`).
+ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
+                      annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
+                      one_way_candidates=True, final_iterations=300)
 
-#: The factored model (full Adult, benchmarks/results/adult_full.md; docs/decisions.md): AIM's downward
-#: closure as candidates, a quarter of the expected-noise size penalty, 40 rounds, 300 final fitting passes,
-#: a tenth of each round to selection (AIM's share) and a 500,000-cell model cap (as accurate as
-#: 2,000,000 and 2-6x faster).
-FACTORED = MWEMTuning(candidates="closure", size_penalty=0.25, rounds=40, final_iterations=300,
-                      selection_share=0.1, max_model_cells=500_000)
+#: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
+#: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/adult_full.md) and at most 8 d
+#: rounds (full Adult, all 3-way, eps = 10, delta = 1e-9: 0.107 avg L1 in 82 s against 0.106 in 421 s with
+#: 16 d, both at a load average near 5 on 2 cores; a 1,000,000-cell cap: 0.106 in 187 s).
+FACTORED = replace(ADAPTIVE, max_model_cells=500_000, rounds_per_attribute=8)
 
 
 def tuning_for(*, representation: str, noise: str) -> MWEMTuning:
-    """The preset for a resolved representation (``histogram``/``factored``) and noise (``laplace``/``gaussian``)."""
-    if representation == "factored":
-        return FACTORED
-    return GAUSSIAN_HISTOGRAM if noise == "gaussian" else LAPLACE_HISTOGRAM
+    """The preset for a resolved representation (``histogram``/``factored``). Either noise (``laplace``/
+    ``gaussian``) gets the same plan, which follows the budget's currency itself (:meth:`MWEM.plan_noise`)."""
+    del noise
+    return FACTORED if representation == "factored" else ADAPTIVE
 
 
 def default_rounds(epsilon: float) -> int:

@@ -42,7 +42,9 @@ class Release:
 
     ``schema`` (optional) is a public schema's JSON form, saved with the release; ``labels`` (optional)
     names the values of each attribute for :meth:`marginal` (default: the codes). ``location`` is the
-    JSON file it was last saved to or loaded from.
+    JSON file it was last saved to or loaded from. ``model`` is the fitted model the rows came from, kept in
+    memory only (never written; ``None`` after :meth:`load`): ``release.model.sample(n, rng)`` draws more
+    rows, post-processing that spends nothing.
     """
 
     mechanism: str
@@ -60,6 +62,7 @@ class Release:
     schema: dict[str, object] | None = None
     labels: ValueLabels | None = field(default=None, repr=False, compare=False)
     location: Path | None = field(default=None, repr=False, compare=False)
+    model: object | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------ queries
     def marginal_array(self, attributes: tuple[str, ...] | list[str]) -> np.ndarray:

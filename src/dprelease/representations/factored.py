@@ -35,6 +35,7 @@ from dprelease.errors import DomainTooLargeError
 from dprelease.privacy.rng import RandomSource
 from dprelease.queries.base import LinearQuery
 from dprelease.representations.histogram import HistogramModel
+from dprelease.representations.rounding import systematic_counts
 from dprelease.representations.junction_tree import (Clique, JunctionTree, calibrate, candidate_cells, eliminate,
                                                      expand, log_sum_to)
 
@@ -228,12 +229,12 @@ class FactoredModel:
         return self._generate(n, rng, rounded=False)
 
     def round(self, n: int, rng: RandomSource) -> np.ndarray:
-        """n records with counts rounded by largest remainder along the tree (shuffled row order).
+        """n records with counts rounded along the tree (shuffled row order).
 
-        The root clique's counts are n p(root) rounded as :meth:`HistogramModel.round` does; then,
-        clique by clique, the k records sharing a separator value get k p(new | separator) rounded by
-        largest remainder, assigned in random order within the group. With a single clique this
-        is exactly :meth:`HistogramModel.round`'s counts.
+        The root clique's counts are n p(root) rounded down or up by systematic sampling, as
+        :meth:`HistogramModel.round` does (:mod:`~dprelease.representations.rounding`); then, clique by
+        clique, the k records sharing a separator value get k p(new | separator) rounded the same way,
+        spread over the records as :func:`_draw_grouped` says.
         """
         return self._generate(n, rng, rounded=True)
 
@@ -243,7 +244,7 @@ class FactoredModel:
         root = tree.order[0]
         p = self._probability(root).reshape(-1)
         if rounded:
-            cells = np.repeat(np.arange(p.size), _largest_remainder(p / p.sum(), n))
+            cells = np.repeat(np.arange(p.size), systematic_counts(p, n, rng))
         else:
             cells = rng.choice(p, n)
         shape = tuple(domain.size_of(a) for a in tree.cliques[root])
@@ -271,25 +272,11 @@ class FactoredModel:
         return records
 
 
-def _largest_remainder(p: np.ndarray, n: int) -> np.ndarray:
-    """Counts summing to n: floor(n p), the remaining rows to the largest remainders (ties by index)."""
-    expected = p * n
-    counts = np.floor(expected).astype(np.int64)
-    short = n - int(counts.sum())
-    if short > 0:
-        order = np.argsort(-(expected - counts), kind="stable")[:short]
-        counts[order] += 1
-    elif short < 0:  # float excess (sum p slightly above 1): take back from the largest counts
-        order = np.argsort(-counts, kind="stable")[:-short]
-        counts[order] -= 1
-    return counts
-
-
 def _draw_grouped(table: np.ndarray, s_index: np.ndarray, rng: RandomSource, *, rounded: bool,
                   strata: Sequence[np.ndarray] = ()) -> np.ndarray:
     """For each record, a column of ``table`` given its row ``s_index`` (rows: conditional distributions).
 
-    Sampled i.i.d., or rounded: each group of records sharing a row gets its counts by largest remainder,
+    Sampled i.i.d., or rounded: each group of records sharing a row gets its counts by systematic sampling,
     and (with ``strata``, the records' other attributes, most important first) the group's records,
     sorted by the strata, receive the values interleaved as in systematic sampling (the k-th of c copies
     of a value at position (k + u) / c, u uniform per value), so each value is spread evenly over the
@@ -316,14 +303,7 @@ def _draw_grouped(table: np.ndarray, s_index: np.ndarray, rng: RandomSource, *, 
         lo, hi = bounds[start], bounds[stop]
         members = order[lo:hi]
         if rounded:
-            sizes = np.diff(bounds[start:stop + 1])
-            expected = rows * sizes[:, None]
-            counts = np.floor(expected).astype(np.int64)
-            short = sizes - counts.sum(axis=1)
-            remainder_rank = np.argsort(np.argsort(-(expected - counts), axis=1, kind="stable"), axis=1,
-                                        kind="stable")
-            counts += remainder_rank < short[:, None]
-            counts = _fix_totals(counts, sizes)
+            counts = systematic_counts(rows, np.diff(bounds[start:stop + 1]), rng)
             if strata:  # systematic positions: value j's k-th copy at (k + u_j) / c_j within its group
                 flat = counts.reshape(-1)
                 code_seq = np.repeat(np.tile(np.arange(columns), stop - start), flat)
@@ -343,15 +323,3 @@ def _draw_grouped(table: np.ndarray, s_index: np.ndarray, rng: RandomSource, *, 
             position = np.searchsorted(flat, local + keys[members], side="right") - local * columns
             codes[members] = np.clip(position, 0, columns - 1)
     return codes
-
-
-def _fix_totals(counts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """Guard against float excess: make each row of ``counts`` sum to its size exactly."""
-    excess = counts.sum(axis=1) - sizes
-    for r in np.nonzero(excess)[0]:
-        row = counts[r]
-        while row.sum() > sizes[r]:
-            row[np.argmax(row)] -= 1
-        while row.sum() < sizes[r]:
-            row[np.argmax(row)] += 1
-    return counts

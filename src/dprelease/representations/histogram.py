@@ -22,6 +22,7 @@ from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.privacy.rng import RandomSource
 from dprelease.queries.array_eval import BINCOUNT_MAX_CELLS, marginal_index, marginalize  # noqa: F401 (re-exported)
 from dprelease.queries.base import LinearQuery
+from dprelease.representations.rounding import systematic_counts
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,14 +61,12 @@ class HistogramModel:
         return np.stack(np.unravel_index(cells, self.domain.shape), axis=1).astype(np.int64)
 
     def round(self, n: int, rng: RandomSource) -> np.ndarray:
-        """n records whose counts are n * p rounded by largest remainder (shuffled row order)."""
-        expected = self.probabilities.reshape(-1) * n
-        counts = np.floor(expected).astype(np.int64)
-        short = n - int(counts.sum())
-        if short > 0:
-            # Largest remainders first; ties broken by index (deterministic post-processing).
-            order = np.argsort(-(expected - counts), kind="stable")[:short]
-            counts[order] += 1
+        """n records whose counts are n * p rounded down or up by systematic sampling (shuffled row order).
+
+        See :mod:`~dprelease.representations.rounding`: unbiased, so it never hands every row to the likeliest
+        cells when n is small against the support.
+        """
+        counts = systematic_counts(self.probabilities.reshape(-1), n, rng)
         cells = np.repeat(np.arange(counts.size), counts)
         records = np.stack(np.unravel_index(cells, self.domain.shape), axis=1).astype(np.int64)
         return records[rng.permutation(len(records))]

@@ -89,3 +89,27 @@ def term_weights(merged: Sequence[MarginalMeasurement]) -> list[float]:
         return [(smallest / m.scale) ** 2 for m in merged]
     smallest = min(m.std for m in merged)
     return [(smallest / m.std) ** 2 for m in merged]
+
+
+def pooled_fractions(values: np.ndarray, std: float, *, threshold: float = 3.0) -> np.ndarray:
+    """A distribution from a noisy 1-way marginal: half clipped, half with its small cells pooled (post-processing).
+
+    A cell whose noisy fraction is under ``threshold`` times the noise's standard deviation cannot be told
+    from an empty one, and clipping such cells at 0 one by one keeps the noise's positive spikes. MST
+    compresses them into one bucket (McKenna, Miklau & Sheldon 2021); here, with no budget to re-measure the
+    bucket, the pool's noisy total (clipped at 0) is spread evenly over its cells. Pooling wins where a few
+    values carry the mass (adult-n5000, eps = 0.1: 0.83 avg L1 on the 2-way products against 1.15 clipped)
+    and loses where many moderately small values carry the shape (small91's 85 ages at eps = 1: 0.52 against
+    0.45). The even mixture of the two was within 3 % of the better one on every suite table tried, and better
+    than both on half (benchmarks: docs/decisions.md, issue 12). Public inputs only: the noisy values and
+    the noise's scale.
+    """
+    y = np.asarray(values, dtype=np.float64).reshape(-1)
+    clipped = np.clip(y, 0.0, None) + 1e-12
+    small = y < threshold * std
+    pooled = y
+    if small.sum() > 1:
+        pooled = np.where(small, max(float(y[small].sum()), 0.0) / small.sum(), y)
+    pooled = np.clip(pooled, 0.0, None) + 1e-12
+    mixed = 0.5 * clipped / clipped.sum() + 0.5 * pooled / pooled.sum()
+    return mixed.reshape(np.shape(values))

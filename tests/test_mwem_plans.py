@@ -1,0 +1,128 @@
+"""MWEM's budget plans that follow the task's public shape: exact ledgers for every path (issue 12).
+
+* INIT at one planned round's budget per 1-way marginal (AIM's), then annealed rounds: the charges sum to
+  the budget exactly, under pure DP (epsilon) and under zCDP (rho);
+* the init-only plan: when no round is worth its noise, each 1-way marginal gets 1/d of the budget;
+* the noise choice: with delta > 0, Laplace where it affords more rounds at the noise target, and then
+  the run is (epsilon, 0)-DP with an epsilon ledger;
+* the rounds' plan is a function of public quantities only (n, the workload, the budget).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from dprelease import Dataset, Domain
+from dprelease.mechanisms.mwem import MWEM
+from dprelease.mechanisms.mwem_tuning import MWEMTuning
+from dprelease.privacy.noise import exact
+from dprelease.privacy.rng import SeededRandom
+from dprelease.privacy.zcdp import rho_for
+from dprelease.queries.workload import Workload
+
+DOMAIN = Domain(("a", "b", "c", "d"), (3, 4, 2, 5))
+PLAN = MWEMTuning(init_per_round=True, one_way_candidates=True, annealing=True, rounds_per_attribute=16,
+                  noise_target=0.5, size_penalty=0.5, candidates="closure", selection_share=0.1, warm_start=True,
+                  final_iterations=3)
+
+
+def table(n: int, seed: int = 0) -> Dataset:
+    generator = np.random.Generator(np.random.PCG64(seed))
+    return Dataset.from_records(generator.integers(0, DOMAIN.sizes, size=(n, 4)), DOMAIN)
+
+
+@pytest.mark.parametrize("epsilon,n", [(1.0, 20_000), (3.0, 5_000), (0.5, 50_000)])
+def test_pure_dp_plan_spends_epsilon_exactly(epsilon, n):
+    data, workload = table(n), Workload.all_kway(DOMAIN, 2)
+    mwem = MWEM(epsilon=epsilon, tuning=PLAN)
+    rounds = mwem.planned_rounds(workload, n=n, total=exact(epsilon), gaussian=False)
+    result = mwem.run(data, workload, rng=SeededRandom(1))
+    charges = [c.epsilon for c in result.accountant.ledger]
+    assert sum(charges) == exact(epsilon)  # the annealed rounds hand out exactly what INIT left
+    init = charges[:4]
+    if rounds > 4:
+        assert init == [exact(epsilon) / rounds * (1 - exact(0.1))] * 4
+    else:
+        assert init == [exact(epsilon) / 4] * 4
+    assert result.parameters["noise"] == "laplace" and result.parameters["rounds"] == rounds
+
+
+@pytest.mark.parametrize("epsilon,n", [(1.0, 200_000), (10.0, 20_000)])
+def test_zcdp_plan_spends_rho_exactly_up_to_the_selections_rounding(epsilon, n):
+    data, workload = table(n), Workload.all_kway(DOMAIN, 2)
+    mwem = MWEM(epsilon=epsilon, delta=1e-9, tuning=PLAN)
+    noise, rounds = mwem.plan_noise(workload, n=n)
+    assert noise == "gaussian"
+    result = mwem.run(data, workload, rng=SeededRandom(2))
+    rho = rho_for(epsilon=epsilon, delta=1e-9)
+    spent = sum(c.rho for c in result.accountant.ledger)
+    # Measurements cost their rho exactly; a selection costs eps^2 / 8 for the largest float eps within its
+    # share (zcdp.exponential_epsilon), a relative hair below it: never above the budget.
+    assert spent <= rho and (rho - spent) / rho < Fraction(1, 10**12)
+    assert [c.rho for c in result.accountant.ledger[:4]] == [rho / rounds * (1 - exact(0.1))] * 4
+
+
+def test_init_only_plan_gives_each_one_way_marginal_a_dth_of_the_budget():
+    """n * epsilon so small that no round is worth its noise: the independent baseline's plan."""
+    data, workload = table(200), Workload.all_kway(DOMAIN, 3)
+    mwem = MWEM(epsilon=0.05, tuning=PLAN)
+    assert mwem.planned_rounds(workload, n=200, total=exact(0.05), gaussian=False) == 4
+    result = mwem.run(data, workload, rng=SeededRandom(3))
+    assert [c.epsilon for c in result.accountant.ledger] == [exact(0.05) / 4] * 4
+    assert result.parameters["rounds_run"] == 0
+
+
+def test_laplace_is_chosen_under_delta_where_it_affords_more_rounds():
+    """At small n * epsilon, epsilon / T Laplace beats rho / T Gaussian: the run is then (epsilon, 0)-DP."""
+    workload = Workload.all_kway(DOMAIN, 2)
+    small = MWEM(epsilon=0.1, delta=1e-9, tuning=PLAN)
+    noise, rounds = small.plan_noise(workload, n=3_000)
+    laplace_rounds = small.planned_rounds(workload, n=3_000, total=exact(0.1), gaussian=False)
+    gaussian_rounds = small.planned_rounds(workload, n=3_000, total=rho_for(epsilon=0.1, delta=1e-9), gaussian=True)
+    assert noise == "laplace" and rounds == laplace_rounds > gaussian_rounds
+    result = small.run(table(3_000), workload, rng=SeededRandom(4))
+    assert result.parameters["noise"] == "laplace" and result.parameters["delta"] == 0.0
+    assert sum(c.epsilon for c in result.accountant.ledger) == exact(0.1)
+    assert not hasattr(result.accountant, "rho")
+
+
+def test_the_plan_follows_public_quantities_only():
+    workload = Workload.all_kway(DOMAIN, 2)
+    mwem = MWEM(epsilon=1.0, tuning=PLAN)
+    plans = [mwem.planned_rounds(workload, n=n, total=exact(1.0), gaussian=False) for n in (100, 10**3, 10**4, 10**6)]
+    assert plans == sorted(plans) and plans[0] == 4 and plans[-1] == 16 * 4  # more rows, more rounds, up to 16 d
+    cells = float(np.median([workload.cells(m) for m in workload.marginals]))
+    expected = math.floor(0.9 * 0.5 * 10**4 / (2 * cells))  # eps_m T <= ... : 2 C T / (n 0.9 eps) <= tau
+    assert plans[2] == min(64, max(4, expected)) or (expected <= 4 and plans[2] == 4)
+    assert mwem.planned_rounds(workload, n=10**4, total=exact(1.0), gaussian=False) == plans[2]  # no data read
+    assert replace(mwem, rounds=7).planned_rounds(workload, n=10**4, total=exact(1.0), gaussian=False) == 7
+
+
+def test_rounds_the_user_gives_come_after_init_and_spend_epsilon_exactly():
+    """rounds=T from the user: INIT sized as one of T + d units, then exactly T select+measure rounds."""
+    data, workload = table(5_000), Workload.all_kway(DOMAIN, 2)
+    mwem = MWEM(epsilon=1.0, rounds=5, tuning=replace(PLAN, annealing=False))
+    result = mwem.run(data, workload, rng=SeededRandom(2))
+    ledger = [c.epsilon for c in result.accountant.ledger]
+    init_each = exact(1.0) / (5 + 4) * (1 - exact(0.1))
+    assert ledger[:4] == [init_each] * 4
+    assert len(ledger) == 4 + 2 * 5 and result.parameters["rounds_run"] == 5
+    assert sum(ledger) == exact(1.0)
+
+
+def test_pooled_fractions_is_a_distribution_and_mixes_pooling_with_clipping():
+    from dprelease.updates.measurements import pooled_fractions
+
+    noisy = np.array([0.9, 0.05, -0.02, 0.04, 0.03])
+    out = pooled_fractions(noisy, std=0.05)
+    assert out.min() > 0 and math.isclose(out.sum(), 1.0)
+    clipped = np.clip(noisy, 0, None) / np.clip(noisy, 0, None).sum()
+    small = noisy < 0.15
+    pooled = np.where(small, noisy[small].sum() / small.sum(), noisy)
+    pooled = pooled / pooled.sum()
+    assert np.allclose(out, 0.5 * clipped + 0.5 * pooled, atol=1e-9)
