@@ -77,10 +77,12 @@ def _failure_name(exc: BaseException) -> str:
     return type(exc).__name__ + (f": {condition}" if condition else "")
 
 
-def local_session(cores: int = 2, *, app_name: str = "dprelease", local_dir: str | None = None):
+def local_session(cores: int = 2, *, app_name: str = "dprelease", local_dir: str | None = None,
+                  config: dict[str, str] | None = None):
     """A local Spark session (``local[cores]``), quiet and with few shuffle partitions; JAVA_HOME set if unset.
 
-    ``local_dir`` is Spark's scratch folder (``spark.local.dir``; default the system's temporary folder).
+    ``local_dir`` is Spark's scratch folder (``spark.local.dir``; default the system's temporary folder);
+    ``config`` more Spark settings (e.g. ``{"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}``).
     """
     _pyspark()
     from pyspark.sql import SparkSession
@@ -89,6 +91,8 @@ def local_session(cores: int = 2, *, app_name: str = "dprelease", local_dir: str
     builder = SparkSession.builder
     if local_dir is not None:
         builder = builder.config("spark.local.dir", local_dir)
+    for key, value in (config or {}).items():
+        builder = builder.config(key, value)
     return (builder.master(f"local[{cores}]").appName(app_name)
             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", str(2 * cores))
