@@ -42,6 +42,21 @@ class Case:
         self.data = self.write("bad.csv", text)
         return self
 
+    def parquet(self, select_sql: str | None = None, content: bytes | None = None) -> Case:
+        """The table as Parquet: written by DuckDB from ``select_sql``, or ``content`` as the file's bytes."""
+        path = self.tmp / "bad.parquet"
+        if content is not None:
+            path.write_bytes(content)
+        else:
+            import duckdb
+
+            duckdb.connect().execute(f"COPY ({select_sql}) TO '{path}' (FORMAT parquet)")
+        self.data = path
+        return self
+
+    def schema(self, text: str) -> str:
+        return f"--schema={self.write('schema.json', text)}"
+
     def domain_json(self, text: str) -> Case:
         self.domain = self.write("bad-domain.json", text)
         return self
@@ -120,18 +135,37 @@ CLI_CASES: list[tuple[str, Callable[[Case], list[str]], tuple[str, ...]]] = [
     ("columns-duplicated", lambda c: c.synth("--columns=a,b,a"), ("--columns", "twice", "['a', 'b', 'a']")),
     ("columns-empty-name", lambda c: c.synth("--columns=a,,b"), ("--columns", "'a,,b'")),
     pytest.param(
-        "value-fraction", lambda c: c.csv("a,b,c\n0,1.5,0\n").synth(), ("column 'b'", "value 1.5 is not", "1 rows affected"),
+        "value-fraction", lambda c: c.csv("a,b,c\n0,1.5,0\n").synth(), ("column 'b'", "not whole numbers"),
         id="value-fraction",
     ),
-    ("value-text", lambda c: c.csv("a,b,c\n0,1,x\n1,1,y\n").synth(), ("column 'c'", "'x'", "2 rows affected")),
-    ("value-empty", lambda c: c.csv("a,b,c\n0,,0\n1,1,1\n").synth(), ("column 'b'", "empty", "1 rows affected")),
-    ("value-too-large", lambda c: c.csv("a,b,c\n0,1,7\n").synth(), ("column 'c'", "value 7 is outside 0..3")),
-    ("value-negative", lambda c: c.csv("a,b,c\n-1,1,2\n").synth(), ("column 'a'", "value -1 is outside 0..1")),
+    ("value-text", lambda c: c.csv("a,b,c\n0,1,x\n1,1,y\n").synth(), ("column 'c'", "not numbers")),
+    ("value-empty", lambda c: c.csv("a,b,c\n0,,0\n1,1,1\n").synth(), ("column 'b'", "empty")),
+    ("value-too-large", lambda c: c.csv("a,b,c\n0,1,7\n").synth(), ("column 'c'", "outside the codes 0..3")),
+    ("value-negative", lambda c: c.csv("a,b,c\n-1,1,2\n").synth(), ("column 'a'", "outside the codes 0..1")),
     ("header-only", lambda c: c.csv("a,b,c\n").synth(), ("bad.csv", "no rows")),
     ("empty-file", lambda c: c.csv("").synth(), ("bad.csv", "is empty")),
-    ("ragged", lambda c: c.csv("a,b,c\n0,1,2\n0,1\n").synth(), ("bad.csv", "does not parse as CSV", "line 3")),
+    ("ragged", lambda c: c.csv("a,b,c\n0,1,2\n0,1\n").synth(), ("bad.csv", "more or fewer fields")),
     ("duplicate-header", lambda c: c.csv("a,b,c,b\n0,1,2,2\n").synth(), ("['b']", "more than once")),
-    ("data-missing", lambda c: ["synth", str(c.tmp / "nope.csv"), *c.synth()[2:]], ("nope.csv", "cannot be read")),
+    ("data-missing", lambda c: ["synth", str(c.tmp / "nope.csv"), *c.synth()[2:]], ("nope.csv", "does not exist")),
+    # where the data lives (--engine auto: DuckDB for files)
+    ("engine-unknown", lambda c: c.synth("--engine=sqlite"), ("--engine", "invalid choice", "'sqlite'")),
+    ("memory-limit-malformed", lambda c: c.synth("--memory-limit=2XB"), ("--memory-limit", "'2XB'", "'2GB'")),
+    ("memory-limit-tiny", lambda c: c.synth("--memory-limit=1MB"), ("--memory-limit", "at least 16 MiB", "'1MB'")),
+    ("memory-limit-with-memory", lambda c: c.synth("--engine=memory", "--memory-limit=2GB"),
+     ("--memory-limit", "--engine memory")),
+    ("spark-master-without-spark", lambda c: c.synth("--spark-master=local[2]"), ("--spark-master", "--engine spark")),
+    ("glob-matches-nothing", lambda c: ["synth", str(c.tmp / "parts" / "*.parquet"), *c.synth()[2:]],
+     ("no data file matches", "*.parquet")),
+    ("parquet-unreadable", lambda c: c.parquet(content=b"PAR1 not really parquet").synth(),
+     ("bad.parquet", "cannot be read as Parquet")),
+    ("parquet-wrong-type", lambda c: c.parquet("SELECT 1 AS a, DATE '2024-01-02' AS b, 2 AS c").synth(),
+     ("column 'b' has type DATE; expected integer codes",)),
+    ("schema-wrong-type", lambda c: c.parquet("SELECT 1 AS a, DATE '2024-01-02' AS b, 2 AS c").synth(
+        c.schema('{"a": 2, "b": {"type": "categorical", "values": ["x"]}, "c": 4}'), drop=("--domain",)),
+     ("column 'b' has type DATE, which engine 'duckdb' does not encode as a categorical column",)),
+    ("schema-bad-values-in-duckdb", lambda c: c.csv("a,b,c\n0,yes,2\n1,maybe,3\n").synth(
+        c.schema('{"a": 2, "b": {"type": "boolean"}, "c": 4}'), drop=("--domain",)),
+     ("column 'b': values not true/false words (declare other)",)),
     # the domain
     ("domain-not-json", lambda c: c.domain_json("{a: 2}").synth(), ("bad-domain.json", "not valid JSON")),
     ("domain-not-object", lambda c: c.domain_json("[2, 3, 4]").synth(), ("bad-domain.json", "JSON object", "list")),
@@ -317,9 +351,13 @@ def test_synthesize_user_mistake(api_dataset, overrides, error, fragments):
         assert fragment in str(info.value), str(info.value)
 
 
-def test_synthesize_rejects_a_non_dataset(api_dataset):
-    with pytest.raises(InputTypeError, match="dprelease.Dataset or another PrivateTable, got ndarray"):
+def test_synthesize_needs_the_domain_of_a_source_that_is_not_a_table(api_dataset):
+    with pytest.raises(InputError, match=r"dataset is a ndarray, not a table: give its domain \(domain=...\)"):
         synthesize(api_dataset.records, "1way", epsilon=1.0, seed=0)
+    with pytest.raises(InputError, match="engine must be 'auto' or one of"):
+        synthesize(api_dataset.records, "1way", domain=api_dataset.domain, engine="sqlite", epsilon=1.0, seed=0)
+    with pytest.raises(InputError, match="already a table"):
+        synthesize(api_dataset, "1way", engine="duckdb", epsilon=1.0, seed=0)
 
 
 def test_synthesize_privacy_parameters_are_keyword_only(api_dataset):

@@ -88,7 +88,7 @@ def test_missing_files_globs_and_columns_are_named(tmp_path):
     path = write_parquet(tmp_path / "t.parquet", "SELECT 1 AS a, 2 AS other")
     with pytest.raises(InputError) as exc:
         open_table(path, SMALL)
-    assert one_line(exc) == f"data file {path!r} lack(s) column(s) ['b'] of the domain; it has ['a', 'other']"
+    assert one_line(exc) == f"data file {path!r} lacks column(s) ['b'] of the domain; it has ['a', 'other']"
     empty = write_parquet(tmp_path / "empty.parquet", "SELECT 1 AS a, 1 AS b WHERE false")
     with pytest.raises(InputError, match="has no rows"):
         open_table(empty, SMALL)
@@ -223,3 +223,27 @@ def test_spill_folder_is_removed_on_close(tmp_path):
     spill = table._spill_folder
     table.close()
     assert spill is not None and not os.path.exists(spill)
+
+
+def test_spark_without_a_java_runtime_is_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    """``--engine spark`` where no Java runtime is found: the launcher is never started (it would print lines of
+    its own); where pyspark is missing, the line says so instead."""
+    from dprelease.cli import main
+
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        pass
+    else:
+        if SparkSession.getActiveSession() is not None:
+            pytest.skip("a Spark session is already running in this process")
+    files = write_tables(tmp_path / "data", records(5, n=50))
+    (tmp_path / "domain.json").write_text('{"a": 2, "b": 3, "c": 5, "d": 300}')
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
+    out = tmp_path / "out"
+    code = main(["synth", files["parquet"], "--domain", str(tmp_path / "domain.json"), "--workload", "1way",
+                 "--epsilon", "1", "--out", str(out / "rows.csv"), "--quiet", "--engine", "spark"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert ("needs a Java runtime" in err and "no-jdk" in err) or "needs pyspark" in err, err
+    assert not out.exists()

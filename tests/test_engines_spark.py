@@ -1,12 +1,19 @@
 """Spark, a real local[2] session (one for this module): the three engines agree bit for bit; faults are one line.
 
+For the same table and seed, memory, DuckDB and Spark give bit-identical marginals, fingerprints, ledgers and
+releases, for tables of codes and for raw tables encoded by a schema (in numpy, in DuckDB's SQL, in Spark's),
+down to the sha256 of every file ``dprelease synth`` writes.
+
 Runs wherever pyspark and a Java runtime are present; ``make test`` installs the ``spark`` extra when it
 finds Java and sets DPRELEASE_REQUIRE_SPARK=1, so there a missing pyspark fails instead of skipping.
-The session's death is the module's last test: it kills the JVM this module started.
+Tables are tiny and jobs few (a Spark job costs ~0.3-1 s here, the session ~10 s). The session's death is
+the module's last test: it kills the JVM this module started.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import signal
@@ -15,15 +22,18 @@ import warnings
 import numpy as np
 import pytest
 
+from dprelease import Dataset
 from dprelease.api import synthesize
+from dprelease.cli import main
 from dprelease.engines.duckdb_engine import DuckDBTable
 from dprelease.engines.registry import auto_engine, open_table
 from dprelease.engines.spark_engine import DEFAULT_JAVA_HOME, SparkTable
 from dprelease.errors import EngineError, InputError
-from dprelease.privacy.accountant import PrivacyAccountant
-from dprelease.privacy.measurer import PrivateMeasurer
-from dprelease.privacy.rng import SeededRandom
+from dprelease.privacy import accountant as accounting
+from dprelease.schema import encode
+from tests.counting import count_random_draws
 from tests.engine_tables import DOMAIN, ORDERS, dataset, records, same_bits, write_tables
+from tests.raw_tables import text_rows, text_schema, typed_schema, write_text_csv, write_typed_parquet
 
 
 def spark_missing() -> str | None:
@@ -44,13 +54,21 @@ if REASON and os.environ.get("DPRELEASE_REQUIRE_SPARK") == "1":
 pytestmark = pytest.mark.skipif(REASON is not None, reason=str(REASON))
 
 
+#: A short-lived JVM: the C1 compiler only, and the serial collector. The module's jobs are many small
+#: first-time plans, where C2's compilations cost more CPU than they save: 31 s against 54-58 s here (load 3-4.5),
+#: half the CPU. A session for real tables keeps the JVM's defaults (local_session() without config).
+JVM_CONFIG = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
+
+
 @pytest.fixture(scope="module")
 def spark(tmp_path_factory):
     from dprelease.engines.spark_engine import local_session
 
     # Spark's scratch files under pytest's temporary folder: the JVM killed below cannot clean them itself.
-    session = local_session(2, app_name="dprelease-tests", local_dir=str(tmp_path_factory.mktemp("spark-local")))
+    session = local_session(2, app_name="dprelease-tests", local_dir=str(tmp_path_factory.mktemp("spark-local")),
+                            config=JVM_CONFIG)
     session.sparkContext.setLogLevel("ERROR")
+    session.conf.set("spark.sql.shuffle.partitions", "2")  # tiny tables: fewer tasks per job
     yield session
     try:
         session.stop()
@@ -60,7 +78,7 @@ def spark(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def rows() -> np.ndarray:
-    return records(11)
+    return records(11, n=1500)
 
 
 @pytest.fixture(scope="module")
@@ -69,12 +87,24 @@ def files(tmp_path_factory, rows):
 
 
 @pytest.fixture(scope="module")
-def frame(spark, rows):
-    return spark.createDataFrame([tuple(int(v) for v in r) for r in rows], list(DOMAIN.attributes))
+def raw(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("spark-raw")
+    text = write_text_csv(folder / "text.csv")
+    schema = text_schema(buckets="both", rows=len(text_rows()))
+    schema.to_json(folder / "schema.json")
+    return {"csv": text, "schema": schema, "schema_file": folder / "schema.json", "folder": folder,
+            "typed": write_typed_parquet(folder / "typed.parquet", 60)}
 
 
-def test_three_engines_give_identical_marginals_fingerprints_and_releases(spark, files, frame, rows):
+def quiet_synthesize(table, workload, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return synthesize(table, workload, epsilon=1.0, seed=0, **options)
+
+
+def test_three_engines_give_identical_marginals_fingerprints_and_releases(spark, files, rows):
     memory = dataset(rows)
+    frame = spark.read.parquet(files["parquet"])
     assert auto_engine(frame) == "spark"
     on_spark = open_table(frame, DOMAIN)  # auto: a Spark DataFrame goes to Spark
     with DuckDBTable.open(files["glob"], DOMAIN) as on_duckdb:
@@ -84,9 +114,8 @@ def test_three_engines_give_identical_marginals_fingerprints_and_releases(spark,
             for attributes in ORDERS:
                 assert same_bits(table.marginal_counts(attributes), memory.marginal_counts(attributes)), (name, attributes)
             assert table.fingerprint() == memory.fingerprint(), name
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            releases = {name: synthesize(table, "1-2way", epsilon=1.0, seed=0) for name, table in tables.items()}
+        releases = {name: quiet_synthesize(table, "1-2way") for name, table in tables.items()}
+    releases["spark-frame"] = quiet_synthesize(frame, "1-2way", domain=DOMAIN)  # synthesize opens the frame itself
     expected = releases.pop("memory")
     for name, got in releases.items():
         assert np.array_equal(got.rows, expected.rows), name
@@ -105,6 +134,58 @@ def test_the_per_set_path_on_spark_reading_parquet_parts_gives_the_same_counts(s
     assert table.fingerprint() == memory.fingerprint()  # streamed through toLocalIterator
 
 
+#: One text column of each kind (tests/test_schema_sql.py runs every column through DuckDB; a Spark job over
+#: them all costs ~10 s more on a cold JVM).
+KINDS = ["row", "age", "income", "code", "joined", "login", "member", "sex"]
+#: One typed Parquet column per raw Spark type and the kinds whose SQL differs for it.
+TYPED = ["row", "i_int", "u_int", "f_num", "f_int", "f_codes", "f_cat", "f_bool", "dec_num", "b_bool", "b_cat",
+         "d_date", "d_dt", "ts_dt", "ts_date", "tstz_dt", "s_cat"]
+
+
+def test_raw_tables_encode_identically_in_spark(spark, raw):
+    """The text table's tricky values and every typed Parquet column, encoded in Spark SQL: the in-memory codes."""
+    for source, schema in [(raw["csv"], raw["schema"].select(KINDS)), (raw["typed"], typed_schema(60).select(TYPED))]:
+        codes = encode(source, schema)
+        expected = Dataset(schema.domain, codes, None, len(codes))
+        table = open_table(str(source), schema=schema, engine="spark", spark=spark)
+        assert table.fingerprint() == expected.fingerprint(), source  # every distinct row and its count
+    strict = text_schema(buckets="none", rows=len(text_rows())).select(KINDS)
+    with pytest.raises(InputError) as exc:
+        encode(raw["csv"], strict)
+    with pytest.raises(InputError) as got:
+        open_table(str(raw["csv"]), schema=strict, engine="spark", spark=spark)
+    assert str(got.value) == str(exc.value)
+
+
+def sha256(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("kind", ["schema", "domain"])
+def test_every_engine_writes_the_same_release_files(spark, raw, files, kind, capsys):
+    """``dprelease synth --engine X``: the same bytes in the rows, the release JSON and its side file."""
+    if kind == "schema":
+        data, source = str(raw["csv"]), ["--schema", str(raw["schema_file"]), "--columns", "age,income,sex,joined"]
+    else:
+        domain = raw["folder"] / "domain.json"
+        domain.write_text(json.dumps(DOMAIN.to_dict()))
+        data, source = files["csv"], ["--domain", str(domain)]
+    digests = {}
+    for engine in ("memory", "duckdb", "spark"):
+        folder = raw["folder"] / kind / engine  # the same names in each (the release JSON names its side file)
+        folder.mkdir(parents=True)
+        out, release = folder / "rows.csv", folder / "release.json"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            code = main(["synth", data, *source, "--workload", "1-2way", "--epsilon", "1", "--seed", "3",
+                         "--out", str(out), "--release", str(release), "--quiet", "--engine", engine])
+        assert code == 0, capsys.readouterr().err
+        files_written = sorted(p.name for p in folder.iterdir())
+        assert files_written == ["release.answers.npz", "release.json", "rows.csv"], files_written
+        digests[engine] = [sha256(folder / name) for name in files_written]
+    assert digests["duckdb"] == digests["memory"] and digests["spark"] == digests["memory"]
+
+
 def test_bad_spark_columns_and_paths_are_one_line_without_values(spark, tmp_path):
     bad = spark.createDataFrame([(0, 77, "1", 2.0), (1, 1, "x-secret", 2.5)], ["a", "b", "c", "d"])
     with pytest.raises(InputError) as exc:
@@ -117,32 +198,41 @@ def test_bad_spark_columns_and_paths_are_one_line_without_values(spark, tmp_path
         SparkTable(typed, DOMAIN)
     with pytest.raises(InputError, match="does not exist"):
         open_table(str(tmp_path / "missing.parquet"), DOMAIN, engine="spark", spark=spark)
-    with pytest.raises(InputError, match=r"lack\(s\) column\(s\) \['d'\]"):
+    with pytest.raises(InputError, match=r"lacks column\(s\) \['d'\]"):
         SparkTable(typed.drop("d"), DOMAIN)
 
 
-def test_a_spark_session_dying_mid_count_spends_nothing(spark, frame):
-    """Last in the module: kills this module's JVM after the first of several counts."""
-    table = SparkTable(frame, DOMAIN, max_distinct_rows=0, batch_size=1)
-    count_sets = table._count_sets
+def test_a_spark_session_dying_mid_count_spends_nothing_and_writes_nothing(spark, raw, monkeypatch, capsys):
+    """Last in the module: ``dprelease synth --engine spark`` loses its JVM during the first count."""
+    grouped = SparkTable._group_rows
 
-    def count_then_die(sets):
-        counts = count_sets(sets)
+    def die_then_group(self, cap):
         os.kill(spark.sparkContext._gateway.proc.pid, signal.SIGKILL)  # the JVM this module started
         spark.sparkContext._gateway.proc.wait(timeout=30)
-        return counts
+        return grouped(self, cap)
 
-    table._count_sets = count_then_die
+    monkeypatch.setattr(SparkTable, "_group_rows", die_then_group)
+    accountants = []
+    made = accounting.PrivacyAccountant.__init__
+
+    def remember(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        accountants.append(self)
+
+    monkeypatch.setattr(accounting.PrivacyAccountant, "__init__", remember)
     # pyspark's accumulator server prints a traceback when its JVM peer vanishes; that noise is expected here.
     spark.sparkContext._accumulatorServer.handle_error = lambda *args: None
-    accountant = PrivacyAccountant(epsilon=1.0)
-    measurer = PrivateMeasurer(table, accountant=accountant, rng=SeededRandom(0))
-    estimates = [np.full((2, 3), 1 / 6), np.full((5,), 0.2), np.full((300,), 1 / 300)]
-    with pytest.raises(EngineError) as exc:
-        measurer.select_marginal([("a", "b"), ("c",), ("d",)], estimates, epsilon=0.5, label="select")
-    message = str(exc.value)
-    assert "\n" not in message and message.startswith("Spark DataFrame: Spark failed while counting 1 marginal(s) (")
-    assert accountant.ledger == []
-    with pytest.raises(EngineError), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        synthesize(table, "1-2way", epsilon=1.0, seed=0)
+    draws = count_random_draws(monkeypatch)
+    out = raw["folder"] / "dead"
+    out.mkdir()
+    code = main(["synth", str(raw["csv"]), "--schema", str(raw["schema_file"]), "--columns", "age,sex",
+                 "--workload", "1-2way", "--epsilon", "1", "--out", str(out / "rows.csv"),
+                 "--release", str(out / "release.json"), "--quiet", "--engine", "spark"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"dprelease: error: data file {str(raw['csv'])!r}: Spark failed while grouping the "
+                          "table into distinct rows ("), err
+    assert err.rstrip().endswith("nothing was read from the table")
+    assert list(out.iterdir()) == []  # nothing written
+    assert accountants and all(a.ledger == [] for a in accountants)  # nothing spent
+    assert draws == []  # no noise drawn

@@ -14,14 +14,17 @@ with differential privacy, the draft's charges composed into the release's ledge
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
-from dprelease.data import Dataset
-from dprelease.domain import DEFAULT_MAX_CELLS
+from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.base import PrivateTable
+from dprelease.engines.counting import parse_memory_limit
+from dprelease.engines.files import is_path_source
+from dprelease.engines.registry import engine_name, open_table
 from dprelease.errors import InputError, InputTypeError, SeededRunWarning
 from dprelease.mechanisms import registry
 from dprelease.mechanisms.base import Budget, Fitted
@@ -105,9 +108,12 @@ class SynthesisRequest:
 
 
 def synthesize(
-    dataset: PrivateTable,
+    dataset: object,
     workload: Workload | str,
     *,
+    domain: Domain | None = None,
+    engine: str = "auto",
+    memory_limit: int | str | None = None,
     mechanism: str = "mwem",
     epsilon: float,
     delta: float = 0.0,
@@ -125,8 +131,18 @@ def synthesize(
     """Run ``mechanism`` on ``dataset`` for ``workload`` and return the release.
 
     Args:
-        dataset: the private table (any :class:`~dprelease.engines.base.PrivateTable`).
+        dataset: the private table: any :class:`~dprelease.engines.base.PrivateTable` (a Dataset, a
+            ``DuckDBTable``, a ``SparkTable``), or where it lives, with ``domain``: CSV or Parquet files of
+            integer codes (a path, a glob, a folder or a list), a Spark DataFrame, a pandas DataFrame or an
+            (n, d) array. A table opened here is closed when the release is built.
         workload: a :class:`Workload` or a spec (``"3way"``, ``"1-3way"``, a JSON path).
+        domain: the public domain of a ``dataset`` that is not yet a table.
+        engine: where such a ``dataset`` is counted (:func:`dprelease.engines.registry.open_table`):
+            ``"auto"`` (DuckDB for files, Spark for a Spark DataFrame, memory otherwise), ``"memory"``,
+            ``"duckdb"`` or ``"spark"`` (the active SparkSession reads files). Every engine gives the same
+            counts, so the same seed gives the same release.
+        memory_limit: the DuckDB or Spark engine's memory budget (bytes or a size such as ``"2GB"``; DuckDB
+            spills beyond it); default 2 GiB.
         mechanism: a name in the registry (:mod:`dprelease.mechanisms.registry`): ``"mwem"`` (the default),
             ``"ic-mw"``, ``"ic-median"``, ``"ic-perceptron"`` (Algorithm 8 with multiplicative weights, the
             median mechanism or the perceptron; Thm 5.3), ``"smalldb"`` (Algorithm 4), ``"boosting"``
@@ -166,28 +182,68 @@ def synthesize(
     request = SynthesisRequest(mechanism, epsilon, delta, alpha, rounds, n_rows, rows, max_cells, seed,
                                representation, max_model_cells)
     entry = request.mechanism_entry(base)
-    if not isinstance(dataset, PrivateTable):
-        raise InputTypeError(f"dataset must be a dprelease.Dataset or another PrivateTable, "
-                             f"got {type(dataset).__name__}")
+    source, options = table_source(dataset, domain, engine, memory_limit)
+    table_domain = dataset.domain if source is None else domain
     if isinstance(workload, str):
-        workload = Workload.from_spec(workload, dataset.domain)
-    if workload.domain != dataset.domain:
+        workload = Workload.from_spec(workload, table_domain)
+    if workload.domain != table_domain:
         raise InputError("workload must be over the dataset's domain (same columns in the same order)")
     budget = Budget(epsilon=epsilon, delta=delta)
     bar = Progress.from_argument(progress, label=mechanism)
-    entry.check(dataset.domain, workload, budget=budget)  # public: nothing read, spent or drawn yet
+    entry.check(table_domain, workload, budget=budget)  # public: nothing read, spent or drawn yet
     warn_if_weak(epsilon)
-    rng = make_rng(seed, warn=False)  # warned about below, once the run has passed every public check
     try:
-        fitted = entry.fit(dataset, workload, budget=budget, rng=rng, progress=bar)
-        bar.done()
-        if seed is not None:
-            warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
-                          "it is not fit for a real release", SeededRunWarning, stacklevel=2)
-        return build_release(request, fitted, dataset, workload, rng, progress=bar)
+        with opened(dataset if source is None else None, source, domain=domain, **options) as table:
+            rng = make_rng(seed, warn=False)  # warned about below, once the run has passed every public check
+            fitted = entry.fit(table, workload, budget=budget, rng=rng, progress=bar)
+            bar.done()
+            if seed is not None:
+                warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
+                              "it is not fit for a real release", SeededRunWarning, stacklevel=2)
+            return build_release(request, fitted, table, workload, rng, progress=bar)
     finally:
         if bar is not progress:  # made here (from True or a function): ended here
             bar.close()
+
+
+def table_source(dataset: object, domain: Domain | None, engine: object,
+                 memory_limit: object) -> tuple[object | None, dict[str, object]]:
+    """(the source to open, or None when ``dataset`` is already a table; the engine options), checked (public).
+
+    A table is used as it is, so ``engine`` and ``memory_limit`` must be left at their defaults for it.
+    """
+    options: dict[str, object] = {"engine": engine_name(engine, dataset)}
+    if memory_limit is not None:
+        if options["engine"] == "memory":
+            raise InputError("memory_limit is the DuckDB and Spark engines' budget; the memory engine has none")
+        parse_memory_limit(memory_limit)
+        options["memory_limit"] = memory_limit
+    if isinstance(dataset, PrivateTable) and not is_path_source(dataset):
+        if engine != "auto" or memory_limit is not None:
+            raise InputError("engine and memory_limit say how to open a source; dataset is already a table")
+        if domain is not None and domain != dataset.domain:
+            raise InputError("domain differs from the dataset's own domain")
+        return None, {}
+    if domain is None:
+        raise InputError(f"dataset is a {type(dataset).__name__}, not a table: give its domain (domain=...)")
+    if not isinstance(domain, Domain):
+        raise InputTypeError(f"domain must be a dprelease.Domain, got {type(domain).__name__}")
+    return dataset, options
+
+
+@contextmanager
+def opened(table: PrivateTable | None, source: object, **options: object) -> Iterator[PrivateTable]:
+    """``table`` as it is, or ``source`` opened by :func:`open_table` and closed afterwards."""
+    if table is not None:
+        yield table
+        return
+    table = open_table(source, **options)
+    try:
+        yield table
+    finally:
+        close = getattr(table, "close", None)
+        if close is not None:
+            close()
 
 
 def build_release(request: SynthesisRequest, fitted: Fitted, dataset: PrivateTable, workload: Workload,
@@ -339,6 +395,8 @@ def synthesize_table(
     allow_non_public_schema: bool = False,
     read_options: Mapping[str, object] | None = None,
     progress: bool | Callable[[str, int, int | None], None] | Progress | None = None,
+    engine: str = "auto",
+    memory_limit: int | str | None = None,
     **options: object,
 ) -> Release:
     """A raw table through its public schema: encode, :func:`synthesize`, and :func:`with_schema`.
@@ -350,7 +408,8 @@ def synthesize_table(
     spend is added to the release's ledger.
 
     Args:
-        data: a pandas DataFrame, a Parquet file or a CSV (see :func:`dprelease.schema.encode`).
+        data: a pandas DataFrame, a Parquet file or a CSV (see :func:`dprelease.schema.encode`), a glob or a
+            folder of them, or a Spark DataFrame.
         schema: a :class:`Schema`, or a schema file (a domain file of sizes is one).
         workload, epsilon, delta, mechanism, options: as :func:`synthesize` (an ``epsilon`` above 10 warns,
             above 1000 is refused).
@@ -358,6 +417,8 @@ def synthesize_table(
         columns: use these schema columns only, in this order.
         allow_non_public_schema: run with a schema drafted openly; the release is marked not fit for release.
         read_options: ``delimiter``, ``header``, ``skip_rows``, ``show_values`` of the encoder.
+        engine, memory_limit: as :func:`synthesize`. DuckDB and Spark encode the table in SQL, with the
+            in-memory encoder's codes and messages (:mod:`dprelease.engines.schema_sql`).
 
     Returns:
         The release: rows are codes over ``schema.domain`` (decode them with
@@ -375,15 +436,18 @@ def synthesize_table(
         raise InputTypeError(f"workload must be a Workload or a spec such as '1-3way', got {type(workload).__name__}")
     if workload.domain != schema.domain:
         raise InputError("workload must be over the schema's domain (same columns in the same order)")
+    source, engine_options = table_source(data, schema.domain, engine, memory_limit)
+    if source is None:
+        raise InputTypeError("data must be a raw table (a file, a glob, a DataFrame), not an encoded table")
     request.mechanism_entry().check(schema.domain, workload, budget=Budget(epsilon=epsilon, delta=delta))
     bar = Progress.from_argument(progress, label=mechanism)  # a bad progress= refused before the data is read
     try:
         check_schema_use(schema, allow_non_public=allow_non_public_schema)  # last: its warning means "running"
         bar.phase("encode")
-        dataset = Dataset.from_schema(data, schema, **read_options)
-        bar.done()
-        release = synthesize(dataset, workload, mechanism=mechanism, epsilon=epsilon, delta=delta, progress=bar,
-                             **options)
+        with opened(None, source, schema=schema, **engine_options, **read_options) as dataset:
+            bar.done()
+            release = synthesize(dataset, workload, mechanism=mechanism, epsilon=epsilon, delta=delta,
+                                 progress=bar, **options)
     finally:
         if bar is not progress:  # made here (from True or a function): ended here
             bar.close()

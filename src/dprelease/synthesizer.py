@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.api import SynthesisRequest, load_schema, run_epsilon_delta, synthesize_table
+from dprelease.engines.counting import parse_memory_limit
+from dprelease.engines.registry import engine_name
 from dprelease.errors import InputError, InputTypeError
 from dprelease.privacy.rng import make_rng
 from dprelease.progress import Progress
@@ -44,6 +46,9 @@ class Synthesizer:
         values: how binned columns decode: ``"uniform"`` in their bin (default), ``"midpoint"``, ``"label"``.
         allow_non_public_schema: fit with a schema drafted openly (``--non-private``); the release is then
             marked not fit for release, and the fit warns.
+        engine, memory_limit: where ``fit`` reads the table (:func:`dprelease.api.synthesize`): ``"auto"`` (DuckDB
+            for files, Spark for a Spark DataFrame, memory for a pandas DataFrame), ``"memory"``, ``"duckdb"``,
+            ``"spark"``; the same codes and release whichever.
         progress: every ``fit``'s progress (``fit(progress=)`` overrides it): ``True`` for a line on stderr when
             it is a terminal, or a function ``progress(phase, step, total)``; default silent.
         **options: the options of :func:`dprelease.api.synthesize` (``rounds``, ``rows``, ``representation``,
@@ -52,7 +57,8 @@ class Synthesizer:
 
     def __init__(self, mechanism: str = "mwem", *, epsilon: float, delta: float = 0.0, workload: object = "1-3way",
                  seed: int | None = None, values: str = "uniform", allow_non_public_schema: bool = False,
-                 progress: object = None, **options: object) -> None:
+                 progress: object = None, engine: str = "auto", memory_limit: int | str | None = None,
+                 **options: object) -> None:
         for reserved in ("dataset", "n_rows", "data", "schema"):
             if reserved in options:
                 raise InputError(f"{reserved} is not an option of Synthesizer (see its arguments; sample(n) sets "
@@ -66,6 +72,11 @@ class Synthesizer:
         self.mechanism, self.epsilon, self.delta, self.workload = mechanism, epsilon, delta, workload
         Progress.from_argument(progress)  # a bad progress= refused here (nothing is drawn until a fit)
         self.seed, self.values, self.allow_non_public_schema = seed, values, allow_non_public_schema
+        if engine != "auto":
+            engine_name(engine, None)  # a known engine (public check; "auto" depends on the data)
+        if memory_limit is not None:
+            parse_memory_limit(memory_limit)
+        self.engine, self.memory_limit = engine, memory_limit
         self.progress = progress
         self.options = dict(options)
         self._release: Release | None = None
@@ -88,7 +99,8 @@ class Synthesizer:
         used = load_schema(schema, columns)
         release = synthesize_table(data, used, self.workload, epsilon=self.epsilon, delta=self.delta,
                                    mechanism=self.mechanism, allow_non_public_schema=self.allow_non_public_schema,
-                                   read_options=read_options, seed=self.seed,
+                                   read_options=read_options, seed=self.seed, engine=self.engine,
+                                   memory_limit=self.memory_limit,
                                    progress=self.progress if progress is None else progress, **self.options)
         self._release, self._schema = release, used
         self._fits.append(release.privacy_ledger.get("run", release.privacy_ledger))

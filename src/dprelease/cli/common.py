@@ -14,6 +14,7 @@ from pathlib import Path
 
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
+from dprelease.engines.registry import open_table
 from dprelease.errors import InputError
 from dprelease.mechanisms.base import Budget
 from dprelease.progress import Progress
@@ -100,12 +101,15 @@ def selected_domain(args: argparse.Namespace) -> Domain:
 
 
 def load(data: Path, args: argparse.Namespace, mechanism: object = None,
-         request: object = None) -> tuple[Dataset, Workload]:
-    """Domain, then workload (both public), then the mechanism's public checks, then the table."""
+         request: object = None, engine: dict[str, object] | None = None) -> tuple[Dataset, Workload]:
+    """Domain, then workload (both public), then the mechanism's public checks, then the table: loaded into
+    memory, or opened by the engine that ``engine`` names with its options (cli/engines.py)."""
     domain = selected_domain(args)
     workload = Workload.from_spec(args.workload, domain)
     if mechanism is not None:  # e.g. a histogram over the cap, an ic-mw model the workload cannot fit
         mechanism.check(domain, workload, budget=Budget(epsilon=request.epsilon, delta=request.delta))
+    if engine is not None and engine["engine"] != "memory":
+        return open_table(data, domain, **engine), workload
     if Path(data).suffix.lower() in PARQUET_SUFFIXES:  # Parquet of codes: the domain as a schema of codes
         return Dataset.from_schema(data, Schema.from_domain(domain)), workload
     return Dataset.from_csv(data, domain), workload

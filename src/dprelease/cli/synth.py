@@ -14,10 +14,13 @@ from pathlib import Path
 
 from dprelease.api import SynthesisRequest, load_schema, synthesize, synthesize_table
 from dprelease.cli.common import (add_data_arguments, check_output, integer, load, number, save_release_files,
-                                  terminal_progress)
+                                  selected_domain, terminal_progress)
+from dprelease.cli.engines import add_engine_arguments, engine_options, start_engine
 from dprelease.errors import InputError
 from dprelease.mechanisms import registry
+from dprelease.mechanisms.base import Budget
 from dprelease.privacy.rng import make_rng
+from dprelease.queries.workload import Workload
 from dprelease.rows import ROW_CHOICES
 from dprelease.schema import Schema, decode
 from dprelease.schema.decode import VALUE_MODES
@@ -38,9 +41,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                                              "--domain both hold integer codes.",
                                  epilog=f"mechanisms (--mechanism):\n{mechanisms}",
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("data", type=Path, help="the private table: CSV or Parquet (.parquet), raw values with "
-                                                "--schema, integer codes (CSV with a header row) with --domain")
+    parser.add_argument("data", help="the private table: CSV or Parquet (.parquet), a glob or a folder of parts; raw "
+                                     "values with --schema, integer codes (with a header row) with --domain")
     add_data_arguments(parser, schema=True)
+    add_engine_arguments(parser)
     parser.add_argument("--mechanism", choices=registry.names(), default="mwem",
                         help="the mechanism (each is described below; default: mwem)")
     parser.add_argument("--epsilon", type=number("--epsilon"), required=True,
@@ -92,18 +96,25 @@ def run(args: argparse.Namespace) -> int:
         need("pandas", "pandas", "--out as Parquet")
         need("duckdb", "parquet", "--out as Parquet")
     progress = terminal_progress(args, args.mechanism)
+    engine = engine_options(args, args.data)
     if args.schema is None:
         given = [f"--{name.replace('_', '-')}" for name in SCHEMA_ONLY if getattr(args, name) not in (None, False, 0)]
         if given:
             raise InputError(f"{', '.join(given)} read or decode a raw table: give --schema, not --domain")
-        progress.phase(f"reading {args.data.name}")
-        dataset, workload = load(args.data, args, request.mechanism_entry(), request)
+        domain = selected_domain(args)  # public checks before a Spark session starts
+        request.mechanism_entry().check(domain, Workload.from_spec(args.workload, domain),
+                                        budget=Budget(epsilon=args.epsilon, delta=args.delta))
+        progress.phase(f"reading {Path(args.data).name}")
+        dataset, workload = load(args.data, args, request.mechanism_entry(), request, start_engine(engine, args))
         progress.done()
-        release = synthesize(
-            dataset, workload, mechanism=args.mechanism, epsilon=args.epsilon, delta=args.delta, alpha=args.alpha,
-            rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed, max_cells=args.max_cells,
-            representation=args.representation or "auto", base=args.base, max_model_cells=args.max_model_cells,
-            progress=progress)
+        try:
+            release = synthesize(
+                dataset, workload, mechanism=args.mechanism, epsilon=args.epsilon, delta=args.delta,
+                alpha=args.alpha, rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed,
+                max_cells=args.max_cells, representation=args.representation or "auto", base=args.base,
+                max_model_cells=args.max_model_cells, progress=progress)
+        finally:
+            getattr(dataset, "close", lambda: None)()
         progress.phase("write files")
         if parquet:
             decode(release.rows, Schema.from_domain(release.domain), values="midpoint").to_parquet(args.out)
@@ -113,13 +124,16 @@ def run(args: argparse.Namespace) -> int:
         what = "synthetic rows"
     else:
         schema = load_schema(args.schema, args.columns)
+        workload = Workload.from_spec(args.workload, schema.domain)  # public checks before a Spark session starts
+        request.mechanism_entry().check(schema.domain, workload, budget=Budget(epsilon=args.epsilon, delta=args.delta))
+        engine = start_engine(engine, args)
         release = synthesize_table(
             args.data, schema, args.workload, epsilon=args.epsilon, delta=args.delta, mechanism=args.mechanism,
             allow_non_public_schema=args.allow_non_public_schema, progress=progress,
             read_options={"delimiter": args.delimiter, "skip_rows": args.skip_rows, "show_values": args.show_values},
             alpha=args.alpha, rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed,
             max_cells=args.max_cells, representation=args.representation or "auto", base=args.base,
-            max_model_cells=args.max_model_cells)
+            max_model_cells=args.max_model_cells, engine=engine["engine"], memory_limit=engine.get("memory_limit"))
         values = args.decode or "uniform"
         progress.phase("decode")
         # DECODE (post-processing): where in its bin each value falls; the seed, if any, makes it reproducible.

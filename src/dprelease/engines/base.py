@@ -13,12 +13,15 @@ record, so ``n`` and the ``domain`` are public; everything else an engine return
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from dprelease.data import select_domain
 from dprelease.domain import Domain
+from dprelease.errors import InputError, InputTypeError
+from dprelease.schema import Schema
 
 
 @runtime_checkable
@@ -50,3 +53,22 @@ class PrivateTable(Protocol):
         into private files only (it lets a resumed online session check it reads the same table).
         """
         ...
+
+
+def domain_or_schema(domain: Domain | None, schema: Schema | None,
+                     columns: Sequence[str] | None) -> tuple[Domain, Schema | None]:
+    """(the domain, the schema or None) of a table given ``domain`` (codes) or ``schema`` (raw values)."""
+    if (domain is None) == (schema is None):
+        raise InputError("give domain= (a table of integer codes) or schema= (a raw table), not both or neither")
+    if schema is None:
+        return select_domain(domain, columns), None
+    if not isinstance(schema, Schema):
+        raise InputTypeError(f"schema must be a dprelease Schema, got {type(schema).__name__}")
+    if columns is not None:
+        if isinstance(columns, str):
+            raise InputTypeError(f"columns must be a list of column names, got {columns!r}")
+        unknown = [c for c in columns if c not in schema.names]
+        if unknown:
+            raise InputError(f"columns {unknown} are not in the schema {list(schema.names)}")
+        schema = schema.select(columns)
+    return schema.domain, schema

@@ -40,12 +40,16 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from dprelease.data import select_domain
 from dprelease.domain import Domain
+from dprelease.engines.base import domain_or_schema
 from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, DistinctRows, code_dtype, parse_memory_limit
+from dprelease.engines.csv_layout import CsvLayout, check_read_options, csv_layout
+from dprelease.engines.duckdb_raw import csv_source, define_encoded
 from dprelease.engines.files import detect_format, resolve_files
+from dprelease.engines.sql_text import DUCKDB
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
 from dprelease.errors import EngineError, InputError
+from dprelease.schema import Schema
 from dprelease.validation import check_positive_int
 
 _INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
@@ -90,13 +94,20 @@ class DuckDBTable(CountingTable):
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def open(cls, source: object, domain: Domain, *, columns: Sequence[str] | None = None,
-             format: str | None = None, memory_limit: int | str = DEFAULT_MEMORY_LIMIT,
-             threads: int | None = None, temp_directory: str | None = None,
-             max_distinct_rows: int | None = None, batch_size: int = DEFAULT_BATCH) -> DuckDBTable:
-        """Open ``source`` (a path, a glob, a folder of part files, or a list of them) over ``domain``.
+    def open(cls, source: object, domain: Domain | None = None, *, schema: Schema | None = None,
+             columns: Sequence[str] | None = None, format: str | None = None,
+             memory_limit: int | str = DEFAULT_MEMORY_LIMIT, threads: int | None = None,
+             temp_directory: str | None = None, max_distinct_rows: int | None = None,
+             batch_size: int = DEFAULT_BATCH, delimiter: str | None = None, header: bool | str = "auto",
+             skip_rows: int = 0, show_values: bool = False) -> DuckDBTable:
+        """Open ``source`` (a path, a glob, a folder of part files, or a list of them) over ``domain``, or
+        through ``schema`` (a raw table, encoded in SQL as the in-memory encoder encodes it).
 
         Args:
+            domain: the files hold integer codes of this domain (give ``domain`` or ``schema``).
+            schema: the files hold raw values (text, numbers, dates, blanks), encoded by this public schema
+                (:mod:`dprelease.engines.duckdb_raw`); ``delimiter``, ``header``, ``skip_rows`` and
+                ``show_values`` are then those of :func:`dprelease.schema.encode`.
             columns: the domain's attributes to use (default: all); other file columns are ignored.
             format: ``"parquet"`` or ``"csv"`` (default: from the suffixes, else the magic bytes).
             memory_limit: the engine's budget in bytes or as ``"2GB"`` (see the module's docstring).
@@ -111,13 +122,21 @@ class DuckDBTable(CountingTable):
             InputError: a missing file, a glob matching nothing, an unreadable or corrupt file, a missing
                 column, or a column that is not integer codes of its domain (named, with the problem).
         """
-        domain = select_domain(domain, columns)
+        domain, schema = domain_or_schema(domain, schema, columns)
+        raw = {"delimiter": delimiter, "header": header, "skip_rows": skip_rows, "show_values": show_values}
+        if schema is None and raw != {"delimiter": None, "header": "auto", "skip_rows": 0, "show_values": False}:
+            raise InputError("delimiter, header, skip_rows and show_values read a raw table: give schema=, "
+                             "not domain=")
+        check_read_options(delimiter, header, skip_rows)
         budget = parse_memory_limit(memory_limit)
         if threads is not None:
             threads = check_positive_int(threads, "threads")
         batch_size = check_positive_int(batch_size, "batch_size")
         files, label = resolve_files(source)
         kind = detect_format(files, format)
+        layout = None
+        if schema is not None and kind == "csv":
+            layout = csv_layout(files, schema.names, delimiter=delimiter, header=header, skip_rows=skip_rows)
         duckdb = _duckdb()
         spill = temp_directory or os.path.join(tempfile.gettempdir(), f"dprelease-duckdb-{uuid.uuid4().hex}")
         config = {"memory_limit": f"{max(budget // 2 // 2**20, 8)}MiB", "temp_directory": spill,
@@ -127,7 +146,10 @@ class DuckDBTable(CountingTable):
         connection = duckdb.connect(":memory:", config=config)
         connection.execute("SET enable_progress_bar = false")
         try:
-            n = _define_coded_view(connection, duckdb, files, kind, domain, label)
+            if schema is None:
+                n = _define_coded_view(connection, duckdb, files, kind, domain, label)
+            else:
+                n = _define_encoded_view(connection, duckdb, files, kind, schema, label, layout, show_values)
         except BaseException:
             connection.close()
             if not temp_directory:
@@ -294,7 +316,8 @@ def _define_coded_view(con: object, duckdb: object, files: list[str], kind: str,
     types = {name: sql_type for name, sql_type, *_ in described}
     missing = [a for a in domain.attributes if a not in types]
     if missing:
-        raise InputError(f"{label} lack(s) column(s) {missing} of the domain; it has {list(types)}")
+        raise InputError(f"{label} {'lack' if label.startswith('data files') else 'lacks'} column(s) {missing} "
+                         f"of the domain; it has {list(types)}")
     checks, codes, type_problems = [], [], []
     for i, (attribute, size) in enumerate(zip(domain.attributes, domain.sizes)):
         sql_type = types[attribute].upper()
@@ -323,11 +346,27 @@ def _define_coded_view(con: object, duckdb: object, files: list[str], kind: str,
     return int(n)
 
 
+def _define_encoded_view(con: object, duckdb: object, files: list[str], kind: str, schema: Schema, label: str,
+                         layout: CsvLayout | None, show_values: bool) -> int:
+    """A raw table through its schema (:mod:`dprelease.engines.duckdb_raw`): the view ``coded``, and n."""
+    paths = "[" + ", ".join(literal(f) for f in files) + "]"
+    source = f"read_parquet({paths})" if layout is None else csv_source(paths, layout)
+    try:
+        described = con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
+    except duckdb.Error as exc:
+        raise _open_error(duckdb, exc, label, kind, files) from None
+    types = {name: sql_type for name, sql_type, *_ in described}
+    code_types = [_SQL_CODE_TYPE[code_dtype(size).itemsize] for size in schema.domain.sizes]
+    return define_encoded(con, duckdb, source, types, schema, label, csv=layout is not None, show_values=show_values,
+                          code_types=code_types, open_error=lambda exc: _open_error(duckdb, exc, label, kind, files))
+
+
 def _column_checks(column: str, sql_type: str, size: int) -> tuple[str, list[tuple[str, str]] | None]:
     """(the column as a number, [(problem, SQL condition true on a bad row)]), or (.., None) for a bad type.
 
     Checked in order; a column reports its first problem. Whole-number floats ("3", "3.0", 3.0) are
-    codes, as in :meth:`Dataset.from_csv <dprelease.data.Dataset.from_csv>`.
+    codes, as in :meth:`Dataset.from_csv <dprelease.data.Dataset.from_csv>`, whose ``float()`` the text
+    is parsed by.
     """
     out_of_range = f"values outside the codes 0..{size - 1}"
     base = sql_type.split("(")[0]
@@ -336,15 +375,19 @@ def _column_checks(column: str, sql_type: str, size: int) -> tuple[str, list[tup
                         (out_of_range, f"{column} < 0 OR {column} >= {size}")]
     if base in _FLOAT_TYPES or base == "DECIMAL" or base == "VARCHAR":
         if base == "VARCHAR":
-            number = f"TRY_CAST(trim({column}) AS DOUBLE)"
-            first = [("empty or missing cells", f"{column} IS NULL OR trim({column}) = ''"),
+            stripped = DUCKDB.strip(column)  # Python's whitespace, then Python's float() grammar (sql_text.py)
+            number = DUCKDB.python_float(stripped)
+            first = [("empty or missing cells", f"{column} IS NULL OR {stripped} = ''"),
                      ("values that are not numbers", f"{number} IS NULL")]
         else:
             number = f"CAST({column} AS DOUBLE)"
             first = [("empty or missing cells", f"{column} IS NULL")]
-        return number, first + [
+        checks = [
             ("missing (NaN) or infinite values", f"NOT isfinite({number})"),
             ("values that are not whole numbers (codes are integers)", f"{number} <> trunc({number})"),
             (out_of_range, f"{number} < 0 OR {number} >= {size}"),
         ]
+        if base == "VARCHAR":  # once checked, every cell is digits of the grammar: the view converts them directly
+            return f"TRY_CAST(replace({stripped}, '_', '') AS DOUBLE)", first + checks
+        return number, first + checks
     return column, None

@@ -1,8 +1,9 @@
 """The in-memory engine: the table loaded into numpy as a :class:`~dprelease.data.Dataset`.
 
 Arrays, pandas DataFrames and CSV files go through Dataset's own loaders; a Parquet file is read
-with DuckDB (its domain columns only) and checked by the same code as a CSV. Every count is then
-numpy over the records: the reference the other engines must match bit for bit.
+with DuckDB (its domain columns only) and checked by the same code as a CSV. A raw table and its schema
+go through the schema's encoder (:mod:`dprelease.schema.encode`). Every count is then numpy over the
+records: the reference the other engines must match bit for bit.
 """
 
 from __future__ import annotations
@@ -11,13 +12,26 @@ from collections.abc import Sequence
 
 from dprelease.data import Dataset, select_domain
 from dprelease.domain import Domain
+from dprelease.engines.base import domain_or_schema
+from dprelease.engines.csv_layout import check_read_options
 from dprelease.engines.files import detect_format, is_path_source, resolve_files
+from dprelease.engines.spark_engine import is_spark_frame
 from dprelease.errors import InputError
+from dprelease.schema import Schema
+from dprelease.schema.encode import encode_table
+from dprelease.schema.tables import read_csv, read_parquet
 
 
-def open_memory(source: object, domain: Domain, *, columns: Sequence[str] | None = None,
-                format: str | None = None) -> Dataset:
-    """A Dataset from an (n, d) array, a DataFrame, or CSV/Parquet files (paths or globs)."""
+def open_memory(source: object, domain: Domain | None = None, *, schema: Schema | None = None,
+                columns: Sequence[str] | None = None, format: str | None = None, delimiter: str | None = None,
+                header: bool | str = "auto", skip_rows: int = 0, show_values: bool = False) -> Dataset:
+    """A Dataset from an (n, d) array, a DataFrame, or CSV/Parquet files (paths or globs) of codes; or, with
+    ``schema``, from one raw CSV or Parquet file or a pandas DataFrame encoded by :func:`dprelease.schema.encode`."""
+    if schema is not None:
+        return _from_schema(source, schema, columns, format, delimiter=delimiter, header=header, skip_rows=skip_rows,
+                            show_values=show_values)
+    if (delimiter, header, skip_rows, show_values) != (None, "auto", 0, False):
+        raise InputError("delimiter, header, skip_rows and show_values read a raw table: give schema=, not domain=")
     if not is_path_source(source):
         if hasattr(source, "columns"):
             return Dataset.from_dataframe(source, domain, columns=columns)
@@ -30,6 +44,25 @@ def open_memory(source: object, domain: Domain, *, columns: Sequence[str] | None
             raise InputError(f"{label}: the memory engine reads one CSV file; use engine='duckdb' for several")
         return Dataset.from_csv(files[0], domain, columns=columns)
     return _from_parquet(files, select_domain(domain, columns), label)
+
+
+def _from_schema(source: object, schema: Schema, columns: Sequence[str] | None, format: str | None,
+                 **read_options: object) -> Dataset:
+    _, schema = domain_or_schema(None, schema, columns)
+    if not is_path_source(source):
+        if is_spark_frame(source):
+            raise InputError("the memory engine does not read a Spark DataFrame; use engine='spark'")
+        return Dataset.from_schema(source, schema, **read_options)
+    files, label = resolve_files(source)
+    if len(files) != 1:
+        raise InputError(f"{label}: the memory engine reads one raw file; use engine='duckdb' for several")
+    kind = detect_format(files, format)
+    check_read_options(read_options["delimiter"], read_options["header"], read_options["skip_rows"])
+    show = bool(read_options.pop("show_values"))
+    table = read_parquet(files[0], schema.names) if kind == "parquet" else \
+        read_csv(files[0], schema.names, show_values=show, **read_options)
+    codes = encode_table(table, schema, show_values=show)
+    return Dataset(schema.domain, codes, None, len(codes))
 
 
 def _from_parquet(files: list[str], domain: Domain, label: str) -> Dataset:

@@ -25,6 +25,7 @@ from dprelease.engines.base import PrivateTable
 from dprelease.engines.files import is_path_source
 from dprelease.engines.spark_engine import is_spark_frame
 from dprelease.errors import InputError, InputTypeError
+from dprelease.schema import Schema
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,38 +68,56 @@ def auto_engine(source: object) -> str:
     return "memory"
 
 
-def open_table(source: object, domain: Domain, *, engine: str = "auto", columns: Sequence[str] | None = None,
-               **options: object) -> PrivateTable:
-    """The private table in ``source`` over the public ``domain``, counted by ``engine``.
+def open_table(source: object, domain: Domain | None = None, *, schema: Schema | None = None, engine: str = "auto",
+               columns: Sequence[str] | None = None, **options: object) -> PrivateTable:
+    """The private table in ``source`` over the public ``domain`` (integer codes), or encoded by ``schema``
+    (raw values), counted by ``engine``.
 
     Args:
-        source: a path, glob, folder or list of them (CSV or Parquet of integer codes); an (n, d) array;
-            a pandas DataFrame; a Spark DataFrame; or a PrivateTable (returned as it is, if over ``domain``).
+        source: a path, glob, folder or list of them (CSV or Parquet); an (n, d) array; a pandas DataFrame;
+            a Spark DataFrame; or a PrivateTable (returned as it is, if over the domain).
+        domain: the table holds integer codes of this domain. Give ``domain`` or ``schema``.
+        schema: the table holds raw values (text, numbers, dates, blanks), encoded by this public schema: in
+            SQL by DuckDB and Spark, in numpy by the memory engine, with the same codes.
         engine: ``"auto"`` (see :func:`auto_engine`) or a name in :data:`ENGINES`.
-        columns: the domain's attributes to use (default: all); other columns of the source are ignored.
+        columns: the attributes to use (default: all); other columns of the source are ignored.
         options: the engine's own (DuckDB: ``memory_limit``, ``threads``, ``temp_directory``,
-            ``max_distinct_rows``, ``batch_size``, ``format``; Spark: ``spark``, ``memory_limit``, ...).
+            ``max_distinct_rows``, ``batch_size``, ``format``; Spark: ``spark``, ``memory_limit``, ...; with a
+            schema, the reader's ``delimiter``, ``header``, ``skip_rows``, ``show_values``).
 
     Raises:
         InputError: an unknown engine or option, or the engine's own checks of the source.
     """
-    if not isinstance(domain, Domain):
+    if (domain is None) == (schema is None):
+        raise InputError("give domain= (a table of integer codes) or schema= (a raw table), not both or neither")
+    if schema is not None and not isinstance(schema, Schema):
+        raise InputTypeError(f"schema must be a dprelease Schema, got {type(schema).__name__}")
+    if domain is not None and not isinstance(domain, Domain):
         raise InputTypeError(f"domain must be a dprelease.Domain, got {type(domain).__name__}")
     if isinstance(source, PrivateTable) and not is_path_source(source):
-        expected = domain if columns is None else domain.project(columns)
+        full = domain if domain is not None else schema.domain
+        expected = full if columns is None else full.project(columns)
         if source.domain != expected:
             raise InputError("source is a PrivateTable over another domain than the one given")
         return source
-    if not isinstance(engine, str):
-        raise InputTypeError(f"engine must be a string, got {type(engine).__name__}")
-    name = auto_engine(source) if engine == "auto" else engine
-    if name not in ENGINES:
-        raise InputError(f"engine must be 'auto' or one of {list(ENGINES)}, got {engine!r}")
+    name = engine_name(engine, source)
     opener = ENGINES[name].load()
     accepted = inspect.signature(opener).parameters
     if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
         unknown = sorted(set(options) - set(accepted))
         if unknown:
             raise InputError(f"engine {name!r} takes no option(s) {unknown}; it takes "
-                             f"{sorted(k for k in accepted if k not in ('source', 'domain', 'cls'))}")
+                             f"{sorted(k for k in accepted if k not in ('source', 'domain', 'schema', 'cls'))}")
+    if schema is not None:
+        return opener(source, schema=schema, columns=columns, **options)
     return opener(source, domain, columns=columns, **options)
+
+
+def engine_name(engine: object, source: object) -> str:
+    """The engine ``engine`` names for ``source`` ("auto" resolved), or an InputError naming the choices."""
+    if not isinstance(engine, str):
+        raise InputTypeError(f"engine must be a string, got {type(engine).__name__}")
+    name = auto_engine(source) if engine == "auto" else engine
+    if name not in ENGINES:
+        raise InputError(f"engine must be 'auto' or one of {list(ENGINES)}, got {engine!r}")
+    return name

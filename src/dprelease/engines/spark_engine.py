@@ -19,18 +19,23 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import reduce
 
 import numpy as np
 
-from dprelease.data import select_domain
 from dprelease.domain import Domain
+from dprelease.engines.base import domain_or_schema
 from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, DistinctRows, parse_memory_limit
+from dprelease.engines.csv_layout import CsvLayout, check_read_options, csv_layout
 from dprelease.engines.files import detect_format, resolve_files
+from dprelease.engines.spark_raw import encode_frame
+from dprelease.engines.sql_text import SPARK
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
 from dprelease.errors import EngineError, InputError, InputTypeError
+from dprelease.schema import Schema
 from dprelease.validation import check_positive_int
 
 #: Where this project's machines keep their JDK; used only when JAVA_HOME is unset and it exists.
@@ -72,10 +77,12 @@ def _failure_name(exc: BaseException) -> str:
     return type(exc).__name__ + (f": {condition}" if condition else "")
 
 
-def local_session(cores: int = 2, *, app_name: str = "dprelease", local_dir: str | None = None):
+def local_session(cores: int = 2, *, app_name: str = "dprelease", local_dir: str | None = None,
+                  config: dict[str, str] | None = None):
     """A local Spark session (``local[cores]``), quiet and with few shuffle partitions; JAVA_HOME set if unset.
 
-    ``local_dir`` is Spark's scratch folder (``spark.local.dir``; default the system's temporary folder).
+    ``local_dir`` is Spark's scratch folder (``spark.local.dir``; default the system's temporary folder);
+    ``config`` more Spark settings (e.g. ``{"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}``).
     """
     _pyspark()
     from pyspark.sql import SparkSession
@@ -84,11 +91,39 @@ def local_session(cores: int = 2, *, app_name: str = "dprelease", local_dir: str
     builder = SparkSession.builder
     if local_dir is not None:
         builder = builder.config("spark.local.dir", local_dir)
+    for key, value in (config or {}).items():
+        builder = builder.config(key, value)
     return (builder.master(f"local[{cores}]").appName(app_name)
             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", str(2 * cores))
             .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1")
             .getOrCreate())
+
+
+def session(master: str | None = None):
+    """The Spark session the command line reads with: the active one; else one on ``master`` (``spark://..``,
+    ``yarn``, ``local[4]``), or spark-submit's master, or local with every core. One line if it cannot start."""
+    _pyspark()
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None:
+        return active
+    java_home = os.environ.get("JAVA_HOME")
+    java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
+    if not java or not os.access(java, os.X_OK):  # else Spark's launcher script fails with lines of its own
+        raise InputError(f"engine 'spark' needs a Java runtime (17 or later): no {java or 'java on the PATH'}; "
+                         "set JAVA_HOME")
+    try:
+        if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:  # not under spark-submit: local
+            spark = local_session(os.cpu_count() or 1)
+        else:
+            builder = SparkSession.builder.appName("dprelease").config("spark.ui.showConsoleProgress", "false")
+            spark = (builder if master is None else builder.master(master)).getOrCreate()
+    except (*_spark_failures(), RuntimeError) as exc:  # e.g. no Java runtime: JAVA_GATEWAY_EXITED
+        raise InputError(f"engine 'spark' could not start a Spark session ({_failure_name(exc)})") from None
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
 
 
 def is_spark_frame(source: object) -> bool:
@@ -105,31 +140,41 @@ class SparkTable(CountingTable):
     cached marginals); the cluster's own memory is Spark's configuration.
     """
 
-    def __init__(self, frame: object, domain: Domain, *, columns: Sequence[str] | None = None,
-                 memory_limit: int | str = DEFAULT_MEMORY_LIMIT, max_distinct_rows: int | None = None,
-                 batch_size: int = DEFAULT_BATCH, label: str = "Spark DataFrame") -> None:
+    def __init__(self, frame: object, domain: Domain | None = None, *, schema: Schema | None = None,
+                 columns: Sequence[str] | None = None, memory_limit: int | str = DEFAULT_MEMORY_LIMIT,
+                 max_distinct_rows: int | None = None, batch_size: int = DEFAULT_BATCH,
+                 label: str = "Spark DataFrame", show_values: bool = False, csv: bool = False) -> None:
         functions = _pyspark()
         if not is_spark_frame(frame):
             raise InputTypeError(f"frame must be a Spark DataFrame, got {type(frame).__name__}")
-        domain = select_domain(domain, columns)
+        domain, schema = domain_or_schema(domain, schema, columns)
+        if schema is None and show_values:
+            raise InputError("show_values reads a raw table: give schema=, not domain=")
         budget = parse_memory_limit(memory_limit)
         if max_distinct_rows is None:
             max_distinct_rows = SPARK_MAX_DISTINCT_ROWS
         self.label = label
         with self._reading("checking the table", opening=True):
-            coded, n = _check_and_code(frame, domain, functions, label)
+            if schema is None:
+                coded, n = _check_and_code(frame, domain, functions, label)
+            else:
+                coded, n = encode_frame(frame, schema, functions, label, csv=csv, show_values=show_values)
         super().__init__(domain, n, memory_limit=budget, max_distinct_rows=max_distinct_rows, batch_size=batch_size)
         self._frame = coded
         self._functions = functions
 
     @classmethod
-    def open(cls, source: object, domain: Domain, *, spark: object = None, format: str | None = None,
-             **options: object) -> SparkTable:
-        """Read ``source`` with ``spark`` (default: the active session) and check it over ``domain``.
+    def open(cls, source: object, domain: Domain | None = None, *, schema: Schema | None = None,
+             spark: object = None, format: str | None = None, delimiter: str | None = None,
+             header: bool | str = "auto", skip_rows: int = 0, **options: object) -> SparkTable:
+        """Read ``source`` with ``spark`` (default: the active session) and check it over ``domain``, or encode
+        it by ``schema``.
 
         ``source`` is a path, a glob, a folder or a list; local paths are checked here (a missing file or a
         glob matching nothing is an InputError), paths with a scheme (``hdfs://``, ``s3a://``) go to Spark.
-        ``options`` are those of the constructor.
+        A raw CSV is laid out as the in-memory reader lays it out (``delimiter``, ``header``; remote files
+        take a header row and a comma unless told); ``skip_rows`` is not read by Spark. ``options`` are
+        those of the constructor.
         """
         _pyspark()
         from pyspark.sql import SparkSession
@@ -146,10 +191,31 @@ class SparkTable(CountingTable):
         else:
             files, label = resolve_files(source)
             kind = detect_format(files, format)
+        layout = None
+        if schema is not None and kind == "csv":
+            check_read_options(delimiter, header, skip_rows)
+            if skip_rows:
+                raise InputError("engine 'spark' does not skip lines of a CSV (skip_rows); use engine 'duckdb'")
+            names = schema.names if options.get("columns") is None else options["columns"]
+            if remote:  # Spark reads the files: a header row unless told otherwise, a comma unless told
+                layout = CsvLayout(delimiter or ",", header is not False, () if header is not False else tuple(names))
+            else:
+                layout = csv_layout(files, names, delimiter=delimiter, header=header)
+        elif (delimiter, header, skip_rows) != (None, "auto", 0):
+            raise InputError("delimiter, header and skip_rows read a raw CSV: give schema=, and a CSV")
         with cls._reading_static(label, "reading the files", opening=True):
             reader = session.read
-            frame = reader.parquet(*files) if kind == "parquet" else reader.csv(files, header=True, inferSchema=False)
-        return cls(frame, domain, label=label, **options)
+            if kind == "parquet":
+                frame = reader.parquet(*files)
+            elif layout is None:
+                frame = reader.csv(files, header=True, inferSchema=False)
+            else:  # every cell as text; "" inside quotes is a quote, as in Python's csv
+                frame = reader.csv(files, header=layout.header, sep=layout.delimiter, inferSchema=False, quote='"',
+                                   escape='"', multiLine=True, ignoreLeadingWhiteSpace=schema.strip,
+                                   ignoreTrailingWhiteSpace=False, encoding="UTF-8")
+                if layout.names:  # the names the in-memory reader gives (header cells stripped, or the schema's)
+                    frame = frame.toDF(*layout.names)
+        return cls(frame, domain, schema=schema, label=label, csv=layout is not None, **options)
 
     # -------------------------------------------------------------------- hooks
     def _group_rows(self, cap: int) -> DistinctRows | None:
@@ -243,11 +309,12 @@ def _check_and_code(frame: object, domain: Domain, F: object, label: str) -> tup
     types = {field.name: type(field.dataType).__name__ for field in frame.schema.fields}
     missing = [a for a in domain.attributes if a not in types]
     if missing:
-        raise InputError(f"{label} lack(s) column(s) {missing} of the domain; it has {list(types)}")
+        raise InputError(f"{label} {'lack' if label.startswith('data files') else 'lacks'} column(s) {missing} "
+                         f"of the domain; it has {list(types)}")
     checks, codes, type_problems = [], [], []
     for i, (attribute, size) in enumerate(zip(domain.attributes, domain.sizes)):
         column = F.col(f"`{attribute.replace('`', '``')}`")
-        value, column_checks = _column_checks(column, types[attribute], size, F)
+        value, column_checks = _column_checks(column, types[attribute], size, F, SPARK.quote(attribute))
         if column_checks is None:
             type_problems.append(f"column {attribute!r} has type {types[attribute]}; expected integer codes")
             continue
@@ -269,34 +336,43 @@ def _check_and_code(frame: object, domain: Domain, F: object, label: str) -> tup
     return frame.select(*codes), n
 
 
-def _column_checks(column: object, spark_type: str, size: int, F: object):
-    """(the column as a number, [(problem, condition true on a bad row)]) or (column, None) for a bad type."""
+def _column_checks(column: object, spark_type: str, size: int, F: object, name: str):
+    """(the column as a number, [(problem, condition true on a bad row)]) or (column, None) for a bad type.
+
+    Text is stripped of Python's whitespace and parsed by Python's ``float()`` grammar (sql_text.py), as
+    :meth:`Dataset.from_csv <dprelease.data.Dataset.from_csv>` parses it."""
     out_of_range = f"values outside the codes 0..{size - 1}"
     if spark_type in _INTEGER_TYPES:
         return column, [("empty or missing cells", column.isNull()),
                         (out_of_range, (column < 0) | (column >= size))]
     if spark_type in _NUMBER_TYPES or spark_type == "StringType":
         if spark_type == "StringType":
-            number = F.trim(column).try_cast("double")
-            first = [("empty or missing cells", column.isNull() | (F.trim(column) == "")),
+            stripped = SPARK.strip(name)
+            number = F.expr(SPARK.python_float(stripped))
+            first = [("empty or missing cells", column.isNull() | (F.expr(stripped) == "")),
                      ("values that are not numbers", number.isNull())]
         else:
             number = column.cast("double")
             first = [("empty or missing cells", column.isNull())]
         return number, first + [
             ("missing (NaN) or infinite values", F.isnan(number) | (F.abs(number) == float("inf"))),
-            ("values that are not whole numbers (codes are integers)", number != F.floor(number)),
+            ("values that are not whole numbers (codes are integers)", number % 1 != 0),
             (out_of_range, (number < 0) | (number >= size)),
         ]
     return column, None
 
 
-def open_spark(source: object, domain: Domain, *, columns: Sequence[str] | None = None, spark: object = None,
-               format: str | None = None, memory_limit: int | str = DEFAULT_MEMORY_LIMIT,
-               max_distinct_rows: int | None = None, batch_size: int = DEFAULT_BATCH) -> SparkTable:
+def open_spark(source: object, domain: Domain | None = None, *, schema: Schema | None = None,
+               columns: Sequence[str] | None = None, spark: object = None, format: str | None = None,
+               memory_limit: int | str = DEFAULT_MEMORY_LIMIT, max_distinct_rows: int | None = None,
+               batch_size: int = DEFAULT_BATCH, delimiter: str | None = None, header: bool | str = "auto",
+               skip_rows: int = 0, show_values: bool = False) -> SparkTable:
     """The registry's opener: a Spark DataFrame as it is, or files read by ``spark`` (default: the active session)."""
-    options = {"columns": columns, "memory_limit": memory_limit, "max_distinct_rows": max_distinct_rows,
-               "batch_size": batch_size}
+    options = {"schema": schema, "columns": columns, "memory_limit": memory_limit,
+               "max_distinct_rows": max_distinct_rows, "batch_size": batch_size, "show_values": show_values}
     if is_spark_frame(source):
+        if (delimiter, header, skip_rows) != (None, "auto", 0):
+            raise InputError("delimiter, header and skip_rows read a CSV file, not a Spark DataFrame")
         return SparkTable(source, domain, **options)
-    return SparkTable.open(source, domain, spark=spark, format=format, **options)
+    return SparkTable.open(source, domain, spark=spark, format=format, delimiter=delimiter, header=header,
+                           skip_rows=skip_rows, **options)

@@ -83,6 +83,15 @@ class CountingTable:
             return None
         return "grouped" if self._rows is not None else "per-set"
 
+    def close(self) -> None:
+        """Free what the engine holds for this table (nothing here; DuckDB closes its connection)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def marginal_counts(self, attributes: Iterable[str]) -> np.ndarray:
         """Counts of the marginal on ``attributes``, axes in the order given, float64 (private)."""
         asked, canonical = check_marginal(self.domain, attributes)

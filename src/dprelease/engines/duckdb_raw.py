@@ -1,0 +1,94 @@
+"""DuckDB reading a raw table through its public schema: encoded in SQL, checked in one pass, kept as codes.
+
+:func:`define_encoded` runs the schema's encoding (:mod:`dprelease.engines.schema_sql`) over the files once,
+into a temporary table of codes (``dprelease_encoded``; DuckDB spills it beyond its memory limit), checks
+it with one aggregate, and defines the view ``coded`` (``c0 .. c{d-1}``) that every private read counts.
+The text is parsed once, however many marginals are counted afterwards.
+
+A problem is reported as the in-memory encoder reports it (the same message, column by column), before
+anything private is read; ``show_values`` adds the number of rows and up to three of the smallest distinct
+bad values (the in-memory encoder quotes three in the order it met them, so the examples may differ).
+"""
+
+from __future__ import annotations
+
+from dprelease.engines.csv_layout import CsvLayout
+from dprelease.engines.schema_sql import PROBLEMS, Encoding, plan, problems_message
+from dprelease.engines.sql_text import DUCKDB
+from dprelease.errors import InputError
+from dprelease.schema import Schema
+from dprelease.schema.parse import as_text
+
+ENCODED = "dprelease_encoded"
+
+
+def csv_source(paths: str, layout: CsvLayout) -> str:
+    """``read_csv`` of every cell as text, laid out as the in-memory reader reads the file."""
+    columns = "{" + ", ".join(f"{DUCKDB.text(name)}: 'VARCHAR'" for name in layout.names) + "}"
+    return (f"read_csv({paths}, header = {str(layout.header).lower()}, skip = {layout.skip_rows}, "
+            f"auto_detect = false, columns = {columns}, delim = {DUCKDB.text(layout.delimiter)}, quote = '\"', "
+            "escape = '\"', strict_mode = true)")
+
+
+def render(encoding: Encoding, source: str) -> str:
+    """The encoding's stages as nested SELECTs over ``source``, ending in the columns c0.. (signed codes)."""
+    sql = f"SELECT * FROM {source}"
+    for stage in encoding.stages:
+        sql = f"SELECT *, {', '.join(f'{expr} AS {alias}' for alias, expr in stage)} FROM ({sql})"
+    return sql
+
+
+def define_encoded(con: object, duckdb: object, source: str, types: dict[str, str], schema: Schema, label: str,
+                   *, csv: bool, show_values: bool, code_types: list[str], open_error) -> int:
+    """Encode, check and keep the table; return n. ``open_error(exc)`` turns a DuckDB error into an InputError."""
+    missing = [name for name in schema.names if name not in types]
+    present = [name for name in schema.names if name in types]
+    used = schema.select(present) if present else None
+    encoding = plan(used, types, DUCKDB, csv=csv, label=label) if used is not None else None
+    flags_of = [(i, kind) for i in range(len(present)) for kind in PROBLEMS]
+    try:
+        if encoding is None:  # every column missing: nothing to encode
+            n, flags = con.execute(f"SELECT count(*) FROM {source}").fetchone()[0], []
+        else:
+            codes = ", ".join(f"CAST({code} AS INTEGER) AS c{i}" for i, code in enumerate(encoding.codes))
+            select = f"SELECT {codes} FROM ({render(encoding, source)})"
+            table = select
+            if not missing:  # encode once into a table of codes; a missing column needs only the checks
+                con.execute(f"CREATE OR REPLACE TEMP TABLE {ENCODED} AS {select}")
+                table = f"SELECT * FROM {ENCODED}"
+            checks = "".join(f", bool_or(c{i} = {-kind})" for i, kind in flags_of)
+            n, *flags = con.execute(f"SELECT count(*){checks} FROM ({table})").fetchone()
+    except duckdb.Error as exc:
+        con.execute(f"DROP TABLE IF EXISTS {ENCODED}")
+        raise open_error(exc) from None
+    found = {key: bool(flag) for key, flag in zip(flags_of, flags)}
+    if show_values and any(found.values()):
+        bad = [key for key, flag in found.items() if flag]
+        counts = con.execute("SELECT " + ", ".join(f"count_if(c{i} = {-kind})" for i, kind in bad)
+                             + f" FROM ({table})").fetchone()
+        found = {(i, kind): (int(rows), _examples(con, used, types, source, csv, i, kind))
+                 for (i, kind), rows in zip(bad, counts)}
+    message = problems_message(label, used or schema, missing, found, show_values=show_values)
+    if message is not None:
+        con.execute(f"DROP TABLE IF EXISTS {ENCODED}")
+        raise InputError(message)
+    if n == 0:
+        con.execute(f"DROP TABLE IF EXISTS {ENCODED}")
+        raise InputError(f"{label} has no rows; a release needs at least one row")
+    casts = ", ".join(f"CAST(c{i} AS {code_type}) AS c{i}" for i, code_type in enumerate(code_types))
+    con.execute(f"CREATE TEMP VIEW coded AS SELECT {casts} FROM {ENCODED}")
+    return int(n)
+
+
+def _examples(con: object, schema: Schema, types: dict[str, str], source: str, csv: bool, i: int,
+              kind: int) -> list[str]:
+    """Up to three of the smallest distinct values of column i with problem ``kind`` (for ``show_values``),
+    through an encoding of that column alone."""
+    one = plan(schema.select([schema.names[i]]), types, DUCKDB, csv=csv)
+    code, value = one.codes[0], one.examples[0]
+    # MATERIALIZED: a filter pushed down through the stages would inline every alias where it is used
+    # (the date fields appear a dozen times in the day count), a tree many times the size of the SELECT.
+    rows = con.execute(f"WITH t AS MATERIALIZED (SELECT {code} AS c, {value} AS x FROM ({render(one, source)})) "
+                       f"SELECT DISTINCT x FROM t WHERE c = {-kind} AND x IS NOT NULL ORDER BY x LIMIT 3").fetchall()
+    texts = [as_text(x) for (x,) in rows]
+    return ["NULL" if text is None else text for text in texts]
