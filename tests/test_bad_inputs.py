@@ -193,7 +193,7 @@ CLI_CASES: list[tuple[str, Callable[[Case], list[str]], tuple[str, ...]]] = [
     # evaluate
     ("evaluate-synthetic-missing", lambda c: c.evaluate(c.tmp / "nope.csv"), ("nope.csv", "cannot be read")),
     ("evaluate-synthetic-outside", lambda c: c.evaluate(c.write("s.csv", "a,b,c\n0,3,0\n")),
-     ("s.csv", "column 'b'", "value 3 is outside 0..2")),
+     ("s.csv", "column 'b'", "outside the codes 0..2")),
     ("evaluate-workload", lambda c: c.evaluate(c.data, "--workload=4way"), ("4-way", "at least 4 columns")),
     ("evaluate-columns", lambda c: c.evaluate(c.data, "--columns=a,q"), ("--columns", "['q']")),
     ("evaluate-epsilon", lambda c: c.evaluate(c.data, "--epsilon=0"), ("--epsilon", "got 0")),
@@ -209,7 +209,7 @@ CLI_CASES: list[tuple[str, Callable[[Case], list[str]], tuple[str, ...]]] = [
      ("release.answers.npz", "missing")),
     ("report-data-missing", lambda c: c.report(f"--data={c.tmp / 'nope.csv'}"), ("nope.csv", "cannot be read")),
     ("report-data-outside", lambda c: c.report("--data=" + str(c.write("s.csv", "a,b,c\n0,3,0\n"))),
-     ("column 'b'", "value 3 is outside 0..2")),
+     ("column 'b'", "outside the codes 0..2")),
     ("report-domain-disagrees", lambda c: c.report("--domain=" + str(c.write("d2.json", '{"a": 2, "b": 4, "c": 4}'))),
      ("--domain", "'b'", "4 values", "the release has 3")),
     ("report-out-is-release", lambda c: c.report(f"--out={c.tmp / 'saved' / 'release.json'}"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import re
 
 import numpy as np
 import pytest
@@ -127,11 +126,11 @@ def test_from_dataframe(tiny_domain, tiny_records_array):
 @pytest.mark.parametrize(
     ("column", "error", "fragments"),
     [
-        ([0.0, np.nan, 1.0, np.nan], InputError, ["'b'", "missing (NaN)", "2 rows affected"]),
-        ([0, 1, None, 2], InputError, ["'b'", "empty or missing", "1 rows affected"]),
+        ([0.0, np.nan, 1.0, np.nan], InputError, ["'b'", "missing (NaN)"]),
+        ([0, 1, None, 2], InputError, ["'b'", "empty or missing"]),
         ([True, False, True, True], InputError, ["'b'", "booleans"]),
-        ([0, 1, 7, 9], InputError, ["'b'", "value 7 is outside 0..2", "2 rows affected"]),
-        ([0.5, 1.0, 1.0, 1.0], InputError, ["'b'", "0.5", "not an integer code", "1 rows affected"]),
+        ([0, 1, 7, 9], InputError, ["'b'", "outside the codes 0..2"]),
+        ([0.5, 1.0, 1.0, 1.0], InputError, ["'b'", "not an integer code"]),
     ],
     ids=["nan", "none", "bool", "out-of-range", "fraction"],
 )
@@ -258,16 +257,16 @@ BAD_TABLES = [
     ("missing-column", "a,b\n0,0\n", None, ["lacks column(s) ['c']", "['a', 'b']"]),
     ("unknown-columns", "a,b,c\n0,0,0\n", ["a", "zz"], ["['zz']", "not in the domain"]),
     ("duplicate-header", "a,b,c,a\n0,0,0,1\n", None, ["['a']", "more than once"]),
-    ("fraction", "a,b,c\n0,0,0\n1,1.5,0\n", None, ["column 'b'", "1.5", "not an integer code", "1 rows affected"]),
-    ("text", "a,b,c\n0,abc,0\n1,1,0\n0,xyz,0\n", None, ["column 'b'", "'abc'", "2 rows affected"]),
-    ("empty-cell", "a,b,c\n0,,0\n1,1,\n", None, ["column 'b'", "empty or missing", "1 rows affected"]),
-    ("nan-cell", "a,b,c\n0,1,NaN\n1,1,nan\n1,1,1\n", None, ["column 'c'", "empty or missing", "2 rows affected"]),
-    ("inf-cell", "a,b,c\n0,1,inf\n", None, ["column 'c'", "'inf'", "1 rows affected"]),
-    ("negative", "a,b,c\n0,1,2\n-1,1,2\n", None, ["column 'a'", "value -1 is outside 0..1", "1 rows affected"]),
-    ("too-large", "a,b,c\n0,3,2\n1,3,2\n0,0,0\n", None, ["column 'b'", "value 3 is outside 0..2", "2 rows affected"]),
+    ("fraction", "a,b,c\n0,0,0\n1,1.5,0\n", None, ["column 'b'", "not an integer code"]),
+    ("text", "a,b,c\n0,abc,0\n1,1,0\n0,xyz,0\n", None, ["column 'b'", "not a number"]),
+    ("empty-cell", "a,b,c\n0,,0\n1,1,\n", None, ["column 'b'", "empty or missing"]),
+    ("nan-cell", "a,b,c\n0,1,NaN\n1,1,nan\n1,1,1\n", None, ["column 'c'", "empty or missing"]),
+    ("inf-cell", "a,b,c\n0,1,inf\n", None, ["column 'c'", "not a number"]),
+    ("negative", "a,b,c\n0,1,2\n-1,1,2\n", None, ["column 'a'", "outside the codes 0..1"]),
+    ("too-large", "a,b,c\n0,3,2\n1,3,2\n0,0,0\n", None, ["column 'b'", "outside the codes 0..2"]),
     ("header-only", "a,b,c\n", None, ["has no rows"]),
     ("empty-file", "", None, ["is empty"]),
-    ("ragged", "a,b,c\n0,0,0\n1,1\n0,0,0,0\n", None, ["does not parse as CSV", "line 3 has 2 fields", "2 such rows"]),
+    ("ragged", "a,b,c\n0,0,0\n1,1\n0,0,0,0\n", None, ["does not parse as CSV", "line 3 has 2 fields"]),
     ("not-utf8", b"a,b,c\n\xff\xfe,0,0\n", None, ["does not parse as CSV"]),
     ("no-file", None, None, ["cannot be read", "t.csv"]),
 ]
@@ -297,18 +296,18 @@ def test_from_csv_columns_must_be_a_list(tiny_files, tiny_domain):
 
 # ---------------------------------------------------------------- known bugs
 @pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
-def test_huge_code_is_quoted_correctly(write_file, tiny_domain):
+def test_huge_code_is_refused_not_wrapped_and_not_quoted(write_file, tiny_domain):
     path = write_file("big.csv", "a,b,c\n0,0,0\n99999999999999999999,1,1\n")
     with pytest.raises(InputError) as info:
         Dataset.from_csv(path, tiny_domain)
-    match = re.search(r"value (-?\d+) is outside 0\.\.1", str(info.value))
-    assert match is not None and int(match.group(1)) >= 10**19, str(info.value)
+    assert "outside the codes 0..1" in str(info.value) and "9999" not in str(info.value)
 
 
-def test_huge_uint64_code_is_quoted_correctly(tiny_domain):
+def test_huge_uint64_code_is_refused_not_wrapped_and_not_quoted(tiny_domain):
     records = np.array([[2**63 + 5, 0, 0]], dtype=np.uint64)
-    with pytest.raises(InputError, match=r"value 9223372036854775813 is outside 0\.\.1"):
+    with pytest.raises(InputError, match=r"outside the codes 0\.\.1") as info:
         Dataset.from_records(records, tiny_domain)
+    assert "922337" not in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -317,9 +316,9 @@ def test_huge_uint64_code_is_quoted_correctly(tiny_domain):
         (lambda d: Dataset.from_histogram(np.full(24, 0.5), d), "counts must be whole numbers, got 0.5 (24 cells)"),
         (lambda d: Dataset.from_histogram(np.r_[np.ones(23), np.nan], d), "counts must be whole numbers, got nan (1 cells)"),
         (lambda d: Dataset.from_records(np.array([[0, 1.5, 0]]), d),
-         "records, column 'b': value 1.5 is not an integer code (1 rows affected)"),
+         "records, column 'b': a value is not an integer code (values are private: not shown)"),
         (lambda d: Dataset.from_records([["0", "2.5", "0"]], d),
-         "records, column 'b': value 2.5 is not an integer code (1 rows affected)"),
+         "records, column 'b': a value is not an integer code (values are private: not shown)"),
     ],
     ids=["histogram-fraction", "histogram-nan", "float-records", "text-records"],
 )

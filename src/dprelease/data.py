@@ -80,7 +80,7 @@ class Dataset:
         if bad:
             raise InputError(
                 f"data file {str(path)!r} does not parse as CSV: line {bad[0] + 2} has "
-                f"{len(body[bad[0]])} fields, the header has {len(header)} ({len(bad)} such rows)"
+                f"{len(body[bad[0]])} fields, the header has {len(header)}"
             )
         _check_columns_present(header, domain, f"data file {str(path)!r}")
         positions = {a: header.index(a) for a in domain.attributes}
@@ -231,7 +231,10 @@ def _check_columns_present(header: list[str], domain: Domain, source: str) -> No
 
 
 def _parse_codes(values: np.ndarray, attribute: str, size: int, source: str) -> np.ndarray:
-    """Integer codes in 0..size-1 (int64), or an error naming the column, a bad value and the row count."""
+    """Integer codes in 0..size-1 (int64), or an error naming the column and the kind of problem.
+
+    The message quotes no value and counts no rows: both are private, and messages reach logs.
+    """
     where = f"{source}, column {attribute!r}"
     if values.dtype.kind in "iu":
         numeric = values
@@ -242,10 +245,7 @@ def _parse_codes(values: np.ndarray, attribute: str, size: int, source: str) -> 
     # Range-check in the original type, before any cast could wrap a huge code around.
     outside = (numeric < 0) | (numeric >= size)
     if outside.any():
-        raise InputError(
-            f"{where}: value {int(numeric[outside][0])} is outside 0..{size - 1} "
-            f"({int(outside.sum())} rows affected)"
-        )
+        raise InputError(f"{where}: a value is outside the codes 0..{size - 1} (values are private: not shown)")
     return numeric.astype(np.int64)
 
 
@@ -258,7 +258,7 @@ def _coerce_integers(values: np.ndarray, where: str) -> np.ndarray:
         text = np.array([str(v).strip() if v is not None else "" for v in values], dtype=object)
         empty = (text == "") | np.array([t.lower() in ("nan", "na", "null", "none") for t in text], dtype=bool)
         if empty.any():
-            raise InputError(f"{where}: empty or missing cells are not allowed ({int(empty.sum())} rows affected)")
+            raise InputError(f"{where}: empty or missing cells are not allowed")
         try:
             floats = text.astype(np.float64)  # fast path: every cell parses
             parsed = np.isfinite(floats)
@@ -272,12 +272,9 @@ def _coerce_integers(values: np.ndarray, where: str) -> np.ndarray:
                     parsed[i] = False
             parsed &= np.isfinite(floats)
     if not parsed.all():
-        bad = values[~parsed]
-        label = "missing (NaN)" if values.dtype.kind == "f" else f"not a number: {str(bad[0])!r}"
-        raise InputError(f"{where}: value {label} ({int((~parsed).sum())} rows affected)")
+        label = "missing (NaN)" if values.dtype.kind == "f" else "not a number"
+        raise InputError(f"{where}: a value is {label} (values are private: not shown)")
     fractional = floats != np.floor(floats)
     if fractional.any():
-        raise InputError(
-            f"{where}: value {float(floats[fractional][0])!r} is not an integer code ({int(fractional.sum())} rows affected)"
-        )
+        raise InputError(f"{where}: a value is not an integer code (values are private: not shown)")
     return floats  # whole numbers; cast after the range check
