@@ -89,22 +89,6 @@ def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list
     return list(found)
 
 
-
-def superset_marginals(workload: Workload, *, cells: int, known: set) -> list[tuple[str, ...]]:
-    """Marginals one attribute larger than the workload's largest, of at most ``cells`` cells (public).
-
-    A measurement's cost does not grow with its cells (L1 sensitivity 2/n, L2 sqrt(2)/n), only its noise's
-    total does: where cells are few (e.g. binary columns), one measured superset informs every workload
-    marginal inside it at once.
-    """
-    order = max(len(m) for m in workload.marginals) + 1
-    found = []
-    for attributes in itertools.combinations(workload.attributes, order):
-        if attributes not in known and workload.cells(attributes) <= cells:
-            found.append(attributes)
-    return found
-
-
 def rounds_for_noise(*, cells: float, n: int, measure: float, gaussian: bool, tau: float) -> int:
     """The most rounds T at which measuring a marginal of ``cells`` cells with ``measure`` / T adds expected L1
     noise <= ``tau`` (public): C E|Z| <= tau with E|Z| = 2 / (n eps_m) for Laplace (L1 sensitivity 2/n) or
@@ -355,8 +339,6 @@ class MWEM:
 
         smallest = 1 if self.tuning.one_way_candidates or not one_way else 2
         candidates = candidate_marginals(workload, self.tuning.candidates, smallest=smallest)
-        if self.tuning.superset_cells:
-            candidates += superset_marginals(workload, cells=self.tuning.superset_cells, known=set(candidates))
         active = list(range(len(candidates)))
         skipped: list[tuple[str, ...]] = []
         checked_for: frozenset = frozenset({None})
@@ -458,8 +440,7 @@ class MWEM:
                       "final_iterations": self.tuning.final_iterations, "candidates": self.tuning.candidates,
                       "warm_start": self.tuning.warm_start, "remeasure": self.tuning.remeasure, "step_growth": self.tuning.step_growth,
                       "rounds_per_attribute": self.tuning.rounds_per_attribute, "noise_target": self.tuning.noise_target,
-                      "init_per_round": self.tuning.init_per_round, "one_way_candidates": self.tuning.one_way_candidates,
-                      "superset_cells": self.tuning.superset_cells}
+                      "init_per_round": self.tuning.init_per_round, "one_way_candidates": self.tuning.one_way_candidates}
         if gaussian:
             parameters["rho_per_step"] = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}
         else:

@@ -77,7 +77,6 @@ class MWEMTuning:
     rounds_per_attribute: int | None = None
     noise_target: float | None = None
     init_per_round: bool = False
-    superset_cells: int = 0
     one_way_candidates: bool = False
     max_model_cells: int = DEFAULT_MAX_MODEL_CELLS
 
