@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from dprelease.errors import InputError
-from dprelease.schema.tables import CSV_DELIMITERS
+from dprelease.schema.tables import CSV_DELIMITERS, check_read_options
 
 _SNIFF_CHARS = 65536
 
@@ -29,16 +29,6 @@ class CsvLayout:
     header: bool
     names: tuple[str, ...]
     skip_rows: int = 0
-
-
-def check_read_options(delimiter: object, header: object, skip_rows: object) -> None:
-    """The reader's own checks of its options (public), with its messages."""
-    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n"):
-        raise InputError(f"delimiter must be one character (not a quote or newline), got {delimiter!r}")
-    if header not in (True, False, "auto"):
-        raise InputError(f"header must be true, false or 'auto', got {header!r}")
-    if isinstance(skip_rows, bool) or not isinstance(skip_rows, int) or skip_rows < 0:
-        raise InputError(f"skip_rows must be an integer >= 0, got {skip_rows!r}")
 
 
 def csv_layout(files: Sequence[str], names: Sequence[str], *, delimiter: str | None = None,

@@ -26,7 +26,8 @@ from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
 from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column
 from dprelease.schema.schema import Schema
-from dprelease.schema.tables import csv_text, need, write_atomic, write_parquet
+from dprelease.files import write_atomic
+from dprelease.schema.tables import csv_text, need, write_parquet
 
 VALUE_MODES = ("uniform", "midpoint", "label")
 

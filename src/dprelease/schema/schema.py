@@ -23,7 +23,7 @@ from pathlib import Path
 from dprelease.domain import Domain
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import BINNED_KINDS
-from dprelease.schema.tables import write_atomic
+from dprelease.files import write_atomic
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, check_tokens, where
 
 FORMAT = "dprelease-schema/1"

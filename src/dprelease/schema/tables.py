@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
+
 from dprelease.schema.parse import FactorColumn, TypedColumn
 
 CSV_DELIMITERS = ",;\t|"
@@ -57,6 +58,16 @@ def factorize(values: np.ndarray) -> FactorColumn:
 
 
 # --------------------------------------------------------------------------- CSV
+def check_read_options(delimiter: object, header: object, skip_rows: object) -> None:
+    """The CSV reader's checks of its options (public), shared by the engines' reader."""
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n"):
+        raise InputError(f"delimiter must be one character (not a quote or newline), got {delimiter!r}")
+    if header not in (True, False, "auto"):
+        raise InputError(f"header must be true, false or 'auto', got {header!r}")
+    if isinstance(skip_rows, bool) or not isinstance(skip_rows, int) or skip_rows < 0:
+        raise InputError(f"skip_rows must be an integer >= 0, got {skip_rows!r}")
+
+
 def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | None = None, header: bool | str = "auto",
              skip_rows: int = 0, encoding: str = "utf-8-sig", show_values: bool = False) -> Table:
     """The columns ``names`` of a delimited text file.
@@ -72,12 +83,7 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
     """
     path = Path(path)
     source = f"data file {str(path)!r}"
-    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n"):
-        raise InputError(f"delimiter must be one character (not a quote or newline), got {delimiter!r}")
-    if header not in (True, False, "auto"):
-        raise InputError(f"header must be true, false or 'auto', got {header!r}")
-    if isinstance(skip_rows, bool) or not isinstance(skip_rows, int) or skip_rows < 0:
-        raise InputError(f"skip_rows must be an integer >= 0, got {skip_rows!r}")
+    check_read_options(delimiter, header, skip_rows)
     try:
         with path.open(newline="", encoding=encoding) as handle:
             text = "".join(islice(handle, skip_rows, None)) if skip_rows else handle.read()
@@ -220,23 +226,6 @@ def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
 
 
 # ----------------------------------------------------------------------- writing
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder, fsync and rename."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    folder.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def csv_text(header: Sequence[str], columns: Sequence[Sequence[str]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
