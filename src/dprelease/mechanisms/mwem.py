@@ -109,12 +109,13 @@ def workload_overlap(workload: Workload, candidates: list[tuple[str, ...]]) -> l
 
 def warm_started(model: HistogramModel | FactoredModel,
                  measurements: list[MarginalMeasurement]) -> HistogramModel | FactoredModel:
-    """The product of the noisy 1-way marginals, their small cells pooled (:func:`pooled_fractions`; post-processing).
+    """The product of the 1-way estimates the fit sees (post-processing).
 
-    This is where mirror descent on the 1-way measurements alone heads (their max-entropy fit), reached
-    in one step: the L2 fit's first steps are short (its safe step is 1 / (2 sum of weights)).
+    ``measurements`` are the fit's: their 1-way values are already distributions (:func:`pooled_fractions`,
+    positive). This is where mirror descent on the 1-way measurements alone heads (their max-entropy fit),
+    reached in one step: the L2 fit's first steps are short (its safe step is 1 / (2 sum of weights)).
     """
-    logs = {m.attributes: np.log(pooled_fractions(m.values, m.std)) for m in measurements if len(m.attributes) == 1}
+    logs = {m.attributes: np.log(m.values) for m in measurements if len(m.attributes) == 1}
     if isinstance(model, FactoredModel):
         return model.with_potentials(logs)
     domain = model.domain
