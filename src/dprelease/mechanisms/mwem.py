@@ -67,15 +67,22 @@ from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.noise import exact, laplace_scale
 from dprelease.privacy.rng import RandomSource
 from dprelease.privacy.zcdp import ZCDPAccountant, exponential_epsilon, rho_for
+from dprelease.queries.compression import compressed_shape, rare_value_groups
 from dprelease.queries.workload import Workload
 from dprelease.representations import REPRESENTATIONS, resolve_representation
 from dprelease.representations.factored import FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.measurement_fit import fit_measurements
-from dprelease.updates.measurements import MarginalMeasurement, pooled_fractions
+from dprelease.updates.measurements import MarginalMeasurement, combine, pooled_fractions
 from dprelease.validation import check_delta, check_positive, check_positive_int
 
 NOISES = ("auto", "laplace", "gaussian")
+
+
+#: Compress an attribute only when at least half its values are rare: a long tail is where compression pays
+#: (Chicago taxi at eps = 0.1: 0.27 avg L1 against 0.33), and pooling a few values of a short column lost
+#: their interactions for little (7-column Adult at eps = 0.1: 0.15 against 0.14 over 3 seeds).
+COMPRESS_MIN_SHARE = 0.5
 
 
 def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list[tuple[str, ...]]:
@@ -320,23 +327,45 @@ class MWEM:
                 return measurer.gaussian_marginal_std(rho=amount) * (2 / np.pi) ** 0.5  # E|N(0, sigma^2)|
             return laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=amount)
 
-        def measure(attributes: tuple[str, ...], amount: Fraction, label: str, entry: dict) -> None:
+        rare_groups: dict[str, np.ndarray | None] = {}  # per attribute, from its noisy 1-way marginals (public)
+
+        def grouping_of(attributes: tuple[str, ...]) -> tuple | None:
+            """The compressed domain a marginal is measured on (``compress_rare``; MST's compression)."""
+            if not self.tuning.compress_rare or len(attributes) < 2:
+                return None
+            grouping = tuple(rare_groups.get(a) for a in attributes)
+            return None if all(g is None for g in grouping) else grouping
+
+        def measured_cells(attributes: tuple[str, ...]) -> int:
+            grouping = grouping_of(attributes)
+            sizes = [domain.size_of(a) for a in attributes]
+            return math.prod(compressed_shape(sizes, grouping) if grouping else sizes)
+
+        def measure(attributes: tuple[str, ...], amount: Fraction, label: str, entry: dict) -> MarginalMeasurement:
             """MEASURE one marginal with ``amount`` (Laplace at epsilon, Thm 3.6; or Gaussian at rho, BS Prop. 1.6)."""
+            grouping = grouping_of(attributes)
+            extra = {} if grouping is None else {"compressed_cells": measured_cells(attributes)}
             if gaussian:
-                values = measurer.gaussian_marginal(attributes, rho=amount, label=label)
+                values = measurer.gaussian_marginal(attributes, rho=amount, label=label, grouping=grouping)
                 measured = MarginalMeasurement(attributes, values, measurer.gaussian_marginal_std(rho=amount),
-                                               "gaussian")
+                                               "gaussian", grouping=grouping)
                 transcript.append({**entry, "marginal": list(attributes), "rho": float(amount),
-                                   "gaussian_sigma": measured.scale})
+                                   "gaussian_sigma": measured.scale, **extra})
             else:
-                values = measurer.laplace_marginal(attributes, epsilon=amount, label=label)
+                values = measurer.laplace_marginal(attributes, epsilon=amount, label=label, grouping=grouping)
                 measured = MarginalMeasurement(attributes, values,
-                                               laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=amount))
-                transcript.append({**entry, "marginal": list(attributes), "laplace_scale": measured.scale})
+                                               laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=amount),
+                                               grouping=grouping)
+                transcript.append({**entry, "marginal": list(attributes), "laplace_scale": measured.scale, **extra})
             measurements.append(measured)
             if len(attributes) == 1:  # the fit sees the pooled 1-way (post-processing; the release keeps the raw)
-                measured = replace(measured, values=pooled_fractions(values, measured.std))
-            fitted.append(measured)
+                fitted.append(replace(measured, values=pooled_fractions(values, measured.std)))
+                (best,) = combine([m for m in measurements if m.attributes == attributes])
+                rare_groups[attributes[0]] = rare_value_groups(best.values, best.std, max_mass=self.tuning.compress_rare,
+                                                                min_share=COMPRESS_MIN_SHARE)
+            else:
+                fitted.append(measured)
+            return measured
 
         smallest = 1 if self.tuning.one_way_candidates or not one_way else 2
         candidates = candidate_marginals(workload, self.tuning.candidates, smallest=smallest)
@@ -379,7 +408,6 @@ class MWEM:
                                            growth=self.tuning.step_growth)
 
         annealing = self.tuning.annealing
-        cells = np.array([workload.cells(m) for m in candidates], dtype=np.float64)
         weights = workload_overlap(workload, candidates) if self.tuning.selection_weights == "workload" else None
         budget = RoundBudget(total=split["rounds_total"], rounds=max(rounds, 1),
                              selection_share=exact(self.tuning.selection_share), currency="rho" if gaussian else "epsilon",
@@ -395,7 +423,8 @@ class MWEM:
             options = [candidates[i] for i in active]
             estimates = [model.marginal(m) for m in options]
             # SELECT: exponential mechanism over marginals, L1 score (sensitivity 2/n)
-            penalties = self.tuning.size_penalty * expected_noise * cells[active] if self.tuning.size_penalty else None
+            sizes = np.array([measured_cells(m) for m in options], dtype=np.float64)
+            penalties = self.tuning.size_penalty * expected_noise * sizes if self.tuning.size_penalty else None
             index = measurer.select_marginal(options, estimates, epsilon=select_epsilon, penalties=penalties,
                                              weights=[weights[i] for i in active] if weights else None,
                                              label=f"round {t}: select")
@@ -406,7 +435,7 @@ class MWEM:
                 entry["epsilon"] = float(select_amount + measure_amount)
             else:
                 entry["select_epsilon"] = float(select_epsilon)
-            measure(chosen, measure_amount, f"round {t}: measure", entry)
+            measured = measure(chosen, measure_amount, f"round {t}: measure", entry)
             if not self.tuning.remeasure:
                 active = [i for i in active if candidates[i] != chosen]
             # UPDATE: MW steps over all measurements so far
@@ -417,9 +446,9 @@ class MWEM:
                 # expected L1 size, so the coming rounds need sharper measurements. AIM compares the model
                 # before and after a fit run to convergence; our fit takes a few steps a round, so we compare
                 # the measurement itself with the model's earlier answer. Public: noisy output, model, scale.
-                surprise = float(np.abs(measurements[-1].values.reshape(estimates[index].shape)
-                                        - estimates[index]).sum())
-                if surprise <= expected_noise * workload.cells(chosen):
+                seen = measured.model_view(estimates[index])
+                surprise = float(np.abs(measured.values.reshape(seen.shape) - seen).sum())
+                if surprise <= expected_noise * seen.size:
                     budget.sharpen()
                     transcript.append({"round": t, "action": "anneal", "surprise_l1": surprise,
                                        "next_round_budget": float(budget.per_round)})
@@ -441,7 +470,8 @@ class MWEM:
                       "final_iterations": self.tuning.final_iterations, "candidates": self.tuning.candidates,
                       "warm_start": self.tuning.warm_start, "remeasure": self.tuning.remeasure, "step_growth": self.tuning.step_growth,
                       "rounds_per_attribute": self.tuning.rounds_per_attribute, "noise_target": self.tuning.noise_target,
-                      "init_per_round": self.tuning.init_per_round, "one_way_candidates": self.tuning.one_way_candidates}
+                      "init_per_round": self.tuning.init_per_round, "one_way_candidates": self.tuning.one_way_candidates,
+                      "compress_rare": self.tuning.compress_rare}
         if gaussian:
             parameters["rho_per_step"] = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}
         else:

@@ -59,6 +59,10 @@ class MWEMTuning:
         one_way_candidates: keep the 1-way marginals among the candidates after INIT, so a round may
             measure one again (AIM: with little budget, better 1-way marginals are what pays).
         max_model_cells: the factored model's cap when the user gives none.
+        compress_rare: 0, or measure marginals of 2+ attributes on compressed domains: each attribute's values
+            whose noisy 1-way fraction is under 3 standard deviations counted as one, the rarest first while
+            their pooled fraction stays at most this (MST's compression, :mod:`~dprelease.queries.compression`);
+            the same sensitivity, fewer noisy cells.
     """
 
     candidates: str = "workload"
@@ -79,6 +83,7 @@ class MWEMTuning:
     init_per_round: bool = False
     one_way_candidates: bool = False
     max_model_cells: int = DEFAULT_MAX_MODEL_CELLS
+    compress_rare: float = 0.0
 
     def __post_init__(self) -> None:
         if self.candidates not in CANDIDATES:
@@ -100,6 +105,7 @@ class MWEMTuning:
         if self.noise_target is not None:
             check_positive(self.noise_target, "noise_target")
         check_positive_int(self.max_model_cells, "max_model_cells")
+        check_fraction(self.compress_rare, "compress_rare")
 
 
 #: HLM's MWEM as first tuned on 7-column Adult (the presets before issue 12): a quarter of each round to
@@ -114,10 +120,12 @@ CLASSIC = MWEMTuning()
 #: the task (``noise_target`` 0.5 on a typical pair, between d + 1 and 16 d rounds, or INIT alone when no
 #: pair could be measured usefully: :meth:`~dprelease.mechanisms.mwem.MWEM.planned_rounds`), and annealing
 #: sharpens the rounds' budget when a measurement tells the model nothing new. Small noisy 1-way cells are
-#: pooled before the fit (:func:`~dprelease.updates.measurements.pooled_fractions`).
+#: pooled before the fit (:func:`~dprelease.updates.measurements.pooled_fractions`), and a column whose values
+#: are mostly rare is measured in larger marginals with its rarest values (at most 2 % of the rows) as one
+#: (``compress_rare``; full Adult all 3-way at eps = 1, delta = 1e-9: 0.161 avg L1 against 0.178).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
-                      one_way_candidates=True, final_iterations=300)
+                      one_way_candidates=True, final_iterations=300, compress_rare=0.02)
 
 #: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
 #: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/adult_full.md) and at most 8 d

@@ -50,6 +50,7 @@ from dprelease.privacy.rng import RandomSource
 from dprelease.privacy.selection import exponential_mechanism
 from dprelease.privacy.zcdp import ZCDPAccountant, snapped_gaussian, snapped_gaussian_scale
 from dprelease.queries.base import LinearQuery
+from dprelease.queries.compression import Grouping, compress
 from dprelease.queries.workload import query_sensitivity
 
 
@@ -117,27 +118,40 @@ class PrivateMeasurer:
         return cached[1]
 
     # ------------------------------------------------------------ measurements
-    def laplace_marginal(self, attributes: Sequence[str], *, epsilon: Fraction | float, label: str) -> np.ndarray:
+    def _true_compressed(self, attributes: tuple[str, ...], grouping: Grouping | None) -> np.ndarray:
+        true = self._true_marginal(attributes)
+        if grouping is None:
+            return true
+        if len(grouping) != len(attributes):
+            raise ValueError("a grouping names one entry per attribute")
+        return compress(true, grouping)
+
+    def laplace_marginal(self, attributes: Sequence[str], *, epsilon: Fraction | float, label: str,
+                         grouping: Grouping | None = None) -> np.ndarray:
         """The marginal's fractions plus Laplace(2 / (n epsilon)) per cell: (epsilon, 0)-DP (Thm 3.6).
 
+        With a public ``grouping`` (:mod:`~dprelease.queries.compression`) the marginal is measured on the
+        compressed domain: still a partition of the records, so the same L1 sensitivity 2/n.
         Float-safe: snapped to a grid with integer noise (:func:`~dprelease.privacy.noise.snapped_laplace`).
         """
-        true = self._true_marginal(tuple(attributes))  # READ (a failed read charges nothing)
+        true = self._true_compressed(tuple(attributes), grouping)  # READ (a failed read charges nothing)
         self._pay(epsilon, label)
         return snapped_laplace(true, sensitivity=self.marginal_sensitivity, epsilon=exact(epsilon), rng=self._rng)
 
-    def gaussian_marginal(self, attributes: Sequence[str], *, rho: Fraction | float, label: str) -> np.ndarray:
+    def gaussian_marginal(self, attributes: Sequence[str], *, rho: Fraction | float, label: str,
+                          grouping: Grouping | None = None) -> np.ndarray:
         """The marginal's fractions plus Gaussian noise per cell: rho-zCDP (needs a :class:`ZCDPAccountant`).
 
         The Gaussian mechanism (Bun & Steinke 2016, Prop. 1.6) on the whole marginal, whose L2
         sensitivity is sqrt(2)/n (a neighbour moves 1/n out of one cell into another), in its
         float-safe form: values snapped to a power-of-two grid plus discrete Gaussian noise
         (:func:`~dprelease.privacy.zcdp.snapped_gaussian`, which accounts for the grid). The noise's
-        standard deviation is at most :meth:`gaussian_marginal_std`.
+        standard deviation is at most :meth:`gaussian_marginal_std`. A public ``grouping`` measures it on a
+        compressed domain (:mod:`~dprelease.queries.compression`; a partition too, the same sensitivity).
         """
         if not isinstance(self._accountant, ZCDPAccountant) or self._reservation is not None:
             raise TypeError("gaussian_marginal needs a measurer built on a ZCDPAccountant")
-        true = self._true_marginal(tuple(attributes))  # READ (a failed read charges nothing)
+        true = self._true_compressed(tuple(attributes), grouping)  # READ (a failed read charges nothing)
         self._accountant.charge(rho=rho, label=label, rule=f"Gaussian mechanism at rho={float(exact(rho)):.6g} "
                                                           "(BS Prop. 1.6), zCDP composition (BS Lemma 2.3)")
         return snapped_gaussian(true, sensitivity=Fraction(1, self.n), changed=2, rho=rho, rng=self._rng)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from dprelease.queries.compression import compressed_shape
 from dprelease.representations.factored import FactoredModel
 from dprelease.updates.measurements import MarginalMeasurement, backtracking_descent, combine, term_weights
 
@@ -42,31 +43,34 @@ def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasuremen
     for m, clique in zip(merged, cliques):
         if tuple(m.attributes) != clique:
             raise ValueError("measurement attributes must be in domain order")
-    targets = [m.values.reshape([model.domain.size_of(a) for a in c]) for m, c in zip(merged, cliques)]
-    model = model.with_cliques(cliques)
+    targets = [m.values.reshape(compressed_shape([model.domain.size_of(a) for a in c], m.grouping or (None,) * len(c)))
+               for m, c in zip(merged, cliques)]
+    # One clique may carry several terms (a marginal measured whole and on a compressed domain): their
+    # gradients add up on its one potential.
+    unique = list(dict.fromkeys(cliques))
+    term_clique = [unique.index(c) for c in cliques]
+    model = model.with_cliques(unique)
     # L is (2 sum w)-smooth w.r.t. the L1 norm, so 1 / (2 sum w) is always a safe first step.
     step = step if step is not None else 1.0 / (2 * sum(weights))
-    mus = [model.marginal(c) for c in cliques]
+    mus = [model.marginal(c) for c in unique]
+
+    def loss_and_gradients(mus: list[np.ndarray]) -> tuple[float, list[np.ndarray]]:
+        loss, grads = 0.0, [np.zeros_like(mu) for mu in mus]
+        for y, w, m, k in zip(targets, weights, merged, term_clique):
+            residual = m.model_view(mus[k]) - y
+            loss += w * float(np.sum(residual * residual))
+            grads[k] += m.gradient_view(2 * w * residual)
+        return loss, grads
 
     def propose(state: tuple, step_size: float) -> tuple[tuple, float, float]:
         model, mus, grads = state
-        candidate = model.with_potentials({c: model.potentials[c] - step_size * g for c, g in zip(cliques, grads)})
-        new_mus = [candidate.marginal(c) for c in cliques]
-        new_loss, new_grads = _loss_and_gradients(new_mus, targets, weights)
+        candidate = model.with_potentials({c: model.potentials[c] - step_size * g for c, g in zip(unique, grads)})
+        new_mus = [candidate.marginal(c) for c in unique]
+        new_loss, new_grads = loss_and_gradients(new_mus)
         decrease = sum(float(np.vdot(g, mu - new_mu)) for g, mu, new_mu in zip(grads, mus, new_mus))
         return (candidate, new_mus, new_grads), new_loss, decrease
 
-    loss, grads = _loss_and_gradients(mus, targets, weights)
+    loss, grads = loss_and_gradients(mus)
     (model, _, _), step = backtracking_descent((model, mus, grads), loss, propose,
                                                iterations=iterations, step=step, growth=growth, on_step=on_step)
     return model, step
-
-
-def _loss_and_gradients(mus: list[np.ndarray], targets: list[np.ndarray],
-                        weights: list[float]) -> tuple[float, list[np.ndarray]]:
-    loss, grads = 0.0, []
-    for mu, y, w in zip(mus, targets, weights):
-        residual = mu - y
-        loss += w * float(np.sum(residual * residual))
-        grads.append(2 * w * residual)
-    return loss, grads

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from dprelease.domain import Domain
+from dprelease.queries.compression import compressed_shape
 from dprelease.representations.histogram import HistogramModel, marginalize
 from dprelease.updates.factored_fit import fit_factored
 from dprelease.updates.measurements import MarginalMeasurement, backtracking_descent, combine, term_weights
@@ -38,7 +39,8 @@ class _Term:
         self.domain = domain
         self.attributes = m.attributes
         self.broadcast = tuple(domain.sizes[i] if i in axes else 1 for i in range(len(domain)))
-        self.values = m.values.reshape([domain.sizes[i] for i in axes])
+        self.measurement = m
+        self.values = m.values.reshape(compressed_shape([domain.sizes[i] for i in axes], m.grouping or (None,) * len(axes)))
         self.weight = weight
 
 
@@ -120,8 +122,9 @@ def _loss_and_gradient(probabilities: np.ndarray, hosts: list[_Host]) -> tuple[f
         mu = marginalize(host.domain, probabilities, host.attributes)
         host_grad = np.zeros(host.shape)
         for term, summed, inside in host.members:
-            residual = (mu.sum(axis=summed) if summed else mu) - term.values
+            m = term.measurement
+            residual = m.model_view(mu.sum(axis=summed) if summed else mu) - term.values
             loss += term.weight * float(np.sum(residual * residual))
-            host_grad += (2 * term.weight * residual).reshape(inside)
+            host_grad += m.gradient_view(2 * term.weight * residual).reshape(inside)
         grad += host_grad.reshape(host.broadcast)
     return loss, grad

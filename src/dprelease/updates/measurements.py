@@ -13,19 +13,32 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dprelease.queries.compression import Grouping, compress, expand, grouping_key
+
 
 @dataclass(frozen=True)
 class MarginalMeasurement:
     """A public noisy marginal: ``values`` (fractions, shaped like the marginal) with noise of ``scale``.
 
     ``noise`` is ``"laplace"`` (``scale`` = the Laplace scale b, standard deviation sqrt(2) b) or
-    ``"gaussian"`` (``scale`` = the standard deviation sigma).
+    ``"gaussian"`` (``scale`` = the standard deviation sigma). With a ``grouping``
+    (:mod:`~dprelease.queries.compression`) the marginal was measured on a compressed domain and ``values``
+    is shaped like the compressed marginal.
     """
 
     attributes: tuple[str, ...]
     values: np.ndarray
     scale: float
     noise: str = "laplace"
+    grouping: Grouping | None = None
+
+    def model_view(self, marginal: np.ndarray) -> np.ndarray:
+        """A model's marginal on these attributes, as this measurement sees it (compressed if it was)."""
+        return marginal if self.grouping is None else compress(marginal, self.grouping)
+
+    def gradient_view(self, residual: np.ndarray) -> np.ndarray:
+        """A residual on the measured cells, back on the marginal's cells (the adjoint of :meth:`model_view`)."""
+        return residual if self.grouping is None else expand(residual, self.grouping)
 
     @property
     def std(self) -> float:
@@ -34,26 +47,31 @@ class MarginalMeasurement:
 
     def to_json(self) -> dict[str, object]:
         key = "laplace_scale" if self.noise == "laplace" else "gaussian_sigma"
-        return {"attributes": list(self.attributes), key: self.scale,
-                "values": [float(v) for v in self.values.reshape(-1)]}
+        out = {"attributes": list(self.attributes), key: self.scale,
+               "values": [float(v) for v in self.values.reshape(-1)]}
+        if self.grouping is not None:  # per attribute: each value's group, or null (kept apart)
+            out["grouping"] = [None if g is None else [int(v) for v in g] for g in self.grouping]
+        return out
 
 
 def combine(measurements: Sequence[MarginalMeasurement]) -> list[MarginalMeasurement]:
     """Merge repeated measurements of one marginal by inverse-variance weighting (sufficient statistic)."""
-    groups: dict[tuple[str, ...], list[MarginalMeasurement]] = {}
-    for m in measurements:
-        groups.setdefault(m.attributes, []).append(m)
+    groups: dict[tuple, list[MarginalMeasurement]] = {}
+    for m in measurements:  # the same cells: the same attributes under the same grouping
+        groups.setdefault((m.attributes, grouping_key(m.grouping)), []).append(m)
     merged = []
-    for attributes, group in groups.items():
+    for (attributes, _), group in groups.items():
         kinds = {m.noise for m in group}
+        grouping = group[0].grouping
         if kinds == {"laplace"}:
             precisions = np.array([1 / m.scale**2 for m in group])
             values = sum(p * m.values for p, m in zip(precisions, group)) / precisions.sum()
-            merged.append(MarginalMeasurement(attributes, values, float(precisions.sum() ** -0.5)))
+            merged.append(MarginalMeasurement(attributes, values, float(precisions.sum() ** -0.5), grouping=grouping))
         else:  # by standard deviation; reported as one Gaussian-like measurement of that deviation
             precisions = np.array([1 / m.std**2 for m in group])
             values = sum(p * m.values for p, m in zip(precisions, group)) / precisions.sum()
-            merged.append(MarginalMeasurement(attributes, values, float(precisions.sum() ** -0.5), "gaussian"))
+            merged.append(MarginalMeasurement(attributes, values, float(precisions.sum() ** -0.5), "gaussian",
+                                              grouping=grouping))
     return merged
 
 
