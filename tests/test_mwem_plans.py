@@ -77,6 +77,53 @@ def test_init_only_plan_gives_each_one_way_marginal_a_dth_of_the_budget():
     assert result.parameters["rounds_run"] == 0
 
 
+WIDE = Domain(("p", "q", "r", "s"), (60, 50, 40, 3))
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-9])
+def test_init_keeps_half_when_few_rounds_fit_and_the_one_way_cells_are_already_precise(delta):
+    """Large n, large pairs, small epsilon: T = d + 1, so AIM's INIT would take 72 % of the budget; capped at
+    half, since half still measures every 1-way cell within init_cell_noise; the rest goes to the rounds."""
+    n = 200_000
+    generator = np.random.Generator(np.random.PCG64(5))
+    data = Dataset.from_records(generator.integers(0, WIDE.sizes, size=(n, 4)), WIDE)
+    workload = Workload.all_kway(WIDE, 2)
+    tuning = replace(PLAN, init_cell_noise=0.002)
+    noise = "gaussian" if delta else "laplace"  # at T < 10 Laplace would win the auto choice
+    mwem = MWEM(epsilon=0.1, delta=delta, noise=noise, tuning=tuning)
+    assert mwem.plan_noise(workload, n=n)[0] == noise
+    rounds = mwem.plan_noise(workload, n=n)[1]
+    gaussian = noise == "gaussian"
+    total = rho_for(epsilon=0.1, delta=delta) if gaussian else exact(0.1)
+    assert rounds == 5  # d + 1: the typical pair (1,090 cells) cannot be measured usefully in more
+    # expected noise per 1-way cell at half the budget: E|Z| <= 0.002 of the rows, so the half binds
+    half_each = total / 8
+    needed = Fraction(((2 / np.pi) ** 0.5 / (n * 0.002)) ** 2) if gaussian else Fraction(2 / (n * 0.002))
+    assert needed < half_each < total / rounds * (1 - exact(0.1))
+    result = mwem.run(data, workload, rng=SeededRandom(6))
+    if gaussian:
+        charges = [c.rho for c in result.accountant.ledger]
+        assert charges[:4] == [half_each] * 4
+        spent = sum(charges)
+        assert spent <= total and (total - spent) / total < Fraction(1, 10**12)
+    else:
+        charges = [c.epsilon for c in result.accountant.ledger]
+        assert charges[:4] == [half_each] * 4 and sum(charges) == total
+    # without the cap: AIM's INIT, one round's budget each
+    plain = MWEM(epsilon=0.1, delta=delta, noise=noise, tuning=PLAN).run(data, workload, rng=SeededRandom(6))
+    first = plain.accountant.ledger[0]
+    assert (first.rho if gaussian else first.epsilon) == total / rounds * (1 - exact(0.1))
+
+
+def test_init_is_not_capped_where_the_one_way_cells_need_the_budget():
+    """Small n: half the budget would measure the 1-way cells worse than init_cell_noise: AIM's INIT."""
+    mwem = MWEM(epsilon=1.0, tuning=replace(PLAN, init_cell_noise=0.002))
+    cap = mwem.init_cap(4, n=5_000, gaussian=False)
+    assert cap == Fraction(2 / (5_000 * 0.002)) > exact(1.0) / 8  # the noise target, not the half
+    assert MWEM(epsilon=1.0, tuning=PLAN).init_cap(4, n=5_000, gaussian=False) is None
+    assert MWEM(epsilon=1.0, rounds=5, tuning=replace(PLAN, init_cell_noise=0.002)).init_cap(4, n=5_000, gaussian=False) is None
+
+
 def test_laplace_is_chosen_under_delta_where_it_affords_more_rounds():
     """At small n * epsilon, epsilon / T Laplace beats rho / T Gaussian: the run is then (epsilon, 0)-DP."""
     workload = Workload.all_kway(DOMAIN, 2)

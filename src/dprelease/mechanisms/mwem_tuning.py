@@ -63,6 +63,9 @@ class MWEMTuning:
             whose noisy 1-way fraction is under 3 standard deviations counted as one, the rarest first while
             their pooled fraction stays at most this (MST's compression, :mod:`~dprelease.queries.compression`);
             the same sensitivity, fewer noisy cells.
+        init_cell_noise: with ``init_per_round``, INIT spends at most half of the budget unless the 1-way
+            cells need more to be measured with this expected noise (a fraction of the rows)
+            (:meth:`~dprelease.mechanisms.mwem.MWEM.init_cap`); None: AIM's INIT as it is.
     """
 
     candidates: str = "workload"
@@ -84,6 +87,7 @@ class MWEMTuning:
     one_way_candidates: bool = False
     max_model_cells: int = DEFAULT_MAX_MODEL_CELLS
     compress_rare: float = 0.0
+    init_cell_noise: float | None = None
 
     def __post_init__(self) -> None:
         if self.candidates not in CANDIDATES:
@@ -106,6 +110,8 @@ class MWEMTuning:
             check_positive(self.noise_target, "noise_target")
         check_positive_int(self.max_model_cells, "max_model_cells")
         check_fraction(self.compress_rare, "compress_rare")
+        if self.init_cell_noise is not None:
+            check_positive(self.init_cell_noise, "init_cell_noise")
 
 
 #: HLM's MWEM as first tuned on 7-column Adult (the presets before issue 12): a quarter of each round to
@@ -122,10 +128,12 @@ CLASSIC = MWEMTuning()
 #: sharpens the rounds' budget when a measurement tells the model nothing new. Small noisy 1-way cells are
 #: pooled before the fit (:func:`~dprelease.updates.measurements.pooled_fractions`), and a column whose values
 #: are mostly rare is measured in larger marginals with its rarest values (at most 2 % of the rows) as one
-#: (``compress_rare``; full Adult all 3-way at eps = 1, delta = 1e-9: 0.161 avg L1 against 0.178).
+#: (``compress_rare``; full Adult all 3-way at eps = 1, delta = 1e-9: 0.161 avg L1 against 0.178). Where few
+#: rounds fit a large table, INIT keeps at most half the budget once its 1-way cells are within 0.2 % of the
+#: rows (``init_cell_noise``; Chicago taxi at eps = 0.1: 0.21 against 0.27).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
-                      one_way_candidates=True, final_iterations=300, compress_rare=0.02)
+                      one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002)
 
 #: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
 #: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/adult_full.md) and at most 8 d
