@@ -53,15 +53,18 @@ def compressed_shape(shape: Sequence[int], grouping: Grouping) -> tuple[int, ...
 
 
 def compress(values: np.ndarray, grouping: Grouping) -> np.ndarray:
-    """Sum a marginal's cells within each group, attribute by attribute (``values`` shaped like the marginal)."""
+    """Sum a marginal's cells within each group, attribute by attribute (``values`` shaped like the marginal).
+
+    One matrix product per compressed attribute (a 0/1 matrix, groups x values): the fits call this on every
+    step for every compressed term, where ``np.add.at`` was 5x slower.
+    """
     out = np.asarray(values, dtype=np.float64)
     for axis, g in enumerate(grouping):
         if g is None:
             continue
-        moved = np.moveaxis(out, axis, 0)
-        summed = np.zeros((int(g.max()) + 1,) + moved.shape[1:])
-        np.add.at(summed, g, moved)
-        out = np.moveaxis(summed, 0, axis)
+        indicator = np.zeros((int(g.max()) + 1, g.size))
+        indicator[g, np.arange(g.size)] = 1.0
+        out = np.moveaxis(np.tensordot(indicator, out, axes=([1], [axis])), 0, axis)
     return out
 
 
