@@ -233,6 +233,7 @@ class MWEM:
         (:meth:`planned_rounds`) INIT's measurements are sized as 1/T of the total each and T rounds share what
         they leave (annealing then grows a round's budget where measurements agree with the model); with the
         user's ``rounds``, INIT is sized as 1/(rounds + d), so the rounds asked for keep their share.
+        ``init_cap`` (:meth:`init_cap`) bounds one INIT measurement; the rounds get what it leaves.
         """
         share = exact(self.tuning.selection_share)
         per_init = bool(num_one_way and self.tuning.init_per_round)
@@ -515,7 +516,9 @@ class MWEMMechanism:
     Privacy: as :class:`MWEM`: (epsilon, 0)-DP with Laplace noise by basic composition (Thm 3.16) of the
     Laplace (Thm 3.6) and exponential (Thm 3.10) mechanisms on marginals of L1 sensitivity 2/n; with
     delta > 0, Gaussian noise (L2 sensitivity sqrt(2)/n) under zCDP (Bun & Steinke 2016), converted to
-    (epsilon, delta)-DP (Canonne, Kamath & Steinke 2020).
+    (epsilon, delta)-DP (Canonne, Kamath & Steinke 2020). A marginal measured on a compressed domain
+    (:mod:`~dprelease.queries.compression`, grouping chosen from earlier noisy answers) is still a partition
+    of the records: the same sensitivities, the same charge.
     """
 
     name: ClassVar[str] = "mwem"
