@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from dprelease.errors import InputError
-from dprelease.schema.tables import CSV_DELIMITERS, check_read_options
+from dprelease.schema.tables import CSV_DELIMITERS, check_read_options, has_header_row
 
 _SNIFF_CHARS = 65536
 
@@ -71,16 +71,8 @@ def _one(path: str, names: Sequence[str], delimiter: str | None, header: bool | 
     if first is None:
         raise InputError(f"{source} is empty")
     cells = [h.strip() for h in first]
-    if header == "auto":
-        header = any(h in names for h in cells)
-    if header:
-        duplicated = sorted({h for h in cells if cells.count(h) > 1})
-        if duplicated:
-            raise InputError(f"{source}: column(s) {duplicated} appear more than once in the header")
+    if has_header_row(cells, names, header, source):
         return CsvLayout(delimiter, True, tuple(cells), skip_rows)
-    if len(cells) != len(names):
-        raise InputError(f"{source} has no header row naming the schema's columns, and its rows have "
-                         f"{len(cells)} fields where the schema has {len(names)} columns")
     return CsvLayout(delimiter, False, tuple(names), skip_rows)
 
 

@@ -101,13 +101,21 @@ def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list
     return list(found)
 
 
+def budget_for_cell_noise(cell_noise: float, *, n: int, gaussian: bool) -> float:
+    """The budget (rho, or epsilon) at which one marginal cell's expected absolute noise is ``cell_noise``.
+
+    Laplace: E|Z| = 2 / (n eps) (L1 sensitivity 2/n). Gaussian: E|Z| = sqrt(2/pi) sigma with
+    sigma = 1 / (n sqrt(rho)) (L2 sensitivity sqrt(2)/n). Public quantities only.
+    """
+    if gaussian:
+        return ((2 / np.pi) ** 0.5 / (n * cell_noise)) ** 2
+    return 2 / (n * cell_noise)
+
+
 def rounds_for_noise(*, cells: float, n: int, measure: float, gaussian: bool, tau: float) -> int:
     """The most rounds T at which measuring a marginal of ``cells`` cells with ``measure`` / T adds expected L1
-    noise <= ``tau`` (public): C E|Z| <= tau with E|Z| = 2 / (n eps_m) for Laplace (L1 sensitivity 2/n) or
-    sqrt(2/pi) / (n sqrt(rho_m)) for Gaussian (L2 sensitivity sqrt(2)/n)."""
-    if gaussian:  # C sqrt(2/pi) sqrt(T / measure) / n <= tau
-        return math.floor(measure * (tau * n / (cells * (2 / np.pi) ** 0.5)) ** 2)
-    return math.floor(measure * tau * n / (2 * cells))  # 2 C T / (n measure) <= tau
+    noise <= ``tau`` (public): cells x E|Z| <= tau, E|Z| as in :func:`budget_for_cell_noise`."""
+    return math.floor(measure / budget_for_cell_noise(tau / cells, n=n, gaussian=gaussian))
 
 
 def workload_overlap(workload: Workload, candidates: list[tuple[str, ...]]) -> list[int]:
@@ -265,14 +273,14 @@ class MWEM:
         AIM's INIT measures each 1-way marginal at one round's budget, which is most of the budget when few
         rounds are planned (T near d: a large table whose pairs have many cells, at a small epsilon). There
         INIT keeps at most half of the total (:data:`INIT_MOST_SHARE`), unless the 1-way cells need more to be
-        measured with expected noise ``init_cell_noise`` (a fraction of the rows): Laplace E|Z| = 2 / (n eps),
-        Gaussian E|Z| = sqrt(2/pi) / (n sqrt(rho)). Small tables never reach that noise, and keep AIM's INIT.
+        measured with expected noise ``init_cell_noise`` (a fraction of the rows; :func:`budget_for_cell_noise`).
+        Small tables never reach that noise, and keep AIM's INIT.
         """
         target = self.tuning.init_cell_noise
         if not num_one_way or target is None or self.rounds is not None:
             return None
         total = rho_for(epsilon=self.epsilon, delta=self.delta) if gaussian else exact(self.epsilon)
-        needed = Fraction(((2 / np.pi) ** 0.5 / (n * target)) ** 2) if gaussian else Fraction(2 / (n * target))
+        needed = Fraction(budget_for_cell_noise(target, n=n, gaussian=gaussian))
         return max(needed, total * INIT_MOST_SHARE / num_one_way)
 
     def budget_split(self, num_one_way: int, rounds: int | None = None, init_cap: Fraction | None = None) -> dict[str, Fraction]:

@@ -58,6 +58,25 @@ def factorize(values: np.ndarray) -> FactorColumn:
 
 
 # --------------------------------------------------------------------------- CSV
+def has_header_row(cells: Sequence[str], names: Sequence[str], header: object, source: str) -> bool:
+    """Whether a CSV's first row (``cells``, stripped) is its header; shared by this reader and the engines'.
+
+    ``header`` True/False, or "auto": a header when it names one of ``names``. A header may not name a
+    column twice; rows without one must have one field per name (public: the file's layout, not its values).
+    """
+    if header == "auto":
+        header = any(h in names for h in cells)
+    if header:
+        duplicated = sorted({h for h in cells if list(cells).count(h) > 1})
+        if duplicated:
+            raise InputError(f"{source}: column(s) {duplicated} appear more than once in the header")
+        return True
+    if len(cells) != len(names):
+        raise InputError(f"{source} has no header row naming the schema's columns, and its rows have "
+                         f"{len(cells)} fields where the schema has {len(names)} columns")
+    return False
+
+
 def check_read_options(delimiter: object, header: object, skip_rows: object) -> None:
     """The CSV reader's checks of its options (public), shared by the engines' reader."""
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n"):
@@ -109,17 +128,9 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
         if header is False:
             raise InputError(f"{source}: reading every column needs a header row naming them")
         header, names = True, first
-    if header == "auto":
-        header = any(h in names for h in first)
-    if header:
-        duplicated = sorted({h for h in first if first.count(h) > 1})
-        if duplicated:
-            raise InputError(f"{source}: column(s) {duplicated} appear more than once in the header")
+    if has_header_row(first, names, header, source):
         body, width = rows[1:], len(first)
     else:
-        if len(first) != len(names):
-            raise InputError(f"{source} has no header row naming the schema's columns, and its rows have "
-                             f"{len(first)} fields where the schema has {len(names)} columns")
         body, width, first = rows, len(names), list(names)
     ragged = next((i for i, row in enumerate(body) if len(row) != width), None)
     if ragged is not None:
