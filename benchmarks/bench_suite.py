@@ -2,7 +2,7 @@
 """The tuning suite (issue 12): dprelease's defaults beside the baselines and the peers on tables of many shapes.
 
     .venv/bin/python benchmarks/bench_suite.py [--tables adult7,spread] [--eps 0.1,1,10] [--seeds 3] \
-        [--systems dprelease,dprelease-delta,independent,uniform,mst,aim] [--quick] [--merge] \
+        [--systems dprelease,dprelease-pure,independent,uniform,mst,aim] [--quick] [--merge] \
         [--cached-peers-only | --refresh-peers] [--aim-time-limit 900] [--aim-seeds 1] [--out DIR]
     .venv/bin/python benchmarks/bench_suite.py --render-only        # rebuild suite.md from suite.json
 
@@ -14,8 +14,8 @@ excluded); the 1-minute load average is recorded before and after every run.
 
 Systems:
 
-- ``dprelease``: ``dprelease.api.synthesize`` with every default (pure DP, delta = 0); ``dprelease-delta``:
-  the same with delta = 1e-9. Each is scored three ways: its released rows (the method ``rows="auto"``
+- ``dprelease``: ``dprelease.api.synthesize`` with every default (MWEM, delta = 1e-9); ``dprelease-pure``:
+  the same with delta = 0 (pure DP; the default before issue 12's decision). Each is scored three ways: its released rows (the method ``rows="auto"``
   picked), i.i.d. rows from the same model (``rows="sample"``: the same seed re-run, which refits the
   identical model because the model is fitted before rows are drawn with the same seeded rng, checked by
   comparing the released answers; or drawn from ``release.model`` where a release carries one), and the
@@ -70,7 +70,7 @@ PEER_PY = HERE / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer.py"
 SCORE_PY = scoring.SCORE_PY  # the protocol's independent scorer, found as every benchmark finds it
 DELTA = 1e-9
-SYSTEMS = ("dprelease", "dprelease-delta", "independent", "uniform", "mst", "aim")
+SYSTEMS = ("dprelease", "dprelease-pure", "independent", "uniform", "mst", "aim")
 PEERS = ("mst", "aim")
 CHEAP_TABLE_ORDER = ("adult7", "spread", "small91", "adult-n1000", "adult-n5000", "binary16", "bn-1k", "adult14",
                      "taxi", "wide", "bn-100k", "bn-1m")
@@ -170,10 +170,10 @@ def run_one(spec: dict) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=SeededRunWarning)
-        if system in ("dprelease", "dprelease-delta"):
+        if system in ("dprelease", "dprelease-pure"):
             from dprelease.api import synthesize
 
-            delta = DELTA if system == "dprelease-delta" else 0.0
+            delta = 0.0 if system == "dprelease-pure" else None  # None: the default
             t0 = time.perf_counter()
             release = synthesize(dataset, workloads["main"], epsilon=eps, delta=delta, seed=seed)
             out["seconds"] = time.perf_counter() - t0
@@ -616,6 +616,15 @@ def main(argv=None) -> int:
                 kept.append(r)
                 done.add(key)
         doc["tables"].update({k: v for k, v in old.get("tables", {}).items() if k not in tables_list})
+        # The page describes every table whose runs it keeps: the earlier invocations' tables, seeds and eps
+        # stay in the config (this invocation's override theirs), and so do their notes.
+        before = old["config"]
+        config = doc["config"]
+        config["tables"] = list(before["tables"]) + [t for t in tables_list if t not in before["tables"]]
+        config["systems"] = list(before["systems"]) + [s for s in systems if s not in before["systems"]]
+        config["table_seeds"] = {**before.get("table_seeds", {}), **table_seeds}
+        config["table_eps"] = {**before.get("table_eps", {}), **table_eps}
+        doc["notes"] = [n for n in old.get("notes", []) if n not in doc["notes"]] + doc["notes"]
         doc["notes"].append(f"{len(kept)} runs kept from the suite.json of {old['machine']['date']} "
                             f"({'--resume' if args.resume else '--merge'}), commit {provenance.commit_label(old['code'])}")
         doc["total_seconds_before"] = old.get("total_seconds", 0.0) + old.get("total_seconds_before", 0.0) \

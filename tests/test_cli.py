@@ -83,6 +83,25 @@ def test_synth_mwem_writes_rows_and_release(capsys, tiny_files, tiny_domain, tmp
                                                           "release.json", "synth.csv"]
 
 
+def test_synth_mwem_default_delta_is_one_in_a_billion_and_zero_means_pure(capsys, tiny_files, tmp_path):
+    """MWEM without --delta runs with delta = 1e-9 (docs/decisions.md); --delta 0 is pure DP; ic-mw stays pure.
+    At eps 5 on 200 rows MWEM plans 48 rounds, where Gaussian noise under zCDP is the smaller; at eps 0.7 it
+    plans 4, where Laplace is, and the release is pure DP (delta spent 0) even with the default."""
+    budgets = {}
+    for name, epsilon, extra in (("default", "5", ()), ("given", "5", ("--delta", "1e-9")), ("pure", "5", ("--delta", "0")),
+                                 ("few rounds", "0.7", ()),
+                                 ("ic", "5", ("--mechanism", "ic-mw", "--alpha", "0.3", "--rounds", "5"))):
+        release_path = tmp_path / f"{name}.json"
+        code, stdout, stderr = synth(capsys, tiny_files, tmp_path / f"{name}.csv", "--workload", "1-2way", "--seed",
+                                     "3", "--release", str(release_path), *extra, epsilon=epsilon)
+        assert code == 0, stderr
+        ledger = json.loads(release_path.read_text())["privacy_ledger"]
+        budgets[name] = (ledger["budget"]["delta"], ledger["spent"]["delta"])
+    assert budgets == {"default": (1e-9, 1e-9), "given": (1e-9, 1e-9), "pure": (0.0, 0.0), "few rounds": (0.0, 0.0),
+                       "ic": (0.0, 0.0)}
+    assert (tmp_path / "default.csv").read_bytes() == (tmp_path / "given.csv").read_bytes()
+
+
 def test_synth_seed_is_reproducible(capsys, tiny_files, tmp_path):
     first, second, other = tmp_path / "1.csv", tmp_path / "2.csv", tmp_path / "3.csv"
     for out, seed in ((first, "5"), (second, "5"), (other, "6")):

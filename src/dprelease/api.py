@@ -54,7 +54,7 @@ class SynthesisRequest:
 
     mechanism: str
     epsilon: float
-    delta: float
+    delta: float | None  # None: the mechanism's default (:func:`~dprelease.mechanisms.registry.default_delta`)
     alpha: float | None
     rounds: int | None
     n_rows: int | None
@@ -66,7 +66,7 @@ class SynthesisRequest:
     base: str | None = None
 
     @classmethod
-    def from_options(cls, mechanism: str = "mwem", *, epsilon: float, delta: float = 0.0,
+    def from_options(cls, mechanism: str = "mwem", *, epsilon: float, delta: float | None = None,
                      **options: object) -> SynthesisRequest:
         """The request of ``synthesize(..., mechanism=, epsilon=, delta=, **options)`` (its keyword names:
         ``rows``, not ``rows_method``); an option :func:`synthesize` does not take is refused by name."""
@@ -80,6 +80,8 @@ class SynthesisRequest:
     def __post_init__(self) -> None:
         registry.lookup(self.mechanism)
         check_epsilon(self.epsilon, "epsilon")
+        if self.delta is None:  # the mechanism's default: 1e-9 for mwem, 0 (pure DP) for the others
+            object.__setattr__(self, "delta", registry.default_delta(self.mechanism))
         check_delta(self.delta)
         if self.alpha is not None:
             check_alpha(self.alpha)
@@ -116,7 +118,7 @@ def synthesize(
     memory_limit: int | str | None = None,
     mechanism: str = "mwem",
     epsilon: float,
-    delta: float = 0.0,
+    delta: float | None = None,
     alpha: float | None = None,
     rounds: int | None = None,
     n_rows: int | None = None,
@@ -149,9 +151,11 @@ def synthesize(
             (Sec. 6, Thm 6.1), ``"online-mw"`` (Algorithm 6 over the workload's cells). The median mechanism
             and SmallDB enumerate databases and only run on tiny domains (a clear DomainTooLargeError
             otherwise); see docs/update_rules.md.
-        epsilon, delta: the privacy budget. With delta > 0, MWEM measures with Gaussian noise under zCDP
-            accounting; the ic-* mechanisms use advanced composition; boosting needs delta > 0; SmallDB
-            ignores delta (it is (epsilon, 0)-DP).
+        epsilon, delta: the privacy budget. delta defaults to the mechanism's own: 1e-9 for MWEM (chosen on
+            the tuning suite, docs/decisions.md; ``delta=0`` gives pure DP), 0 (pure DP) for the others. With
+            delta > 0, MWEM measures with Gaussian noise under zCDP accounting where that is the smaller noise
+            for its plan (else Laplace, and the release says pure DP); the ic-* mechanisms use advanced
+            composition; boosting needs delta > 0; SmallDB ignores delta (it is (epsilon, 0)-DP).
         alpha: target accuracy of the ic-* mechanisms, SmallDB and online MW (default: the smallest alpha
             their theorems guarantee; an error when they guarantee none).
         rounds: MWEM's T, a cap on the ic-* rounds (private, but voids Thm 5.4), or boosting's T.
@@ -188,7 +192,7 @@ def synthesize(
         workload = Workload.from_spec(workload, table_domain)
     if workload.domain != table_domain:
         raise InputError("workload must be over the dataset's domain (same columns in the same order)")
-    budget = Budget(epsilon=epsilon, delta=delta)
+    budget = Budget(epsilon=epsilon, delta=request.delta)
     bar = Progress.from_argument(progress, label=mechanism)
     entry.check(table_domain, workload, budget=budget)  # public: nothing read, spent or drawn yet
     warn_if_weak(epsilon)
@@ -389,7 +393,7 @@ def synthesize_table(
     workload: Workload | str = "1-3way",
     *,
     epsilon: float,
-    delta: float = 0.0,
+    delta: float | None = None,
     mechanism: str = "mwem",
     columns: Sequence[str] | None = None,
     allow_non_public_schema: bool = False,
@@ -439,14 +443,14 @@ def synthesize_table(
     source, engine_options = table_source(data, schema.domain, engine, memory_limit)
     if source is None:
         raise InputTypeError("data must be a raw table (a file, a glob, a DataFrame), not an encoded table")
-    request.mechanism_entry().check(schema.domain, workload, budget=Budget(epsilon=epsilon, delta=delta))
+    request.mechanism_entry().check(schema.domain, workload, budget=Budget(epsilon=epsilon, delta=request.delta))
     bar = Progress.from_argument(progress, label=mechanism)  # a bad progress= refused before the data is read
     try:
         check_schema_use(schema, allow_non_public=allow_non_public_schema)  # last: its warning means "running"
         bar.phase("encode")
         with opened(None, source, schema=schema, **engine_options, **read_options) as dataset:
             bar.done()
-            release = synthesize(dataset, workload, mechanism=mechanism, epsilon=epsilon, delta=delta,
+            release = synthesize(dataset, workload, mechanism=mechanism, epsilon=epsilon, delta=request.delta,
                                  progress=bar, **options)
     finally:
         if bar is not progress:  # made here (from True or a function): ended here

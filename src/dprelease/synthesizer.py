@@ -40,7 +40,8 @@ class Synthesizer:
 
     Args:
         mechanism: a name in the registry (:mod:`dprelease.mechanisms.registry`; default ``"mwem"``).
-        epsilon, delta: the budget of each ``fit`` (keyword-only; epsilon has no default).
+        epsilon, delta: the budget of each ``fit`` (keyword-only; epsilon has no default; delta defaults to the
+            mechanism's, 1e-9 for MWEM and 0 for the others, as in :func:`dprelease.api.synthesize`).
         workload: the marginals to preserve (``"1-3way"``, a :class:`~dprelease.Workload`, ...).
         seed: a reproducible run (warns: not fit for a real release); default: the OS CSPRNG.
         values: how binned columns decode: ``"uniform"`` in their bin (default), ``"midpoint"``, ``"label"``.
@@ -55,7 +56,7 @@ class Synthesizer:
             ``alpha``, ``max_cells``, ``max_model_cells``, ``base``), validated here, before any data is read.
     """
 
-    def __init__(self, mechanism: str = "mwem", *, epsilon: float, delta: float = 0.0, workload: object = "1-3way",
+    def __init__(self, mechanism: str = "mwem", *, epsilon: float, delta: float | None = None, workload: object = "1-3way",
                  seed: int | None = None, values: str = "uniform", allow_non_public_schema: bool = False,
                  progress: object = None, engine: str = "auto", memory_limit: int | str | None = None,
                  **options: object) -> None:
@@ -69,7 +70,7 @@ class Synthesizer:
             raise InputError(f"values must be one of {list(VALUE_MODES)}, got {values!r}")
         if not isinstance(allow_non_public_schema, bool):
             raise InputTypeError(f"allow_non_public_schema must be True or False, got {allow_non_public_schema!r}")
-        self.mechanism, self.epsilon, self.delta, self.workload = mechanism, epsilon, delta, workload
+        self.mechanism, self.epsilon, self.delta, self.workload = mechanism, epsilon, request.delta, workload
         Progress.from_argument(progress)  # a bad progress= refused here (nothing is drawn until a fit)
         self.seed, self.values, self.allow_non_public_schema = seed, values, allow_non_public_schema
         if engine != "auto":

@@ -213,6 +213,7 @@ class BoostingMechanism:
     summary: ClassVar[str] = ("boosting for queries (Sec. 6, Thm 6.1) over the LP (Thms 6.7-6.8) or brute-force "
                               "(Thm 6.6) base generator; needs delta > 0; arbitrary low-sensitivity queries")
     representations: ClassVar[tuple[str, ...]] = ("histogram",)
+    default_delta: ClassVar[float] = 0.0  # Thm 6.1 needs delta > 0: the user chooses it (a clear error otherwise)
 
     base: str = option("lp", "the base synopsis generator: lp (Thms 6.7/6.8) or bruteforce (Thm 6.6; tiny "
                              "domains and n only)", choices=tuple(BASES))

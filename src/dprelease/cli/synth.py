@@ -49,9 +49,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="the mechanism (each is described below; default: mwem)")
     parser.add_argument("--epsilon", type=number("--epsilon"), required=True,
                         help="the privacy budget epsilon (> 0; above 10 warns that it protects little, above 1000 is refused)")
-    parser.add_argument("--delta", type=number("--delta"), default=0.0,
-                        help="default 0 (pure DP); > 0: mwem measures with Gaussian noise under zCDP, the ic-* "
-                             "mechanisms use advanced composition; boosting needs it; smalldb ignores it")
+    parser.add_argument("--delta", type=number("--delta"), default=None,
+                        help="default: the mechanism's, 1e-9 for mwem (0 gives pure DP), 0 (pure DP) for the "
+                             "others; > 0: mwem measures with Gaussian noise under zCDP where that is the smaller "
+                             "noise, the ic-* mechanisms use advanced composition; boosting needs it; smalldb "
+                             "ignores it")
     for option in registry.command_line_options():  # every mechanism's user options, from the registry
         kind = {int: integer(option.flag), float: number(option.flag)}.get(option.kind)
         parser.add_argument(option.flag, type=kind, choices=option.choices, default=None, help=option.help)
@@ -103,13 +105,13 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{', '.join(given)} read or decode a raw table: give --schema, not --domain")
         domain = selected_domain(args)  # public checks before a Spark session starts
         request.mechanism_entry().check(domain, Workload.from_spec(args.workload, domain),
-                                        budget=Budget(epsilon=args.epsilon, delta=args.delta))
+                                        budget=Budget(epsilon=args.epsilon, delta=request.delta))
         progress.phase(f"reading {Path(args.data).name}")
         dataset, workload = load(args.data, args, request.mechanism_entry(), request, start_engine(engine, args))
         progress.done()
         try:
             release = synthesize(
-                dataset, workload, mechanism=args.mechanism, epsilon=args.epsilon, delta=args.delta,
+                dataset, workload, mechanism=args.mechanism, epsilon=args.epsilon, delta=request.delta,
                 alpha=args.alpha, rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed,
                 max_cells=args.max_cells, representation=args.representation or "auto", base=args.base,
                 max_model_cells=args.max_model_cells, progress=progress)
@@ -125,10 +127,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         schema = load_schema(args.schema, args.columns)
         workload = Workload.from_spec(args.workload, schema.domain)  # public checks before a Spark session starts
-        request.mechanism_entry().check(schema.domain, workload, budget=Budget(epsilon=args.epsilon, delta=args.delta))
+        request.mechanism_entry().check(schema.domain, workload, budget=Budget(epsilon=args.epsilon, delta=request.delta))
         engine = start_engine(engine, args)
         release = synthesize_table(
-            args.data, schema, args.workload, epsilon=args.epsilon, delta=args.delta, mechanism=args.mechanism,
+            args.data, schema, args.workload, epsilon=args.epsilon, delta=request.delta, mechanism=args.mechanism,
             allow_non_public_schema=args.allow_non_public_schema, progress=progress,
             read_options={"delimiter": args.delimiter, "skip_rows": args.skip_rows, "show_values": args.show_values},
             alpha=args.alpha, rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed,

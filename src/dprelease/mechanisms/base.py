@@ -55,6 +55,7 @@ class Mechanism(Protocol):
     name: ClassVar[str]
     summary: ClassVar[str]
     representations: ClassVar[tuple[str, ...]]
+    default_delta: ClassVar[float]
 
     def check(self, domain: Domain, workload: Workload, *, budget: Budget) -> None: ...
 

@@ -61,6 +61,7 @@ class _IterativeConstructionEntry:
     """
 
     representations: ClassVar[tuple[str, ...]] = ("histogram",)
+    default_delta: ClassVar[float] = 0.0  # pure DP unless the user gives a delta
 
     alpha: float | None = option(None, "target accuracy (default: the smallest alpha the theorems guarantee; "
                                        "an error when they guarantee none)", kind=float)

@@ -47,6 +47,7 @@ class IndependentMechanism:
     summary: ClassVar[str] = ("the baseline: noisy 1-way marginals, combined as if the columns were independent; "
                               "any domain size")
     representations: ClassVar[tuple[str, ...]] = ("histogram", "factored")
+    default_delta: ClassVar[float] = 0.0  # pure DP unless the user gives a delta
 
     max_cells: int = option(DEFAULT_MAX_CELLS, "cap on an explicit histogram's cells", kind=int)
 

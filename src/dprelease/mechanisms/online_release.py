@@ -57,6 +57,7 @@ class OnlineMWMechanism:
     summary: ClassVar[str] = ("online private multiplicative weights (Alg. 6, Thms 4.13-4.15) answering every "
                               "workload cell as a stream; queries one at a time: `dprelease online`")
     representations: ClassVar[tuple[str, ...]] = ("histogram", "factored")
+    default_delta: ClassVar[float] = 0.0  # pure DP unless the user gives a delta
 
     alpha: float | None = option(None, "target accuracy (default: the smallest alpha Thm 4.14/4.15 gives for "
                                        "the workload's number of cells)", kind=float)

@@ -11,8 +11,10 @@ are the options a *user* sets (each documented in its field's ``help`` metadata,
   defaults (from n, the domain, the workload and the budget, before any private read), runs, and
   returns the model, the privacy ledger, the transcript and the guarantee sentence it writes for
   itself. ``table`` is any :class:`~dprelease.engines.base.PrivateTable`.
-* ``name``, ``summary`` (one line for ``--help``) and ``representations`` (the models it can keep:
-  ``("histogram",)`` or ``("histogram", "factored")``) are class attributes.
+* ``name``, ``summary`` (one line for ``--help``), ``representations`` (the models it can keep:
+  ``("histogram",)`` or ``("histogram", "factored")``) and ``default_delta`` (the delta a run gets when
+  the user gives none: 0, pure DP, except where the suite measured a tiny delta to pay) are class
+  attributes.
 
 Constants chosen by ablation are not options: each mechanism names them, with the figure that chose
 them, in its own module (e.g. :mod:`dprelease.mechanisms.mwem_tuning`).
@@ -67,6 +69,11 @@ def lookup(name: object) -> type:
     if name not in REGISTRY:
         raise InputError(f"mechanism must be one of {list(REGISTRY)}, got {name!r}")
     return REGISTRY[name]
+
+
+def default_delta(name: object) -> float:
+    """The delta a run of mechanism ``name`` gets when the user gives none (the entry's ``default_delta``)."""
+    return float(lookup(name).default_delta)
 
 
 def user_options(entry: type) -> dict[str, dataclasses.Field]:

@@ -152,6 +152,7 @@ class SmallDBMechanism:
     summary: ClassVar[str] = ("SmallDB (Alg. 4): the exponential mechanism over all small databases; tiny domains, "
                               "the book's one-shot baseline")
     representations: ClassVar[tuple[str, ...]] = ("histogram",)
+    default_delta: ClassVar[float] = 0.0  # pure DP unless the user gives a delta
 
     alpha: float | None = option(None, "target accuracy (default: Thm 4.5's alpha at this n; an error when it "
                                        "exceeds 1)", kind=float)
