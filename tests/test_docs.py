@@ -116,3 +116,28 @@ def test_superseded_decisions_say_so_first_with_a_link():
     assert len(marked) >= 5  # the entries issue 14 found replaced by later ones
     for entry in marked:
         assert re.match(r"- \*(Partly superseded|Superseded)\b[^*]*\]\(#[^)]+\)", entry.replace("\n", " ")), entry[:120]
+
+
+#: README's suite table: its row labels, the suite's table names.
+SUITE_ROWS = {"Adult, 7 columns (1-3-way)": "adult7", "Adult, 14 columns (all 3-way)": "adult14",
+              "Chicago taxi, 226,051 x 10 (1-3-way)": "taxi", "Adult, 1,000 rows (2-way)": "adult-n1000",
+              "16 binary columns (all 3-way)": "binary16", "Bayesian network, 1e5 x 32 (2-way)": "bn-100k"}
+#: README's suite table: its columns after the label, the suite's systems.
+SUITE_COLUMNS = ("dprelease", "dprelease-pure", "mst", "independent")
+
+
+def test_readme_suite_table_is_the_suites_medians():
+    """Every figure of README's eps = 1 table is the median in benchmarks/results/suite.json, to 3 decimals."""
+    import json
+
+    summary = json.loads((ROOT / "benchmarks" / "results" / "suite.json").read_text(encoding="utf-8"))["summary"]
+    median = {(s["table"], s["system"]): s["avg_l1"]["median"] for s in summary
+              if s["workload"] == "main" and s["epsilon"] == 1.0 and s.get("avg_l1")}
+    lines = [line for line in README.splitlines() if line.startswith("| ") and line.split("|")[1].strip() in SUITE_ROWS]
+    assert len(lines) == len(SUITE_ROWS)
+    for line in lines:
+        label, *figures = [cell.strip() for cell in line.strip("|").split("|")]
+        table = SUITE_ROWS[label]
+        assert len(figures) == len(SUITE_COLUMNS), line
+        for system, figure in zip(SUITE_COLUMNS, figures):
+            assert figure == f"{median[(table, system)]:.3f}", (label, system, figure, median[(table, system)])
