@@ -67,6 +67,8 @@ def test_every_entry_has_the_registry_shape(name):
         assert option.metadata.get("help"), f"{name}: option {option.name} has no help text"
     doc = entry.__doc__ or ""
     assert "Privacy:" in doc and "Thm" in doc, f"{name}: its docstring states no guarantee and theorem"
+    # the delta a run gets when the user gives none: pure DP, except MWEM's 1e-9 (docs/decisions.md, issue 12)
+    assert isinstance(entry.default_delta, float) and registry.default_delta(name) == (1e-9 if name == "mwem" else 0.0)
 
 
 def test_synth_help_lists_every_mechanism_and_its_options():
