@@ -196,6 +196,19 @@ def test_epsilon_above_10_warns_with_the_reason_and_runs(tiny_dataset):
         synthesize(tiny_dataset, "1way", epsilon=10.0, rounds=2, seed=0)  # 10 itself: no warning
 
 
+def test_delta_not_below_one_over_n_warns_without_quoting_n(tiny_dataset):
+    """delta >= 1/n lets (epsilon, delta)-DP publish a record outright: a warning that names delta, not n."""
+    n = tiny_dataset.n
+    assert n * 0.01 >= 1
+    with pytest.warns(WeakPrivacyWarning, match=r"delta=0\.01 is not below 1/n for this table") as caught:
+        synthesize(tiny_dataset, "1way", epsilon=1.0, delta=0.01, rounds=2, seed=0)
+    assert all(str(n) not in str(w.message) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WeakPrivacyWarning)
+        synthesize(tiny_dataset, "1way", epsilon=1.0, rounds=2, seed=0)  # the default 1e-9: no warning
+        synthesize(tiny_dataset, "1way", epsilon=1.0, delta=0.99 / n, rounds=2, seed=0)  # just below 1/n
+
+
 def test_epsilon_above_1000_is_refused_before_anything_runs(tiny_dataset):
     with pytest.raises(InputError, match=r"epsilon must be at most 1000, got 1001"):
         synthesize(tiny_dataset, "1way", epsilon=1001.0, seed=0)

@@ -39,7 +39,8 @@ from dprelease.rows import ROW_CHOICES, ROW_METHODS
 from dprelease.schema import Schema
 from dprelease.schema.draft import draft_charges
 from dprelease.schema.schema import NOT_PUBLIC
-from dprelease.validation import check_alpha, check_delta, check_epsilon, check_positive_int, warn_if_weak
+from dprelease.validation import (check_alpha, check_delta, check_epsilon, check_positive_int, warn_if_delta_weak,
+                                  warn_if_weak)
 
 #: The keyword options of :func:`synthesize` besides the privacy budget (``SynthesisRequest.from_options``).
 SYNTHESIS_OPTIONS = ("alpha", "rounds", "n_rows", "rows", "seed", "max_cells", "representation", "max_model_cells",
@@ -199,6 +200,7 @@ def synthesize(
     try:
         with opened(dataset if source is None else None, source, domain=domain, **options) as table:
             rng = make_rng(seed, warn=False)  # warned about below, once the run has passed every public check
+            warn_if_delta_weak(budget.delta, table.n)
             fitted = entry.fit(table, workload, budget=budget, rng=rng, progress=bar)
             bar.done()
             if seed is not None:

@@ -61,6 +61,21 @@ def warn_if_weak(epsilon: float, name: str = "epsilon", *, stacklevel: int = 3) 
     return True
 
 
+def warn_if_delta_weak(delta: float, n: int, *, stacklevel: int = 3) -> bool:
+    """Warn when ``delta`` >= 1/n; return whether it warned.
+
+    (epsilon, delta)-DP with delta >= 1/n admits a mechanism that publishes one randomly chosen record
+    outright (Dwork & Roth, Sec. 2.3: delta should be less than the inverse of any polynomial in n). n is
+    public under the privacy unit (same-size neighbours), but the message does not quote it.
+    """
+    if delta == 0 or delta * n < 1:
+        return False
+    warnings.warn(f"delta={delta:g} is not below 1/n for this table: (epsilon, delta)-DP then allows publishing a "
+                  "randomly chosen record outright; choose delta far below 1/n (MWEM's default is 1e-9); the run "
+                  "goes on as asked", WeakPrivacyWarning, stacklevel=stacklevel)
+    return True
+
+
 def check_nonnegative(value: object, name: str) -> float:
     """A finite real number >= 0."""
     x = _as_real(value, name)
