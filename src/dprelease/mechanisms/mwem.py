@@ -533,7 +533,7 @@ class MWEMMechanism:
     summary: ClassVar[str] = ("MWEM (Hardt, Ligett & McSherry 2012) with AIM's selection options, on a histogram or a "
                               "factored model: the most accurate synthetic table, any domain size")
     representations: ClassVar[tuple[str, ...]] = ("histogram", "factored")
-    #: delta when the user gives none: 1e-9, AIM's and MST's, far below 1/n for any table this library reads.
+    #: delta when the user gives none: 1e-9, AIM's and MST's, far below 1/n up to ~1e8 rows (a delta >= 1/n warns).
     #: Chosen on the tuning suite (docs/decisions.md, issue 12): pure DP's basic composition cost 1.0-2.9x the
     #: avg L1 of zCDP's and lost to the independent baseline at eps 0.1 on two tables; with delta = 1e-9 the
     #: plan still runs Laplace noise (and spends no delta) where that is the smaller noise (:meth:`MWEM.plan_noise`).
