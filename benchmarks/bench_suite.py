@@ -3,14 +3,15 @@
 
     .venv/bin/python benchmarks/bench_suite.py [--tables adult7,spread] [--eps 0.1,1,10] [--seeds 3] \
         [--systems dprelease,dprelease-pure,independent,uniform,mst,aim] [--quick] [--merge] \
-        [--cached-peers-only | --refresh-peers] [--aim-time-limit 900] [--aim-seeds 1] [--out DIR]
+        [--cached-peers-only | --refresh-peers] [--aim-time-limit 900] [--aim-seeds 1] [--jobs 2] [--out DIR]
     .venv/bin/python benchmarks/bench_suite.py --render-only        # rebuild suite.md from suite.json
 
 Tables: benchmarks/suite_tables.py (real and generated, each with its workload). Protocol:
 /work/shared/BENCHMARKS.md. For each table x eps x seed every system runs in a fresh subprocess (this
 script with ``--one``), so its peak memory (ru_maxrss, read after fit + rows, before scoring) is that run's
 own; seconds = time.perf_counter() around fit + rows inside that process (imports and table loading
-excluded); the 1-minute load average is recorded before and after every run.
+excluded); the 1-minute load average is recorded before and after every run. ``--jobs N`` runs N such
+children at once (each BLAS-limited to one thread), so the whole suite fits in one invocation on 2 cores.
 
 Systems:
 
@@ -46,6 +47,7 @@ suite.json that this invocation does not redo (e.g. re-running only the dpreleas
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import datetime as dt
 import hashlib
 import json
@@ -228,12 +230,17 @@ def run_one(spec: dict) -> dict:
 
 
 # ----------------------------------------------------------------------------- the parent
-def run_child(spec: dict, timeout: float) -> dict:
+#: With --jobs > 1 each child keeps its BLAS to one thread, so N children use N cores, not N x cores.
+ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+def run_child(spec: dict, timeout: float, *, one_thread: bool = False) -> dict:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--one", json.dumps(spec)]
+    env = {**os.environ, **ONE_THREAD} if one_thread else None
     load_before = os.getloadavg()[0]
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO, env=env)
     except subprocess.TimeoutExpired:
         return {**spec, "status": "timeout", "error": f"killed after {timeout:g} s",
                 "loadavg1_process_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)]}
@@ -522,6 +529,7 @@ def parse_args(argv):
     p.add_argument("--aim-max-model-size", type=float, default=80.0, help="MB (smartnoise's default 80)")
     p.add_argument("--aim-rounds", type=int, default=None, help="default smartnoise's 16 x columns")
     p.add_argument("--mst-time-limit", type=float, default=1800.0)
+    p.add_argument("--jobs", type=int, default=1, help="dprelease/baseline runs at once (each its own process; peers always run one at a time)")
     p.add_argument("--run-timeout", type=float, default=1800.0, help="seconds per dprelease/baseline run")
     p.add_argument("--refresh-peers", action="store_true", help="rerun peers even when cached")
     p.add_argument("--cached-peers-only", action="store_true", help="never start a peer; use the cache")
@@ -585,7 +593,8 @@ def main(argv=None) -> int:
            "config": {"tables": tables_list, "eps": eps_list, "seeds": seeds, "systems": systems, "delta": DELTA,
                       "aim_seeds": aim_seeds, "aim_tables": aim_tables, "aim_time_limit": args.aim_time_limit,
                       "aim_max_model_size": args.aim_max_model_size, "aim_rounds": args.aim_rounds,
-                      "mst_time_limit": args.mst_time_limit, "quick": args.quick, "argv": sys.argv[1:]},
+                      "mst_time_limit": args.mst_time_limit, "quick": args.quick, "jobs": args.jobs,
+                      "argv": sys.argv[1:]},
            "peer_versions": versions, "tables": {}, "runs": [], "notes": list(args.note)}
     table_seeds = {t: seeds for t in tables_list}
     for item in filter(None, args.table_seeds.split(",")):
@@ -675,11 +684,20 @@ def main(argv=None) -> int:
     peer_specs += [("aim", t, e, seed) for seed in range(aim_seeds) for e in aim_eps for t in tables_list
                    if t in aim_tables and seed < table_seeds[t] and e in table_eps[t] and "aim" in systems]
     total = len(specs) + len(peer_specs)
-    for i, spec in enumerate(specs, 1):
-        run = {**run_child(spec, args.run_timeout), **src_version}
-        doc["runs"].append(run)
-        log(run, i, total)
-        save()
+    # --jobs N runs N children at once (each a fresh process, so its seconds and peak memory stay its own,
+    # measured beside N - 1 others: the load average records it). The page keeps the runs in spec order
+    # whichever child finishes first, and is rewritten after every run as before.
+    done_runs: dict[int, dict] = {}
+    runs_before = list(doc["runs"])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {pool.submit(run_child, spec, args.run_timeout, one_thread=args.jobs > 1): i
+                   for i, spec in enumerate(specs)}
+        for finished, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            run = {**future.result(), **src_version}
+            done_runs[futures[future]] = run
+            doc["runs"] = runs_before + [done_runs[i] for i in sorted(done_runs)]
+            log(run, finished, total)
+            save()
     if peer_specs and versions is None:
         doc["notes"].append(f"peer venv {PEER_PY.parent.parent} not found: MST and AIM not run "
                             "(bash benchmarks/peers/setup_peers.sh)")
