@@ -529,7 +529,8 @@ def parse_args(argv):
     p.add_argument("--aim-max-model-size", type=float, default=80.0, help="MB (smartnoise's default 80)")
     p.add_argument("--aim-rounds", type=int, default=None, help="default smartnoise's 16 x columns")
     p.add_argument("--mst-time-limit", type=float, default=1800.0)
-    p.add_argument("--jobs", type=int, default=1, help="dprelease/baseline runs at once (each its own process; peers always run one at a time)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="dprelease and baseline runs at once, each its own process (peers run one at a time)")
     p.add_argument("--run-timeout", type=float, default=1800.0, help="seconds per dprelease/baseline run")
     p.add_argument("--refresh-peers", action="store_true", help="rerun peers even when cached")
     p.add_argument("--cached-peers-only", action="store_true", help="never start a peer; use the cache")
@@ -550,6 +551,8 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.jobs < 1:
+        raise SystemExit(f"bench_suite.py: error: --jobs must be at least 1, got {args.jobs}")
     if args.one is not None:
         payload = json.loads(args.one)
         print(json.dumps(run_one(payload) if args.child == "run" else helper(args.child, payload), default=str),
@@ -689,7 +692,7 @@ def main(argv=None) -> int:
     # whichever child finishes first, and is rewritten after every run as before.
     done_runs: dict[int, dict] = {}
     runs_before = list(doc["runs"])
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = {pool.submit(run_child, spec, args.run_timeout, one_thread=args.jobs > 1): i
                    for i, spec in enumerate(specs)}
         for finished, future in enumerate(concurrent.futures.as_completed(futures), 1):

@@ -137,8 +137,8 @@ ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0
 
 #: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
 #: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/ablation.md, docs/decisions.md)
-#: and at most 8 d rounds (full Adult, all 3-way, eps = 10, delta = 1e-9: 0.107 avg L1 in 82 s against 0.106 in 421 s with
-#: 16 d, both at a load average near 5 on 2 cores; a 1,000,000-cell cap: 0.106 in 187 s).
+#: and at most 8 d rounds (full Adult, all 3-way, eps = 10, delta = 1e-9: 0.107 avg L1 in 82 s against
+#: 0.106 in 421 s with 16 d, both at a load average near 5 on 2 cores; a 1,000,000-cell cap: 0.106 in 187 s).
 FACTORED = replace(ADAPTIVE, max_model_cells=500_000, rounds_per_attribute=8)
 
 
