@@ -73,7 +73,7 @@ from dprelease.representations import REPRESENTATIONS, resolve_representation
 from dprelease.representations.factored import FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.measurement_fit import fit_measurements
-from dprelease.updates.measurements import MarginalMeasurement, combine, pooled_fractions
+from dprelease.updates.measurements import MarginalMeasurement, combine, one_way_distribution
 from dprelease.validation import check_delta, check_positive, check_positive_int
 
 NOISES = ("auto", "laplace", "gaussian")
@@ -131,7 +131,7 @@ def warm_started(model: HistogramModel | FactoredModel,
                  measurements: list[MarginalMeasurement]) -> HistogramModel | FactoredModel:
     """The product of the 1-way estimates the fit sees (post-processing).
 
-    ``measurements`` are the fit's: their 1-way values are already distributions (:func:`pooled_fractions`,
+    ``measurements`` are the fit's: their 1-way values are already distributions (:func:`one_way_distribution`,
     positive). This is where mirror descent on the 1-way measurements alone heads (their max-entropy fit),
     reached in one step: the L2 fit's first steps are short (its safe step is 1 / (2 sum of weights)).
     """
@@ -351,7 +351,7 @@ class MWEM:
         else:
             model = FactoredModel.uniform(domain, max_model_cells=self.max_model_cells)
         measurements: list[MarginalMeasurement] = []  # as measured and released
-        fitted: list[MarginalMeasurement] = []  # what the fit sees: 1-way marginals pooled (pooled_fractions)
+        fitted: list[MarginalMeasurement] = []  # what the fit sees: 1-way marginals as distributions
         transcript: list[dict[str, object]] = []
 
         def noise_per_cell(amount: Fraction) -> float:
@@ -391,8 +391,8 @@ class MWEM:
                                                grouping=grouping)
                 transcript.append({**entry, "marginal": list(attributes), "laplace_scale": measured.scale, **extra})
             measurements.append(measured)
-            if len(attributes) == 1:  # the fit sees the pooled 1-way (post-processing; the release keeps the raw)
-                fitted.append(replace(measured, values=pooled_fractions(values, measured.std)))
+            if len(attributes) == 1:  # the fit sees a distribution (post-processing; the release keeps the raw)
+                fitted.append(replace(measured, values=one_way_distribution(values, measured.std)))
                 (best,) = combine([m for m in measurements if m.attributes == attributes])
                 rare_groups[attributes[0]] = rare_value_groups(best.values, best.std, max_mass=self.tuning.compress_rare,
                                                                 min_share=COMPRESS_MIN_SHARE)
@@ -491,7 +491,7 @@ class MWEM:
             model, _ = fit_measurements(model, fitted if self.tuning.reuse_measurements else fitted[-1:],
                                         iterations=self.tuning.final_iterations, step=step,
                                         growth=self.tuning.step_growth, on_step=progress.step)
-        # else INIT alone ran (the plan found no marginal worth a round): the warm start's pooled product is the
+        # else INIT alone ran (the plan found no marginal worth a round): the warm start's product is the
         # estimate; fitting it to the raw noisy 1-ways would undo the pooling.
         progress.done()
         parameters = {"epsilon": self.epsilon, "delta": self.delta if gaussian else 0.0, "rounds": rounds,
