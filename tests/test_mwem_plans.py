@@ -188,7 +188,11 @@ def test_simplex_projection_meets_the_optimality_conditions():
 
 
 def test_one_way_distribution_weighs_projection_by_the_mass_above_the_noise():
-    from dprelease.updates.measurements import one_way_distribution, pooled_fractions, simplex_projection
+    from dprelease.updates.measurements import (
+        one_way_distribution,
+        pooled_fractions,
+        simplex_projection,
+    )
 
     noisy = np.array([0.9, 0.05, -0.02, 0.04, 0.03])
     out = one_way_distribution(noisy, std=0.05)  # only 0.9 is over 3 std: w = 0.9

@@ -492,7 +492,7 @@ class MWEM:
                                         iterations=self.tuning.final_iterations, step=step,
                                         growth=self.tuning.step_growth, on_step=progress.step)
         # else INIT alone ran (the plan found no marginal worth a round): the warm start's product is the
-        # estimate; fitting it to the raw noisy 1-ways would undo the pooling.
+        # estimate; fitting it to the raw noisy 1-ways would undo what one_way_distribution did.
         progress.done()
         parameters = {"epsilon": self.epsilon, "delta": self.delta if gaussian else 0.0, "rounds": rounds,
                       "rounds_run": t, "annealing": annealing, "selection_weights": self.tuning.selection_weights,
