@@ -175,28 +175,13 @@ def test_pooled_fractions_is_a_distribution_and_mixes_pooling_with_clipping():
     assert np.allclose(out, 0.5 * clipped + 0.5 * pooled, atol=1e-9)
 
 
-def test_simplex_projection_meets_the_optimality_conditions():
-    from dprelease.updates.measurements import simplex_projection
-
-    rng = np.random.default_rng(4)
-    for y in [rng.normal(0.1, 0.3, size=12), np.array([0.2, 0.3, 0.5]), np.array([-1.0, 3.0]), rng.normal(size=1)]:
-        p = simplex_projection(y)
-        assert p.min() >= 0 and math.isclose(p.sum(), 1.0)
-        tau = (y - p)[p > 0]  # KKT: one shift on the support, and every zeroed cell at or under it
-        assert np.allclose(tau, tau[0]) and np.all(y[p == 0] <= tau[0] + 1e-12)
-    assert np.allclose(simplex_projection(np.array([0.2, 0.3, 0.5])), [0.2, 0.3, 0.5])
-
-
 def test_one_way_distribution_weighs_projection_by_the_mass_above_the_noise():
-    from dprelease.updates.measurements import (
-        one_way_distribution,
-        pooled_fractions,
-        simplex_projection,
-    )
+    from dprelease.updates.measurements import one_way_distribution, pooled_fractions
+    from dprelease.updates.perceptron import project_to_simplex
 
     noisy = np.array([0.9, 0.05, -0.02, 0.04, 0.03])
     out = one_way_distribution(noisy, std=0.05)  # only 0.9 is over 3 std: w = 0.9
     assert out.min() > 0 and math.isclose(out.sum(), 1.0)
-    assert np.allclose(out, 0.9 * simplex_projection(noisy) + 0.1 * pooled_fractions(noisy, std=0.05), atol=1e-9)
-    assert np.allclose(one_way_distribution(noisy, std=1e-4), simplex_projection(noisy), atol=1e-9)  # all visible
+    assert np.allclose(out, 0.9 * project_to_simplex(noisy) + 0.1 * pooled_fractions(noisy, std=0.05), atol=1e-9)
+    assert np.allclose(one_way_distribution(noisy, std=1e-4), project_to_simplex(noisy), atol=1e-9)  # all visible
     assert np.allclose(one_way_distribution(noisy, std=1.0), pooled_fractions(noisy, std=1.0))  # none visible

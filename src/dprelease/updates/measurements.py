@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dprelease.queries.compression import Grouping, compress, expand, grouping_key
+from dprelease.updates.perceptron import project_to_simplex
 
 
 @dataclass(frozen=True)
@@ -109,20 +110,6 @@ def term_weights(merged: Sequence[MarginalMeasurement]) -> list[float]:
     return [(smallest / m.std) ** 2 for m in merged]
 
 
-def simplex_projection(values: np.ndarray) -> np.ndarray:
-    """The Euclidean projection of ``values`` onto the probability simplex (the least-squares distribution).
-
-    One threshold tau is subtracted from every cell and the result clipped at 0, tau chosen so the cells
-    sum to 1 (Held, Wolfe & Crowder 1974; the sort-based form of Duchi et al. 2008). A soft threshold:
-    cells the noise pushed up lose as much as the large cells, rather than a share of their size.
-    """
-    y = np.asarray(values, dtype=np.float64).reshape(-1)
-    descending = np.sort(y)[::-1]
-    excess = np.cumsum(descending) - 1.0
-    last = np.nonzero(descending - excess / np.arange(1, y.size + 1) > 0)[0][-1]
-    return np.clip(y - excess[last] / (last + 1), 0.0, None).reshape(np.shape(values))
-
-
 def pooled_fractions(values: np.ndarray, std: float, *, threshold: float = 3.0) -> np.ndarray:
     """A distribution from a noisy 1-way marginal: half clipped, half with its small cells pooled (post-processing).
 
@@ -148,17 +135,17 @@ def one_way_distribution(values: np.ndarray, std: float, *, threshold: float = 3
     """The distribution the fit sees for a noisy 1-way marginal (post-processing of public values).
 
     Two estimates, weighed by w, the noisy mass of the cells measured above ``threshold`` standard
-    deviations (clipped to [0, 1]): w times the simplex projection (:func:`simplex_projection`, the
-    least-squares distribution, which is right where the mass sits in cells the noise cannot hide) plus
-    1 - w times :func:`pooled_fractions` (right where it sits in cells under the noise, where the
-    projection would zero most of them). Suite, rows, 5 seeds (docs/decisions.md, issue 12): adult-n1000
-    eps 1 0.625 against 0.732 for the pooled estimate alone, adult-n5000 eps 0.1 0.743 against 0.890, and
-    within 4 % of it on every small suite table and eps. Public inputs only: the noisy values and the
-    noise's scale.
+    deviations (clipped to [0, 1]): w times the simplex projection
+    (:func:`~dprelease.updates.perceptron.project_to_simplex`, the least-squares distribution, which is
+    right where the mass sits in cells the noise cannot hide) plus 1 - w times :func:`pooled_fractions`
+    (right where it sits in cells under the noise, where the projection would zero most of them). Suite,
+    rows, 5 seeds (docs/decisions.md, issue 12): adult-n1000 eps 1 0.625 against 0.732 for the pooled
+    estimate alone, adult-n5000 eps 0.1 0.743 against 0.890, and within 4 % of it on every small suite
+    table and eps. Public inputs only: the noisy values and the noise's scale.
     """
     y = np.asarray(values, dtype=np.float64).reshape(-1)
     detectable = y >= threshold * std
     weight = float(np.clip(y[detectable].sum(), 0.0, 1.0))
-    projected = simplex_projection(y) + 1e-12
+    projected = project_to_simplex(y) + 1e-12
     mixed = weight * projected / projected.sum() + (1.0 - weight) * pooled_fractions(y, std, threshold=threshold)
     return mixed.reshape(np.shape(values))
