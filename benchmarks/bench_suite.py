@@ -74,7 +74,7 @@ SCORE_PY = scoring.SCORE_PY  # the protocol's independent scorer, found as every
 DELTA = 1e-9
 SYSTEMS = ("dprelease", "dprelease-pure", "independent", "uniform", "mst", "aim")
 PEERS = ("mst", "aim")
-CHEAP_TABLE_ORDER = ("adult7", "spread", "small91", "adult-n1000", "adult-n5000", "binary16", "bn-1k", "adult14",
+CHEAP_TABLE_ORDER = ("adult7", "spread", "small91", "adult-n1000", "adult-n5000", "binary16", "bn-1k", "clinic", "adult14",
                      "taxi", "wide", "bn-100k", "bn-1m")
 
 
@@ -705,6 +705,10 @@ def main(argv=None) -> int:
         doc["notes"].append(f"peer venv {PEER_PY.parent.parent} not found: MST and AIM not run "
                             "(bash benchmarks/peers/setup_peers.sh)")
         peer_specs = []
+    # Re-read the cache: a peer run started beside this one (another invocation) may have added entries while
+    # phase 1 ran; entries are only ever added, and each is keyed by its table's fingerprint and settings.
+    if cache_path.exists():
+        cache = json.loads(cache_path.read_text())
     aim_timed_out: dict[str, float] = {}
     aim_seconds = 0.0
     for i, (peer, table, eps, seed) in enumerate(peer_specs, len(specs) + 1):
@@ -727,7 +731,10 @@ def main(argv=None) -> int:
                 aim_seconds += run.get("seconds_process_wall") or 0.0
             if run["status"] in ("ok", "timeout"):
                 cache["entries"][key] = run
-                tmp_cache = cache_path.with_suffix(".json.tmp")
+                # Merge with the file as it is now, so that two peer runs at once never drop each other's entries.
+                on_disk = json.loads(cache_path.read_text()) if cache_path.exists() else {"entries": {}}
+                cache["entries"] = {**on_disk["entries"], **cache["entries"]}
+                tmp_cache = cache_path.with_suffix(f".json.{os.getpid()}.tmp")
                 tmp_cache.write_text(json.dumps(cache, indent=1, default=str) + "\n")
                 os.replace(tmp_cache, cache_path)
             run = {**run, "cached": False}

@@ -21,6 +21,9 @@ Generated tables (seeded numpy, ``np.random.Generator(np.random.PCG64(seed))``, 
 generator's structure is part of the benchmark, public):
 
 - ``wide``: 32 columns of 2 to 200 values, 100,000 rows from a latent-class mixture; all 496 2-way marginals.
+- ``clinic``: a 9-node network of a clinic's visit log (columns of 2 to 60 values, skewed Dirichlet(0.4) CPTs),
+  15,000 rows; all 1-3-way marginals. Its small cells are rarely empty (added after the 1-way rule was
+  chosen on the other tables: a shape the rule had not seen).
 - ``bn-1k``, ``bn-100k``, ``bn-1m``: one sparse Bayesian network (32 nodes: 22 binary, 10 with 50 values,
   each with at most 2 parents, CPTs drawn from a Dirichlet), sampled at n = 1,000, 100,000 and 1,000,000;
   all 496 2-way marginals.
@@ -55,6 +58,7 @@ TAXI_DOMAIN = HERE / "data" / "nist-taxi-domain.json"
 SUBSAMPLE_SEED = 20240612
 WIDE_SEED = 1201
 BN_SEED = 1202
+CLINIC_SEED = 1203
 
 #: spread: the 8 lowest-cardinality Adult columns (1,814,400 cells), the closest any 8 Adult columns that
 #: include workclass come to the issue's 1.35 M cells (the next is 4.8 M).
@@ -222,6 +226,30 @@ def bn(n: int, seed: int = BN_SEED) -> Dataset:
     return Dataset.from_records(net.sample(n, generator(seed, n)), Domain(net.names, net.sizes))
 
 
+# ----------------------------------------------------------------------------- generated: clinic visits
+#: clinic: (name, values, parents) of a small hand-drawn network of a clinic's visit log. Every CPT row is
+#: Dirichlet(0.4): skewed, yet with few truly empty cells, so the 1-way and 2-way marginals have many small
+#: non-empty cells (the shape Adult's subsamples lack: theirs are mostly empty where they are small).
+CLINIC_NODES = (
+    ("region", 3, ()), ("month", 12, ()), ("clinic", 7, ("region",)), ("sex", 2, ()),
+    ("age_band", 30, ("sex",)), ("visit_type", 5, ("clinic", "month")), ("insurance", 4, ("age_band",)),
+    ("diagnosis", 60, ("age_band", "visit_type")), ("cost_band", 9, ("diagnosis", "insurance")),
+)
+CLINIC_ALPHA = 0.4
+
+
+def clinic(n: int = 15_000, seed: int = CLINIC_SEED) -> Dataset:
+    """``n`` rows of the :data:`CLINIC_NODES` network, CPT rows ~ Dirichlet(CLINIC_ALPHA * ones(values))."""
+    rng = generator(seed)
+    names = tuple(name for name, _, _ in CLINIC_NODES)
+    sizes = tuple(size for _, size, _ in CLINIC_NODES)
+    parents = tuple(tuple(names.index(p) for p in ps) for _, _, ps in CLINIC_NODES)
+    cpts = tuple(rng.dirichlet(np.full(size, CLINIC_ALPHA), size=math.prod(sizes[p] for p in ps))
+                 for size, ps in zip(sizes, parents))
+    net = BayesNet(names, sizes, parents, cpts)
+    return Dataset.from_records(net.sample(n, generator(seed, n)), Domain(names, sizes))
+
+
 def draw_categorical(rng: np.random.Generator, table: np.ndarray, config: np.ndarray) -> np.ndarray:
     """One draw per row from ``table[config[r]]`` (rows of probabilities), by one vectorized inverse-CDF search.
 
@@ -278,6 +306,9 @@ TABLES: dict[str, SuiteTable] = {t.name: t for t in (
                "nodes, <= 2 parents): 1,000 x 32, 4.1e23 cells; all 496 2-way marginals", 1_000, 32),
     SuiteTable("bn-100k", lambda: bn(100_000), "2way", "the same Bayesian network: 100,000 x 32, 4.1e23 cells; "
                "all 496 2-way marginals", 100_000, 32),
+    SuiteTable("clinic", clinic, "1-3way", "generated clinic-visit network (9 columns of 2-60 values, <= 2 "
+               f"parents, Dirichlet(0.4) CPTs): 15,000 x 9, {_cells([s for _, s, _ in CLINIC_NODES])} cells; "
+               "all 129 1-3-way marginals", 15_000, 9),
     SuiteTable("bn-1m", lambda: bn(1_000_000), "2way", "the same Bayesian network: 1,000,000 x 32, 4.1e23 cells; "
                "all 496 2-way marginals", 1_000_000, 32),
 )}
