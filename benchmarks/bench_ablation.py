@@ -3,20 +3,14 @@
 
     .venv/bin/python benchmarks/bench_ablation.py [--seeds 3] [--no-small3] [--out DIR]
 
-Each row changes one option of the factored default (``MODES["mwem-factored"]`` of bench_adult_full.py,
-which is the ``FACTORED`` preset of mechanisms/mwem_tuning.py with Gaussian noise) and keeps the rest, so its effect is read
-against the ``default`` row of the same run, on the same machine. The options (issue 7) and
-what their rows set:
-
-* reuse of past measurements: ``reuse_measurements=False`` fits only the newest measurement
-  each round, as the original MWEM update does;
-* Gaussian noise under zCDP: ``noise="laplace"`` with delta = 0 (pure eps-DP, the same eps);
-* selection that weighs a marginal's size: ``size_penalty`` 0 (none) and 1 (AIM's full penalty);
-* AIM's workload-overlap weights in selection: ``selection_weights="workload"``;
-* budget annealing across rounds: ``annealing=True``;
-* AIM's downward-closure candidates: ``candidates="workload"`` (only the workload's own marginals);
-* the share of each round spent on selection (0.25, and the 7-column default's 0.05 against 0.1),
-  the 7-column default's warm start (from the product of the noisy 1-way marginals), and the model cap.
+Each row changes one option of the default and keeps the rest, so its effect is read against the
+``default`` row of the same run, on the same machine. The defaults are the package's presets
+(mechanisms/mwem_tuning.py): ``FACTORED`` for full Adult (``MODES["mwem-factored"]`` of bench_adult_full.py)
+and ``ADAPTIVE`` on the 7-column histogram, with Gaussian noise as ``synthesize`` runs them at delta = 1e-9.
+Each row of ``CHANGES`` turns one of the presets' choices back (issues 7 and 12): the reuse of past
+measurements, zCDP, the size penalty (none, AIM's full one), AIM's workload-overlap weights, annealing,
+the downward closure, the selection share, the warm start, the planned rounds, INIT at one round's budget,
+the 1-way candidates after INIT, the compression of rare values, the INIT cap, and the model cap.
 
 Runs go through bench_adult_full.py's child-process runner (fresh process per run: its own peak
 memory; one frozen copy of src/). Outputs OUT/ablation.json and OUT/ablation.md.
@@ -42,14 +36,17 @@ CHANGES = {
     "Laplace, pure DP (delta = 0)": {"noise": "laplace", "delta": 0.0},
     "no size penalty": {"size_penalty": 0.0},
     "full size penalty (AIM's, 1.0)": {"size_penalty": 1.0},
-    "size penalty 0.25 (the factored default)": {"size_penalty": 0.25},
     "workload-overlap weights (AIM)": {"selection_weights": "workload"},
-    "budget annealing (AIM)": {"annealing": True},
+    "no budget annealing": {"annealing": False},
     "workload candidates (no closure)": {"candidates": "workload"},
-    "selection share 0.25 (HLM's MWEM default here)": {"selection_share": 0.25},
-    "selection share 0.1 (the factored default)": {"selection_share": 0.1},
-    "uniform start (no warm start; the factored default)": {"warm_start": False},
-    "model cap 2,000,000 cells (instead of 500,000)": {"max_model_cells": 2_000_000},
+    "selection share 0.25 (HLM's MWEM)": {"selection_share": 0.25},
+    "uniform start (no warm start)": {"warm_start": False},
+    "rounds 16 d, no noise target (AIM's plan)": {"noise_target": None, "rounds_per_attribute": 16},
+    "INIT a tenth of the budget (not one round's)": {"init_per_round": False},
+    "no 1-way candidates after INIT": {"one_way_candidates": False},
+    "no compression of rare values": {"compress_rare": 0.0},
+    "no INIT cap": {"init_cell_noise": None},
+    "model cap 2,000,000 cells (factored only)": {"max_model_cells": 2_000_000},
 }
 
 
@@ -79,6 +76,8 @@ def main(argv=None) -> int:
         doc["kept_from"] = {w: old.get("code") for w in kept}
     for workload, base in tables:
         for name, change in CHANGES.items():
+            if "max_model_cells" in change and base["representation"] != "factored":
+                continue  # the explicit histogram has no model cap
             for seed in range(args.seeds):
                 params = {**base, **change}
                 spec = {"system": name, "workload": workload, "epsilon": 1.0, "seed": seed, "params": params}
@@ -105,11 +104,10 @@ def render(doc: dict) -> str:
     for workload, code in doc.get("kept_from", {}).items():
         L.append(f"The {workload} rows are kept from an earlier run (commit `{(code or {}).get('git_commit', '?')[:10]}`).")
     L.append("")
-    L.append("Cells: median [min–max] over seeds; Δ = median avg L1 (rounded rows) minus the default's. "
-             "Fitted: the rounded rows fitted to the released answers (what synthesize picks for these runs; runs from before "
-             "it existed show –). Seconds: fit + rounding, noisy (2 shared cores).")
+    L.append("Cells: median [min–max] over seeds; Δ = median avg L1 of the fitted rows (what synthesize ships for "
+             "these runs) minus the default's. Seconds: fit + rounding, noisy (2 shared cores).")
     L.append("")
-    L.append("| workload | change | avg L1 (round) | avg L1 (fitted) | avg L1 (sample) | model avg L1 | Δ round | "
+    L.append("| workload | change | avg L1 (round) | avg L1 (fitted) | avg L1 (sample) | model avg L1 | Δ fitted | "
              "seconds | rounds | runs |")
     L.append("|---|---|---|---|---|---|---|---|---|---|")
     groups: dict[tuple, list] = {}
@@ -118,14 +116,14 @@ def render(doc: dict) -> str:
             groups.setdefault((r["workload"], r["system"]), []).append(r)
     for workload in doc["base"]:
         base = groups.get((workload, "default"))
-        base_l1 = statistics.median(r["modes"]["round"]["avg_l1"] for r in base) if base else None
+        base_l1 = statistics.median(r["modes"]["fitted"]["avg_l1"] for r in base) if base else None
         for name in doc["changes"]:
             rs = groups.get((workload, name))
             if not rs:
                 continue
             rnd = full.med([r["modes"]["round"]["avg_l1"] for r in rs])
-            delta = "–" if base_l1 is None or name == "default" else f"{rnd['median'] - base_l1:+.4f}"
             fitted = full.med([r["modes"]["fitted"]["avg_l1"] for r in rs if "fitted" in r["modes"]])
+            delta = "–" if base_l1 is None or fitted is None or name == "default" else f"{fitted['median'] - base_l1:+.4f}"
             L.append(f"| {workload} | {name} | {full.fmt(rnd, 4)} | {full.fmt(fitted, 4)} | "
                      f"{full.fmt(full.med([r['modes']['sample']['avg_l1'] for r in rs]), 4)} | "
                      f"{full.fmt(full.med([r['model_avg_l1'] for r in rs]), 4)} | {delta} | "

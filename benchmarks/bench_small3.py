@@ -51,6 +51,13 @@ PEER_RUNNER = HERE / "peers" / "run_peer.py"
 SRC = REPO / "src"
 
 IC_DELTA = 1e-9  # BENCHMARKS.md: delta = 1e-9 where a mechanism needs one
+#: MWEM as `synthesize` runs it: every default (delta = 1e-9, rows "auto"), the same model's i.i.d. rows,
+#: and pure DP (delta = 0, the `--delta 0` path). synthesize's keyword arguments per system.
+MWEM_SYSTEMS = {
+    "dprelease-mwem": {},
+    "dprelease-mwem-sample": {"rows": "sample"},
+    "dprelease-mwem-pure": {"delta": 0.0},
+}
 PEER_DELTA = 1e-9
 PEER_MWEM_ITERATIONS = 10
 
@@ -134,16 +141,15 @@ def run_one(spec: dict) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=SeededRunWarning)
-        if system in ("dprelease-mwem-sample", "dprelease-mwem-round", "dprelease-mwem-fitted"):
+        if system in MWEM_SYSTEMS:
             from dprelease.api import synthesize
 
-            rows_method = system.rsplit("-", 1)[1]
             t0 = time.perf_counter()
-            release = synthesize(dataset, workload, mechanism="mwem", epsilon=eps, delta=0.0, seed=seed,
-                                 rows=rows_method)  # pure eps-DP, as measured (MWEM's default delta is 1e-9 since issue 12)
+            release = synthesize(dataset, workload, mechanism="mwem", epsilon=eps, seed=seed, **MWEM_SYSTEMS[system])
             seconds = time.perf_counter() - t0
             rows = release.rows
             parameters = {k: v for k, v in release.parameters.items() if k != "epsilon_per_step"}
+            parameters["rows_method"] = release.rows_method
         elif system.startswith("dprelease-ic-mw"):
             from dprelease.api import synthesize
 
@@ -265,12 +271,14 @@ def summarize(runs: list[dict]) -> list[dict]:
 
 def code_info() -> dict:
     import dprelease
-    from dprelease.mechanisms.mwem import MWEM, default_rounds
+    from dprelease.mechanisms import mwem_tuning
+    from dprelease.mechanisms.mwem import MWEM
 
     defaults = {f.name: f.default for f in dataclasses.fields(MWEM) if f.default is not dataclasses.MISSING}
+    preset = dataclasses.asdict(mwem_tuning.tuning_for(representation="histogram", noise="gaussian"))
     return {"dprelease_version": dprelease.__version__, **provenance.code_info(),
             "dprelease_imported_from": dprelease.__file__,
-            "mwem_py_sha256": mwem_sha(), "mwem_defaults": defaults, "default_rounds_by_epsilon": {e: default_rounds(e) for e in (0.1, 1.0, 10.0)}}
+            "mwem_py_sha256": mwem_sha(), "mwem_defaults": defaults, "mwem_tuning": preset}
 
 
 # ----------------------------------------------------------------------------- markdown
@@ -308,8 +316,19 @@ def render_markdown(doc: dict) -> str:
     L.append(f"dprelease {code['dprelease_version']} at commit `{(code['git_commit'] or '?')[:10]}`"
              + (" with uncommitted changes in src/ (" + ", ".join(x.strip() for x in code["git_status_src"]) + ")"
                 if code["git_status_src"] else "") + f"; mwem.py sha256 `{code['mwem_py_sha256']}`.")
-    L.append("MWEM defaults measured: " + ", ".join(f"{k}={v}" for k, v in code["mwem_defaults"].items())
-             + f" (rounds by epsilon: {code.get('default_rounds_by_epsilon', code.get('api_default_rounds'))}).")
+    if "mwem_tuning" in code:
+        L.append("MWEM as `synthesize` runs it (delta = 1e-9 unless given, rows auto); its preset for a table that "
+                 "fits a histogram (mechanisms/mwem_tuning.py): "
+                 + ", ".join(f"{k}={v}" for k, v in code["mwem_tuning"].items()) + ".")
+    else:  # pages from before issue 12
+        L.append("MWEM defaults measured: " + ", ".join(f"{k}={v}" for k, v in code["mwem_defaults"].items()) + ".")
+    rounds = {}
+    for r in doc["runs"]:
+        if r.get("system") == "dprelease-mwem" and r.get("status") == "ok" and r.get("parameters"):
+            rounds.setdefault(r["epsilon"], []).append((r["parameters"].get("rounds"), r["parameters"].get("rounds_run")))
+    if rounds:
+        L.append("Rounds of the default (planned from public quantities, then annealing; planned / run per seed): "
+                 + "; ".join(f"eps {e:g}: " + ", ".join(f"{a}/{b}" for a, b in v) for e, v in sorted(rounds.items())) + ".")
     snap = code.get("src_snapshot")
     if snap:
         L.append(f"Every run imported dprelease from a frozen copy of src/ taken at the start (tree sha256 "
@@ -330,7 +349,8 @@ def render_markdown(doc: dict) -> str:
              "Each run is a fresh subprocess: seconds = fit + sample in-process (perf_counter), "
              "peak MB = that process's ru_maxrss (includes imports and data loading). "
              "dprelease's SeededRunWarning is suppressed (runs are seeded for reproducibility). "
-             f"IC-MW uses delta = {IC_DELTA:g}; MWEM is pure eps-DP. Cells: median [min–max].")
+             f"IC-MW uses delta = {IC_DELTA:g}; MWEM uses its default delta = 1e-9 except the pure-DP row (delta = 0). "
+             "Cells: median [min–max].")
     L.append("")
     L.append("## Results (measured here)")
     L.append("")
@@ -398,12 +418,16 @@ def render_markdown(doc: dict) -> str:
 
 
 def label(system: str, doc: dict) -> str:
+    if system == "dprelease-mwem":
+        picked = sorted({r["parameters"].get("rows_method") for r in doc["runs"] if r.get("system") == system
+                         and r.get("parameters", {}).get("rows_method")})
+        return f"dprelease MWEM (every default: delta = 1e-9, rows auto -> {'/'.join(picked) or '?'})"
     if system == "dprelease-mwem-sample":
-        return f"dprelease MWEM (defaults, T={doc['code']['mwem_defaults'].get('rounds')}, rows=sample)"
-    if system == "dprelease-mwem-round":
-        return f"dprelease MWEM (defaults, T={doc['code']['mwem_defaults'].get('rounds')}, rows=round, auto's pick)"
-    if system == "dprelease-mwem-fitted":
-        return f"dprelease MWEM (defaults, T={doc['code']['mwem_defaults'].get('rounds')}, rows=fitted)"
+        return "dprelease MWEM (defaults, i.i.d. rows from the same model)"
+    if system == "dprelease-mwem-pure":
+        return "dprelease MWEM (defaults with delta = 0: pure eps-DP)"
+    if system in ("dprelease-mwem-round", "dprelease-mwem-fitted"):  # older pages' pure-DP rows by method
+        return f"dprelease MWEM (pure DP, rows={system.rsplit('-', 1)[1]}; before issue 12's defaults)"
     if system.startswith("dprelease-ic-mw"):
         a, r = system.split("alpha")[1].split("-rounds")
         return f"dprelease IC-MW (alpha={a}, rounds≤{r}, delta={IC_DELTA:g}, sample)"
@@ -429,7 +453,7 @@ def parse_args(argv=None):
     p.add_argument("--peer-time-limit", type=float, default=600.0, help="seconds per peer run (default 600)")
     p.add_argument("--ic-configs", default="0.1:500,0.2:200",
                    help="IC-MW alpha:rounds pairs (default 0.1:500,0.2:200)")
-    p.add_argument("--systems", default="mwem-sample,mwem-round,mwem-fitted,ic,independent,uniform",
+    p.add_argument("--systems", default="mwem,mwem-sample,mwem-pure,ic,independent,uniform",
                    help="dprelease systems to run (default all)")
     p.add_argument("--run-timeout", type=float, default=600.0, help="seconds per dprelease run (default 600)")
     p.add_argument("--out", default=str(REPO / "benchmarks" / "results"), help="output folder")
@@ -481,12 +505,9 @@ def main(argv=None) -> int:
     specs = []
     for eps in eps_list:
         for seed in range(args.seeds):
-            if "mwem-sample" in wanted:
-                specs.append({"system": "dprelease-mwem-sample", "epsilon": eps, "seed": seed})
-            if "mwem-round" in wanted:
-                specs.append({"system": "dprelease-mwem-round", "epsilon": eps, "seed": seed})
-            if "mwem-fitted" in wanted:
-                specs.append({"system": "dprelease-mwem-fitted", "epsilon": eps, "seed": seed})
+            for system in MWEM_SYSTEMS:
+                if system.removeprefix("dprelease-") in wanted:
+                    specs.append({"system": system, "epsilon": eps, "seed": seed})
             if "ic" in wanted:
                 for a, r in ic_configs:
                     specs.append({"system": f"dprelease-ic-mw-alpha{a:g}-rounds{r}", "epsilon": eps, "seed": seed,
