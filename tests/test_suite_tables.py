@@ -31,7 +31,7 @@ def st():
     return module
 
 
-@pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k"])
+@pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic"])
 def test_table_has_its_declared_shape(st, name):
     dataset, workload, description = st.load(name)
     declared = st.TABLES[name]
@@ -65,6 +65,21 @@ def test_bayes_net_is_sparse_and_deterministic(st):
     first, second = st.bn(2_000), st.bn(2_000)
     assert np.array_equal(first.records, second.records)
     assert not np.array_equal(first.records[:1_000], st.bn(1_000).records)  # each n has its own stream
+
+
+def test_clinic_follows_its_declared_network(st):
+    # Deterministic, the declared sizes, and the data carry the network's edges: a child depends on its
+    # parent (clinic on region) far more than on a node it has no path to (region and sex).
+    first, second = st.clinic(n=3_000), st.clinic(n=3_000)
+    assert np.array_equal(first.records, second.records)
+    assert first.domain.sizes == tuple(size for _, size, _ in st.CLINIC_NODES)
+    data = st.clinic()
+
+    def dependence(a, b):  # L1 distance between the 2-way marginal and the product of its 1-ways
+        joint = data.marginal((a, b)).reshape(data.domain.size_of(a), data.domain.size_of(b))
+        return float(np.abs(joint - np.outer(joint.sum(axis=1), joint.sum(axis=0))).sum())
+
+    assert dependence("region", "clinic") > 5 * dependence("region", "sex")
 
 
 def test_wide_is_deterministic_with_sizes_from_2_to_200(st):
