@@ -316,12 +316,9 @@ def render_markdown(doc: dict) -> str:
     L.append(f"dprelease {code['dprelease_version']} at commit `{(code['git_commit'] or '?')[:10]}`"
              + (" with uncommitted changes in src/ (" + ", ".join(x.strip() for x in code["git_status_src"]) + ")"
                 if code["git_status_src"] else "") + f"; mwem.py sha256 `{code['mwem_py_sha256']}`.")
-    if "mwem_tuning" in code:
-        L.append("MWEM as `synthesize` runs it (delta = 1e-9 unless given, rows auto); its preset for a table that "
-                 "fits a histogram (mechanisms/mwem_tuning.py): "
-                 + ", ".join(f"{k}={v}" for k, v in code["mwem_tuning"].items()) + ".")
-    else:  # pages from before issue 12
-        L.append("MWEM defaults measured: " + ", ".join(f"{k}={v}" for k, v in code["mwem_defaults"].items()) + ".")
+    L.append("MWEM as `synthesize` runs it (delta = 1e-9 unless given, rows auto); its preset for a table that "
+             "fits a histogram (mechanisms/mwem_tuning.py): "
+             + ", ".join(f"{k}={v}" for k, v in code["mwem_tuning"].items()) + ".")
     rounds = {}
     for r in doc["runs"]:
         if r.get("system") == "dprelease-mwem" and r.get("status") == "ok" and r.get("parameters"):
@@ -426,8 +423,6 @@ def label(system: str, doc: dict) -> str:
         return "dprelease MWEM (defaults, i.i.d. rows from the same model)"
     if system == "dprelease-mwem-pure":
         return "dprelease MWEM (defaults with delta = 0: pure eps-DP)"
-    if system in ("dprelease-mwem-round", "dprelease-mwem-fitted"):  # older pages' pure-DP rows by method
-        return f"dprelease MWEM (pure DP, rows={system.rsplit('-', 1)[1]}; before issue 12's defaults)"
     if system.startswith("dprelease-ic-mw"):
         a, r = system.split("alpha")[1].split("-rounds")
         return f"dprelease IC-MW (alpha={a}, rounds≤{r}, delta={IC_DELTA:g}, sample)"
