@@ -19,6 +19,7 @@ from dprelease.cli import main
 from dprelease.datasets import ADULT_SMALL_COLUMNS, adult_raw_schema
 from dprelease.evaluate import workload_errors
 from dprelease.release import Release
+from dprelease.schema import Schema
 
 
 def read_csv(path: Path) -> tuple[list[str], np.ndarray]:
@@ -335,3 +336,40 @@ def test_evaluate_takes_the_baseline_epsilon_from_the_release(capsys, tiny_files
     assert lines[0].startswith("workload: 3 marginals") and lines[1].startswith("max error:")
     assert lines[2].startswith("average L1:") and "NOT PRIVATE" in lines[3] and "epsilon=0.3" in lines[3]
     assert "| marginal | cells | L1 synthetic |" in out and "| a, b | 6 |" in out
+
+
+# ------------------------------------------------------- evaluate a raw table through its schema
+def test_evaluate_scores_a_raw_release_through_its_schema(capsys, write_file, tmp_path):
+    """synth --schema writes decoded rows (yes/no as declared, numbers inside their bins, blanks); evaluate
+    --schema encodes both tables by the same schema, so its errors are those of the release's own codes."""
+    rng = np.random.Generator(np.random.PCG64(8))
+    n = 400
+    branch = rng.choice(["north", "south", "east"], size=n, p=[0.6, 0.3, 0.1])
+    returned = np.where(branch == "north", rng.random(n) < 0.9, rng.random(n) < 0.3)
+    age = rng.integers(5, 90, size=n)
+    lines = ["branch,returned,age"] + [f"{b},{'yes' if r else 'no'},{'' if i % 13 == 0 else a}"
+                                       for i, (b, r, a) in enumerate(zip(branch, returned, age))]
+    real = write_file("loans.csv", "\n".join(lines) + "\n")
+    schema = write_file("schema.json", json.dumps({"format": "dprelease-schema/1", "columns": {
+        "branch": {"type": "categorical", "values": ["north", "south", "east"]},
+        "returned": {"type": "boolean", "true": ["yes"], "false": ["no"]},
+        "age": {"type": "integer", "bounds": [0, 99], "width": 10, "null": True}}}))
+    out, release = tmp_path / "synth.csv", tmp_path / "release.json"
+    assert main(["synth", str(real), "--schema", str(schema), "--workload", "1-2way", "--epsilon", "2",
+                 "--seed", "3", "--quiet", "--out", str(out), "--release", str(release)]) == 0
+    capsys.readouterr()
+    with out.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert {r[1] for r in rows[1:]} == {"yes", "no"}  # the declared words, not true/false
+    argv = ["evaluate", str(real), str(out), "--schema", str(schema), "--workload", "1-2way", "--json",
+            "--release", str(release)]
+    assert main(argv) == 0
+    got = json.loads(capsys.readouterr().out)
+    parsed = Schema.from_json(schema)
+    codes = Dataset.from_records(Release.load(release).rows, parsed.domain)  # the release's own codes
+    expected = workload_errors(Dataset.from_schema(real, parsed), codes, Workload.from_spec("1-2way", parsed.domain))
+    assert {k: got[k] for k in expected} == expected
+    assert got["n_real"] == n and got["baseline_epsilon"] == 2.0
+    with pytest.raises(SystemExit) as stopped:  # one source of codes, not two (argparse exits)
+        main(argv[:3] + ["--domain", str(schema)] + argv[3:])
+    assert stopped.value.code == 2 and "not allowed with" in capsys.readouterr().err

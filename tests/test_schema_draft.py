@@ -66,6 +66,30 @@ def test_private_draft_ledger_is_exact_and_travels_with_the_file(tmp_path):
     assert len(encode(small_frame(), schema)) == 3000  # the draft encodes its own data (clip / other absorb tails)
 
 
+def test_draft_states_the_rows_a_bound_needs_and_the_bounds_follow_it():
+    """The note's threshold (public: epsilon, delta, column count) is the one the bounds use: a cell of ages
+    holding 4x that many rows is kept, one holding a quarter of it is not, so a narrow draft is explained."""
+    rows = lambda threshold: int(float(threshold.replace(",", "")))  # noqa: E731
+
+    def draft(frame):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            schema = draft_schema(frame, epsilon=0.5, delta=1e-6, seed=2, types={"age": "integer", "job": "categorical"})
+        (note,) = [str(w.message) for w in caught if "noise's doing" in str(w.message)]
+        return schema, note
+
+    tiny, note = draft(pd.DataFrame({"age": ["25"] * 10, "job": ["clerk"] * 10}))
+    assert note.startswith("at epsilon=0.5 over 2 columns") and note in tiny.draft.note
+    needed = rows(note.split("more than about ")[1].split(" rows")[0])
+    assert needed == round(2 / (0.5 / 2 * 3 / 8) * np.log(345 / 0.001))  # scale 2/eps_bounds, 345 public cells
+    category = rows(note.split("a category needs about ")[1].split(" rows")[0])
+    assert category == round(1 + 2 / (0.5 / 2 * 3 / 4) * np.log(2 / (1e-6 / 2)))
+    for count, kept in ((4 * needed, True), (needed // 4, False)):
+        ages = ["25"] * (4 * needed) + ["55"] * count
+        schema, _note = draft(pd.DataFrame({"age": ages, "job": ["clerk"] * len(ages)}))
+        assert (schema.column("age").high >= 55) is kept, (count, schema.column("age").high)
+
+
 def test_open_draft_is_exact_and_marked_not_public():
     frame = small_frame()
     with pytest.warns(UserWarning, match="NOT PUBLIC"):

@@ -6,13 +6,16 @@ import argparse
 import json
 from pathlib import Path
 
+from dprelease.api import load_schema
 from dprelease.cli.common import column_list, integer, number, selected_domain, terminal_progress
 from dprelease.data import Dataset
+from dprelease.domain import Domain
 from dprelease.errors import InputError
 from dprelease.evaluate import per_marginal_errors, summarize
 from dprelease.evaluate.baselines import baseline_tables
 from dprelease.queries.workload import Workload
 from dprelease.release.files import read_document
+from dprelease.schema import Schema
 from dprelease.validation import check_positive, check_positive_int
 
 SYNTHETIC = "synthetic"
@@ -26,10 +29,16 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "the L1 distance), beside two baselines drawn from the real table: independent noisy "
                     "1-way marginals and uniform rows. The baselines read the real data with a seeded generator: "
                     "they are for comparison, not for release. Any domain works (marginals are counted from the "
-                    "records).")
-    parser.add_argument("data", type=Path, help="the real CSV")
-    parser.add_argument("synthetic", type=Path, help="the synthetic CSV")
-    parser.add_argument("--domain", required=True, type=Path, help="JSON file {attribute: number of values}")
+                    "records). Tables of codes take --domain; raw tables (text, numbers, dates, blanks) take "
+                    "the --schema synth ran with.")
+    parser.add_argument("data", type=Path, help="the real table (CSV; Parquet too with --schema)")
+    parser.add_argument("synthetic", type=Path, help="the synthetic table, as synth wrote it")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--domain", type=Path, help="JSON file {attribute: number of values}: both tables hold "
+                                                     "integer codes")
+    source.add_argument("--schema", type=Path,
+                        help="the schema synth ran with (JSON; docs/schema.md): both tables hold raw values, and "
+                             "each is encoded by it (a value in a bin counts as the bin)")
     parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
     parser.add_argument("--workload", required=True,
                         help="'Kway', 'J-Kway' (e.g. 1-3way) or a JSON file with a list of attribute lists")
@@ -46,6 +55,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def read_table(path: Path, domain: Domain, schema: Schema | None) -> Dataset:
+    """A table of codes over ``domain``, or a raw table encoded by ``schema`` (no budget: evaluation is not a
+    release, so a schema drafted openly is accepted too)."""
+    return Dataset.from_csv(path, domain) if schema is None else Dataset.from_schema(path, schema)
+
+
 def baseline_epsilon(args: argparse.Namespace) -> float:
     """--epsilon, else the budget of --release, else 1 (public: read before any data)."""
     if args.epsilon is not None:
@@ -59,16 +74,17 @@ def baseline_epsilon(args: argparse.Namespace) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    # Public checks first: domain, workload, epsilon and seed, before either table is read.
-    domain = selected_domain(args)
+    # Public checks first: domain (or schema), workload, epsilon and seed, before either table is read.
+    schema = None if args.schema is None else load_schema(args.schema, args.columns)
+    domain = selected_domain(args) if schema is None else schema.domain
     workload = Workload.from_spec(args.workload, domain)
     epsilon = baseline_epsilon(args)
     seed = check_positive_int(args.seed, "--seed", minimum=0)
     progress = terminal_progress(args, "evaluate")
     progress.phase(f"reading {args.data.name}")
-    real = Dataset.from_csv(args.data, domain)
+    real = read_table(args.data, domain, schema)
     progress.phase(f"reading {args.synthetic.name}")
-    synthetic = Dataset.from_csv(args.synthetic, domain)
+    synthetic = read_table(args.synthetic, domain, schema)
     progress.phase("drawing baselines")
     baselines = baseline_tables(real, epsilon=epsilon, n_rows=synthetic.n, seed=seed)
     progress.phase("marginal errors")

@@ -93,7 +93,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         accountant = PrivacyAccountant(epsilon=epsilon, delta=delta)
         reader = PrivateColumnReader(accountant=accountant, rng=rng)
         share, delta_share = exact(epsilon) / len(names), exact(delta) / len(names)
-    notes: list[str] = []
+    notes: list[str] = [] if epsilon is None else [_visibility_note(epsilon, delta, len(names))]
     drafted = tuple(_draft_column(name, table.columns[name], reader, probe.null_tokens, types.get(name), share,
                                   delta_share, bins, max_categories, notes) for name in names)
     if epsilon is None:
@@ -106,6 +106,27 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     for line in notes:
         warnings.warn(line, UserWarning, stacklevel=2)
     return Schema(drafted, probe.null_tokens, True, draft)
+
+
+def _visibility_note(epsilon: float, delta: float, num_columns: int) -> str:
+    """What the noise hides at this budget, from public quantities only (epsilon, delta, the column count): the
+    rows a bound cell, a year or a category needs to be kept (the thresholds of :func:`_bounds` and of the
+    stability histogram), so that a narrow draft is read as the noise's doing, not the data's."""
+    share, delta_share = exact(epsilon) / num_columns, exact(delta) / num_columns
+    main = share * 3 / 4
+
+    def rows(scale: float, cells: int) -> str:
+        return f"{scale * np.log(cells / FALSE_CELL):,.0f}"
+
+    number_cells = len(_cell_edges(integer=False)) - 1  # decimals have more cells than integers: the larger
+    parts = [f"a number's bounds keep the cells (..., 10-19, 20-29, ..., 100-199, ...) holding more than about "
+             f"{rows(_scale(main / 2), number_cells)} rows", f"a date's bounds the years holding more than about "
+             f"{rows(_scale(main), 2102 - 1900 + 1)}"]
+    if delta_share > 0:
+        parts.append(f"a category needs about {1 + _scale(main) * np.log(2 / float(delta_share)):,.0f} rows")
+    return (f"at epsilon={epsilon:g} over {num_columns} columns, {', '.join(parts)}: bounds narrower or fewer "
+            "categories than the data has are the noise's doing; widen them from public knowledge, or draft "
+            "with a larger epsilon")
 
 
 def draft_charges(schema: Schema) -> list[Charge]:
