@@ -116,3 +116,18 @@ def test_independent_works_on_a_domain_no_histogram_holds():
         warnings.simplefilter("ignore")
         release = synthesize(data, "1way", mechanism="independent", epsilon=1.0, seed=0, rows="sample")
     assert release.parameters["representation"] == "factored" and release.rows.shape == (500, 12)
+
+
+def test_auto_keeps_mwem_histograms_under_a_million_cells_and_theory_paths_up_to_max_cells():
+    """MWEM's ``auto`` takes the factored model above MWEM_HISTOGRAM_CELLS (minutes slower there and no more
+    accurate: docs/decisions.md); IC-MW keeps MW over all of X up to ``max_cells``; a lower cap still wins."""
+    from dprelease.representations import MWEM_HISTOGRAM_CELLS
+    budget = Budget(epsilon=1.0, delta=1e-9)
+    at_limit = Domain(("a", "b"), (1000, MWEM_HISTOGRAM_CELLS // 1000))
+    above = Domain(("a", "b", "c"), (1000, 1000, 2))  # 2,000,000 cells, under max_cells = 50,000,000
+    mwem = registry.create("mwem")
+    assert mwem.runner(at_limit, budget).representation == "histogram"
+    assert mwem.runner(above, budget).representation == "factored"
+    assert registry.create("mwem", max_cells=10_000).runner(at_limit, budget).representation == "factored"
+    assert registry.create("mwem", representation="histogram").runner(above, budget).representation == "histogram"
+    assert registry.create("ic-mw").rule().resolved_representation(above) == "histogram"

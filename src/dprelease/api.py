@@ -169,7 +169,8 @@ def synthesize(
         max_cells: cap on an explicit histogram's cells.
         representation: the model of MWEM, ic-mw and online MW: ``"histogram"`` (explicit, up to
             ``max_cells``), ``"factored"`` (log-linear on the measured marginals; any domain size), or
-            ``"auto"`` (the histogram when the domain fits ``max_cells``, else factored). For ic-mw the
+            ``"auto"`` (the histogram when the domain fits ``max_cells``, and for MWEM at most
+            :data:`~dprelease.representations.MWEM_HISTOGRAM_CELLS` = 1,000,000 cells; else factored). For ic-mw the
             factored model must fit its cap over *all* the workload's marginals (MW may update on any of
             them): checked before any data is read. The other mechanisms need the histogram.
         max_model_cells: cap on the factored model's junction-tree cells (public); default MWEM's preset

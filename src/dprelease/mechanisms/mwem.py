@@ -69,7 +69,7 @@ from dprelease.privacy.rng import RandomSource
 from dprelease.privacy.zcdp import ZCDPAccountant, exponential_epsilon, rho_for
 from dprelease.queries.compression import compressed_shape, rare_value_groups
 from dprelease.queries.workload import Workload
-from dprelease.representations import REPRESENTATIONS, resolve_representation
+from dprelease.representations import MWEM_HISTOGRAM_CELLS, REPRESENTATIONS, resolve_representation
 from dprelease.representations.factored import FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.measurement_fit import fit_measurements
@@ -164,7 +164,8 @@ class MWEM:
         delta: 0 for pure DP; > 0 allows Gaussian noise with zCDP accounting.
         noise: ``"laplace"``, ``"gaussian"`` (needs delta > 0), or ``"auto"`` (Gaussian when delta > 0).
         representation: ``"histogram"``, ``"factored"``, or ``"auto"`` (the histogram when the domain
-            has at most ``max_cells`` cells, else the factored model).
+            has at most ``max_cells`` and at most :data:`~dprelease.representations.MWEM_HISTOGRAM_CELLS`
+            cells, else the factored model).
         max_cells: cap on an explicit histogram's cells (public).
         max_model_cells: cap on the factored model's junction-tree cells (default: the tuning's).
         rounds: T, the number of select-measure-update rounds (default: the tuning's, else
@@ -325,7 +326,8 @@ class MWEM:
 
     def resolved_representation(self, domain: Domain) -> str:
         """The representation ``auto`` picks from the public domain size."""
-        return resolve_representation(self.representation, domain, max_cells=self.max_cells)
+        return resolve_representation(self.representation, domain, max_cells=self.max_cells,
+                                      auto_cells=MWEM_HISTOGRAM_CELLS)
 
     def run(self, dataset: Dataset, workload: Workload, *, rng: RandomSource,
             progress: Progress | None = None) -> MWEMResult:
@@ -551,7 +553,8 @@ class MWEMMechanism:
 
     def runner(self, domain: Domain, budget: Budget) -> MWEM:
         """The configured MWEM: the preset chosen from public quantities (the domain size and delta > 0)."""
-        representation = resolve_representation(self.representation, domain, max_cells=self.max_cells)
+        representation = resolve_representation(self.representation, domain, max_cells=self.max_cells,
+                                                auto_cells=MWEM_HISTOGRAM_CELLS)
         noise = "gaussian" if budget.delta > 0 else "laplace"
         tuning = tuning_for(representation=representation, noise=noise)
         if self.rounds is not None:  # annealing adapts the mechanism's own plan; the user's rounds run as given
