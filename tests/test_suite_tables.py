@@ -31,7 +31,7 @@ def st():
     return module
 
 
-@pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic"])
+@pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans"])
 def test_table_has_its_declared_shape(st, name):
     dataset, workload, description = st.load(name)
     declared = st.TABLES[name]
@@ -80,6 +80,29 @@ def test_clinic_follows_its_declared_network(st):
         return float(np.abs(joint - np.outer(joint.sum(axis=1), joint.sum(axis=0))).sum())
 
     assert dependence("region", "clinic") > 5 * dependence("region", "sex")
+
+
+def test_loans_sits_where_mwems_auto_leaves_the_histogram(st):
+    """Deterministic, between MWEM's histogram limit and the histogram cap, and carrying its edges (returned
+    on days out) far above two roots with no path between them (month and member type)."""
+    from dprelease.domain import DEFAULT_MAX_CELLS
+    from dprelease.representations import MWEM_HISTOGRAM_CELLS
+
+    data = st.loans()
+    assert np.array_equal(data.records, st.loans().records)
+    assert MWEM_HISTOGRAM_CELLS < data.domain.size < DEFAULT_MAX_CELLS
+    joint = lambda a, b: data.marginal((a, b)).reshape(data.domain.size_of(a), data.domain.size_of(b))  # noqa: E731
+    dependence = lambda j: float(np.abs(j - np.outer(j.sum(axis=1), j.sum(axis=0))).sum())  # noqa: E731
+    assert dependence(joint("days_out", "returned")) > 5 * dependence(joint("month", "member_type"))
+
+
+CLINIC_DIGEST = "7f36d82959124f08"  # sha256 of clinic()'s records as int64, at commit 3931cd5
+
+
+def test_clinic_is_unchanged_by_the_shared_network_builder(st):
+    # The suite's clinic rows before the loans table shared its builder (a digest of the records).
+    import hashlib
+    assert hashlib.sha256(st.clinic().records.astype(np.int64).tobytes()).hexdigest()[:16] == CLINIC_DIGEST
 
 
 def test_wide_is_deterministic_with_sizes_from_2_to_200(st):
