@@ -11,9 +11,9 @@ REPRESENTATIONS = ("auto", "histogram", "factored")
 
 
 #: The largest domain MWEM's ``auto`` keeps as an explicit histogram (8 MB per float64 copy). Above it the
-#: histogram costs minutes and buys nothing: 1.8 M cells (the suite's spread table) took 60-350 s and 1.5 GB
-#: against 0.3-25 s for the factored model at the same error, 8.1 M cells (a loan log) 4.5 CPU minutes
-#: (docs/decisions.md, "auto keeps the histogram up to a million cells").
+#: histogram costs minutes and buys nothing: 1.8 M cells (the suite's spread table) took 53-353 s and 1.5 GB
+#: against 0.3-25 s for the factored model at the same error, 8.1 M cells (a loan log) 315 s against 1 s
+#: (docs/decisions.md, "MWEM's representation="auto" keeps the histogram only up to 1,000,000 cells").
 MWEM_HISTOGRAM_CELLS = 1_000_000
 
 

@@ -101,7 +101,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         draft = Draft("non-private", NOT_PUBLIC)
     else:
         note = (f"differentially private draft (epsilon={epsilon:g}, delta={delta:g}): review every column and "
-                "replace what public knowledge gives better; this spend counts toward any release that uses it")
+                "replace what public knowledge gives better; this spend counts toward any release that uses it.")
         draft = Draft("dp", " ".join([note, *notes]), accountant.to_json())
     for line in notes:
         warnings.warn(line, UserWarning, stacklevel=2)
@@ -124,9 +124,9 @@ def _visibility_note(epsilon: float, delta: float, num_columns: int) -> str:
              f"{rows(_scale(main), 2102 - 1900 + 1)}"]
     if delta_share > 0:
         parts.append(f"a category needs about {1 + _scale(main) * np.log(2 / float(delta_share)):,.0f} rows")
-    return (f"at epsilon={epsilon:g} over {num_columns} columns, {', '.join(parts)}: bounds narrower or fewer "
+    return (f"At epsilon={epsilon:g} over {num_columns} columns, {', '.join(parts)}: bounds narrower or fewer "
             "categories than the data has are the noise's doing; widen them from public knowledge, or draft "
-            "with a larger epsilon")
+            "with a larger epsilon.")
 
 
 def draft_charges(schema: Schema) -> list[Charge]:
@@ -164,8 +164,8 @@ def _draft_column(name, raw, reader, null_tokens, declared, share, delta_share, 
     # PROFILE: a quarter of the column's share.
     counts = reader.histogram(row_class, len(CLASSES), epsilon=share / 4, label=f"{name}: profile")
     counts = np.maximum(np.asarray(counts, dtype=np.float64), 0)
-    kind = declared or _kind(counts)
     noise = _scale(share / 4)  # the profile's noise scale (0 openly): a class counts when above it
+    kind = declared or _kind(counts, noise)
     has_null = counts[C_NULL] > noise
     main = share * 3 / 4
     if kind == "boolean":
@@ -188,7 +188,15 @@ def _scale(epsilon: Fraction) -> float:
     return 2 / float(epsilon) if epsilon else 0.0
 
 
-def _kind(counts: np.ndarray) -> str:
+def _kind(counts: np.ndarray, noise: float = 0.0) -> str:
+    """The kind most non-NULL values look like, among the classes the noise cannot have made: a class
+    counts when its noisy count passes noise x ln(#classes / 0.001) (an empty one with probability <= 0.001
+    in all). Without it, the empty classes' clipped noise (about noise / 2 rows each) swelled the
+    denominator: a 6,000-row column of decimals came out categorical at epsilon 0.5 over 9 columns. When no
+    class passes (a small table), all the noisy counts decide, as they are."""
+    visible = np.where(counts > noise * np.log(len(counts) / FALSE_CELL), counts, 0.0)
+    if visible.sum() - visible[C_NULL] > 0:
+        counts = visible
     present = counts.sum() - counts[C_NULL]
     if present <= 0:
         return "categorical"
