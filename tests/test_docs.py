@@ -122,6 +122,7 @@ def test_superseded_decisions_say_so_first_with_a_link():
 SUITE_ROWS = {"Adult, 7 columns (1-3-way)": "adult7", "Adult, 14 columns (all 3-way)": "adult14",
               "Chicago taxi, 226,051 x 10 (1-3-way)": "taxi", "Adult, 1,000 rows (2-way)": "adult-n1000",
               "16 binary columns (all 3-way)": "binary16", "Clinic visits, 15,000 x 9 (1-3-way)": "clinic",
+              "Loan log, 8,000 x 8 (1-3-way)": "loans",
               "Bayesian network, 1e5 x 32 (2-way)": "bn-100k"}
 #: README's suite table: its columns after the label, the suite's systems.
 SUITE_COLUMNS = ("dprelease", "dprelease-pure", "mst", "independent")
