@@ -251,10 +251,13 @@ def test_cli_adds_the_draft_of_dprelease_schema_to_the_release(files, capsys):
     assert main(["schema", str(files["data"]), "--out", str(draft), "--epsilon", "4", "--delta", "1e-6",
                  "--seed", "2"]) == 0
     files["schema"] = draft
-    assert main(synth(files)) == 0, capsys.readouterr().err
-    assert "privacy spent: epsilon=5," in capsys.readouterr().out
-    ledger = json.loads((files["tmp"] / "release.json").read_text())["privacy_ledger"]
+    drafted = Schema.from_json(draft)
+    assert (drafted.column("joined").kind, drafted.column("member").kind) == ("date", "boolean")
     spent = json.loads(draft.read_text())["draft"]["privacy_ledger"]["spent"]
+    assert Fraction(spent["epsilon_exact"]) == Fraction(7, 2)  # 4, less a boolean's three quarters of its 2/3
+    assert main(synth(files)) == 0, capsys.readouterr().err
+    assert "privacy spent: epsilon=4.5," in capsys.readouterr().out
+    ledger = json.loads((files["tmp"] / "release.json").read_text())["privacy_ledger"]
     assert Fraction(ledger["spent"]["epsilon_exact"]) == Fraction(spent["epsilon_exact"]) + 1
     assert Fraction(ledger["spent"]["delta_exact"]) == Fraction(spent["delta_exact"])
     assert all(c["label"].startswith("schema draft: ") for c in ledger["charges"][:-1])
