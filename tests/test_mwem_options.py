@@ -228,9 +228,10 @@ def test_synthesize_passes_the_model_cap_to_mwem():
 
 
 @pytest.mark.parametrize("change", [{"reuse_measurements": False}, {"size_penalty": 0.0}, {"size_penalty": 1.0},
-                                    {"candidates": "closure"}])
+                                    {"candidates": "closure"}, {"max_measure_l1": 0.3}])
 def test_post_processing_options_charge_exactly_the_default_plan(change):
-    # Reuse of past measurements, the size penalty (public) and the candidate set change what is fitted or
+    # Reuse of past measurements, the size penalty (public), the candidate set and the noise cap on it (public)
+    # change what is fitted or
     # which marginal is picked, never what a step costs: the ledger's amounts equal the default run's.
     data = _data()
     workload = Workload.all_kway(data.domain, 2)
@@ -259,3 +260,25 @@ def test_synthesize_uses_the_measured_defaults_for_each_representation_and_noise
                     if v is not None and (k != "max_model_cells" or parameters["representation"] == "factored")}
         assert {k: parameters[k] for k in expected} == expected
     assert pure["noise"] == "laplace" and gaussian["noise"] == "gaussian" and factored["noise"] == "gaussian"
+
+
+def test_a_noise_cap_selects_only_marginals_it_can_measure_usefully():
+    """``max_measure_l1``: every round measures a candidate whose expected L1 noise at the round's budget
+    (cells x sqrt(2/pi) sigma, public) is within the cap when one is; without the cap the same runs do not."""
+    data = _data(n=2_000)
+    workload = Workload.all_kway(data.domain, 2)
+    cap = 0.3
+
+    def noise_l1(entry) -> float:
+        cells = int(np.prod([data.domain.size_of(a) for a in entry["marginal"]]))
+        return cells * np.sqrt(2 / np.pi) / (data.n * np.sqrt(entry["rho"]))
+
+    over = []
+    for limit in (cap, None):
+        run = MWEM(epsilon=0.3, delta=1e-9, rounds=6,
+                   tuning=MWEMTuning(final_iterations=2, max_measure_l1=limit)).run(data, workload, rng=SeededRandom(3))
+        measured = [e for e in run.transcript if e.get("round", 0) > 0 and e.get("marginal")]
+        assert len(measured) == 6
+        over.append(sum(noise_l1(e) > cap for e in measured))
+        assert (run.parameters.get("max_measure_l1"), "max_measure_l1" in run.parameters) == (limit, limit is not None)
+    assert over[0] == 0 and over[1] > 0

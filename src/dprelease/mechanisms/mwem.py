@@ -455,13 +455,17 @@ class MWEM:
             expected_noise = noise_per_cell(measure_amount)
             if representation == "factored":
                 drop_unfit(model, t)
-            options = [candidates[i] for i in active]
+            pool = active
+            if self.tuning.max_measure_l1 is not None:  # public: cells and the round's noise scale only
+                cap = self.tuning.max_measure_l1
+                pool = [i for i in active if measured_cells(candidates[i]) * expected_noise <= cap] or active
+            options = [candidates[i] for i in pool]
             estimates = [model.marginal(m) for m in options]
             # SELECT: exponential mechanism over marginals, L1 score (sensitivity 2/n)
             sizes = np.array([measured_cells(m) for m in options], dtype=np.float64)
             penalties = self.tuning.size_penalty * expected_noise * sizes if self.tuning.size_penalty else None
             index = measurer.select_marginal(options, estimates, epsilon=select_epsilon, penalties=penalties,
-                                             weights=[weights[i] for i in active] if weights else None,
+                                             weights=[weights[i] for i in pool] if weights else None,
                                              label=f"round {t}: select")
             chosen = options[index]
             # MEASURE: Laplace(2 / (n eps_m)) or Gaussian on each cell of the chosen marginal
@@ -506,7 +510,8 @@ class MWEM:
                       "warm_start": self.tuning.warm_start, "remeasure": self.tuning.remeasure, "step_growth": self.tuning.step_growth,
                       "rounds_per_attribute": self.tuning.rounds_per_attribute, "noise_target": self.tuning.noise_target,
                       "init_per_round": self.tuning.init_per_round, "one_way_candidates": self.tuning.one_way_candidates,
-                      "compress_rare": self.tuning.compress_rare, "init_cell_noise": self.tuning.init_cell_noise}
+                      "compress_rare": self.tuning.compress_rare, "init_cell_noise": self.tuning.init_cell_noise,
+                      **({} if self.tuning.max_measure_l1 is None else {"max_measure_l1": self.tuning.max_measure_l1})}
         if gaussian:
             parameters["rho_per_step"] = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}
         else:

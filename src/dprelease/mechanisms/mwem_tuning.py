@@ -66,6 +66,9 @@ class MWEMTuning:
         init_cell_noise: with ``init_per_round``, INIT spends at most half of the budget unless the 1-way
             cells need more to be measured with this expected noise (a fraction of the rows)
             (:meth:`~dprelease.mechanisms.mwem.MWEM.init_cap`); None: AIM's INIT as it is.
+        max_measure_l1: a round selects only among the candidates whose expected L1 measurement noise at that
+            round's budget (cells x expected noise per cell; public) is at most this, when any is; None: all.
+            Not yet in a preset (docs/decisions.md: measured, waiting for the suite).
     """
 
     candidates: str = "workload"
@@ -88,6 +91,7 @@ class MWEMTuning:
     max_model_cells: int = DEFAULT_MAX_MODEL_CELLS
     compress_rare: float = 0.0
     init_cell_noise: float | None = None
+    max_measure_l1: float | None = None
 
     def __post_init__(self) -> None:
         if self.candidates not in CANDIDATES:
@@ -112,6 +116,8 @@ class MWEMTuning:
         check_fraction(self.compress_rare, "compress_rare")
         if self.init_cell_noise is not None:
             check_positive(self.init_cell_noise, "init_cell_noise")
+        if self.max_measure_l1 is not None:
+            check_positive(self.max_measure_l1, "max_measure_l1")
 
 
 #: HLM's MWEM as first tuned on 7-column Adult (the presets before issue 12): a quarter of each round to
