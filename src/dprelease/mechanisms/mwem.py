@@ -118,6 +118,12 @@ def rounds_for_noise(*, cells: float, n: int, measure: float, gaussian: bool, ta
     return math.floor(measure / budget_for_cell_noise(tau / cells, n=n, gaussian=gaussian))
 
 
+def mwem_representation(representation: str, domain: Domain, max_cells: int) -> str:
+    """MWEM's model: ``auto`` keeps the histogram up to ``max_cells`` and :data:`MWEM_HISTOGRAM_CELLS`
+    (public; the class and its registry entry decide alike)."""
+    return resolve_representation(representation, domain, max_cells=max_cells, auto_cells=MWEM_HISTOGRAM_CELLS)
+
+
 def workload_overlap(workload: Workload, candidates: list[tuple[str, ...]]) -> list[int]:
     """AIM's selection weight of each candidate r: sum over workload marginals s of |r & s| (public).
 
@@ -326,8 +332,7 @@ class MWEM:
 
     def resolved_representation(self, domain: Domain) -> str:
         """The representation ``auto`` picks from the public domain size."""
-        return resolve_representation(self.representation, domain, max_cells=self.max_cells,
-                                      auto_cells=MWEM_HISTOGRAM_CELLS)
+        return mwem_representation(self.representation, domain, self.max_cells)
 
     def run(self, dataset: Dataset, workload: Workload, *, rng: RandomSource,
             progress: Progress | None = None) -> MWEMResult:
@@ -558,8 +563,7 @@ class MWEMMechanism:
 
     def runner(self, domain: Domain, budget: Budget) -> MWEM:
         """The configured MWEM: the preset chosen from public quantities (the domain size and delta > 0)."""
-        representation = resolve_representation(self.representation, domain, max_cells=self.max_cells,
-                                                auto_cells=MWEM_HISTOGRAM_CELLS)
+        representation = mwem_representation(self.representation, domain, self.max_cells)
         noise = "gaussian" if budget.delta > 0 else "laplace"
         tuning = tuning_for(representation=representation, noise=noise)
         if self.rounds is not None:  # annealing adapts the mechanism's own plan; the user's rounds run as given
