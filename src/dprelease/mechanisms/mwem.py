@@ -497,11 +497,21 @@ class MWEM:
                     transcript.append({"round": t, "action": "anneal", "surprise_l1": surprise,
                                        "next_round_budget": float(budget.per_round)})
             progress.step(t, max(rounds, t))
+        final_steps = 0
         if t or not (self.tuning.warm_start and measurements):
             progress.phase("final fit", self.tuning.final_iterations)
+
+            def final_step(done: int, total: int) -> None:
+                nonlocal final_steps
+                final_steps = done
+                progress.step(done, total)
+
             model, _ = fit_measurements(model, fitted if self.tuning.reuse_measurements else fitted[-1:],
                                         iterations=self.tuning.final_iterations, step=step,
-                                        growth=self.tuning.step_growth, on_step=progress.step)
+                                        growth=self.tuning.step_growth, on_step=final_step,
+                                        discrepancy=self.tuning.final_discrepancy)
+            if final_steps < self.tuning.final_iterations:  # stopped at the noise (or a float minimum): say where
+                progress.step(final_steps, final_steps)
         # else INIT alone ran (the plan found no marginal worth a round): the warm start's product is the
         # estimate; fitting it to the raw noisy 1-ways would undo what one_way_distribution did.
         progress.done()
@@ -516,7 +526,9 @@ class MWEM:
                       "rounds_per_attribute": self.tuning.rounds_per_attribute, "noise_target": self.tuning.noise_target,
                       "init_per_round": self.tuning.init_per_round, "one_way_candidates": self.tuning.one_way_candidates,
                       "compress_rare": self.tuning.compress_rare, "init_cell_noise": self.tuning.init_cell_noise,
-                      **({} if self.tuning.max_measure_l1 is None else {"max_measure_l1": self.tuning.max_measure_l1})}
+                      **({} if self.tuning.max_measure_l1 is None else {"max_measure_l1": self.tuning.max_measure_l1}),
+                      **({} if self.tuning.final_discrepancy is None else
+                         {"final_discrepancy": self.tuning.final_discrepancy}), "final_iterations_run": final_steps}
         if gaussian:
             parameters["rho_per_step"] = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}
         else:

@@ -69,6 +69,9 @@ class MWEMTuning:
         max_measure_l1: a round selects only among the candidates whose expected L1 measurement noise at that
             round's budget (cells x expected noise per cell; public) is at most this, when any is; None: all.
             Not yet in a preset (docs/decisions.md: measured, waiting for the suite).
+        final_discrepancy: the final fit stops before ``final_iterations`` once the model's squared residual on
+            the raw measured cells (2+ attributes), in units of their noise variance, averages at most this
+            (the discrepancy principle, :class:`~dprelease.updates.measurements.NoiseDiscrepancy`); None: never.
     """
 
     candidates: str = "workload"
@@ -92,6 +95,7 @@ class MWEMTuning:
     compress_rare: float = 0.0
     init_cell_noise: float | None = None
     max_measure_l1: float | None = None
+    final_discrepancy: float | None = None
 
     def __post_init__(self) -> None:
         if self.candidates not in CANDIDATES:
@@ -118,6 +122,8 @@ class MWEMTuning:
             check_positive(self.init_cell_noise, "init_cell_noise")
         if self.max_measure_l1 is not None:
             check_positive(self.max_measure_l1, "max_measure_l1")
+        if self.final_discrepancy is not None:
+            check_positive(self.final_discrepancy, "final_discrepancy")
 
 
 #: HLM's MWEM as first tuned on 7-column Adult (the presets before issue 12): a quarter of each round to
@@ -140,7 +146,8 @@ CLASSIC = MWEMTuning()
 #: rows (``init_cell_noise``; Chicago taxi at eps = 0.1: 0.21 against 0.27).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
-                      one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002)
+                      one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
+                      final_discrepancy=0.8)
 
 #: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
 #: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/ablation.md, docs/decisions.md)

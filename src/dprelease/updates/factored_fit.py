@@ -24,16 +24,19 @@ import numpy as np
 
 from dprelease.queries.compression import compressed_shape
 from dprelease.representations.factored import FactoredModel
-from dprelease.updates.measurements import MarginalMeasurement, backtracking_descent, combine, term_weights
+from dprelease.updates.measurements import (MarginalMeasurement, NoiseDiscrepancy, backtracking_descent, combine,
+                                            term_weights)
 
 
 def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,
                  step: float | None = None, growth: float = 1.25,
-                 on_step: Callable[[int, int], None] | None = None) -> tuple[FactoredModel, float]:
+                 on_step: Callable[[int, int], None] | None = None,
+                 discrepancy: float | None = None) -> tuple[FactoredModel, float]:
     """Run ``iterations`` mirror-descent (MW) steps on the potentials; return the model and the last step size.
 
     Adds a (zero) potential for each measured clique the model lacks; that may raise
-    :class:`~dprelease.errors.DomainTooLargeError` (a public check on the cliques).
+    :class:`~dprelease.errors.DomainTooLargeError` (a public check on the cliques). ``discrepancy``: stop
+    earlier, once the residual is within that level of the noise (:class:`NoiseDiscrepancy`).
     """
     if not measurements or iterations <= 0:
         return model, step or 1.0
@@ -54,23 +57,29 @@ def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasuremen
     step = step if step is not None else 1.0 / (2 * sum(weights))
     mus = [model.marginal(c) for c in unique]
 
-    def loss_and_gradients(mus: list[np.ndarray]) -> tuple[float, list[np.ndarray]]:
-        loss, grads = 0.0, [np.zeros_like(mu) for mu in mus]
-        for y, w, m, k in zip(targets, weights, merged, term_clique):
+    noise = NoiseDiscrepancy(merged, discrepancy if discrepancy is not None else 0.0)
+
+    def loss_and_gradients(mus: list[np.ndarray]) -> tuple[float, list[np.ndarray], float]:
+        loss, standardized, grads = 0.0, 0.0, [np.zeros_like(mu) for mu in mus]
+        for i, (y, w, m, k) in enumerate(zip(targets, weights, merged, term_clique)):
             residual = m.model_view(mus[k]) - y
-            loss += w * float(np.sum(residual * residual))
+            squared = float(np.sum(residual * residual))
+            loss += w * squared
+            standardized += noise.term(i, squared)
             grads[k] += m.gradient_view(2 * w * residual)
-        return loss, grads
+        return loss, grads, standardized
 
     def propose(state: tuple, step_size: float) -> tuple[tuple, float, float]:
-        model, mus, grads = state
+        model, mus, grads, _ = state
         candidate = model.with_potentials({c: model.potentials[c] - step_size * g for c, g in zip(unique, grads)})
         new_mus = [candidate.marginal(c) for c in unique]
-        new_loss, new_grads = loss_and_gradients(new_mus)
+        new_loss, new_grads, standardized = loss_and_gradients(new_mus)
         decrease = sum(float(np.vdot(g, mu - new_mu)) for g, mu, new_mu in zip(grads, mus, new_mus))
-        return (candidate, new_mus, new_grads), new_loss, decrease
+        return (candidate, new_mus, new_grads, standardized), new_loss, decrease
 
-    loss, grads = loss_and_gradients(mus)
-    (model, _, _), step = backtracking_descent((model, mus, grads), loss, propose,
-                                               iterations=iterations, step=step, growth=growth, on_step=on_step)
+    loss, grads, standardized = loss_and_gradients(mus)
+    stop = None if discrepancy is None else (lambda state: noise.reached(state[3]))
+    (model, _, _, _), step = backtracking_descent((model, mus, grads, standardized), loss, propose,
+                                                  iterations=iterations, step=step, growth=growth, on_step=on_step,
+                                                  stop=stop)
     return model, step

@@ -26,13 +26,14 @@ from dprelease.domain import Domain
 from dprelease.queries.compression import compressed_shape
 from dprelease.representations.histogram import HistogramModel, marginalize
 from dprelease.updates.factored_fit import fit_factored
-from dprelease.updates.measurements import MarginalMeasurement, backtracking_descent, combine, term_weights
+from dprelease.updates.measurements import (MarginalMeasurement, NoiseDiscrepancy, backtracking_descent, combine,
+                                            term_weights)
 
 
 class _Term:
     """One measured marginal, prepared for fast marginalization and broadcasting."""
 
-    def __init__(self, domain: Domain, m: MarginalMeasurement, weight: float) -> None:
+    def __init__(self, domain: Domain, m: MarginalMeasurement, weight: float, standardizer: float = 0.0) -> None:
         axes = domain.axes(m.attributes)
         if list(axes) != sorted(axes):
             raise ValueError("measurement attributes must be in domain order")
@@ -42,44 +43,52 @@ class _Term:
         self.measurement = m
         self.values = m.values.reshape(compressed_shape([domain.sizes[i] for i in axes], m.grouping or (None,) * len(axes)))
         self.weight = weight
+        self.standardizer = standardizer  # 1 / sigma^2 for a raw marginal, 0 for a 1-way (NoiseDiscrepancy)
 
 
 def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,
                      step: float | None = None, growth: float = 1.25,
-                     on_step: Callable[[int, int], None] | None = None) -> tuple[HistogramModel, float]:
+                     on_step: Callable[[int, int], None] | None = None,
+                     discrepancy: float | None = None) -> tuple[HistogramModel, float]:
     """Run ``iterations`` mirror-descent (MW) steps from ``model``; return the model and the last step size.
 
     A :class:`~dprelease.representations.factored.FactoredModel` is fitted by the same steps on its
     potentials (:func:`dprelease.updates.factored_fit.fit_factored`). ``growth``: the factor the step
     size grows by after an accepted step (halved after a refused one). ``on_step(i, iterations)``: called
-    after step i (progress only).
+    after step i (progress only). ``discrepancy``: stop earlier, once the residual is within that level of
+    the noise (:class:`~dprelease.updates.measurements.NoiseDiscrepancy`; None: run every step).
     """
     if not isinstance(model, HistogramModel):
-        return fit_factored(model, measurements, iterations=iterations, step=step, growth=growth, on_step=on_step)
+        return fit_factored(model, measurements, iterations=iterations, step=step, growth=growth, on_step=on_step,
+                            discrepancy=discrepancy)
     if not measurements or iterations <= 0:
         return model, step or 1.0
     merged = combine(measurements)
-    terms = [_Term(model.domain, m, w) for m, w in zip(merged, term_weights(merged))]
+    noise = NoiseDiscrepancy(merged, discrepancy if discrepancy is not None else 0.0)
+    terms = [_Term(model.domain, m, w, standardizer)
+             for m, w, standardizer in zip(merged, term_weights(merged), noise.standardizers)]
     hosts = host_groups(terms)
     # L is (2 sum w)-smooth w.r.t. the L1 norm, so 1 / (2 sum w) is always a safe first step.
     step = step if step is not None else 1.0 / (2 * sum(t.weight for t in terms))
     probabilities = np.exp(model.log_probs)
 
     def propose(state: tuple, step_size: float) -> tuple[tuple, float, float]:
-        theta, probabilities, grad = state
+        theta, probabilities, grad, _ = state
         candidate = theta - step_size * grad
         candidate -= candidate.max()
         new_probabilities = np.exp(candidate)
         total = new_probabilities.sum()
         new_probabilities /= total
         candidate -= np.log(total)
-        new_loss, new_grad = _loss_and_gradient(new_probabilities, hosts)
+        new_loss, new_grad, standardized = _loss_and_gradient(new_probabilities, hosts)
         decrease = float(np.vdot(grad, probabilities - new_probabilities))
-        return (candidate, new_probabilities, new_grad), new_loss, decrease
+        return (candidate, new_probabilities, new_grad, standardized), new_loss, decrease
 
-    loss, grad = _loss_and_gradient(probabilities, hosts)
-    (theta, _, _), step = backtracking_descent((model.log_probs, probabilities, grad), loss, propose,
-                                               iterations=iterations, step=step, growth=growth, on_step=on_step)
+    loss, grad, standardized = _loss_and_gradient(probabilities, hosts)
+    stop = None if discrepancy is None else (lambda state: noise.reached(state[3]))
+    (theta, _, _, _), step = backtracking_descent((model.log_probs, probabilities, grad, standardized), loss, propose,
+                                                  iterations=iterations, step=step, growth=growth, on_step=on_step,
+                                                  stop=stop)
     return HistogramModel(model.domain, theta), step
 
 
@@ -115,8 +124,9 @@ def host_groups(terms: Sequence[_Term]) -> list[_Host]:
     return [_Host(host, members) for host, members in hosts]
 
 
-def _loss_and_gradient(probabilities: np.ndarray, hosts: list[_Host]) -> tuple[float, np.ndarray]:
-    loss = 0.0
+def _loss_and_gradient(probabilities: np.ndarray, hosts: list[_Host]) -> tuple[float, np.ndarray, float]:
+    """The loss, its gradient over X, and the standardized squared residual (:class:`NoiseDiscrepancy`)."""
+    loss, standardized = 0.0, 0.0
     grad = np.zeros(probabilities.shape)
     for host in hosts:
         mu = marginalize(host.domain, probabilities, host.attributes)
@@ -124,7 +134,9 @@ def _loss_and_gradient(probabilities: np.ndarray, hosts: list[_Host]) -> tuple[f
         for term, summed, inside in host.members:
             m = term.measurement
             residual = m.model_view(mu.sum(axis=summed) if summed else mu) - term.values
-            loss += term.weight * float(np.sum(residual * residual))
+            squared = float(np.sum(residual * residual))
+            loss += term.weight * squared
+            standardized += term.standardizer * squared
             host_grad += m.gradient_view(2 * term.weight * residual).reshape(inside)
         grad += host_grad.reshape(host.broadcast)
-    return loss, grad
+    return loss, grad, standardized

@@ -78,15 +78,19 @@ def combine(measurements: Sequence[MarginalMeasurement]) -> list[MarginalMeasure
 
 def backtracking_descent(state: object, loss: float, propose: Callable[[object, float], tuple[object, float, float]],
                          *, iterations: int, step: float, growth: float,
-                         on_step: Callable[[int, int], None] | None = None) -> tuple[object, float]:
+                         on_step: Callable[[int, int], None] | None = None,
+                         stop: Callable[[object], bool] | None = None) -> tuple[object, float]:
     """``iterations`` descent steps with Armijo backtracking on the step size; shared by both fits.
 
     ``propose(state, step)`` returns (candidate state, its loss, <grad, p - p'>). A candidate is
     accepted when it decreases the loss by at least half that amount; then the step grows by
-    ``growth``, otherwise it halves. Stops early when no step size helps (a float-precision minimum).
+    ``growth``, otherwise it halves. Stops early when no step size helps (a float-precision minimum),
+    or when ``stop(state)`` holds before a step (the discrepancy principle: :class:`NoiseDiscrepancy`).
     ``on_step(i, iterations)`` is called after step i (progress only; it changes nothing).
     """
     for i in range(iterations):
+        if stop is not None and stop(state):
+            break
         for _attempt in range(30):
             candidate, new_loss, decrease = propose(state, step)
             if new_loss <= loss - 0.5 * decrease:
@@ -99,6 +103,34 @@ def backtracking_descent(state: object, loss: float, propose: Callable[[object, 
         if on_step is not None:
             on_step(i + 1, iterations)
     return state, step
+
+
+class NoiseDiscrepancy:
+    """The discrepancy principle for a fit to noisy marginals: stop once the model is as close as the noise.
+
+    A fit run to convergence reproduces the measurements' noise along with the data: from a smooth start
+    (the product of the 1-way marginals) the error first falls, then rises. Morozov's discrepancy
+    principle stops an iterative fit once its residual is as small as the noise makes it: here once the
+    mean squared standardized residual over the raw measured cells, sum_r ||M_r(p) - y_r||^2 / sigma_r^2
+    / cells, is at most ``level`` (1 at the true table, less at the fit's minimum, which absorbs part of
+    the noise). Only marginals of 2+ attributes count: MWEM fits each 1-way marginal as a distribution, not
+    as measured. Public: the noisy values and their noise scales only, so the stop is post-processing.
+    """
+
+    def __init__(self, merged: Sequence[MarginalMeasurement], level: float) -> None:
+        counted = [len(m.attributes) > 1 for m in merged]
+        self.cells = sum(int(np.size(m.values)) for m, c in zip(merged, counted) if c)
+        #: per term, what multiplies its squared residual: 1 / sigma^2 for a raw marginal, 0 for a 1-way one
+        self.standardizers = [1.0 / m.std**2 if c else 0.0 for m, c in zip(merged, counted)]
+        self.level = level
+
+    def term(self, index: int, squared_residual: float) -> float:
+        """One term's share of the standardized sum (0 for a 1-way term)."""
+        return squared_residual * self.standardizers[index]
+
+    def reached(self, standardized_sum: float) -> bool:
+        """Whether the residual is within the noise (never, when no raw marginal is in the fit)."""
+        return self.cells > 0 and standardized_sum <= self.level * self.cells
 
 
 def term_weights(merged: Sequence[MarginalMeasurement]) -> list[float]:
