@@ -109,6 +109,21 @@ def test_decoded_numbers_lie_in_their_bin(edges, seed):
     assert np.array_equal(encode(pd.DataFrame({"x": values}), schema), codes)
 
 
+def test_decoded_decimals_keep_two_digits_below_their_bins_width():
+    """A value drawn in [5, 10) reads like 6.52, not 6.5268052265018515; a bin 999.75 wide gives whole numbers."""
+    schema = Schema.from_dict({"minutes": {"type": "numeric", "bounds": [0, 60], "width": 5},
+                               "price": {"type": "numeric", "edges": [0, 0.25, 1000]}})
+    codes = np.column_stack([np.arange(300) % 12, np.arange(300) % 2])
+    decoded = decode(codes, schema, rng=np.random.Generator(np.random.PCG64(4)))
+    minutes, price = decoded.text_columns()
+    assert max(len(t.partition(".")[2]) for t in minutes) == 2  # width 5: a grid of 0.01
+    assert max(len(t.partition(".")[2]) for t, c in zip(price, codes[:, 1]) if c == 0) == 3  # width 0.25: 0.001
+    wide = [float(t) for t, c in zip(price, codes[:, 1]) if c == 1]
+    assert all(v == round(v) for v in wide) and len(set(wide)) > 100  # width 999.75: a grid of 1
+    assert len({round(v, 6) for v in decoded.values["minutes"]}) > 200  # still spread over the bin, not its edge
+    assert np.array_equal(encode(decoded.to_dataframe(), schema), codes)
+
+
 def test_uniform_draws_at_the_top_of_a_bin_stay_inside():
     # A source that returns the top of the unit interval: a + u (b - a) is then b itself.
     class Top:
@@ -118,7 +133,8 @@ def test_uniform_draws_at_the_top_of_a_bin_stay_inside():
     schema = Schema.from_dict({"x": {"type": "numeric", "edges": [0.1, 0.7, 1.3]},
                                "k": {"type": "integer", "bounds": [0, 9], "width": 5}})
     decoded = decode(np.array([[0, 0], [1, 1]]), schema, rng=Top())
-    assert decoded.values["x"][0] == np.nextafter(0.7, 0) and decoded.values["x"][1] == 1.3  # closed last bin
+    # the top of [0.1, 0.7) on the bin's grid (0.001: two digits below its width), and the closed last bin's top
+    assert decoded.values["x"][0] == 0.699 and decoded.values["x"][1] == 1.3
     assert decoded.values["k"].tolist() == [4, 9]
     assert encode(decoded.to_dataframe(), schema).tolist() == [[0, 0], [1, 1]]
 

@@ -1,7 +1,9 @@
 """Decoding codes back to values by the schema: post-processing, it reads nothing private.
 
 Per code: a category its value; a boolean False/True; a bin a value inside it, drawn uniformly (from an
-explicit ``rng``), its midpoint, or its label (``values=``); integers stay integers, dates dates. The
+explicit ``rng``), its midpoint, or its label (``values=``); integers stay integers, dates dates. A decimal
+drawn uniformly keeps two digits below its bin's width (a draw in [5, 10) reads 6.52, not 6.5268052265018515:
+:func:`decimal_grid`); the digits past that told nothing, since the release is the bin. The
 last bin is closed, so a uniform draw may be its top edge, and a draw in any other bin stays strictly
 below the next bin's edge (float rounding is clamped), so encoding a decoded value gives its code back.
 The ``null`` code decodes to NULL; the ``other`` code to the marker :data:`~dprelease.schema.OTHER`
@@ -186,6 +188,23 @@ def _uniform_source(rng: object):
                          f"got {type(rng).__name__}")
 
 
+def decimal_grid(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Each value in [low, high] cut down to a grid of 10^k, k two digits below its bin's width (public).
+
+    Cut down (floor), never above the value and never below ``low``: a value stays in its bin, so encoding it
+    gives its code back. A grid finer than 1 divides by a power of ten, so the value prints short (652 / 100 is
+    6.52; 652 * 0.01 is 6.5200000000000005).
+    """
+    width = np.maximum(np.asarray(high, dtype=np.float64) - low, np.finfo(np.float64).tiny)
+    k = np.floor(np.log10(width)) - 2
+    fine = k < 0
+    with np.errstate(over="ignore", invalid="ignore"):  # a bin far narrower than its values: no grid
+        scale = 10.0 ** np.abs(k)
+        cut = np.where(fine, np.floor(values * scale) / scale, np.floor(values / scale) * scale)
+    cut = np.where(np.isfinite(cut), cut, values)
+    return np.clip(cut, low, values)  # never above the draw (float rounding in values * scale), never below the bin
+
+
 def _decode_column(column: Column, bins: np.ndarray, mode: str, uniform) -> np.ndarray:
     if isinstance(column, CategoricalColumn):
         return bins  # codes into column.values; the DataFrame and the text build on them
@@ -205,7 +224,7 @@ def _decode_column(column: Column, bins: np.ndarray, mode: str, uniform) -> np.n
         drawn = a + uniform(len(bins)) * (b - a)
         last = bins == len(starts) - 1
         below_next = np.nextafter(b, -np.inf)  # bin i is [a, b): stay below b, except the closed last bin
-        return np.clip(drawn, a, np.where(last, b, below_next))
+        return decimal_grid(np.clip(drawn, a, np.where(last, b, below_next)), a, b)
     ends = np.asarray((*[t - 1 for t in column.thresholds], high), dtype=np.int64)
     a, b = starts.astype(np.int64)[bins], ends[bins]
     if mode == "midpoint":
