@@ -269,3 +269,19 @@ def test_unsigned_integers_compare_without_wrapping():
     schema = Schema.from_dict({"a": {"type": "integer", "bounds": [-5, 5], "other": True}, "b": 3})
     frame = pd.DataFrame({"a": np.array([1, 7, 2**64 - 1], dtype=np.uint64), "b": np.array([0, 2, 1], dtype=np.uint8)})
     assert encode(frame, schema).tolist() == [[6, 0], [11, 2], [11, 1]]
+
+
+def test_boolean_words_decode_as_declared_and_match_without_case():
+    """A Y/N column comes back Y/N (it came back y/n before), its schema file keeps Y/N, and y, Y both encode."""
+    schema = Schema.from_dict({"helmet": {"type": "boolean", "true": ["Y", "Yes"], "false": ["N"]}})
+    (column,) = schema.columns
+    assert column.true == ("y", "yes") and column.written == (("Y", "Yes"), ("N",))
+    decoded = decode(np.array([[1], [0], [1]]), schema, rng=np.random.Generator(np.random.PCG64(0)))
+    assert decoded.text_columns()[0].tolist() == ["Y", "N", "Y"]
+    assert encode(pd.DataFrame({"helmet": ["y", "Y", "yes", "n", "N"]}), schema)[:, 0].tolist() == [1, 1, 1, 0, 0]
+    again = Schema.from_dict(schema.to_dict()["columns"])
+    assert again.columns[0].written == column.written and again.to_dict() == schema.to_dict()
+    assert again.encoding_rules() == schema.encoding_rules()  # what engines translate: lower case, unchanged
+    assert schema.to_dict()["columns"]["helmet"]["true"] == ["Y", "Yes"]
+    default = Schema.from_dict({"b": {"type": "boolean"}})
+    assert decode(np.array([[1], [0]]), default, values="midpoint").text_columns()[0].tolist() == ["true", "false"]

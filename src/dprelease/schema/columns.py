@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dprelease.errors import InputError, InputTypeError
 
@@ -213,16 +213,22 @@ class CategoricalColumn(Column):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BooleanColumn(Column):
-    """False is code 0, true is code 1. Text matches ``true``/``false`` words without case."""
+    """False is code 0, true is code 1. Text matches ``true``/``false`` words without case.
+
+    ``true``/``false`` hold the words lower-cased (what matching uses); ``written`` keeps them as declared, so
+    a column declared ``"true": ["Y"]`` decodes to ``Y`` and its schema file says ``Y``.
+    """
 
     true: tuple[str, ...] = TRUE_WORDS
     false: tuple[str, ...] = FALSE_WORDS
+    written: tuple[tuple[str, ...], tuple[str, ...]] = field(init=False, default=((), ()), repr=False, compare=False)
 
     kind = "boolean"
 
     def __post_init__(self) -> None:
         true = check_tokens(self.true, "true", self.name)
         false = check_tokens(self.false, "false", self.name)
+        object.__setattr__(self, "written", (tuple(true), tuple(false)))
         object.__setattr__(self, "true", tuple(t.lower() for t in true))
         object.__setattr__(self, "false", tuple(f.lower() for f in false))
         if not self.true or not self.false:
@@ -241,10 +247,10 @@ class BooleanColumn(Column):
 
     def _spec(self) -> dict[str, object]:
         spec: dict[str, object] = {}
-        if self.true != TRUE_WORDS:
-            spec["true"] = list(self.true)
-        if self.false != FALSE_WORDS:
-            spec["false"] = list(self.false)
+        if self.written[0] != TRUE_WORDS:
+            spec["true"] = list(self.written[0])
+        if self.written[1] != FALSE_WORDS:
+            spec["false"] = list(self.written[1])
         return spec
 
     def _rule(self) -> dict[str, object]:

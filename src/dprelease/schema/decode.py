@@ -98,8 +98,8 @@ class Decoded:
                 keys = np.array(column.keys + ("",), dtype=object)
                 text = keys[np.where(self.null[column.name] | self.other[column.name], len(column.keys), values)]
             elif isinstance(column, BooleanColumn):
-                # the schema's first words (public): a yes/no column declared so is written back yes/no
-                text = np.where(values.astype(bool), column.true[0], column.false[0]).astype(object)
+                # the schema's first words as declared (public): a Y/N column is written back Y/N
+                text = np.where(values.astype(bool), column.written[0][0], column.written[1][0]).astype(object)
             elif values.dtype.kind == "M":
                 text = np.datetime_as_string(values, unit="D" if isinstance(column, DateColumn) else "s").astype(object)
             elif values.dtype.kind == "f":
