@@ -223,3 +223,15 @@ def test_exponential_quantile_passes_the_audit():
 def test_quantile_audit_catches_half_the_sensitivity(monkeypatch):
     monkeypatch.setattr(quantiles, "RANK_SENSITIVITY", 0.5)  # planted: the exponent doubled
     assert quantile_audit() != []
+
+
+@pytest.mark.parametrize("low, high", [(10.0, 20.0), (-0.5, 1e6), (0.001, 0.009), (-3e-5, 7e-5), (2.5, 3.0)])
+def test_drafted_bin_edges_print_as_their_three_digits(low, high):
+    """An edge candidate is the double nearest its three-significant-digit decimal, so a schema file reads 14.2,
+    not 14.200000000000001 (142 * 0.1), as a new user's draft did."""
+    from dprelease.schema.draft import _inner_candidates
+
+    candidates = _inner_candidates(low, high, integer=False)
+    assert len(candidates) > 10
+    assert all(float(f"{c:.3g}") == c for c in candidates)
+    assert np.all((candidates > low) & (candidates <= high))

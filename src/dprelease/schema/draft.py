@@ -260,8 +260,9 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     if integer and high - low <= 20_000:
         return np.arange(low + 1, high + 1, dtype=np.float64)
     steps = np.linspace(low, high, 1001)[1:-1]
-    scale = 10.0 ** (np.floor(np.log10(np.maximum(np.abs(steps), 1e-300))) - 2)
-    steps = np.round(steps / scale) * scale
+    digits = np.floor(np.log10(np.maximum(np.abs(steps), 1e-300))) - 2
+    power = 10.0 ** np.abs(digits)  # divide by a power of ten below 1, so 142 / 10 is 14.2 (142 * 0.1 is not)
+    steps = np.where(digits < 0, np.round(steps * power) / power, np.round(steps / power) * power)
     if integer:
         steps = np.round(steps)
     steps = np.unique(steps)
