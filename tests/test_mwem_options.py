@@ -228,7 +228,7 @@ def test_synthesize_passes_the_model_cap_to_mwem():
 
 
 @pytest.mark.parametrize("change", [{"reuse_measurements": False}, {"size_penalty": 0.0}, {"size_penalty": 1.0},
-                                    {"candidates": "closure"}, {"max_measure_l1": 0.3}])
+                                    {"candidates": "closure"}, {"max_measure_l1": 0.3}, {"final_discrepancy": 0.8}])
 def test_post_processing_options_charge_exactly_the_default_plan(change):
     # Reuse of past measurements, the size penalty (public), the candidate set and the noise cap on it (public)
     # change what is fitted or
@@ -282,3 +282,19 @@ def test_a_noise_cap_selects_only_marginals_it_can_measure_usefully():
         over.append(sum(noise_l1(e) > cap for e in measured))
         assert (run.parameters.get("max_measure_l1"), "max_measure_l1" in run.parameters) == (limit, limit is not None)
     assert over[0] == 0 and over[1] > 0
+
+
+def test_the_final_fit_stops_at_the_noise_and_the_release_says_where():
+    """``final_discrepancy`` (the discrepancy principle, post-processing): the final fit stops before its passes
+    once the model is within the noise of the raw measurements; the parameters record the passes run."""
+    data = _data(n=600)
+    workload = Workload.all_kway(data.domain, 2)
+    runs = {level: MWEM(epsilon=0.5, delta=1e-9, rounds=6, tuning=MWEMTuning(final_iterations=200,
+                                                                             final_discrepancy=level)).run(
+        data, workload, rng=SeededRandom(2)) for level in (None, 0.8)}
+    assert runs[None].parameters["final_iterations_run"] == 200 and "final_discrepancy" not in runs[None].parameters
+    stopped = runs[0.8].parameters
+    assert stopped["final_discrepancy"] == 0.8 and stopped["final_iterations_run"] < 200
+    # the same measurements (the stop changes nothing before the final fit), a different model
+    assert [m.values.tolist() for m in runs[None].measurements] == [m.values.tolist() for m in runs[0.8].measurements]
+    assert not np.allclose(runs[None].model.probabilities, runs[0.8].model.probabilities)
