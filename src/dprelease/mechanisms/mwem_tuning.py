@@ -145,8 +145,8 @@ CLASSIC = MWEMTuning()
 #: rounds fit a large table, INIT keeps at most half the budget once its 1-way cells are within 0.2 % of the
 #: rows (``init_cell_noise``; Chicago taxi at eps = 0.1: 0.21 against 0.27). The final fit stops once the model
 #: is within the noise of the raw measurements (``final_discrepancy`` 0.8, the discrepancy principle): run to
-#: its 300 passes it fitted their noise (clinic at eps = 0.1: 0.406 against 0.438; spread at eps = 1: 0.188
-#: against 0.224; the pure path on loans at eps = 1: 0.252 against 0.295).
+#: its 300 passes it fitted their noise (the suite's medians: clinic at eps = 0.1 0.409 against 0.420; spread
+#: at eps = 1 0.188 against 0.224; the pure path on loans at eps = 1 0.265 against 0.310).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
