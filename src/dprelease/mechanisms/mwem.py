@@ -8,7 +8,8 @@ The practical offline release. With T rounds and budget eps:
                  score ||M(x) - M(x^t)||_1 - penalty(M)                      share s of the round
         MEASURE  Laplace(2 / (n eps_m)) (or Gaussian) on every cell of it    share 1 - s
         UPDATE   MW (mirror descent) steps fitting *all* measurements so far
-    final UPDATE passes, then release x^T.
+    final UPDATE passes (stopped once x^T is within the measurements' noise: ``final_discrepancy``),
+    then release x^T.
 
 Selection is over whole marginals, not single cells: measuring a whole marginal
 costs the same L1 sensitivity (2/n) as two cells, so one round learns every cell
@@ -41,7 +42,8 @@ max w * 2/n, and the exponential mechanism is calibrated to it. With annealing, 
 is a function of earlier public outputs and the rounds' sum never exceeds the total: eps-DP by the
 basic-composition filter (Rogers, Roth, Ullman & Vadhan 2016), rho-zCDP by the Renyi filter
 (Feldman & Zrnic 2021). Every step is charged to the accountant before it runs. The privacy unit
-is the book's: neighbouring tables have the same n and differ in one record.
+is the book's: neighbouring tables have the same n and differ in one record. The fit, its discrepancy
+stop and the rows read only public outputs (noisy values, their scales): post-processing (Prop. 2.1).
 """
 
 from __future__ import annotations
