@@ -74,8 +74,8 @@ SCORE_PY = scoring.SCORE_PY  # the protocol's independent scorer, found as every
 DELTA = 1e-9
 SYSTEMS = ("dprelease", "dprelease-pure", "independent", "uniform", "mst", "aim")
 PEERS = ("mst", "aim")
-CHEAP_TABLE_ORDER = ("adult7", "spread", "small91", "adult-n1000", "adult-n5000", "binary16", "bn-1k", "clinic", "adult14",
-                     "taxi", "wide", "bn-100k", "bn-1m")
+CHEAP_TABLE_ORDER = ("adult7", "spread", "small91", "adult-n1000", "adult-n5000", "binary16", "bn-1k", "clinic", "loans",
+                     "adult14", "taxi", "wide", "bn-100k", "bn-1m")
 
 
 # ----------------------------------------------------------------------------- one run (child process)
