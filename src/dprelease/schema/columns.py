@@ -15,6 +15,8 @@ import math
 import numbers
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from dprelease.errors import InputError, InputTypeError
 
 #: What a decoded ``other`` code becomes in a text cell (documented in docs/schema.md). No category
@@ -255,6 +257,17 @@ class BooleanColumn(Column):
 
     def _rule(self) -> dict[str, object]:
         return {"false_words": list(self.false), "true_words": list(self.true)}
+
+
+def on_decimal_grid(values: np.ndarray, exponent: np.ndarray, rounding) -> np.ndarray:
+    """``values`` rounded (``rounding``: ``np.round`` or ``np.floor``) to multiples of 10^``exponent``, as the
+    doubles nearest those decimals: a grid finer than 1 divides by a power of ten, so 142 / 10 prints 14.2
+    (142 * 0.1 is 14.200000000000001). Where the grid overflows (a far finer grid than the values), the
+    result is not finite; the caller keeps its value there."""
+    exponent = np.asarray(exponent, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        power = 10.0 ** np.abs(exponent)
+        return np.where(exponent < 0, rounding(values * power) / power, rounding(values / power) * power)
 
 
 def format_number(value: float | int) -> str:

@@ -26,7 +26,7 @@ import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
-from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column
+from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, on_decimal_grid
 from dprelease.schema.schema import Schema
 from dprelease.files import write_atomic
 from dprelease.schema.tables import csv_text, need, write_parquet
@@ -192,16 +192,11 @@ def decimal_grid(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.nd
     """Each value in [low, high] cut down to a grid of 10^k, k two digits below its bin's width (public).
 
     Cut down (floor), never above the value and never below ``low``: a value stays in its bin, so encoding it
-    gives its code back. A grid finer than 1 divides by a power of ten, so the value prints short (652 / 100 is
-    6.52; 652 * 0.01 is 6.5200000000000005).
+    gives its code back; the grid's values print short (:func:`~dprelease.schema.columns.on_decimal_grid`).
     """
     width = np.maximum(np.asarray(high, dtype=np.float64) - low, np.finfo(np.float64).tiny)
-    k = np.floor(np.log10(width)) - 2
-    fine = k < 0
-    with np.errstate(over="ignore", invalid="ignore"):  # a bin far narrower than its values: no grid
-        scale = 10.0 ** np.abs(k)
-        cut = np.where(fine, np.floor(values * scale) / scale, np.floor(values / scale) * scale)
-    cut = np.where(np.isfinite(cut), cut, values)
+    cut = on_decimal_grid(values, np.floor(np.log10(width)) - 2, np.floor)
+    cut = np.where(np.isfinite(cut), cut, values)  # a bin far narrower than its values: no grid
     return np.clip(cut, low, values)  # never above the draw (float rounding in values * scale), never below the bin
 
 

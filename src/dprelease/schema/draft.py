@@ -32,7 +32,7 @@ from dprelease.privacy.column_reader import PrivateColumnReader
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
 from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn
-from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column
+from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column, on_decimal_grid
 from dprelease.schema.encode import read_table
 from dprelease.schema.parse import (C_BOOLEAN, C_DATE, C_DATETIME, C_DECIMAL, C_INTEGER, C_NULL, CLASSES,
                                     FactorColumn, TypedColumn, classify, datetimes_to_int, parse_floats, parse_times,
@@ -260,9 +260,7 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     if integer and high - low <= 20_000:
         return np.arange(low + 1, high + 1, dtype=np.float64)
     steps = np.linspace(low, high, 1001)[1:-1]
-    digits = np.floor(np.log10(np.maximum(np.abs(steps), 1e-300))) - 2
-    power = 10.0 ** np.abs(digits)  # divide by a power of ten below 1, so 142 / 10 is 14.2 (142 * 0.1 is not)
-    steps = np.where(digits < 0, np.round(steps * power) / power, np.round(steps / power) * power)
+    steps = on_decimal_grid(steps, np.floor(np.log10(np.maximum(np.abs(steps), 1e-300))) - 2, np.round)
     if integer:
         steps = np.round(steps)
     steps = np.unique(steps)
