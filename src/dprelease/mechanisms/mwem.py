@@ -511,7 +511,8 @@ class MWEM:
             model, _ = fit_measurements(model, fitted if self.tuning.reuse_measurements else fitted[-1:],
                                         iterations=self.tuning.final_iterations, step=step,
                                         growth=self.tuning.step_growth, on_step=final_step,
-                                        discrepancy=self.tuning.final_discrepancy)
+                                        discrepancy=self.tuning.final_discrepancy,
+                                        momentum=self.tuning.final_momentum)
             if final_steps < self.tuning.final_iterations:  # stopped at the noise (or a float minimum): say where
                 progress.step(final_steps, final_steps)
         # else INIT alone ran (the plan found no marginal worth a round): the warm start's product is the
@@ -530,7 +531,9 @@ class MWEM:
                       "compress_rare": self.tuning.compress_rare, "init_cell_noise": self.tuning.init_cell_noise,
                       **({} if self.tuning.max_measure_l1 is None else {"max_measure_l1": self.tuning.max_measure_l1}),
                       **({} if self.tuning.final_discrepancy is None else
-                         {"final_discrepancy": self.tuning.final_discrepancy}), "final_iterations_run": final_steps}
+                         {"final_discrepancy": self.tuning.final_discrepancy}),
+                      **({} if self.tuning.final_momentum is None else {"final_momentum": self.tuning.final_momentum}),
+                      "final_iterations_run": final_steps}
         if gaussian:
             parameters["rho_per_step"] = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}
         else:

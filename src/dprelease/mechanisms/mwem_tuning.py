@@ -72,6 +72,10 @@ class MWEMTuning:
         final_discrepancy: the final fit stops before ``final_iterations`` once the model's squared residual on
             the raw measured cells (2+ attributes), in units of their noise variance, averages at most this
             (the discrepancy principle, :class:`~dprelease.updates.measurements.NoiseDiscrepancy`); None: never.
+        final_momentum: while the final fit's mean standardized residual (as for ``final_discrepancy``) is above
+            this level, its steps start from an extrapolated point (Nesterov's momentum with adaptive restart,
+            :func:`~dprelease.updates.measurements.backtracking_descent`; the loss still never rises); below it,
+            plain steps. None: plain steps throughout.
     """
 
     candidates: str = "workload"
@@ -96,6 +100,7 @@ class MWEMTuning:
     init_cell_noise: float | None = None
     max_measure_l1: float | None = None
     final_discrepancy: float | None = None
+    final_momentum: float | None = None
 
     def __post_init__(self) -> None:
         if self.candidates not in CANDIDATES:
@@ -124,6 +129,8 @@ class MWEMTuning:
             check_positive(self.max_measure_l1, "max_measure_l1")
         if self.final_discrepancy is not None:
             check_positive(self.final_discrepancy, "final_discrepancy")
+        if self.final_momentum is not None:
+            check_positive(self.final_momentum, "final_momentum")
 
 
 #: HLM's MWEM as first tuned on 7-column Adult (the presets before issue 12): a quarter of each round to
@@ -146,11 +153,14 @@ CLASSIC = MWEMTuning()
 #: rows (``init_cell_noise``; Chicago taxi at eps = 0.1: 0.21 against 0.27). The final fit stops once the model
 #: is within the noise of the raw measurements (``final_discrepancy`` 0.8, the discrepancy principle): run to
 #: its 300 passes it fitted their noise (the suite's medians: clinic at eps = 0.1 0.409 against 0.420; spread
-#: at eps = 1 0.188 against 0.224; the pure path on loans at eps = 1 0.265 against 0.310).
+#: at eps = 1 0.188 against 0.224; the pure path on loans at eps = 1 0.265 against 0.310). While the model is
+#: farther from the raw measurements than their noise (``final_momentum`` 1.0), its steps carry Nesterov's
+#: momentum; within the noise they are plain again, since there the slower path is the safer one (tune runs,
+#: 2 seeds: Chicago taxi at eps = 10 0.084 against 0.102, 7-column Adult at eps = 10 0.0064 against 0.0076).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
-                      final_discrepancy=0.8)
+                      final_discrepancy=0.8, final_momentum=1.0)
 
 #: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
 #: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/ablation.md, docs/decisions.md)

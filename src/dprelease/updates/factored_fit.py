@@ -31,7 +31,7 @@ from dprelease.updates.measurements import (MarginalMeasurement, NoiseDiscrepanc
 def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,
                  step: float | None = None, growth: float = 1.25,
                  on_step: Callable[[int, int], None] | None = None,
-                 discrepancy: float | None = None) -> tuple[FactoredModel, float]:
+                 discrepancy: float | None = None, momentum: float | None = None) -> tuple[FactoredModel, float]:
     """Run ``iterations`` mirror-descent (MW) steps on the potentials; return the model and the last step size.
 
     Adds a (zero) potential for each measured clique the model lacks; that may raise
@@ -77,9 +77,19 @@ def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasuremen
         decrease = sum(float(np.vdot(g, mu - new_mu)) for g, mu, new_mu in zip(grads, mus, new_mus))
         return (candidate, new_mus, new_grads, standardized), new_loss, decrease
 
+    def extrapolate(state: tuple, previous: tuple, beta: float) -> tuple[tuple, float]:
+        model, before = state[0], previous[0]
+        moved = model.with_potentials({c: model.potentials[c] + beta * (model.potentials[c] - before.potentials[c])
+                                       for c in unique})
+        new_mus = [moved.marginal(c) for c in unique]
+        new_loss, new_grads, standardized = loss_and_gradients(new_mus)
+        return (moved, new_mus, new_grads, standardized), new_loss
+
     loss, grads, standardized = loss_and_gradients(mus)
     stop = None if discrepancy is None else (lambda state: noise.reached(state[3]))
     (model, _, _, _), step = backtracking_descent((model, mus, grads, standardized), loss, propose,
                                                   iterations=iterations, step=step, growth=growth, on_step=on_step,
-                                                  stop=stop)
+                                                  stop=stop, extrapolate=None if momentum is None else extrapolate,
+                                                  accelerate=None if momentum is None else
+                                                  (lambda state: not noise.within(state[3], momentum)))
     return model, step

@@ -49,7 +49,7 @@ class _Term:
 def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasurement], *, iterations: int,
                      step: float | None = None, growth: float = 1.25,
                      on_step: Callable[[int, int], None] | None = None,
-                     discrepancy: float | None = None) -> tuple[HistogramModel, float]:
+                     discrepancy: float | None = None, momentum: float | None = None) -> tuple[HistogramModel, float]:
     """Run ``iterations`` mirror-descent (MW) steps from ``model``; return the model and the last step size.
 
     A :class:`~dprelease.representations.factored.FactoredModel` is fitted by the same steps on its
@@ -60,7 +60,7 @@ def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasu
     """
     if not isinstance(model, HistogramModel):
         return fit_factored(model, measurements, iterations=iterations, step=step, growth=growth, on_step=on_step,
-                            discrepancy=discrepancy)
+                            discrepancy=discrepancy, momentum=momentum)
     if not measurements or iterations <= 0:
         return model, step or 1.0
     merged = combine(measurements)
@@ -84,11 +84,23 @@ def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasu
         decrease = float(np.vdot(grad, probabilities - new_probabilities))
         return (candidate, new_probabilities, new_grad, standardized), new_loss, decrease
 
+    def extrapolate(state: tuple, previous: tuple, beta: float) -> tuple[tuple, float]:
+        theta = state[0] + beta * (state[0] - previous[0])
+        theta -= theta.max()
+        moved = np.exp(theta)
+        total = moved.sum()
+        moved /= total
+        theta -= np.log(total)
+        new_loss, new_grad, standardized = _loss_and_gradient(moved, hosts)
+        return (theta, moved, new_grad, standardized), new_loss
+
     loss, grad, standardized = _loss_and_gradient(probabilities, hosts)
     stop = None if discrepancy is None else (lambda state: noise.reached(state[3]))
     (theta, _, _, _), step = backtracking_descent((model.log_probs, probabilities, grad, standardized), loss, propose,
                                                   iterations=iterations, step=step, growth=growth, on_step=on_step,
-                                                  stop=stop)
+                                                  stop=stop, extrapolate=None if momentum is None else extrapolate,
+                                                  accelerate=None if momentum is None else
+                                                  (lambda state: not noise.within(state[3], momentum)))
     return HistogramModel(model.domain, theta), step
 
 

@@ -79,7 +79,9 @@ def combine(measurements: Sequence[MarginalMeasurement]) -> list[MarginalMeasure
 def backtracking_descent(state: object, loss: float, propose: Callable[[object, float], tuple[object, float, float]],
                          *, iterations: int, step: float, growth: float,
                          on_step: Callable[[int, int], None] | None = None,
-                         stop: Callable[[object], bool] | None = None) -> tuple[object, float]:
+                         stop: Callable[[object], bool] | None = None,
+                         extrapolate: Callable[[object, object, float], tuple[object, float]] | None = None,
+                         accelerate: Callable[[object], bool] | None = None) -> tuple[object, float]:
     """``iterations`` descent steps with Armijo backtracking on the step size; shared by both fits.
 
     ``propose(state, step)`` returns (candidate state, its loss, <grad, p - p'>). A candidate is
@@ -87,22 +89,51 @@ def backtracking_descent(state: object, loss: float, propose: Callable[[object, 
     ``growth``, otherwise it halves. Stops early when no step size helps (a float-precision minimum),
     or when ``stop(state)`` holds before a step (the discrepancy principle: :class:`NoiseDiscrepancy`).
     ``on_step(i, iterations)`` is called after step i (progress only; it changes nothing).
+
+    ``extrapolate(state, previous, beta)``, if given, returns the point theta + beta (theta - theta_prev)
+    (with its loss) that the step is taken from instead of ``state``: Nesterov's momentum, beta = k / (k + 3)
+    after k steps in a row. A step that does not lower the loss below ``state``'s restarts the momentum
+    (O'Donoghue and Candes' adaptive restart) and is taken again from ``state``, so the loss never rises.
+    ``accelerate(state)``, if given, says whether a step from ``state`` may use the momentum (once it says no,
+    the rest of the steps are plain).
     """
+    previous, streak = None, 0
     for i in range(iterations):
         if stop is not None and stop(state):
             break
-        for _attempt in range(30):
-            candidate, new_loss, decrease = propose(state, step)
-            if new_loss <= loss - 0.5 * decrease:
-                state, loss = candidate, new_loss
-                step *= growth
+        if extrapolate is not None and accelerate is not None and not accelerate(state):
+            extrapolate = None  # near the noise: plain steps from here on
+        accepted, step_before = None, step
+        for base, base_loss in _bases(state, loss, previous, streak, extrapolate):
+            if base is state and step < step_before:
+                step = step_before  # a failed extrapolation's halvings say nothing about steps from state
+            for _attempt in range(30):
+                candidate, new_loss, decrease = propose(base, step)
+                if new_loss <= base_loss - 0.5 * decrease:
+                    step *= growth
+                    break
+                step *= 0.5
+            else:
+                continue  # no step size helps from this base
+            if new_loss < loss or base is state:
+                accepted = candidate, new_loss
                 break
-            step *= 0.5
-        else:
+            previous, streak = None, 0  # momentum overshot: restart from state
+        if accepted is None:
             break
+        previous, state, loss = state, accepted[0], accepted[1]
+        streak = streak + 1 if extrapolate is not None else 0
         if on_step is not None:
             on_step(i + 1, iterations)
     return state, step
+
+
+def _bases(state: object, loss: float, previous: object, streak: int,
+           extrapolate: Callable[[object, object, float], tuple[object, float]] | None):
+    """The points a step may start from, in order: the extrapolated one (with momentum), then ``state``."""
+    if extrapolate is not None and previous is not None and streak > 0:
+        yield extrapolate(state, previous, streak / (streak + 3))
+    yield state, loss
 
 
 class NoiseDiscrepancy:
@@ -130,7 +161,11 @@ class NoiseDiscrepancy:
 
     def reached(self, standardized_sum: float) -> bool:
         """Whether the residual is within the noise (never, when no raw marginal is in the fit)."""
-        return self.cells > 0 and standardized_sum <= self.level * self.cells
+        return self.within(standardized_sum, self.level)
+
+    def within(self, standardized_sum: float, level: float) -> bool:
+        """Whether the mean standardized residual is at most ``level`` (never, when no raw marginal is in the fit)."""
+        return self.cells > 0 and standardized_sum <= level * self.cells
 
 
 def term_weights(merged: Sequence[MarginalMeasurement]) -> list[float]:
