@@ -8,8 +8,8 @@ The practical offline release. With T rounds and budget eps:
                  score ||M(x) - M(x^t)||_1 - penalty(M)                      share s of the round
         MEASURE  Laplace(2 / (n eps_m)) (or Gaussian) on every cell of it    share 1 - s
         UPDATE   MW (mirror descent) steps fitting *all* measurements so far
-    final UPDATE passes (stopped once x^T is within the measurements' noise: ``final_discrepancy``),
-    then release x^T.
+    final UPDATE passes (with momentum while x^T is farther from the measurements than their noise:
+    ``final_momentum``; stopped once it is within it: ``final_discrepancy``), then release x^T.
 
 Selection is over whole marginals, not single cells: measuring a whole marginal
 costs the same L1 sensitivity (2/n) as two cells, so one round learns every cell

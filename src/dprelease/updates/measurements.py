@@ -103,37 +103,37 @@ def backtracking_descent(state: object, loss: float, propose: Callable[[object, 
             break
         if extrapolate is not None and accelerate is not None and not accelerate(state):
             extrapolate = None  # near the noise: plain steps from here on
+        starts = [(state, loss)]
+        if extrapolate is not None and streak > 0:
+            starts.insert(0, extrapolate(state, previous, streak / (streak + 3)))
         accepted, step_before = None, step
-        for base, base_loss in _bases(state, loss, previous, streak, extrapolate):
-            if base is state and step < step_before:
-                step = step_before  # a failed extrapolation's halvings say nothing about steps from state
-            for _attempt in range(30):
-                candidate, new_loss, decrease = propose(base, step)
-                if new_loss <= base_loss - 0.5 * decrease:
-                    step *= growth
-                    break
-                step *= 0.5
-            else:
-                continue  # no step size helps from this base
-            if new_loss < loss or base is state:
+        for start, start_loss in starts:
+            if start is state:
+                step = max(step, step_before)  # a refused extrapolation's halvings say nothing about state
+            candidate, new_loss, step = _armijo_step(propose, start, start_loss, step, growth)
+            if candidate is not None and (new_loss < loss or start is state):
                 accepted = candidate, new_loss
                 break
-            previous, streak = None, 0  # momentum overshot: restart from state
+            streak = 0  # the momentum overshot: restart, from state
         if accepted is None:
-            break
-        previous, state, loss = state, accepted[0], accepted[1]
+            break  # no step size helps: a float-precision minimum
+        previous, (state, loss) = state, accepted
         streak = streak + 1 if extrapolate is not None else 0
         if on_step is not None:
             on_step(i + 1, iterations)
     return state, step
 
 
-def _bases(state: object, loss: float, previous: object, streak: int,
-           extrapolate: Callable[[object, object, float], tuple[object, float]] | None):
-    """The points a step may start from, in order: the extrapolated one (with momentum), then ``state``."""
-    if extrapolate is not None and previous is not None and streak > 0:
-        yield extrapolate(state, previous, streak / (streak + 3))
-    yield state, loss
+def _armijo_step(propose: Callable[[object, float], tuple[object, float, float]], start: object, start_loss: float,
+                 step: float, growth: float) -> tuple[object | None, float, float]:
+    """(candidate, its loss, next step size) from ``start`` by Armijo's rule, or (None, inf, step) if 30 halvings
+    of the step never decrease the loss enough."""
+    for _attempt in range(30):
+        candidate, new_loss, decrease = propose(start, step)
+        if new_loss <= start_loss - 0.5 * decrease:
+            return candidate, new_loss, step * growth
+        step *= 0.5
+    return None, float("inf"), step
 
 
 class NoiseDiscrepancy:
