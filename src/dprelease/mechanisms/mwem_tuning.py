@@ -155,8 +155,8 @@ CLASSIC = MWEMTuning()
 #: its 300 passes it fitted their noise (the suite's medians: clinic at eps = 0.1 0.409 against 0.420; spread
 #: at eps = 1 0.188 against 0.224; the pure path on loans at eps = 1 0.265 against 0.310). While the model is
 #: farther from the raw measurements than their noise (``final_momentum`` 1.0), its steps carry Nesterov's
-#: momentum; within the noise they are plain again, since there the slower path is the safer one (tune runs,
-#: 2 seeds: Chicago taxi at eps = 10 0.084 against 0.102, 7-column Adult at eps = 10 0.0064 against 0.0076).
+#: momentum; within the noise they are plain again, since there the slower path is the safer one (the suite's
+#: medians: Chicago taxi at eps = 10 0.083 against 0.101, 7-column Adult at eps = 10 0.0066 against 0.0081).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
