@@ -37,6 +37,13 @@ def fit_loss(model, measurements) -> float:
                for m, w in zip(merged, term_weights(merged)))
 
 
+def quadratic_step(x, step):
+    """propose() for backtracking_descent on f(x) = x^2: (candidate, its loss, <grad, x - candidate>)."""
+    grad = 2 * x
+    candidate = x - step * grad
+    return candidate, candidate**2, grad * (x - candidate)
+
+
 def steps_taken(model, measurements, **options) -> tuple[object, int]:
     taken = []
     fitted, _ = fit_measurements(model, measurements, on_step=lambda i, n: taken.append(i), **options)
@@ -82,30 +89,20 @@ def test_an_overshooting_extrapolation_is_restarted_not_kept():
     """On a 1-d quadratic, an extrapolation far past the minimum is refused: the step is retaken from the point."""
     calls = []
 
-    def propose(x, step):
-        grad = 2 * x
-        candidate = x - step * grad
-        return candidate, candidate**2, grad * (x - candidate)
-
     def overshoot(x, previous, beta):
         calls.append(beta)
         jumped = x + 50.0 * (x - previous)  # a wild extrapolation: always past the minimum
         return jumped, jumped**2
 
-    x, _ = backtracking_descent(3.0, 9.0, propose, iterations=8, step=0.1, growth=1.0, extrapolate=overshoot)
+    x, _ = backtracking_descent(3.0, 9.0, quadratic_step, iterations=8, step=0.1, growth=1.0, extrapolate=overshoot)
     assert calls, "the extrapolation was never tried"
-    plain, _ = backtracking_descent(3.0, 9.0, propose, iterations=8, step=0.1, growth=1.0)
+    plain, _ = backtracking_descent(3.0, 9.0, quadratic_step, iterations=8, step=0.1, growth=1.0)
     assert x == plain  # every extrapolated step was refused, so the path is the plain one
 
 
 def test_momentum_stops_for_good_once_the_residual_is_within_its_level():
     """accelerate() is asked before each step; once it says no, no step is extrapolated again."""
     asked, extrapolated_from = [], []
-
-    def propose(x, step):
-        grad = 2 * x
-        candidate = x - step * grad
-        return candidate, candidate**2, grad * (x - candidate)
 
     def extrapolate(x, previous, beta):
         extrapolated_from.append(x)
@@ -116,7 +113,7 @@ def test_momentum_stops_for_good_once_the_residual_is_within_its_level():
         asked.append(x)
         return abs(x) > 1.0
 
-    backtracking_descent(3.0, 9.0, propose, iterations=30, step=0.05, growth=1.0, extrapolate=extrapolate,
+    backtracking_descent(3.0, 9.0, quadratic_step, iterations=30, step=0.05, growth=1.0, extrapolate=extrapolate,
                          accelerate=accelerate)
     switch = next(i for i, x in enumerate(asked) if abs(x) <= 1.0)
     assert extrapolated_from and all(abs(x) > 1.0 for x in extrapolated_from)

@@ -72,27 +72,23 @@ def fit_measurements(model: HistogramModel, measurements: Sequence[MarginalMeasu
     step = step if step is not None else 1.0 / (2 * sum(t.weight for t in terms))
     probabilities = np.exp(model.log_probs)
 
+    def evaluate(theta: np.ndarray) -> tuple[tuple, float]:
+        """The state at log-weights ``theta`` (normalized here) and its loss."""
+        theta = theta - theta.max()
+        probabilities = np.exp(theta)
+        total = probabilities.sum()
+        probabilities /= total
+        theta -= np.log(total)
+        loss, grad, standardized = _loss_and_gradient(probabilities, hosts)
+        return (theta, probabilities, grad, standardized), loss
+
     def propose(state: tuple, step_size: float) -> tuple[tuple, float, float]:
         theta, probabilities, grad, _ = state
-        candidate = theta - step_size * grad
-        candidate -= candidate.max()
-        new_probabilities = np.exp(candidate)
-        total = new_probabilities.sum()
-        new_probabilities /= total
-        candidate -= np.log(total)
-        new_loss, new_grad, standardized = _loss_and_gradient(new_probabilities, hosts)
-        decrease = float(np.vdot(grad, probabilities - new_probabilities))
-        return (candidate, new_probabilities, new_grad, standardized), new_loss, decrease
+        candidate, new_loss = evaluate(theta - step_size * grad)
+        return candidate, new_loss, float(np.vdot(grad, probabilities - candidate[1]))
 
     def extrapolate(state: tuple, previous: tuple, beta: float) -> tuple[tuple, float]:
-        theta = state[0] + beta * (state[0] - previous[0])
-        theta -= theta.max()
-        moved = np.exp(theta)
-        total = moved.sum()
-        moved /= total
-        theta -= np.log(total)
-        new_loss, new_grad, standardized = _loss_and_gradient(moved, hosts)
-        return (theta, moved, new_grad, standardized), new_loss
+        return evaluate(state[0] + beta * (state[0] - previous[0]))
 
     loss, grad, standardized = _loss_and_gradient(probabilities, hosts)
     stop = None if discrepancy is None else (lambda state: noise.reached(state[3]))
