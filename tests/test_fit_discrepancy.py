@@ -83,9 +83,11 @@ def test_one_way_marginals_alone_never_stop_the_fit():
     _, measurements = noisy_measurements()
     one_way = [m for m in measurements if len(m.attributes) == 1]
     assert NoiseDiscrepancy(combine(one_way), 1.0).cells == 0
-    _, with_stop = steps_taken(HistogramModel.uniform(DOMAIN), one_way, iterations=40, discrepancy=1.0)
-    _, without = steps_taken(HistogramModel.uniform(DOMAIN), one_way, iterations=40)
-    assert with_stop == without == 40
+    # 20 steps: a product of 1-way marginals reaches its float minimum (no step lowers the loss, so the fit
+    # ends) after 30 steps on some CPUs, 40+ on others; 20 is short of it everywhere we have run
+    _, with_stop = steps_taken(HistogramModel.uniform(DOMAIN), one_way, iterations=20, discrepancy=1.0)
+    _, without = steps_taken(HistogramModel.uniform(DOMAIN), one_way, iterations=20)
+    assert with_stop == without == 20
 
 
 def test_laplace_measurements_count_in_their_standard_deviation():

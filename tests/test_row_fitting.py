@@ -167,3 +167,53 @@ def test_rows_with_a_code_outside_the_domain_are_refused():
     rows[3, 2] = 4  # a2 has 4 values: 0..3
     with pytest.raises(InputError, match="a2"):
         fit_rows(rows, domain, targets, make_rng(0, warn=False))
+
+
+@pytest.mark.parametrize(("seed", "min_gain"), [(0, 0.15), (3, 0.1), (4, 0.1)])
+def test_passes_stop_at_the_first_that_gains_less_than_min_gain(seed, min_gain):
+    """``min_gain``: the fit makes exactly the passes a pass-by-pass run would, up to and including the first
+    that lowers D by less than that fraction of D (one random source, consumed pass after pass, is the same
+    either way). On these instances some pass gains within a factor of 2 of min_gain before the fit converges, so
+    the test fails if the stop comes a pass early or late, or the threshold is off by a factor of 2."""
+    domain, targets, rows = random_instance(seed, sizes=(3, 4, 5), n=400)
+    rng = make_rng(seed, warn=False)
+    current, distances = rows, [workload_distance(rows, domain, targets)]
+    for _ in range(8):
+        current = fit_rows(current, domain, targets, rng, passes=1)
+        distances.append(workload_distance(current, domain, targets))
+        if distances[-2] - distances[-1] <= min_gain * distances[-2]:
+            break
+    assert 3 <= len(distances) - 1 < 8  # more than one pass, and the stop (not the cap) ended it
+    expected = current
+    got = fit_rows(rows, domain, targets, make_rng(seed, warn=False), passes=8, min_gain=min_gain)
+    np.testing.assert_array_equal(got, expected)
+    assert all(later <= earlier + 1e-12 for earlier, later in zip(distances, distances[1:]))
+
+
+def test_fitted_rows_make_more_passes_and_end_closer_than_one_pass():
+    """The row method ``fitted`` runs :func:`fit_rows` to its stopping rule: never farther from the targets
+    than one pass from the same start, and here strictly closer."""
+    from dprelease.rows.fitting import MAX_PASSES, MIN_PASS_GAIN, fitted_rows
+
+    domain, targets, rows = random_instance(5, sizes=(3, 4, 5), n=400)
+
+    class Rounded:  # a model whose rounding is the given rows
+        def round(self, count, rng):
+            return rows[:count].copy()
+
+    steps = []
+    fitted = fitted_rows(Rounded(), len(rows), make_rng(1, warn=False), domain=domain, targets=targets,
+                         on_step=lambda done, total: steps.append((done, total)))
+    once = fit_rows(rows, domain, targets, make_rng(1, warn=False), passes=1)
+    assert workload_distance(fitted, domain, targets) < workload_distance(once, domain, targets)
+    assert 0 < MIN_PASS_GAIN < 1 and MAX_PASSES > 1
+    assert steps[-1][0] == steps[-1][1]  # progress reaches its total even when the fit stops early
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.0, 2])
+def test_a_bad_min_gain_is_refused_by_name(bad):
+    from dprelease.errors import InputError
+
+    domain, targets, rows = random_instance(0)
+    with pytest.raises(InputError, match=rf"min_gain must be a number in \[0, 1\), got {bad!r}"):
+        fit_rows(rows, domain, targets, make_rng(0, warn=False), passes=2, min_gain=bad)

@@ -15,6 +15,12 @@ each one's gain given every candidate ranked above it (a prefix sum per marginal
 stop improving are dropped and the rest rechecked until all improve. Then they are applied and
 the chunk is searched again, up to :data:`MAX_SWEEPS` times. So D never increases.
 
+One pass visits every attribute of every row once. :func:`fitted_rows` makes passes until one lowers D by
+less than :data:`MIN_PASS_GAIN` of what it was (at most :data:`MAX_PASSES`): a second and third pass still
+find moves the first could not make (cells it filled free others), and where the rows are few against the
+model's cells they close a tenth of the rows' gap to the model (the suite's clinic table at eps = 10:
+0.102 avg L1 after one pass, 0.099 after four, the model 0.093).
+
 Privacy: post-processing only. Its inputs are released answers (a model's workload marginals),
 rows already released from that model, and public randomness for the visiting order; it never
 reads the private table, so the release's guarantee is unchanged (Dwork & Roth Prop. 2.1).
@@ -42,6 +48,12 @@ MAX_SWEEPS = 3
 MAX_PRUNING_ROUNDS = 20
 #: A move counts as improving when its exact (float64) gain exceeds this, in rows.
 TOLERANCE = 1e-9
+#: Most passes :func:`fitted_rows` makes over the rows.
+MAX_PASSES = 8
+#: :func:`fitted_rows` stops after a pass that lowered D by less than this fraction of D before it. On full
+#: Adult (48,842 rows, 364 3-way marginals) the second pass lowers D by about 4 %, the third by 1.5 %, so three
+#: passes run (about 20 s more); on tables of 1,000-15,000 rows five to eight run, in under a second each.
+MIN_PASS_GAIN = 0.02
 #: Moves are sought among those whose float32 estimate gains more than this many rows (float32 sums of up to
 #: a few hundred terms in [-1, 1] are off by < 1e-4; a smaller gain is not worth a move).
 SCREEN = 1e-4
@@ -119,7 +131,8 @@ def workload_distance(records: np.ndarray, domain: Domain, targets: Sequence[tup
 
 
 def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
-             rng: RandomSource, *, passes: int = 1, on_step: Callable[[int, int], None] | None = None) -> np.ndarray:
+             rng: RandomSource, *, passes: int = 1, min_gain: float = 0.0,
+             on_step: Callable[[int, int], None] | None = None) -> np.ndarray:
     """Rows moved, one attribute of one row at a time, toward the marginals in ``targets``.
 
     Args:
@@ -127,13 +140,17 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
         domain: the public domain.
         targets: (attributes, fractions) pairs, the answers the rows should reproduce.
         rng: randomness for the order attributes and rows are visited in (public).
-        passes: sweeps over all attributes.
+        passes: sweeps over all attributes, at most.
+        min_gain: stop after a sweep that lowered D by less than this fraction of D before it (0: make all
+            ``passes``; a sweep that finds no move at all always ends the fit, since the next would find none).
         on_step: ``on_step(done, total)`` after each chunk of rows, in rows x attributes visited (progress only).
 
     Returns:
         A new (n, d) array; :func:`workload_distance` to ``targets`` is never larger than the input's.
     """
     check_positive_int(passes, "passes", minimum=0)
+    if not 0 <= min_gain < 1:
+        raise InputError(f"min_gain must be a number in [0, 1), got {min_gain!r}")
     records = np.array(records, dtype=np.int64, copy=True)
     n_rows = len(records)
     if n_rows == 0 or not targets:
@@ -141,7 +158,9 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
     rows = Dataset.from_records(records, domain, source="records")  # checks every code against the domain
     marginals = [_MarginalResidual(rows, tuple(a), t) for a, t in targets]
     visited, total = 0, passes * len(domain) * n_rows
+    distance = _distance(marginals)
     for _ in range(passes):
+        before = distance
         for axis in rng.permutation(len(domain)):
             views = [_AttributeView(m, records, axis) for m in marginals if axis in m.axes]
             if not views:
@@ -159,7 +178,17 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
             visited += n_rows
             for view in views:
                 view.write_back()
+        distance = _distance(marginals)
+        if before - distance <= min_gain * before:
+            break
+    if on_step is not None and visited < total:
+        on_step(total, total)  # stopped early: the fit is done
     return records
+
+
+def _distance(marginals: Sequence[_MarginalResidual]) -> float:
+    """D: the summed L1 distance, in rows, of the rows' marginals from the targets."""
+    return float(sum(np.abs(m.residual).sum() for m in marginals))
 
 
 def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: list[_AttributeView]) -> int:
@@ -243,8 +272,10 @@ class _RankedMoves:
 def fitted_rows(model: object, count: int, rng: RandomSource, *, domain: Domain,
                 targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
                 on_step: Callable[[int, int], None] | None = None) -> np.ndarray:
-    """The row method ``fitted``: the model rounded to ``count`` rows, then moved toward ``targets`` (:func:`fit_rows`).
+    """The row method ``fitted``: the model rounded to ``count`` rows, then moved toward ``targets`` (:func:`fit_rows`),
+    pass after pass until a pass gains less than :data:`MIN_PASS_GAIN` of D (at most :data:`MAX_PASSES`).
 
     Post-processing: the model and the targets are released outputs (Prop. 2.1).
     """
-    return fit_rows(model.round(count, rng), domain, targets, rng, on_step=on_step)
+    return fit_rows(model.round(count, rng), domain, targets, rng, passes=MAX_PASSES, min_gain=MIN_PASS_GAIN,
+                    on_step=on_step)

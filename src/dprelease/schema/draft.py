@@ -260,6 +260,9 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     if integer and high - low <= 20_000:
         return np.arange(low + 1, high + 1, dtype=np.float64)
     steps = np.linspace(low, high, 1001)[1:-1]
+    # A step that should be 0 comes out as float error (-3.4e-21 for (-3e-5, 7e-5) on some CPUs), which no
+    # three-digit decimal names exactly: below a billionth of the range it is 0.
+    steps[np.abs(steps) < (high - low) * 1e-9] = 0.0
     steps = on_decimal_grid(steps, np.floor(np.log10(np.maximum(np.abs(steps), 1e-300))) - 2, np.round)
     if integer:
         steps = np.round(steps)
