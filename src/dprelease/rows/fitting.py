@@ -52,7 +52,7 @@ TOLERANCE = 1e-9
 MAX_PASSES = 8
 #: :func:`fitted_rows` stops after a pass that lowered D by less than this fraction of D before it. On full
 #: Adult (48,842 rows, 364 3-way marginals) the second pass lowers D by about 4 %, the third by 1.5 %, so three
-#: passes run (about 20 s more); on tables of 1,000-15,000 rows five to eight run, in under a second each.
+#: passes run (about 20 s more); on tables of 1,000-15,000 rows four to six run, in under a second each.
 MIN_PASS_GAIN = 0.02
 #: Moves are sought among those whose float32 estimate gains more than this many rows (float32 sums of up to
 #: a few hundred terms in [-1, 1] are off by < 1e-4; a smaller gain is not worth a move).
