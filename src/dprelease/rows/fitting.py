@@ -15,15 +15,11 @@ each one's gain given every candidate ranked above it (a prefix sum per marginal
 stop improving are dropped and the rest rechecked until all improve. Then they are applied and
 the chunk is searched again, up to :data:`MAX_SWEEPS` times. So D never increases.
 
-One pass visits every attribute of every row once. :func:`fitted_rows` makes passes until one lowers D by
-less than :data:`MIN_PASS_GAIN` of what it was (at most :data:`MAX_PASSES`): a second and third pass still
-find moves the first could not make (cells it filled free others), and where the rows are few against the
-model's cells they close a tenth of the rows' gap to the model (the suite's clinic table at eps = 10:
-0.102 avg L1 after one pass, 0.099 after four, the model 0.093).
-
-Privacy: post-processing only. Its inputs are released answers (a model's workload marginals),
-rows already released from that model, and public randomness for the visiting order; it never
-reads the private table, so the release's guarantee is unchanged (Dwork & Roth Prop. 2.1).
+One pass visits every attribute of every row once; :func:`fitted_rows` makes one. :func:`fit_rows` can make
+more, stopping after a pass that lowers D by less than ``min_gain`` of what it was: later passes still find
+moves (the cells the first filled free others), and close part of the rows' gap to the model where rows are
+few against its cells, but at two to four times the time on tables of 100,000+ rows, where they gain least
+(docs/decisions.md: measured on the tuning suite, not yet the default).
 """
 
 from __future__ import annotations
@@ -48,12 +44,6 @@ MAX_SWEEPS = 3
 MAX_PRUNING_ROUNDS = 20
 #: A move counts as improving when its exact (float64) gain exceeds this, in rows.
 TOLERANCE = 1e-9
-#: Most passes :func:`fitted_rows` makes over the rows.
-MAX_PASSES = 8
-#: :func:`fitted_rows` stops after a pass that lowered D by less than this fraction of D before it. On full
-#: Adult (48,842 rows, 364 3-way marginals) the second pass lowers D by about 4 %, the third by 1.5 %, so three
-#: passes run (about 20 s more); on tables of 1,000-15,000 rows four to six run, in under a second each.
-MIN_PASS_GAIN = 0.02
 #: Moves are sought among those whose float32 estimate gains more than this many rows (float32 sums of up to
 #: a few hundred terms in [-1, 1] are off by < 1e-4; a smaller gain is not worth a move).
 SCREEN = 1e-4
@@ -272,10 +262,9 @@ class _RankedMoves:
 def fitted_rows(model: object, count: int, rng: RandomSource, *, domain: Domain,
                 targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
                 on_step: Callable[[int, int], None] | None = None) -> np.ndarray:
-    """The row method ``fitted``: the model rounded to ``count`` rows, then moved toward ``targets`` (:func:`fit_rows`),
-    pass after pass until a pass gains less than :data:`MIN_PASS_GAIN` of D (at most :data:`MAX_PASSES`).
+    """The row method ``fitted``: the model rounded to ``count`` rows, then moved toward ``targets`` (:func:`fit_rows`,
+    one pass).
 
     Post-processing: the model and the targets are released outputs (Prop. 2.1).
     """
-    return fit_rows(model.round(count, rng), domain, targets, rng, passes=MAX_PASSES, min_gain=MIN_PASS_GAIN,
-                    on_step=on_step)
+    return fit_rows(model.round(count, rng), domain, targets, rng, on_step=on_step)
