@@ -210,3 +210,43 @@ def test_a_bad_min_gain_is_refused_by_name(bad):
     domain, targets, rows = random_instance(0)
     with pytest.raises(InputError, match=rf"min_gain must be a number in \[0, 1\), got {bad!r}"):
         fit_rows(rows, domain, targets, make_rng(0, warn=False), passes=2, min_gain=bad)
+
+
+def test_default_passes_follow_the_work_budget():
+    """One pass always; more while rows x columns x passes stays within PASS_WORK; never above MAX_PASSES."""
+    from dprelease.rows import fitting
+
+    assert fitting.default_passes(10 * fitting.PASS_WORK, 3) == 1
+    assert fitting.default_passes(fitting.PASS_WORK // 10, 11) == 1
+    assert fitting.default_passes(fitting.PASS_WORK // 30, 10) == 3
+    assert fitting.default_passes(100, 10) == fitting.MAX_PASSES
+    assert fitting.default_passes(0, 5) == fitting.MAX_PASSES  # no rows: nothing to fit, and no division by 0
+
+
+class _RoundedModel:
+    """A released model's interface as fitted_rows uses it: rounding to ``count`` rows (here: given rows)."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def round(self, count, rng):
+        assert count == len(self.rows)
+        return self.rows.copy()
+
+
+@pytest.mark.parametrize("work_for", [1, 8])
+def test_fitted_rows_make_the_passes_the_work_budget_allows(monkeypatch, work_for):
+    """The row method ``fitted``: with the budget for one pass it is the one-pass fit; with room for eight, the
+    fit that stops at MIN_PASS_GAIN, which on this instance ends closer to the targets than one pass."""
+    from dprelease.rows import fitting
+
+    domain, targets, rows = random_instance(5, sizes=(3, 4, 5), n=400)
+    monkeypatch.setattr(fitting, "PASS_WORK", work_for * len(rows) * len(domain))
+    got = fitting.fitted_rows(_RoundedModel(rows), len(rows), make_rng(1, warn=False), domain=domain,
+                              targets=targets)
+    expected = fit_rows(rows, domain, targets, make_rng(1, warn=False), passes=work_for,
+                        min_gain=fitting.MIN_PASS_GAIN)
+    np.testing.assert_array_equal(got, expected)
+    once = fit_rows(rows, domain, targets, make_rng(1, warn=False), passes=1)
+    if work_for > 1:
+        assert workload_distance(got, domain, targets) < workload_distance(once, domain, targets)
