@@ -10,7 +10,8 @@ and ``ADAPTIVE`` on the 7-column histogram, with Gaussian noise as ``synthesize`
 Each row of ``CHANGES`` turns one of the presets' choices back (issues 7 and 12): the reuse of past
 measurements, zCDP, the size penalty (none, AIM's full one), AIM's workload-overlap weights, annealing,
 the downward closure, the selection share, the warm start, the planned rounds, INIT at one round's budget,
-the 1-way candidates after INIT, the compression of rare values, the INIT cap, and the model cap.
+the 1-way candidates after INIT, the compression of rare values, the INIT cap, the final fit's discrepancy
+stop and momentum, and the model cap.
 
 Runs go through bench_adult_full.py's child-process runner (fresh process per run: its own peak
 memory; one frozen copy of src/). Outputs OUT/ablation.json and OUT/ablation.md.
@@ -46,6 +47,8 @@ CHANGES = {
     "no 1-way candidates after INIT": {"one_way_candidates": False},
     "no compression of rare values": {"compress_rare": 0.0},
     "no INIT cap": {"init_cell_noise": None},
+    "no discrepancy stop (all final passes)": {"final_discrepancy": None},
+    "no momentum in the final fit": {"final_momentum": None},
     "model cap 2,000,000 cells (factored only)": {"max_model_cells": 2_000_000},
 }
 
