@@ -31,7 +31,8 @@ Systems:
   table where it timed out at one eps, the larger eps are skipped (its time grows with eps: 173 / 322 /
   580 s at eps 0.1 / 1 / 10 on small3, BENCHMARKS.md) and recorded as such. Peer results are cached in
   benchmarks/results/suite-peers.json by (table, fingerprint, eps, seed, peer, peer version, peer settings); a cached
-  result is reused unless ``--refresh-peers``; ``--cached-peers-only`` never starts a peer. The cache is
+  result is reused unless ``--refresh-peers``; ``--cached-peers-only`` never starts a peer (and, without the peer environment, keys the cache by the
+  versions its runs were measured with). The cache is
 benchmarks/results/suite-peers.json whatever ``--out`` is (``--peer-cache`` to change it).
 
 Scoring: the released synthetic ROWS against the real table over the table's workload with
@@ -354,6 +355,12 @@ def peer_versions() -> dict | None:
     return json.loads(proc.stdout) if proc.returncode == 0 else None
 
 
+def versions_in_cache(cache: dict) -> dict | None:
+    """The peers' versions the cached runs were measured with, when they all share one (else None)."""
+    found = {json.dumps(entry.get("versions"), sort_keys=True) for entry in cache.get("entries", {}).values()}
+    return json.loads(found.pop()) if len(found) == 1 else None
+
+
 def peer_settings(peer: str, args) -> dict:
     if peer == "aim":
         return {"time_limit": args.aim_time_limit, "max_model_size": args.aim_max_model_size,
@@ -592,6 +599,8 @@ def main(argv=None) -> int:
     tables = Tables(tmp)
     versions = peer_versions()
     cache = json.loads(cache_path.read_text()) if cache_path.exists() else {"entries": {}}
+    if versions is None and args.cached_peers_only:
+        versions = versions_in_cache(cache)  # the cache alone needs no peer environment
     doc = {"benchmark": "suite", "machine": provenance.machine_info(), "code": code,
            "config": {"tables": tables_list, "eps": eps_list, "seeds": seeds, "systems": systems, "delta": DELTA,
                       "aim_seeds": aim_seeds, "aim_tables": aim_tables, "aim_time_limit": args.aim_time_limit,
