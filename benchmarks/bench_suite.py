@@ -31,8 +31,8 @@ Systems:
   table where it timed out at one eps, the larger eps are skipped (its time grows with eps: 173 / 322 /
   580 s at eps 0.1 / 1 / 10 on small3, BENCHMARKS.md) and recorded as such. Peer results are cached in
   benchmarks/results/suite-peers.json by (table, fingerprint, eps, seed, peer, peer version, peer settings); a cached
-  result is reused unless ``--refresh-peers``; ``--cached-peers-only`` never starts a peer (and, without the peer environment, keys the cache by the
-  versions its runs were measured with). The cache is
+  result is reused unless ``--refresh-peers``; ``--cached-peers-only`` never starts a peer (without the peer
+  environment it keys the cache by the versions its runs were measured with). The cache is
 benchmarks/results/suite-peers.json whatever ``--out`` is (``--peer-cache`` to change it).
 
 Scoring: the released synthetic ROWS against the real table over the table's workload with
