@@ -76,7 +76,8 @@ def main(argv=None) -> int:
         kept = [w for w in old.get("base", {}) if w not in doc["base"]]
         doc["base"] = {**{w: old["base"][w] for w in kept}, **doc["base"]}
         doc["runs"] = [r for r in old.get("runs", []) if r.get("workload") in kept]
-        doc["kept_from"] = {w: old.get("code") for w in kept}
+        # where the last run had itself kept a table's rows, they come from the run before it
+        doc["kept_from"] = {w: old.get("kept_from", {}).get(w, old.get("code")) for w in kept}
     for workload, base in tables:
         for name, change in CHANGES.items():
             if "max_model_cells" in change and base["representation"] != "factored":
@@ -119,7 +120,8 @@ def render(doc: dict) -> str:
             groups.setdefault((r["workload"], r["system"]), []).append(r)
     for workload in doc["base"]:
         base = groups.get((workload, "default"))
-        base_l1 = statistics.median(r["modes"]["fitted"]["avg_l1"] for r in base) if base else None
+        base_fitted = [r["modes"]["fitted"]["avg_l1"] for r in base or [] if "fitted" in r["modes"]]
+        base_l1 = statistics.median(base_fitted) if base_fitted else None  # rows kept from before fitted rows: none
         for name in doc["changes"]:
             rs = groups.get((workload, name))
             if not rs:
