@@ -234,19 +234,26 @@ class _RoundedModel:
         return self.rows.copy()
 
 
-@pytest.mark.parametrize("work_for", [1, 8])
-def test_fitted_rows_make_the_passes_the_work_budget_allows(monkeypatch, work_for):
+@pytest.mark.parametrize(("work_for", "min_pass_gain"), [(1, None), (8, None), (8, 0.1)])
+def test_fitted_rows_make_the_passes_the_work_budget_allows(monkeypatch, work_for, min_pass_gain):
     """The row method ``fitted``: with the budget for one pass it is the one-pass fit; with room for eight, the
-    fit that stops at MIN_PASS_GAIN, which on this instance ends closer to the targets than one pass."""
+    fit that stops at MIN_PASS_GAIN, which ends closer to the targets than one pass. On this instance the default
+    2 % stop comes where the passes find no more moves anyway, so a MIN_PASS_GAIN of 0.1, which stops earlier
+    than passes run to the end, checks that fitted_rows stops at MIN_PASS_GAIN and not elsewhere."""
     from dprelease.rows import fitting
 
-    domain, targets, rows = random_instance(5, sizes=(3, 4, 5), n=400)
+    domain, targets, rows = random_instance(4, sizes=(3, 4, 5), n=400)
     monkeypatch.setattr(fitting, "PASS_WORK", work_for * len(rows) * len(domain))
+    if min_pass_gain is not None:
+        monkeypatch.setattr(fitting, "MIN_PASS_GAIN", min_pass_gain)
     got = fitting.fitted_rows(_RoundedModel(rows), len(rows), make_rng(1, warn=False), domain=domain,
                               targets=targets)
     expected = fit_rows(rows, domain, targets, make_rng(1, warn=False), passes=work_for,
                         min_gain=fitting.MIN_PASS_GAIN)
     np.testing.assert_array_equal(got, expected)
-    once = fit_rows(rows, domain, targets, make_rng(1, warn=False), passes=1)
-    if work_for > 1:
+    if work_for > 1:  # (with one pass, ``expected`` is the one-pass fit itself)
+        once = fit_rows(rows, domain, targets, make_rng(1, warn=False), passes=1)
         assert workload_distance(got, domain, targets) < workload_distance(once, domain, targets)
+    if min_pass_gain is not None:
+        to_the_end = fit_rows(rows, domain, targets, make_rng(1, warn=False), passes=work_for)
+        assert not np.array_equal(got, to_the_end)
