@@ -103,7 +103,7 @@ def run_one(spec: dict) -> dict:
     from dprelease.datasets import ADULT_SMALL_COLUMNS, load_adult
     from dprelease.privacy.rng import make_rng
     from dprelease.queries.workload import Workload
-    from dprelease.rows.fitting import fit_rows
+    from dprelease.rows.fitting import DEFAULT_LOSS, MIN_PASS_GAIN, default_passes, fit_rows
 
     scorer, _ = load_scorer()
     small = spec["workload"] == "small3"
@@ -128,7 +128,8 @@ def run_one(spec: dict) -> dict:
     timed_rows["round"] = (rounded, time.perf_counter() - t1)
     t1 = time.perf_counter()  # as synthesize does: the rounded rows moved toward the released answers
     answers = workload.marginal_answers(result.model)
-    fitted = fit_rows(rounded, dataset.domain, list(zip(workload.marginals, answers)), rng)
+    fitted = fit_rows(rounded, dataset.domain, list(zip(workload.marginals, answers)), rng,
+                      passes=default_passes(dataset.n, len(dataset.domain)), min_gain=MIN_PASS_GAIN, loss=DEFAULT_LOSS)
     timed_rows["fitted"] = (fitted, timed_rows["round"][1] + time.perf_counter() - t1)
     for how in ROW_MODES:
         rows, seconds = timed_rows[how]

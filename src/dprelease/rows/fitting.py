@@ -3,17 +3,29 @@
 Rounding a model to n integer rows costs accuracy of its own: a model over 120,960 cells
 rounded to 48,842 rows cannot keep every marginal, and on 7-column Adult the rounded rows'
 workload error is 2-3% above the model's. This step moves the rows toward the answers the
-release publishes anyway. It minimizes
+release publishes anyway. It minimizes a loss summed over the cells of the workload marginals M,
+with m = n * answer_M(cell) the rows the answers expect there and c the rows there:
 
-    D(rows) = sum over workload marginals M of || counts_M(rows) - n * answer_M ||_1
+    ``l1``        |c - m|                        D(rows), the L1 distance to the answers
+    ``poisson``   E|c - X|,  X ~ Poisson(m)      the expected L1 distance to a table drawn from them
 
-by changing one attribute of one row at a time. Attribute by attribute (in random order), over
+``poisson`` is the default (:data:`DEFAULT_LOSS`). The answers are expected counts, and a real table's
+count in a cell that expects m rows scatters around m; the integer closest to such a count in expectation
+is its median, not the integer nearest m. Where m is large the two agree; where m is under a row or two,
+the usual case in a large marginal (a 3-way marginal of full Adult has up to 841,500 cells for 48,842 rows),
+``poisson`` leaves a cell expecting 0.6 rows empty (E|0 - X| = 0.6 against E|1 - X| = 0.70) where ``l1``
+fills it, and spends the row where it is likelier to be right. The rows then score better than the model's
+own answers: full Adult all 3-way at eps = 1, 0.1617 avg L1 against the answers' 0.1627 and ``l1``'s
+0.1655 (docs/decisions.md). Each cell's loss is convex in c, and E|c - X| = m - c + 2c F(c) - 2m F(c - 1),
+F the Poisson CDF, so a row entering or leaving changes it by 1 - 2F(c) or 2F(c - 1) - 1.
+
+Rows move one attribute of one row at a time. Attribute by attribute (in random order), over
 chunks of rows (in random order), every row's best new value is estimated from the marginals
 holding that attribute (the only ones a change of it touches). Moves made together can overshoot
 (every row short of the same cell would move at once), so the best candidates are checked exactly:
 each one's gain given every candidate ranked above it (a prefix sum per marginal cell); those that
 stop improving are dropped and the rest rechecked until all improve. Then they are applied and
-the chunk is searched again, up to :data:`MAX_SWEEPS` times. So D never increases.
+the chunk is searched again, up to :data:`MAX_SWEEPS` times. So the loss never increases.
 
 Privacy: post-processing only. Its inputs are released answers (a model's workload marginals),
 rows already released from that model, and public randomness for the visiting order; it never
@@ -24,7 +36,7 @@ free others) and close part of the rows' gap to the model where rows are few aga
 suite at eps = 10, 1.5-3 % of the avg L1 on tables of 1,000-15,000 rows, where a pass takes under a second,
 against 0-0.5 % on tables of 50,000-226,000 rows, where it takes 10-30 s. So :func:`fitted_rows` makes further
 passes while the fit's work stays within :data:`PASS_WORK` row-attributes (a public budget: n is public under
-the privacy unit), and stops after a pass that lowers D by less than :data:`MIN_PASS_GAIN` of what it was
+the privacy unit), and stops after a pass that lowers the loss by less than :data:`MIN_PASS_GAIN` of what it was
 (docs/decisions.md).
 """
 
@@ -33,6 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from scipy.special import pdtr
 
 from dprelease.data import Dataset
 from dprelease.domain import Domain
@@ -48,8 +61,15 @@ MAX_MOVES = 512
 MAX_SWEEPS = 3
 #: Rounds of dropping moves that stopped improving before only the improving prefix is kept.
 MAX_PRUNING_ROUNDS = 20
-#: A move counts as improving when its exact (float64) gain exceeds this, in rows.
+#: A move counts as improving when its gain exceeds this, in rows, plus the float32 rounding bound of the gains it
+#: sums (:data:`FLOAT32_ROUNDING` per stored gain): so every move kept lowers the loss.
 TOLERANCE = 1e-9
+#: The most a gain in [-1, 1] stored in float32 is off by (half a unit in the last place below 1: 2^-25).
+FLOAT32_ROUNDING = 2.0 ** -25
+#: The per-cell losses :func:`fit_rows` can minimize (see the module docstring).
+LOSSES = ("l1", "poisson")
+#: The row method ``fitted``'s loss (docs/decisions.md: lower avg L1 than ``l1`` on the tuning suite).
+DEFAULT_LOSS = "poisson"
 #: Moves are sought among those whose float32 estimate gains more than this many rows (float32 sums of up to
 #: a few hundred terms in [-1, 1] are off by < 1e-4; a smaller gain is not worth a move).
 SCREEN = 1e-4
@@ -72,55 +92,107 @@ def _checked_target(domain: Domain, attributes: Sequence[str], target: object) -
 
 
 class _MarginalResidual:
-    """One workload marginal: counts minus target per cell, shaped like the marginal (attributes in domain order)."""
+    """One workload marginal, shaped like it (attributes in domain order): per cell the residual (counts minus
+    target, in rows), the target in rows, and the loss's change when a row enters or leaves (float32: they rank
+    moves and give the exact check its starting point)."""
 
-    def __init__(self, rows: Dataset, attributes: tuple[str, ...], target: object) -> None:
+    def __init__(self, rows: Dataset, attributes: tuple[str, ...], target: object, loss: str) -> None:
         target = _checked_target(rows.domain, attributes, target)
         canonical = rows.domain.canonical(attributes)
         self.axes = list(rows.domain.axes(canonical))
         self.shape = tuple(rows.domain.sizes[axis] for axis in self.axes)
         aligned = np.transpose(target, [attributes.index(a) for a in canonical])
-        self.residual = rows.marginal_counts(canonical) - rows.n * aligned
+        self.loss = loss
+        self.expected = rows.n * aligned
+        self.residual = rows.marginal_counts(canonical) - self.expected
+        self.enter = _entering_gain(self.residual, self.expected, loss).astype(np.float32)
+        self.leave = _leaving_gain(self.residual, self.expected, loss).astype(np.float32)
 
 
 class _AttributeView:
-    """A marginal's residual with one attribute as the last axis: each row of it is one cell of the others.
-
-    ``enter`` is |r| - |r + 1| per cell (the change of D when a row enters it), in float32: it only ranks
-    candidate moves; the exact check uses the float64 residual.
-    """
+    """A marginal's cells with one attribute as the last axis: each row of these arrays is one cell of the others."""
 
     def __init__(self, marginal: _MarginalResidual, records: np.ndarray, axis: int) -> None:
         self.marginal, self.position = marginal, marginal.axes.index(axis)
         others = [a for a in marginal.axes if a != axis]
-        self.residual = np.moveaxis(marginal.residual, self.position, -1).reshape(-1, marginal.shape[self.position])
-        self.residual = np.ascontiguousarray(self.residual)
-        self.enter = _entering_gain(self.residual).astype(np.float32)
+        self.residual, self.expected, self.enter, self.leave = (
+            self._last(getattr(marginal, name)) for name in ("residual", "expected", "enter", "leave"))
         self.row_of = (np.ravel_multi_index(tuple(records[:, a] for a in others), [marginal.shape[marginal.axes.index(a)]
                                                                                     for a in others])
                        if others else np.zeros(len(records), dtype=np.intp))
 
-    def move(self, rows: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
-        cells = self.row_of[rows]
-        np.add.at(self.residual, (cells, old), -1.0)
-        np.add.at(self.residual, (cells, new), 1.0)
-        for values in (old, new):
-            self.enter[cells, values] = _entering_gain(self.residual[cells, values])
+    def _last(self, array: np.ndarray) -> np.ndarray:
+        size = self.marginal.shape[self.position]
+        return np.ascontiguousarray(np.moveaxis(array, self.position, -1).reshape(-1, size))
 
     def write_back(self) -> None:
         shape = list(self.marginal.shape)
         moved = shape[:self.position] + shape[self.position + 1:] + [shape[self.position]]
-        self.marginal.residual = np.moveaxis(self.residual.reshape(moved), -1, self.position)
+        for name in ("residual", "enter", "leave"):
+            setattr(self.marginal, name, np.moveaxis(getattr(self, name).reshape(moved), -1, self.position))
 
 
-def _entering_gain(r: np.ndarray) -> np.ndarray:
-    """|r| - |r + 1|: +1 where the cell is short by a row or more, -1 where it is not short at all."""
-    return np.clip(-2.0 * r - 1.0, -1.0, 1.0)
+def _move_all(views: list[_AttributeView], rows: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
+    """Move ``rows`` from value ``old`` to ``new`` in every view; refresh the touched cells' gains in one batch."""
+    touched = []
+    for view in views:
+        cells = view.row_of[rows]
+        np.add.at(view.residual, (cells, old), -1.0)
+        np.add.at(view.residual, (cells, new), 1.0)
+        size = view.residual.shape[1]
+        touched.append(np.concatenate([cells * size + old, cells * size + new]))
+    residual = np.concatenate([view.residual.reshape(-1)[flat] for view, flat in zip(views, touched)])
+    expected = np.concatenate([view.expected.reshape(-1)[flat] for view, flat in zip(views, touched)])
+    loss = views[0].marginal.loss
+    enter, leave = _entering_gain(residual, expected, loss), _leaving_gain(residual, expected, loss)
+    start = 0
+    for view, flat in zip(views, touched):
+        view.enter.reshape(-1)[flat] = enter[start:start + flat.size]
+        view.leave.reshape(-1)[flat] = leave[start:start + flat.size]
+        start += flat.size
 
 
-def _leaving_gain(r: np.ndarray) -> np.ndarray:
-    """|r| - |r - 1|."""
-    return np.clip(2.0 * r - 1.0, -1.0, 1.0)
+def _poisson_cdf(counts: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """P(X <= counts) for X ~ Poisson(means), counts integer-valued (-1 allowed), elementwise."""
+    out = np.exp(-means)  # counts = 0, the usual case: most cells of a large marginal are empty
+    more = counts > 0
+    if more.any():
+        out[more] = pdtr(counts[more], means[more])
+    out[counts < 0] = 0.0
+    return out
+
+
+def _counts(residual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    return np.rint(residual + expected)  # residual = counts - expected: integers up to float error
+
+
+def _entering_gain(residual: np.ndarray, expected: np.ndarray, loss: str) -> np.ndarray:
+    """The loss's decrease when a row enters each cell.
+
+    ``l1``: |r| - |r + 1|: +1 where the cell is short by a row or more, -1 where it is not short at all.
+    ``poisson``: f(c) - f(c + 1) = 1 - 2 P(X <= c), f(c) = E|c - X|, X ~ Poisson(expected).
+    """
+    if loss == "l1":
+        return np.clip(-2.0 * residual - 1.0, -1.0, 1.0)
+    residual, expected = np.asarray(residual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    return 1.0 - 2.0 * _poisson_cdf(_counts(residual, expected), expected)
+
+
+def _leaving_gain(residual: np.ndarray, expected: np.ndarray, loss: str) -> np.ndarray:
+    """The loss's decrease when a row leaves each cell: |r| - |r - 1|, or f(c) - f(c - 1) = 2 P(X <= c - 1) - 1."""
+    if loss == "l1":
+        return np.clip(2.0 * residual - 1.0, -1.0, 1.0)
+    residual, expected = np.asarray(residual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    return 2.0 * _poisson_cdf(_counts(residual, expected) - 1.0, expected) - 1.0
+
+
+def _cell_loss(residual: np.ndarray, expected: np.ndarray, loss: str) -> np.ndarray:
+    """Each cell's loss: |r|, or E|c - X| = m - c + 2 c P(X <= c) - 2 m P(X <= c - 1) (X ~ Poisson(m))."""
+    if loss == "l1":
+        return np.abs(residual)
+    counts = _counts(residual, expected)
+    return (expected - counts + 2.0 * counts * _poisson_cdf(counts, expected)
+            - 2.0 * expected * _poisson_cdf(counts - 1.0, expected))
 
 
 def workload_distance(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[str, ...], np.ndarray]]
@@ -132,10 +204,25 @@ def workload_distance(records: np.ndarray, domain: Domain, targets: Sequence[tup
     return float(np.mean([np.abs(rows.marginal(a) - _checked_target(domain, a, t)).sum() for a, t in targets]))
 
 
+def workload_loss(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
+                  loss: str = DEFAULT_LOSS) -> float:
+    """The loss :func:`fit_rows` minimizes, in rows: summed over ``targets``' cells (``l1``: D)."""
+    _check_loss(loss)
+    if not targets or len(records) == 0:
+        return 0.0
+    rows = Dataset.from_records(np.asarray(records), domain, source="records")
+    return _total_loss([_MarginalResidual(rows, tuple(a), t, loss) for a, t in targets])
+
+
+def _check_loss(loss: object) -> None:
+    if loss not in LOSSES:
+        raise InputError(f"loss must be one of {list(LOSSES)}, got {loss!r}")
+
+
 def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
-             rng: RandomSource, *, passes: int = 1, min_gain: float = 0.0,
+             rng: RandomSource, *, passes: int = 1, min_gain: float = 0.0, loss: str = "l1",
              on_step: Callable[[int, int], None] | None = None) -> np.ndarray:
-    """Rows moved, one attribute of one row at a time, toward the marginals in ``targets``.
+    """Rows moved, one attribute of one row at a time, to lower their loss against the marginals in ``targets``.
 
     Args:
         records: (n, d) value codes in domain order (not modified).
@@ -143,26 +230,30 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
         targets: (attributes, fractions) pairs, the answers the rows should reproduce.
         rng: randomness for the order attributes and rows are visited in (public).
         passes: sweeps over all attributes, at most.
-        min_gain: stop after a sweep that lowered D by less than this fraction of D before it (0: make all
-            ``passes``; a sweep that finds no move at all always ends the fit, since the next would find none).
+        min_gain: stop after a sweep that lowered the loss by less than this fraction of the loss before it (0:
+            make all ``passes``; a sweep that finds no move at all always ends the fit: the next would find none).
+        loss: ``"l1"`` (D, the L1 distance to the targets) or ``"poisson"`` (the expected L1 distance to a
+            table drawn from them); see the module docstring.
         on_step: ``on_step(done, total)`` after each chunk of rows, in rows x attributes visited (progress only).
 
     Returns:
-        A new (n, d) array; :func:`workload_distance` to ``targets`` is never larger than the input's.
+        A new (n, d) array; its :func:`workload_loss` against ``targets`` is never larger than the input's.
     """
     check_positive_int(passes, "passes", minimum=0)
     if not 0 <= min_gain < 1:
         raise InputError(f"min_gain must be a number in [0, 1), got {min_gain!r}")
+    _check_loss(loss)
     records = np.array(records, dtype=np.int64, copy=True)
     n_rows = len(records)
     if n_rows == 0 or not targets:
         return records
     rows = Dataset.from_records(records, domain, source="records")  # checks every code against the domain
-    marginals = [_MarginalResidual(rows, tuple(a), t) for a, t in targets]
+    marginals = [_MarginalResidual(rows, tuple(a), t, loss) for a, t in targets]
     visited, total = 0, passes * len(domain) * n_rows
-    distance = _distance(marginals)
-    for _ in range(passes):
-        before = distance
+    # The loss is summed only to decide on another pass (over every cell, it costs a pass's worth of gains).
+    current = _total_loss(marginals) if passes > 1 else None
+    for done in range(passes):
+        before = current
         for axis in rng.permutation(len(domain)):
             views = [_AttributeView(m, records, axis) for m in marginals if axis in m.axes]
             if not views:
@@ -180,32 +271,34 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
             visited += n_rows
             for view in views:
                 view.write_back()
-        distance = _distance(marginals)
-        if before - distance <= min_gain * before:
+        if done + 1 == passes:
+            break
+        current = _total_loss(marginals)
+        if before - current <= min_gain * before:
             break
     if on_step is not None and visited < total:
         on_step(total, total)  # stopped early: the fit is done
     return records
 
 
-def _distance(marginals: Sequence[_MarginalResidual]) -> float:
-    """D: the summed L1 distance, in rows, of the rows' marginals from the targets."""
-    return float(sum(np.abs(m.residual).sum() for m in marginals))
+def _total_loss(marginals: Sequence[_MarginalResidual]) -> float:
+    """The summed loss, in rows, of the rows' marginals against the targets (``l1``: D)."""
+    return float(sum(_cell_loss(m.residual, m.expected, m.loss).sum() for m in marginals))
 
 
 def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: list[_AttributeView]) -> int:
-    """Give ``rows`` better values of attribute ``axis``, keeping only moves that lower D exactly; how many moved."""
+    """Give ``rows`` better values of attribute ``axis``, keeping only moves that lower the loss; how many moved."""
     current = records[rows, axis]
     everyone = np.arange(len(rows))
     gain = np.zeros((len(rows), views[0].residual.shape[1]), dtype=np.float32)
     gathered = np.empty_like(gain)
-    residual_here = np.empty((len(views), len(rows)))
-    for i, view in enumerate(views):
+    leaving = np.zeros(len(rows), dtype=np.float32)
+    for view in views:
         cells = view.row_of[rows]
         np.take(view.enter, cells, axis=0, out=gathered)
         gain += gathered
-        residual_here[i] = view.residual[cells, current]
-    gain += _leaving_gain(residual_here).sum(axis=0).astype(np.float32)[:, None]
+        leaving += view.leave[cells, current]
+    gain += leaving[:, None]
     gain[everyone, current] = -np.inf
     best = gain.argmax(axis=1)
     best_gain = gain[everyone, best]
@@ -217,19 +310,20 @@ def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: 
         return 0
     moves = _RankedMoves(rows[movers], current[movers], best[movers], views)
     alive = np.ones(movers.size, dtype=bool)
+    # A move's gain sums two float32 gains per view; above this bound it surely lowers the loss.
+    threshold = TOLERANCE + 2 * len(views) * FLOAT32_ROUNDING
     for _ in range(MAX_PRUNING_ROUNDS):
-        improving = moves.exact_gains(alive) > TOLERANCE
+        improving = moves.exact_gains(alive) > threshold
         if (improving | ~alive).all():
             break
         alive &= improving
     else:  # each move's gain is exact given all live moves ranked above it: keep the improving prefix
-        improving = (moves.exact_gains(alive) > TOLERANCE) | ~alive
+        improving = (moves.exact_gains(alive) > threshold) | ~alive
         alive[int(np.argmin(improving)):] = False
     movers = movers[alive]
     if movers.size == 0:
         return 0
-    for view in views:
-        view.move(rows[movers], current[movers], best[movers])
+    _move_all(views, rows[movers], current[movers], best[movers])
     records[rows[movers], axis] = best[movers]
     return int(movers.size)
 
@@ -242,8 +336,15 @@ class _RankedMoves:
         size = views[0].residual.shape[1]
         cells = np.stack([view.row_of[rows] for view in views])  # (views, k)
         source, target = cells * size + old, cells * size + new
-        self.r_source = np.stack([view.residual.reshape(-1)[s] for view, s in zip(views, source)])
-        self.r_target = np.stack([view.residual.reshape(-1)[t] for view, t in zip(views, target)])
+
+        def at(name: str, flat: np.ndarray) -> np.ndarray:
+            return np.stack([getattr(view, name).reshape(-1)[f] for view, f in zip(views, flat)])
+
+        self.loss = views[0].marginal.loss
+        self.r_source, self.r_target = at("residual", source), at("residual", target)
+        self.m_source, self.m_target = at("expected", source), at("expected", target)
+        # Each move's gains with no other move applied: the stored ones (float32, see ``threshold``).
+        self.leave, self.enter = at("leave", source).astype(np.float64), at("enter", target).astype(np.float64)
         # One event per (view, move, source or target); sorted by view, then cell, then rank.
         largest = max(view.residual.size for view in views)
         view_index = np.arange(len(views))[:, None]
@@ -258,7 +359,8 @@ class _RankedMoves:
         self.shape = (len(views), 2 * k)
 
     def exact_gains(self, alive: np.ndarray) -> np.ndarray:
-        """Each move's decrease of D (float64, rows) if exactly the ``alive`` moves ranked before it applied."""
+        """Each move's decrease of the loss (rows) if exactly the ``alive`` moves ranked before it applied: the
+        stored gain where no earlier move shares its cell, else computed in float64."""
         k = self.k
         live = alive.astype(np.float64)
         flows = np.broadcast_to(np.concatenate([-live, live]), self.shape).reshape(-1)
@@ -267,20 +369,25 @@ class _RankedMoves:
         earlier = np.empty(flows.size)
         earlier[self.order] = running - running[self.group_start]
         earlier = earlier.reshape(self.shape)
-        gains = _leaving_gain(self.r_source + earlier[:, :k]) + _entering_gain(self.r_target + earlier[:, k:])
-        return gains.sum(axis=0)
+        leave, enter = self.leave.copy(), self.enter.copy()
+        shared = earlier[:, :k] != 0
+        leave[shared] = _leaving_gain(self.r_source[shared] + earlier[:, :k][shared], self.m_source[shared], self.loss)
+        shared = earlier[:, k:] != 0
+        enter[shared] = _entering_gain(self.r_target[shared] + earlier[:, k:][shared], self.m_target[shared], self.loss)
+        return (leave + enter).sum(axis=0)
 
 
 def fitted_rows(model: object, count: int, rng: RandomSource, *, domain: Domain,
                 targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
                 on_step: Callable[[int, int], None] | None = None) -> np.ndarray:
-    """The row method ``fitted``: the model rounded to ``count`` rows, then moved toward ``targets`` (:func:`fit_rows`,
-    :func:`default_passes` passes at most, stopping after one that gains less than :data:`MIN_PASS_GAIN`).
+    """The row method ``fitted``: the model rounded to ``count`` rows, then moved toward ``targets`` (:func:`fit_rows`
+    with :data:`DEFAULT_LOSS`, :func:`default_passes` passes at most, stopping after one that gains less than
+    :data:`MIN_PASS_GAIN`).
 
     Post-processing: the model and the targets are released outputs (Prop. 2.1).
     """
     return fit_rows(model.round(count, rng), domain, targets, rng, passes=default_passes(count, len(domain)),
-                    min_gain=MIN_PASS_GAIN, on_step=on_step)
+                    min_gain=MIN_PASS_GAIN, loss=DEFAULT_LOSS, on_step=on_step)
 
 
 def default_passes(rows: int, columns: int) -> int:
