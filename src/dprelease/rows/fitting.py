@@ -345,6 +345,10 @@ class _RankedMoves:
         self.m_source, self.m_target = at("expected", source), at("expected", target)
         # Each move's gains with no other move applied: the stored ones (float32, see ``threshold``).
         self.leave, self.enter = at("leave", source).astype(np.float64), at("enter", target).astype(np.float64)
+        # The gains as of the last check and the flows they were computed at: a pruning round changes the flow
+        # into few cells, so only those are computed again.
+        self.leave_now, self.enter_now = self.leave.copy(), self.enter.copy()
+        self.earlier = np.zeros((len(views), 2 * k))
         # One event per (view, move, source or target); sorted by view, then cell, then rank.
         largest = max(view.residual.size for view in views)
         view_index = np.arange(len(views))[:, None]
@@ -369,12 +373,17 @@ class _RankedMoves:
         earlier = np.empty(flows.size)
         earlier[self.order] = running - running[self.group_start]
         earlier = earlier.reshape(self.shape)
-        leave, enter = self.leave.copy(), self.enter.copy()
-        shared = earlier[:, :k] != 0
-        leave[shared] = _leaving_gain(self.r_source[shared] + earlier[:, :k][shared], self.m_source[shared], self.loss)
-        shared = earlier[:, k:] != 0
-        enter[shared] = _entering_gain(self.r_target[shared] + earlier[:, k:][shared], self.m_target[shared], self.loss)
-        return (leave + enter).sum(axis=0)
+        for half, stored, now, residual, expected, gain in (
+                (slice(None, k), self.leave, self.leave_now, self.r_source, self.m_source, _leaving_gain),
+                (slice(k, None), self.enter, self.enter_now, self.r_target, self.m_target, _entering_gain)):
+            flow = earlier[:, half]
+            changed = flow != self.earlier[:, half]
+            alone = changed & (flow == 0)
+            now[alone] = stored[alone]
+            shared = changed & (flow != 0)
+            now[shared] = gain(residual[shared] + flow[shared], expected[shared], self.loss)
+        self.earlier = earlier
+        return (self.leave_now + self.enter_now).sum(axis=0)
 
 
 def fitted_rows(model: object, count: int, rng: RandomSource, *, domain: Domain,
