@@ -74,7 +74,7 @@ def test_loss_never_increases_and_rows_stay_valid(seed, loss):
     for _ in range(3):
         current = fit_rows(current, domain, targets, make_rng(seed, warn=False), passes=1, loss=loss)
         value = workload_loss(current, domain, targets, loss)
-        assert value <= previous + 1e-9
+        assert value <= previous + 1e-12  # in rows: tighter than the 1e-12 on mean fractions it replaced
         previous = value
     assert previous < workload_loss(rows, domain, targets, loss) * 0.8  # it does move toward the targets
     np.testing.assert_array_equal(rows, original)  # the input is not modified

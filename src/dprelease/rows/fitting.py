@@ -174,7 +174,6 @@ def _entering_gain(residual: np.ndarray, expected: np.ndarray, loss: str) -> np.
     """
     if loss == "l1":
         return np.clip(-2.0 * residual - 1.0, -1.0, 1.0)
-    residual, expected = np.asarray(residual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
     return 1.0 - 2.0 * _poisson_cdf(_counts(residual, expected), expected)
 
 
@@ -182,7 +181,6 @@ def _leaving_gain(residual: np.ndarray, expected: np.ndarray, loss: str) -> np.n
     """The loss's decrease when a row leaves each cell: |r| - |r - 1|, or f(c) - f(c - 1) = 2 P(X <= c - 1) - 1."""
     if loss == "l1":
         return np.clip(2.0 * residual - 1.0, -1.0, 1.0)
-    residual, expected = np.asarray(residual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
     return 2.0 * _poisson_cdf(_counts(residual, expected) - 1.0, expected) - 1.0
 
 
