@@ -59,6 +59,21 @@ def test_every_marginal_matches_the_explicit_histogram(cliques):
 
 
 @pytest.mark.parametrize("cliques", CLIQUE_SETS)
+def test_batched_marginals_match_one_by_one(cliques):
+    """``marginals`` sums nested cliques from one another: the same values as ``marginal``, in the order asked,
+    for the model's cliques, their sub-cliques (nested in one tree clique), repeats and cliques in no tree clique."""
+    domain = domain_for(cliques)
+    model = random_model(domain, cliques, seed=2)
+    asked = [tuple(c) for c in cliques]
+    asked += [sub for c in cliques for k in range(len(c)) for sub in itertools.combinations(c, k)]
+    asked += [asked[0], domain.attributes[:3]]
+    batched = model.marginals(asked)
+    assert len(batched) == len(asked)
+    for attributes, array in zip(asked, batched):
+        assert np.abs(array - model.marginal(attributes)).max() < 1e-14, attributes
+
+
+@pytest.mark.parametrize("cliques", CLIQUE_SETS)
 def test_junction_tree_has_running_intersection_and_covers_every_clique(cliques):
     domain = domain_for(cliques)
     tree = JunctionTree.build(domain, cliques)

@@ -204,6 +204,36 @@ class FactoredModel:
             return result
         return np.transpose(result, [canonical.index(a) for a in attributes])
 
+    def marginals(self, cliques: Sequence[Clique]) -> list[np.ndarray]:
+        """The marginals on ``cliques`` (each in domain order), as :meth:`marginal` gives them one by one.
+
+        A fit asks for every measured clique's marginal at each step, and several lie in the same tree clique
+        (a triple and its pairs). Each is summed from the smallest marginal already computed that holds it, so
+        a large tree clique is summed down once, not once per measured clique inside it. The sums run in
+        another order than :meth:`marginal`'s, so the results agree to float rounding, not bit for bit.
+        """
+        tree = self.tree
+        order = sorted(range(len(cliques)), key=lambda i: -len(cliques[i]))
+        done: dict[Clique, np.ndarray] = {}
+        by_home: dict[int, list[Clique]] = {}
+        for i in order:
+            clique = tuple(cliques[i])
+            if clique in done:
+                continue
+            home = tree.containing(clique)
+            if home is None or not clique:
+                done[clique] = self._sorted_marginal(clique)
+                continue
+            wanted = set(clique)
+            holding = [c for c in by_home.setdefault(home, []) if wanted <= set(c)]
+            source = min(holding, key=lambda c: math.prod(self.domain.size_of(a) for a in c), default=None)
+            array = self._probability(home) if source is None else done[source]
+            source = tree.cliques[home] if source is None else source
+            axes = tuple(j for j, a in enumerate(source) if a not in wanted)
+            done[clique] = array.sum(axis=axes) if axes else array.copy()
+            by_home[home].append(clique)
+        return [done[tuple(c)] for c in cliques]
+
     def answer(self, query: LinearQuery) -> float:
         return query.evaluate(self)
 

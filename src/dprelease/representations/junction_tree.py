@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -162,8 +162,20 @@ class JunctionTree:
         return _build(domain, frozenset(domain.canonical(c) for c in cliques))
 
     # ------------------------------------------------------------------ sizes
+    @cached_property
+    def _cell_counts(self) -> tuple[int, ...]:
+        return tuple(math.prod(self.domain.size_of(a) for a in clique) for clique in self.cliques)
+
+    @cached_property
+    def _clique_sets(self) -> tuple[frozenset[str], ...]:
+        return tuple(frozenset(clique) for clique in self.cliques)
+
+    @cached_property
+    def _containing(self) -> dict[frozenset[str], int | None]:
+        return {}  # attributes -> :meth:`containing`'s answer: a fit asks the same few thousand times
+
     def cells(self, index: int) -> int:
-        return math.prod(self.domain.size_of(a) for a in self.cliques[index])
+        return self._cell_counts[index]
 
     @property
     def total_cells(self) -> int:
@@ -177,12 +189,14 @@ class JunctionTree:
     # -------------------------------------------------------------- navigation
     def containing(self, attributes: Iterable[str]) -> int | None:
         """The smallest tree clique holding every attribute given, or None."""
-        wanted = set(attributes)
-        best = None
-        for i, clique in enumerate(self.cliques):
-            if wanted <= set(clique) and (best is None or self.cells(i) < self.cells(best)):
-                best = i
-        return best
+        wanted = frozenset(attributes)
+        if wanted not in self._containing:
+            best, cells = None, self._cell_counts
+            for i, clique in enumerate(self._clique_sets):
+                if wanted <= clique and (best is None or cells[i] < cells[best]):
+                    best = i
+            self._containing[wanted] = best
+        return self._containing[wanted]
 
     def steiner(self, attributes: Iterable[str]) -> tuple[int, list[int]]:
         """(top, nodes): a small connected subtree whose cliques cover ``attributes``, parents first.
@@ -194,9 +208,9 @@ class JunctionTree:
         chosen: set[int] = set()
         while needed:
             best = max(range(len(self.cliques)),
-                       key=lambda i: (len(needed & set(self.cliques[i])), -self.cells(i), -i))
+                       key=lambda i: (len(needed & self._clique_sets[i]), -self._cell_counts[i], -i))
             chosen.add(best)
-            needed -= set(self.cliques[best])
+            needed -= self._clique_sets[best]
         nodes: set[int] = set()
         for i in chosen:
             while i != -1 and i not in nodes:
@@ -341,7 +355,7 @@ def calibrate(tree: JunctionTree, factors: Sequence[tuple[Clique, np.ndarray]]) 
         home = tree.containing(attributes)
         if home is None:
             raise ValueError(f"factor on {list(attributes)} lies in no junction-tree clique")
-        beliefs[home] = beliefs[home] + expand(attributes, log_factor, tree.cliques[home])
+        beliefs[home] += expand(attributes, log_factor, tree.cliques[home])  # in place: beliefs are fresh arrays
     up: dict[int, np.ndarray] = {}
     # COLLECT: leaves to root.
     for i in reversed(tree.order):
@@ -349,15 +363,17 @@ def calibrate(tree: JunctionTree, factors: Sequence[tuple[Clique, np.ndarray]]) 
         if p == -1:
             continue
         up[i] = log_sum_to(beliefs[i], tree.cliques[i], tree.separators[i])
-        beliefs[p] = beliefs[p] + expand(tree.separators[i], up[i], tree.cliques[p])
+        beliefs[p] += expand(tree.separators[i], up[i], tree.cliques[p])
     # DISTRIBUTE: root to leaves; the parent's full belief divided by what the child sent up.
     for i in tree.order:
         p = tree.parent[i]
         if p == -1:
             continue
         down = log_sum_to(beliefs[p], tree.cliques[p], tree.separators[i]) - up[i]
-        beliefs[i] = beliefs[i] + expand(tree.separators[i], down, tree.cliques[i])
+        beliefs[i] += expand(tree.separators[i], down, tree.cliques[i])
     root = tree.order[0]
     peak = float(beliefs[root].max())
     log_z = peak + math.log(float(np.exp(beliefs[root] - peak).sum()))
-    return [b - log_z for b in beliefs], log_z
+    for belief in beliefs:
+        belief -= log_z
+    return beliefs, log_z

@@ -55,7 +55,7 @@ def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasuremen
     model = model.with_cliques(unique)
     # L is (2 sum w)-smooth w.r.t. the L1 norm, so 1 / (2 sum w) is always a safe first step.
     step = step if step is not None else 1.0 / (2 * sum(weights))
-    mus = [model.marginal(c) for c in unique]
+    mus = model.marginals(unique)
 
     noise = NoiseDiscrepancy(merged, discrepancy if discrepancy is not None else 0.0)
 
@@ -72,7 +72,7 @@ def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasuremen
     def propose(state: tuple, step_size: float) -> tuple[tuple, float, float]:
         model, mus, grads, _ = state
         candidate = model.with_potentials({c: model.potentials[c] - step_size * g for c, g in zip(unique, grads)})
-        new_mus = [candidate.marginal(c) for c in unique]
+        new_mus = candidate.marginals(unique)
         new_loss, new_grads, standardized = loss_and_gradients(new_mus)
         decrease = sum(float(np.vdot(g, mu - new_mu)) for g, mu, new_mu in zip(grads, mus, new_mus))
         return (candidate, new_mus, new_grads, standardized), new_loss, decrease
@@ -81,7 +81,7 @@ def fit_factored(model: FactoredModel, measurements: Sequence[MarginalMeasuremen
         model, before = state[0], previous[0]
         moved = model.with_potentials({c: model.potentials[c] + beta * (model.potentials[c] - before.potentials[c])
                                        for c in unique})
-        new_mus = [moved.marginal(c) for c in unique]
+        new_mus = moved.marginals(unique)
         new_loss, new_grads, standardized = loss_and_gradients(new_mus)
         return (moved, new_mus, new_grads, standardized), new_loss
 
