@@ -66,11 +66,12 @@ def test_batched_marginals_match_one_by_one(cliques):
     model = random_model(domain, cliques, seed=2)
     asked = [tuple(c) for c in cliques]
     asked += [sub for c in cliques for k in range(len(c)) for sub in itertools.combinations(c, k)]
-    asked += [asked[0], domain.attributes[:3]]
+    asked += [asked[0], domain.attributes[:3], tuple(reversed(asked[0]))]
     batched = model.marginals(asked)
     assert len(batched) == len(asked)
     for attributes, array in zip(asked, batched):
         assert np.abs(array - model.marginal(attributes)).max() < 1e-14, attributes
+    assert batched[0] is not batched[len(asked) - 3]  # a clique asked twice: two arrays, not one shared
 
 
 @pytest.mark.parametrize("cliques", CLIQUE_SETS)

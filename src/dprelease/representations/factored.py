@@ -204,8 +204,8 @@ class FactoredModel:
             return result
         return np.transpose(result, [canonical.index(a) for a in attributes])
 
-    def marginals(self, cliques: Sequence[Clique]) -> list[np.ndarray]:
-        """The marginals on ``cliques`` (each in domain order), as :meth:`marginal` gives them one by one.
+    def marginals(self, cliques: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """The marginals on ``cliques`` (each in the order given), as :meth:`marginal` gives them one by one.
 
         A fit asks for every measured clique's marginal at each step, and several lie in the same tree clique
         (a triple and its pairs). Each is summed from the smallest marginal already computed that holds it, so
@@ -213,13 +213,10 @@ class FactoredModel:
         another order than :meth:`marginal`'s, so the results agree to float rounding, not bit for bit.
         """
         tree = self.tree
-        order = sorted(range(len(cliques)), key=lambda i: -len(cliques[i]))
+        wanted_sets = [self.domain.canonical(tuple(c)) for c in cliques]
         done: dict[Clique, np.ndarray] = {}
         by_home: dict[int, list[Clique]] = {}
-        for i in order:
-            clique = tuple(cliques[i])
-            if clique in done:
-                continue
+        for clique in sorted(set(wanted_sets), key=lambda c: (-len(c), wanted_sets.index(c))):
             home = tree.containing(clique)
             if home is None or not clique:
                 done[clique] = self._sorted_marginal(clique)
@@ -232,7 +229,14 @@ class FactoredModel:
             axes = tuple(j for j, a in enumerate(source) if a not in wanted)
             done[clique] = array.sum(axis=axes) if axes else array.copy()
             by_home[home].append(clique)
-        return [done[tuple(c)] for c in cliques]
+        result, given = [], set()
+        for asked, canonical in zip(cliques, wanted_sets):
+            base = done[canonical]
+            array = base.copy() if id(base) in given else base  # a clique asked twice gets two arrays
+            given.add(id(base))
+            asked = tuple(asked)
+            result.append(array if asked == canonical else np.transpose(array, [canonical.index(a) for a in asked]))
+        return result
 
     def answer(self, query: LinearQuery) -> float:
         return query.evaluate(self)
