@@ -65,6 +65,19 @@ def check_model_size(domain: Domain, cliques: Iterable[Sequence[str]], max_model
         )
 
 
+def _smallest_holding(domain: Domain, clique: Sequence[str], candidates: Iterable[Clique]) -> Clique | None:
+    """The candidate with the fewest cells whose attributes hold ``clique`` (first on ties), or None."""
+    wanted = set(clique)
+    holding = [c for c in candidates if wanted <= set(c)]
+    return min(holding, key=lambda c: math.prod(domain.size_of(a) for a in c), default=None)
+
+
+def _summed_to(array: np.ndarray, attributes: Clique, kept: Clique) -> np.ndarray:
+    """``array`` (over ``attributes``) summed over the attributes not in ``kept`` (a new array either way)."""
+    axes = tuple(i for i, a in enumerate(attributes) if a not in kept)
+    return array.sum(axis=axes) if axes else array.copy()
+
+
 @dataclass(frozen=True, eq=False)
 class FactoredModel:
     """p(x) ∝ exp(sum over cliques C of potentials[C][x_C]); cliques' attributes in domain order.
@@ -144,9 +157,7 @@ class FactoredModel:
         a junction-tree clique is not enough: that clique may hold fill-in edges, and a graph with them
         as real edges can triangulate differently.)
         """
-        wanted = set(clique)
-        holding = [c for c in self.potentials if wanted <= set(c)]
-        return min(holding, key=lambda c: math.prod(self.domain.size_of(a) for a in c), default=None)
+        return _smallest_holding(self.domain, clique, self.potentials)
 
     # ---------------------------------------------------------------- inference
     @cached_property
@@ -186,9 +197,7 @@ class FactoredModel:
         tree = self.tree
         home = tree.containing(attributes)
         if home is not None:
-            clique = tree.cliques[home]
-            axes = tuple(i for i, a in enumerate(clique) if a not in attributes)
-            return self._probability(home).sum(axis=axes) if axes else self._probability(home).copy()
+            return _summed_to(self._probability(home), tree.cliques[home], attributes)
         # p(top) x prod p(C | separator) over the covering subtree, then variable elimination.
         top, nodes = tree.steiner(attributes)
         factors = [(tree.cliques[i], self._probability(i) if i == top else self._conditional(i)) for i in nodes]
@@ -216,18 +225,16 @@ class FactoredModel:
         wanted_sets = [self.domain.canonical(tuple(c)) for c in cliques]
         done: dict[Clique, np.ndarray] = {}
         by_home: dict[int, list[Clique]] = {}
-        for clique in sorted(set(wanted_sets), key=lambda c: (-len(c), wanted_sets.index(c))):
+        for clique in sorted(dict.fromkeys(wanted_sets), key=len, reverse=True):  # largest first; stable
             home = tree.containing(clique)
             if home is None or not clique:
                 done[clique] = self._sorted_marginal(clique)
                 continue
-            wanted = set(clique)
-            holding = [c for c in by_home.setdefault(home, []) if wanted <= set(c)]
-            source = min(holding, key=lambda c: math.prod(self.domain.size_of(a) for a in c), default=None)
-            array = self._probability(home) if source is None else done[source]
-            source = tree.cliques[home] if source is None else source
-            axes = tuple(j for j, a in enumerate(source) if a not in wanted)
-            done[clique] = array.sum(axis=axes) if axes else array.copy()
+            source = _smallest_holding(self.domain, clique, by_home.setdefault(home, []))
+            if source is None:
+                done[clique] = _summed_to(self._probability(home), tree.cliques[home], clique)
+            else:
+                done[clique] = _summed_to(done[source], source, clique)
             by_home[home].append(clique)
         result, given = [], set()
         for asked, canonical in zip(cliques, wanted_sets):
