@@ -138,8 +138,11 @@ def test_a_fit_with_a_momentum_level_is_plain_below_it(seed):
 def test_the_presets_use_momentum_in_the_final_fit_and_the_value_is_checked():
     assert ADAPTIVE.final_momentum == FACTORED.final_momentum == PRESET_MOMENTUM
     assert MWEMTuning().final_momentum is None  # CLASSIC fits as first tuned
-    for bad in (0, -1.0, float("nan")):
-        with pytest.raises(InputError, match="final_momentum"):
-            MWEMTuning(final_momentum=bad)
-    with pytest.raises(InputTypeError, match="final_momentum"):
-        MWEMTuning(final_momentum="high")
+    # the factored preset's capped plans fit with momentum down to the discrepancy stop (docs/decisions.md)
+    assert FACTORED.capped_final_momentum == FACTORED.final_discrepancy and ADAPTIVE.capped_final_momentum is None
+    for name in ("final_momentum", "capped_final_momentum"):
+        for bad in (0, -1.0, float("nan")):
+            with pytest.raises(InputError, match=name):
+                MWEMTuning(**{name: bad})
+        with pytest.raises(InputTypeError, match=name):
+            MWEMTuning(**{name: "high"})

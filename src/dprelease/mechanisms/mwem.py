@@ -332,6 +332,16 @@ class MWEM:
         best = min(plans)
         return best[2], -best[0]
 
+    def final_momentum_level(self, workload: Workload, rounds: int) -> float | None:
+        """The final fit's momentum level: ``capped_final_momentum`` where the mechanism's own plan reached its
+        cap of ``rounds_per_attribute`` * d rounds (public: the plan uses n, epsilon and the workload only),
+        else ``final_momentum``."""
+        capped = (self.rounds is None and self.tuning.rounds_per_attribute is not None
+                  and rounds >= self.tuning.rounds_per_attribute * len(workload.attributes))
+        if capped and self.tuning.capped_final_momentum is not None:
+            return self.tuning.capped_final_momentum
+        return self.tuning.final_momentum
+
     def resolved_representation(self, domain: Domain) -> str:
         """The representation ``auto`` picks from the public domain size."""
         return mwem_representation(self.representation, domain, self.max_cells)
@@ -346,6 +356,7 @@ class MWEM:
         one_way = [(a,) for a in workload.attributes] if self.tuning.init_share > 0 or self.tuning.init_per_round \
             else []
         noise, rounds = self.plan_noise(workload, n=dataset.n)
+        momentum = self.final_momentum_level(workload, rounds)
         gaussian = noise == "gaussian"
         init_cap = self.init_cap(len(one_way), n=dataset.n, gaussian=gaussian)
         if gaussian:
@@ -512,7 +523,7 @@ class MWEM:
                                         iterations=self.tuning.final_iterations, step=step,
                                         growth=self.tuning.step_growth, on_step=final_step,
                                         discrepancy=self.tuning.final_discrepancy,
-                                        momentum=self.tuning.final_momentum)
+                                        momentum=momentum)
             if final_steps < self.tuning.final_iterations:  # stopped at the noise (or a float minimum): say where
                 progress.step(final_steps, final_steps)
         # else INIT alone ran (the plan found no marginal worth a round): the warm start's product is the
@@ -532,7 +543,7 @@ class MWEM:
                       **({} if self.tuning.max_measure_l1 is None else {"max_measure_l1": self.tuning.max_measure_l1}),
                       **({} if self.tuning.final_discrepancy is None else
                          {"final_discrepancy": self.tuning.final_discrepancy}),
-                      **({} if self.tuning.final_momentum is None else {"final_momentum": self.tuning.final_momentum}),
+                      **({} if momentum is None else {"final_momentum": momentum}),
                       "final_iterations_run": final_steps}
         if gaussian:
             parameters["rho_per_step"] = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}

@@ -76,6 +76,10 @@ class MWEMTuning:
             this level, its steps start from an extrapolated point (Nesterov's momentum with adaptive restart,
             :func:`~dprelease.updates.measurements.backtracking_descent`; the loss still never rises); below it,
             plain steps. None: plain steps throughout.
+        capped_final_momentum: the level used in place of ``final_momentum`` when the plan's rounds reached their
+            cap (``rounds_per_attribute`` * d; the budget affords more, so each measurement is sharper than the
+            plan's ``noise_target`` needs): there the noise is small against what is measured and the fit can
+            follow the measurements further. None: ``final_momentum`` always.
     """
 
     candidates: str = "workload"
@@ -101,6 +105,7 @@ class MWEMTuning:
     max_measure_l1: float | None = None
     final_discrepancy: float | None = None
     final_momentum: float | None = None
+    capped_final_momentum: float | None = None
 
     def __post_init__(self) -> None:
         if self.candidates not in CANDIDATES:
@@ -131,6 +136,8 @@ class MWEMTuning:
             check_positive(self.final_discrepancy, "final_discrepancy")
         if self.final_momentum is not None:
             check_positive(self.final_momentum, "final_momentum")
+        if self.capped_final_momentum is not None:
+            check_positive(self.capped_final_momentum, "capped_final_momentum")
 
 
 #: HLM's MWEM as first tuned on 7-column Adult (the presets before issue 12): a quarter of each round to
@@ -166,7 +173,7 @@ ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0
 #: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/ablation.md, docs/decisions.md)
 #: and at most 8 d rounds (full Adult, all 3-way, eps = 10, delta = 1e-9: 0.107 avg L1 in 82 s against
 #: 0.106 in 421 s with 16 d, both at a load average near 5 on 2 cores; a 1,000,000-cell cap: 0.106 in 187 s).
-FACTORED = replace(ADAPTIVE, max_model_cells=500_000, rounds_per_attribute=8)
+FACTORED = replace(ADAPTIVE, max_model_cells=500_000, rounds_per_attribute=8, capped_final_momentum=0.8)
 
 
 def tuning_for(*, representation: str, noise: str) -> MWEMTuning:
