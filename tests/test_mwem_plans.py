@@ -190,11 +190,11 @@ def test_one_way_distribution_weighs_projection_by_the_mass_above_the_noise():
 def test_the_final_fit_follows_the_measurements_further_where_the_plan_reached_its_cap():
     """``capped_final_momentum`` replaces ``final_momentum`` only when the own plan's rounds hit their cap of
     ``rounds_per_attribute`` * d (public: n, epsilon, the workload); a plan below it, or the user's rounds, keep
-    ``final_momentum``. The run records the level it used."""
+    ``final_momentum``. The run records the level it used beside the tuning's two."""
     workload = Workload.all_kway(DOMAIN, 2)
     tuning = replace(PLAN, rounds_per_attribute=2, final_momentum=1.0, capped_final_momentum=0.8)
     mwem = MWEM(epsilon=1.0, tuning=tuning)
-    capped_n, uncapped_n = 200_000, 2_000
+    capped_n, uncapped_n = 200_000, 300
     assert mwem.planned_rounds(workload, n=capped_n, total=exact(1.0), gaussian=False) == 2 * 4
     assert mwem.planned_rounds(workload, n=uncapped_n, total=exact(1.0), gaussian=False) < 2 * 4
     assert mwem.final_momentum_level(workload, 8) == 0.8
@@ -202,4 +202,6 @@ def test_the_final_fit_follows_the_measurements_further_where_the_plan_reached_i
     assert MWEM(epsilon=1.0, rounds=8, tuning=tuning).final_momentum_level(workload, 8) == 1.0  # the user's rounds
     assert MWEM(epsilon=1.0, tuning=replace(tuning, capped_final_momentum=None)).final_momentum_level(workload, 8) == 1.0
     for n, level in ((capped_n, 0.8), (uncapped_n, 1.0)):
-        assert mwem.run(table(n), workload, rng=SeededRandom(4)).parameters["final_momentum"] == level
+        parameters = mwem.run(table(n), workload, rng=SeededRandom(4)).parameters
+        assert parameters["final_fit_momentum"] == level
+        assert (parameters["final_momentum"], parameters["capped_final_momentum"]) == (1.0, 0.8)

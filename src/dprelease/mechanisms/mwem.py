@@ -543,7 +543,10 @@ class MWEM:
                       **({} if self.tuning.max_measure_l1 is None else {"max_measure_l1": self.tuning.max_measure_l1}),
                       **({} if self.tuning.final_discrepancy is None else
                          {"final_discrepancy": self.tuning.final_discrepancy}),
-                      **({} if momentum is None else {"final_momentum": momentum}),
+                      **({} if self.tuning.final_momentum is None else {"final_momentum": self.tuning.final_momentum}),
+                      **({} if self.tuning.capped_final_momentum is None else
+                         {"capped_final_momentum": self.tuning.capped_final_momentum}),
+                      "final_fit_momentum": momentum,
                       "final_iterations_run": final_steps}
         if gaussian:
             parameters["rho_per_step"] = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}
