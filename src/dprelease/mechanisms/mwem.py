@@ -228,7 +228,7 @@ class MWEM:
         if self.rounds is not None:
             return self.rounds
         d = len(workload.attributes)
-        most = self.tuning.rounds_per_attribute * d
+        most = self.round_cap(workload)
         if self.tuning.noise_target is None:
             return most
         plan = dict(n=n, measure=(1 - self.tuning.selection_share) * float(total), gaussian=gaussian,
@@ -332,13 +332,18 @@ class MWEM:
         best = min(plans)
         return best[2], -best[0]
 
+    def round_cap(self, workload: Workload) -> int | None:
+        """The most rounds the mechanism's own plan may take, ``rounds_per_attribute`` * d; None when the user
+        gave the rounds (or the tuning plans none)."""
+        if self.rounds is not None or self.tuning.rounds_per_attribute is None:
+            return None
+        return self.tuning.rounds_per_attribute * len(workload.attributes)
+
     def final_momentum_level(self, workload: Workload, rounds: int) -> float | None:
         """The final fit's momentum level: ``capped_final_momentum`` where the mechanism's own plan reached its
-        cap of ``rounds_per_attribute`` * d rounds (public: the plan uses n, epsilon and the workload only),
-        else ``final_momentum``."""
-        capped = (self.rounds is None and self.tuning.rounds_per_attribute is not None
-                  and rounds >= self.tuning.rounds_per_attribute * len(workload.attributes))
-        if capped and self.tuning.capped_final_momentum is not None:
+        :meth:`round_cap` (public: the plan uses n, epsilon and the workload only), else ``final_momentum``."""
+        cap = self.round_cap(workload)
+        if cap is not None and rounds >= cap and self.tuning.capped_final_momentum is not None:
             return self.tuning.capped_final_momentum
         return self.tuning.final_momentum
 

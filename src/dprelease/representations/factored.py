@@ -78,6 +78,12 @@ def _summed_to(array: np.ndarray, attributes: Clique, kept: Clique) -> np.ndarra
     return array.sum(axis=axes) if axes else array.copy()
 
 
+def _in_order(array: np.ndarray, canonical: Clique, asked: Sequence[str]) -> np.ndarray:
+    """``array`` (over ``canonical``, domain order) with its axes in the order ``asked`` (itself if the same)."""
+    asked = tuple(asked)
+    return array if asked == canonical else np.transpose(array, [canonical.index(a) for a in asked])
+
+
 @dataclass(frozen=True, eq=False)
 class FactoredModel:
     """p(x) ∝ exp(sum over cliques C of potentials[C][x_C]); cliques' attributes in domain order.
@@ -206,12 +212,8 @@ class FactoredModel:
     # ---------------------------------------------------------------- answering
     def marginal(self, attributes: Sequence[str]) -> np.ndarray:
         """Fractions of the marginal on ``attributes`` (in the order given)."""
-        attributes = tuple(attributes)
-        canonical = self.domain.canonical(attributes)
-        result = self._sorted_marginal(canonical)
-        if canonical == attributes:
-            return result
-        return np.transpose(result, [canonical.index(a) for a in attributes])
+        canonical = self.domain.canonical(tuple(attributes))
+        return _in_order(self._sorted_marginal(canonical), canonical, attributes)
 
     def marginals(self, cliques: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """The marginals on ``cliques`` (each in the order given), as :meth:`marginal` gives them one by one.
@@ -241,8 +243,7 @@ class FactoredModel:
             base = done[canonical]
             array = base.copy() if id(base) in given else base  # a clique asked twice gets two arrays
             given.add(id(base))
-            asked = tuple(asked)
-            result.append(array if asked == canonical else np.transpose(array, [canonical.index(a) for a in asked]))
+            result.append(_in_order(array, canonical, asked))
         return result
 
     def answer(self, query: LinearQuery) -> float:
