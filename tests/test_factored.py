@@ -20,7 +20,8 @@ from dprelease.queries import Workload
 from dprelease.queries.product import ProductQuery
 from dprelease.representations.factored import FactoredModel, model_size
 from dprelease.representations.histogram import HistogramModel, marginalize
-from dprelease.representations.junction_tree import JunctionTree, candidate_cells
+from dprelease.representations.junction_tree import (JunctionTree, calibrate, calibrate_log, candidate_cells,
+                                                     contract)
 from dprelease.updates.measurement_fit import fit_measurements
 from dprelease.updates.measurements import MarginalMeasurement
 
@@ -72,6 +73,48 @@ def test_batched_marginals_match_one_by_one(cliques):
     for attributes, array in zip(asked, batched):
         assert np.abs(array - model.marginal(attributes)).max() < 1e-14, attributes
     assert batched[0] is not batched[len(asked) - 3]  # a clique asked twice: two arrays, not one shared
+
+
+@pytest.mark.parametrize("cliques", CLIQUE_SETS)
+@pytest.mark.parametrize("scale", [2.0, 60.0])
+def test_probability_domain_calibration_equals_the_log_domain_one(cliques, scale):
+    """The fast calibration (messages in probabilities) gives the log-domain algorithm's marginals and log Z, also
+    on a model peaked enough (potentials of size 60) that most cells underflow to 0 in their clique."""
+    domain = domain_for(cliques)
+    model = random_model(domain, cliques, seed=3, scale=scale)
+    factors = list(model.potentials.items())
+    fast, log_z = calibrate(model.tree, factors)
+    exact, exact_log_z = calibrate_log(model.tree, factors)
+    assert abs(log_z - exact_log_z) <= 1e-12 * max(1.0, abs(exact_log_z))
+    for a, b in zip(fast, exact):
+        assert np.abs(a - b).max() < 1e-12
+        assert abs(a.sum() - 1) < 1e-12
+
+
+def test_calibration_falls_back_to_the_log_domain_where_a_message_underflows():
+    """Each clique alone puts b where the other says it is e^-1000 less likely: both values of b are equally likely,
+    but in the probability domain every product of the two cliques underflows to 0. The log domain answers."""
+    domain = Domain(("a", "b", "c"), (2, 2, 2))
+    model = FactoredModel(domain, {("a", "b"): np.array([[0.0, -1000.0], [0.0, -1000.0]]),
+                                   ("b", "c"): np.array([[-1000.0, -1000.0], [0.0, 0.0]])})
+    assert np.allclose(model.marginal(("b",)), [0.5, 0.5], atol=1e-12)
+    assert np.allclose(model.marginal(("a", "c")), 0.25, atol=1e-12)
+    assert abs(model.log_partition - (math.log(8) - 1000)) < 1e-9
+
+
+def test_contraction_by_matrix_products_equals_einsum():
+    """``contract`` (pairs of factors as batched matrix products) sums the same products as einsum does, for
+    attributes shared and kept (the batch), shared and summed, private and kept or summed, in any output order."""
+    g = np.random.Generator(np.random.PCG64(4))
+    sizes = dict(zip("abcdef", (2, 3, 4, 2, 3, 5)))
+    operands = [("a", "b", "c"), ("b", "c", "d"), ("d", "e"), ("a", "f")]
+    arrays = [g.random([sizes[x] for x in attrs]) for attrs in operands]
+    for output in [("a", "d"), ("d", "a"), ("b",), (), ("f", "e", "c", "a"), tuple("abcdef")]:
+        spec = ",".join("".join(attrs) for attrs in operands) + "->" + "".join(output)
+        expected = np.einsum(spec, *arrays)
+        got = contract(list(zip(operands, arrays)), output)
+        assert got.shape == expected.shape
+        assert np.abs(got - expected).max() < 1e-12 * max(1.0, np.abs(expected).max()), output
 
 
 @pytest.mark.parametrize("cliques", CLIQUE_SETS)

@@ -36,8 +36,8 @@ from dprelease.privacy.rng import RandomSource
 from dprelease.queries.base import LinearQuery
 from dprelease.representations.histogram import HistogramModel
 from dprelease.representations.rounding import systematic_counts
-from dprelease.representations.junction_tree import (Clique, JunctionTree, calibrate, candidate_cells, eliminate,
-                                                     expand, log_sum_to)
+from dprelease.representations.junction_tree import (Clique, JunctionTree, ratio_or_zero, calibrate, candidate_cells,
+                                                     eliminate, expand, sum_to)
 
 #: Default cap on the junction tree's cells (all cliques together). The model keeps a few
 #: float64 copies (potentials, log-marginals, probabilities, conditionals): ~40 bytes a cell.
@@ -74,8 +74,8 @@ def _smallest_holding(domain: Domain, clique: Sequence[str], candidates: Iterabl
 
 def _summed_to(array: np.ndarray, attributes: Clique, kept: Clique) -> np.ndarray:
     """``array`` (over ``attributes``) summed over the attributes not in ``kept`` (a new array either way)."""
-    axes = tuple(i for i, a in enumerate(attributes) if a not in kept)
-    return array.sum(axis=axes) if axes else array.copy()
+    summed = sum_to(array, attributes, kept)
+    return summed.copy() if summed is array else summed
 
 
 def _in_order(array: np.ndarray, canonical: Clique, asked: Sequence[str]) -> np.ndarray:
@@ -180,20 +180,17 @@ class FactoredModel:
         return self._calibrated[1]
 
     def _probability(self, index: int) -> np.ndarray:
-        key = ("p", index)
-        if key not in self._cache:
-            self._cache[key] = np.exp(self._calibrated[0][index])
-        return self._cache[key]
+        """The marginal (probabilities) of tree clique ``index``."""
+        return self._calibrated[0][index]
 
     def _conditional(self, index: int) -> np.ndarray:
-        """p(clique | separator with the parent), shaped like the clique."""
+        """p(clique | separator with the parent), shaped like the clique (0 where the separator's value has none)."""
         key = ("c", index)
         if key not in self._cache:
             tree = self.tree
             clique, separator = tree.cliques[index], tree.separators[index]
-            log_marginal = self._calibrated[0][index]
-            log_separator = log_sum_to(log_marginal, clique, separator)
-            self._cache[key] = np.exp(log_marginal - expand(separator, log_separator, clique))
+            marginal = self._probability(index)
+            self._cache[key] = ratio_or_zero(marginal, expand(separator, sum_to(marginal, clique, separator), clique))
         return self._cache[key]
 
     def _sorted_marginal(self, attributes: Clique) -> np.ndarray:

@@ -13,10 +13,12 @@ Friedman, *Probabilistic Graphical Models*, ch. 9-10):
    attributes: for the maximal cliques of a chordal graph this has the running-intersection
    property (Koller & Friedman, Thm 10.4 ff.). Attributes that share no clique get their own
    one-attribute clique, joined by an empty separator.
-3. **Calibrate** by sum-product message passing in the log domain (collect to the root, then
-   distribute; Hugin-style division at the separators), each message a log-sum-exp shifted
-   by its own maximum, so nothing underflows however peaked the model. The result is every
-   tree clique's exact log-marginal and log Z.
+3. **Calibrate** by sum-product message passing (collect to the root, then distribute; Hugin-style
+   division at the separators) in the probability domain: each clique's log potential is exponentiated
+   once, shifted by its own maximum, and each message is scaled to peak 1, the scales kept in logs.
+   Where a whole message would underflow (a model peaked beyond e^-745), the same passes run in the
+   log domain (log-sum-exp messages), which nothing underflows. The result is every tree clique's
+   exact marginal and log Z.
 
 Everything here depends only on public information (the domain and the chosen cliques) and
 on public potentials: it is post-processing.
@@ -24,6 +26,7 @@ on public potentials: it is post-processing.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -291,20 +294,68 @@ def log_sum_to(log_array: np.ndarray, attributes: Clique, kept: Clique) -> np.nd
     return np.log(total) + peak.reshape(total.shape)
 
 
+def _summed_out(attributes: Clique, array: np.ndarray, drop: set[str]) -> tuple[Clique, np.ndarray]:
+    """``array`` (over ``attributes``) summed over the attributes in ``drop``, with the attributes left."""
+    summed = [i for i, a in enumerate(attributes) if a in drop]
+    if not summed:
+        return attributes, array
+    kept = [i for i, a in enumerate(attributes) if a not in drop]
+    shape = [array.shape[i] for i in kept]
+    # The kept axes first, contiguous, then one sum along each row: 3-5x faster than ndarray.sum over several
+    # axes (whose inner loops run over a clique's short axes) on the cliques of a large model.
+    rows = np.transpose(array, kept + summed).reshape(math.prod(shape), -1)
+    return tuple(attributes[i] for i in kept), rows.sum(axis=1).reshape(shape)
+
+
+def _contract_pair(x: tuple[Clique, np.ndarray], y: tuple[Clique, np.ndarray], keep: set[str]) -> tuple[Clique, np.ndarray]:
+    """The product of two factors summed over their attributes not in ``keep``, as one batched matrix product.
+
+    Attributes of both factors that are kept index the batch, those summed are the inner dimension, the rest the
+    rows and columns: numpy's matmul (BLAS) runs it, 10-20x faster than einsum's loops on the junction tree's
+    large cliques (full Adult's workload answers: 19 s -> 1 s).
+    """
+    (x_attrs, xa), (y_attrs, ya) = x, y
+    x_attrs, xa = _summed_out(x_attrs, xa, {a for a in x_attrs if a not in y_attrs and a not in keep})
+    y_attrs, ya = _summed_out(y_attrs, ya, {a for a in y_attrs if a not in x_attrs and a not in keep})
+    batch = [a for a in x_attrs if a in y_attrs and a in keep]
+    inner = [a for a in x_attrs if a in y_attrs and a not in keep]
+    rows = [a for a in x_attrs if a not in y_attrs]
+    columns = [a for a in y_attrs if a not in x_attrs]
+    size = dict(zip(x_attrs, xa.shape)) | dict(zip(y_attrs, ya.shape))
+
+    def block(attributes: Clique, array: np.ndarray, *groups: list[str]) -> np.ndarray:
+        order = [attributes.index(a) for g in groups for a in g]
+        return np.transpose(array, order).reshape([math.prod(size[a] for a in g) for g in groups])
+
+    product = np.matmul(block(x_attrs, xa, batch, rows, inner), block(y_attrs, ya, batch, inner, columns))
+    out = tuple(batch + rows + columns)
+    return out, product.reshape([size[a] for a in out])
+
+
 def contract(operands: Sequence[tuple[Clique, np.ndarray]], output: Clique) -> np.ndarray:
-    """Sum over every attribute not in ``output`` of the product of the operands (numpy einsum)."""
-    letters: dict[str, str] = {}
-    for attributes, _ in operands:
-        for a in attributes:
-            letters.setdefault(a, _LETTERS[len(letters)] if len(letters) < len(_LETTERS) else None)
-    if None in letters.values():
-        raise ValueError(f"contraction over {len(letters)} attributes exceeds einsum's {len(_LETTERS)} labels")
-    spec = ",".join("".join(letters[a] for a in attrs) for attrs, _ in operands)
-    spec += "->" + "".join(letters[a] for a in output)
-    return np.einsum(spec, *(array for _, array in operands), optimize=len(operands) > 2)
+    """Sum over every attribute not in ``output`` of the product of the operands, axes in ``output``'s order.
 
-
-_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    Two at a time (:func:`_contract_pair`), the pair whose product spans the fewest cells first; each attribute
+    is summed out as soon as no other operand and not the output holds it.
+    """
+    operands = [(tuple(a), f) for a, f in operands]
+    keep = set(output)
+    while len(operands) > 1:
+        best = None
+        for i, j in itertools.combinations(range(len(operands)), 2):
+            sizes: dict[str, int] = {}
+            for attrs, array in (operands[i], operands[j]):
+                sizes.update(zip(attrs, array.shape))
+            cost = math.prod(sizes.values())
+            if best is None or cost < best[0]:
+                best = cost, i, j
+        _, i, j = best
+        rest = [o for k, o in enumerate(operands) if k not in (i, j)]
+        elsewhere = {a for attrs, _ in rest for a in attrs}
+        operands = rest + [_contract_pair(operands[i], operands[j], keep | elsewhere)]
+    attributes, array = operands[0]
+    attributes, array = _summed_out(attributes, array, {a for a in attributes if a not in keep})
+    return np.transpose(array, [attributes.index(a) for a in output])
 
 
 def eliminate(domain: Domain, factors: Sequence[tuple[Clique, np.ndarray]], output: Clique) -> np.ndarray:
@@ -344,11 +395,13 @@ def eliminate(domain: Domain, factors: Sequence[tuple[Clique, np.ndarray]], outp
     return contract(factors, output) if len(factors) > 1 or factors[0][0] != output else factors[0][1]
 
 
-def calibrate(tree: JunctionTree, factors: Sequence[tuple[Clique, np.ndarray]]) -> tuple[list[np.ndarray], float]:
-    """Exact log-marginals of every tree clique and log Z, for p ∝ exp(sum of the log ``factors``).
+def sum_to(array: np.ndarray, attributes: Clique, kept: Clique) -> np.ndarray:
+    """``array`` (over ``attributes``) summed over the attributes not in ``kept`` (itself when none is summed)."""
+    return _summed_out(attributes, array, {a for a in attributes if a not in kept})[1]
 
-    Each factor's attributes must lie in some tree clique (true for the cliques the tree was built for).
-    """
+
+def _log_beliefs(tree: JunctionTree, factors: Sequence[tuple[Clique, np.ndarray]]) -> list[np.ndarray]:
+    """Each tree clique's sum of the log factors it is home to (fresh arrays)."""
     domain = tree.domain
     beliefs = [np.zeros([domain.size_of(a) for a in c]) for c in tree.cliques]
     for attributes, log_factor in factors:
@@ -356,6 +409,68 @@ def calibrate(tree: JunctionTree, factors: Sequence[tuple[Clique, np.ndarray]]) 
         if home is None:
             raise ValueError(f"factor on {list(attributes)} lies in no junction-tree clique")
         beliefs[home] += expand(attributes, log_factor, tree.cliques[home])  # in place: beliefs are fresh arrays
+    return beliefs
+
+
+def ratio_or_zero(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, 0 where the denominator is 0 (Hugin's convention 0 / 0 = 0)."""
+    return np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator > 0)
+
+
+def calibrate(tree: JunctionTree, factors: Sequence[tuple[Clique, np.ndarray]]) -> tuple[list[np.ndarray], float]:
+    """Exact marginals (probabilities) of every tree clique and log Z, for p ∝ exp(sum of the log ``factors``).
+
+    Each factor's attributes must lie in some tree clique (true for the cliques the tree was built for).
+    Messages pass in the probability domain: each clique's log potential is exponentiated once, shifted by
+    its maximum, and every message is scaled by its own maximum, the shifts kept apart in logs; that is 2-3x
+    faster than log-sum-exp messages (one exp a clique, not one per message). Values more than e^-745 below
+    their clique's largest underflow to 0, which changes no probability that prints. Should a whole message
+    underflow (a model peaked beyond that), the same algorithm runs in the log domain
+    (:func:`calibrate_log`), which nothing underflows.
+    """
+    beliefs = _log_beliefs(tree, factors)
+    shifts = [float(b.max()) for b in beliefs]
+    for belief, shift in zip(beliefs, shifts):
+        belief -= shift
+        np.exp(belief, out=belief)
+    up: dict[int, np.ndarray] = {}
+    # COLLECT: leaves to root; each message scaled to peak 1, its log scale added to the parent's shift.
+    for i in reversed(tree.order):
+        p = tree.parent[i]
+        if p == -1:
+            continue
+        message = sum_to(beliefs[i], tree.cliques[i], tree.separators[i])
+        peak = float(message.max())
+        if not peak > 0 or not math.isfinite(peak):
+            return calibrate_log(tree, factors)
+        up[i] = message = message / peak
+        shifts[p] += shifts[i] + math.log(peak)
+        beliefs[p] *= expand(tree.separators[i], message, tree.cliques[p])
+    root = tree.order[0]
+    total = float(beliefs[root].sum())
+    if not total > 0 or not math.isfinite(total):
+        return calibrate_log(tree, factors)
+    log_z = shifts[root] + math.log(total)
+    beliefs[root] /= total
+    # DISTRIBUTE: root to leaves; the parent's marginal divided by what the child sent up (Hugin). Each clique is
+    # made a distribution (divided by its own sum) once calibrated, so no scale drifts down the tree.
+    for i in tree.order:
+        p = tree.parent[i]
+        if p == -1:
+            continue
+        down = ratio_or_zero(sum_to(beliefs[p], tree.cliques[p], tree.separators[i]), up[i])
+        beliefs[i] *= expand(tree.separators[i], down, tree.cliques[i])
+        total = float(beliefs[i].sum())
+        if not total > 0 or not math.isfinite(total):
+            return calibrate_log(tree, factors)
+        beliefs[i] /= total
+    return beliefs, log_z
+
+
+def calibrate_log(tree: JunctionTree, factors: Sequence[tuple[Clique, np.ndarray]]) -> tuple[list[np.ndarray], float]:
+    """:func:`calibrate` in the log domain: log-sum-exp messages, each shifted by its own maximum, so nothing
+    underflows however peaked the model; returns the same (probabilities, log Z)."""
+    beliefs = _log_beliefs(tree, factors)
     up: dict[int, np.ndarray] = {}
     # COLLECT: leaves to root.
     for i in reversed(tree.order):
@@ -374,6 +489,4 @@ def calibrate(tree: JunctionTree, factors: Sequence[tuple[Clique, np.ndarray]]) 
     root = tree.order[0]
     peak = float(beliefs[root].max())
     log_z = peak + math.log(float(np.exp(beliefs[root] - peak).sum()))
-    for belief in beliefs:
-        belief -= log_z
-    return beliefs, log_z
+    return [np.exp(belief - log_z) for belief in beliefs], log_z
