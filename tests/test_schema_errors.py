@@ -130,7 +130,8 @@ def test_every_column_problem_in_one_error_and_no_private_value_or_count(tmp_pat
         assert fix in message
         if value:
             assert value not in message
-    assert not re.search(rf"\b{BAD_ROWS}\b", message)  # no count of private rows
+    # no count of private rows (the file's path is the caller's own text: pytest's tmp_path can hold any number)
+    assert not re.search(rf"\b{BAD_ROWS}\b", message.replace(str(path), "<path>"))
     assert "kept" not in message  # a column with buckets absorbs its problems
     with pytest.raises(InputError) as shown:
         encode(path, SCHEMA, show_values=True)

@@ -61,7 +61,7 @@ from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.base import PrivateTable
 from dprelease.errors import DomainTooLargeError, InputError, InputTypeError
 from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
-from dprelease.mechanisms.mwem_budget import RoundBudget
+from dprelease.mechanisms.mwem_budget import RoundBudget, init_allocation
 from dprelease.mechanisms.mwem_tuning import MWEMTuning, default_rounds, tuning_for
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant
@@ -276,6 +276,17 @@ class MWEM:
         return {"init_each": init_each, "rounds_total": total - init_total, "select": select,
                 "measure": per_round - select, "rounds_after_init": Fraction(after_init)}
 
+    def init_amounts(self, workload: Workload, one_way: list[tuple[str, ...]], init_each: Fraction, *, n: int,
+                     gaussian: bool) -> dict[tuple[str, ...], Fraction]:
+        """Each 1-way marginal's INIT budget, together exactly ``init_each`` times their number (public): equal
+        parts, or (``init_allocation="l1"``) :func:`~dprelease.mechanisms.mwem_budget.init_allocation`'s split."""
+        if self.tuning.init_allocation == "equal" or len(one_way) < 2:
+            return {a: init_each for a in one_way}
+        parts = init_allocation([workload.cells(a) for a in one_way],
+                                [sum(a[0] in m for m in workload.marginals) for a in one_way],
+                                n=n, total=init_each * len(one_way), gaussian=gaussian)
+        return dict(zip(one_way, parts))
+
     def init_cap(self, num_one_way: int, *, n: int, gaussian: bool) -> Fraction | None:
         """The most INIT may spend on one 1-way marginal (rho or epsilon; public), or None (no cap).
 
@@ -455,9 +466,11 @@ class MWEM:
         rounds = int(split["rounds_after_init"])
         progress.step(0, rounds)
         # INIT: noisy 1-way marginals
+        init_amounts = self.init_amounts(workload, one_way, split["init_each"], n=dataset.n, gaussian=gaussian)
         for attributes in one_way:
-            measure(attributes, split["init_each"], f"init: {attributes[0]}",
-                    {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(split["init_each"])}))
+            amount = init_amounts[attributes]
+            measure(attributes, amount, f"init: {attributes[0]}",
+                    {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(amount)}))
         if self.tuning.warm_start and measurements:
             model = warm_started(model, fitted)
         step = None
@@ -544,6 +557,7 @@ class MWEM:
                       "warm_start": self.tuning.warm_start, "remeasure": self.tuning.remeasure, "step_growth": self.tuning.step_growth,
                       "rounds_per_attribute": self.tuning.rounds_per_attribute, "noise_target": self.tuning.noise_target,
                       "init_per_round": self.tuning.init_per_round, "one_way_candidates": self.tuning.one_way_candidates,
+                      "init_allocation": self.tuning.init_allocation,
                       "compress_rare": self.tuning.compress_rare, "init_cell_noise": self.tuning.init_cell_noise,
                       **({} if self.tuning.max_measure_l1 is None else {"max_measure_l1": self.tuning.max_measure_l1}),
                       **({} if self.tuning.final_discrepancy is None else
