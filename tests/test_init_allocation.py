@@ -111,3 +111,11 @@ def test_an_mwem_run_charges_each_init_measurement_its_part_exactly(delta):
         assert spent <= total and (total - spent) / total < Fraction(1, 10**12)
     else:
         assert sum(charges) == total
+
+
+def test_an_unknown_allocation_is_refused_by_name():
+    from dprelease.errors import InputError
+    from dprelease.mechanisms.mwem_tuning import MWEMTuning
+
+    with pytest.raises(InputError, match=r"init_allocation must be one of \['equal', 'l1'\], got 'size'"):
+        MWEMTuning(init_allocation="size")

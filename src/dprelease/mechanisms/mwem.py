@@ -2,7 +2,8 @@
 
 The practical offline release. With T rounds and budget eps:
 
-    INIT (optional)   Laplace on every 1-way marginal the workload uses      eps_init in total
+    INIT (optional)   Laplace on every 1-way marginal the workload uses      eps_init in total, split equally
+                      or by size (``init_allocation``, mwem_budget.init_allocation)
     for t = 1 .. T:                                                          (eps - eps_init) / T per round
         SELECT   exponential mechanism over the workload's marginals,
                  score ||M(x) - M(x^t)||_1 - penalty(M)                      share s of the round
@@ -41,7 +42,8 @@ add (BS Lemma 2.3): see privacy/zcdp.py. With selection weights w, the score's s
 max w * 2/n, and the exponential mechanism is calibrated to it. With annealing, each round's budget
 is a function of earlier public outputs and the rounds' sum never exceeds the total: eps-DP by the
 basic-composition filter (Rogers, Roth, Ullman & Vadhan 2016), rho-zCDP by the Renyi filter
-(Feldman & Zrnic 2021). Every step is charged to the accountant before it runs. The privacy unit
+(Feldman & Zrnic 2021). INIT's split of its total over the 1-way marginals reads public quantities only
+(the domain's sizes, the workload, n, the budget). Every step is charged to the accountant before it runs. The privacy unit
 is the book's: neighbouring tables have the same n and differ in one record. The fit, its discrepancy
 stop and the rows read only public outputs (noisy values, their scales): post-processing (Prop. 2.1).
 """
