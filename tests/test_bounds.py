@@ -15,7 +15,7 @@ from dprelease.mechanisms.iterative_construction import IterativeConstruction
 from dprelease.planner import plan_mechanisms
 from dprelease.updates.median import MedianMechanism, smallest_net
 from dprelease.updates.multiplicative_weights import mw_max_updates
-from dprelease.updates.perceptron import Perceptron, perceptron_max_updates
+from dprelease.updates.perceptron import Perceptron
 
 LN_1E6 = 13.815510557964274  # ln(10^6)
 

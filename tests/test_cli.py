@@ -16,7 +16,7 @@ import pytest
 
 from dprelease import Dataset, Domain, Workload
 from dprelease.cli import main
-from dprelease.datasets import ADULT_SMALL_COLUMNS, adult_raw_schema
+from dprelease.datasets import adult_raw_schema
 from dprelease.evaluate import workload_errors
 from dprelease.release import Release
 from dprelease.schema import Schema

@@ -28,7 +28,7 @@ from dprelease.cli import main
 from dprelease.engines.duckdb_engine import DuckDBTable
 from dprelease.engines.registry import auto_engine, open_table
 from dprelease.engines.spark_engine import DEFAULT_JAVA_HOME, SparkTable
-from dprelease.errors import EngineError, InputError
+from dprelease.errors import InputError
 from dprelease.privacy import accountant as accounting
 from dprelease.schema import encode
 from tests.counting import count_random_draws

@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 from dprelease import Dataset, Domain
+from dprelease.errors import InputError
 from dprelease.mechanisms.mwem import MWEM
 from dprelease.mechanisms.mwem_budget import INIT_FLOOR, INIT_SATURATION, init_allocation
-from dprelease.mechanisms.mwem_tuning import ADAPTIVE
+from dprelease.mechanisms.mwem_tuning import ADAPTIVE, MWEMTuning
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import SeededRandom
 from dprelease.privacy.zcdp import rho_for
@@ -113,9 +114,13 @@ def test_an_mwem_run_charges_each_init_measurement_its_part_exactly(delta):
         assert sum(charges) == total
 
 
-def test_an_unknown_allocation_is_refused_by_name():
-    from dprelease.errors import InputError
-    from dprelease.mechanisms.mwem_tuning import MWEMTuning
+@pytest.mark.parametrize("gaussian", [True, False])
+def test_one_marginal_takes_the_whole_total_and_none_take_nothing(gaussian):
+    total = Fraction(3, 7)
+    assert init_allocation([85], [2], n=1000, total=total, gaussian=gaussian) == [total]
+    assert init_allocation([], [], n=1000, total=total, gaussian=gaussian) == []
 
+
+def test_an_unknown_allocation_is_refused_by_name():
     with pytest.raises(InputError, match=r"init_allocation must be one of \['equal', 'l1'\], got 'size'"):
         MWEMTuning(init_allocation="size")

@@ -9,7 +9,6 @@ with an exact ledger.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import warnings
 from fractions import Fraction
 

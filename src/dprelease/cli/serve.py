@@ -16,7 +16,6 @@ import argparse
 import hashlib
 import secrets
 import signal
-import sys
 import threading
 from pathlib import Path
 

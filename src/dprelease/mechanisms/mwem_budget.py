@@ -82,6 +82,28 @@ class RoundBudget:
             self.per_round *= SHARPEN[self.currency]
 
 
+# ------------------------------------------------------------------------------------ noise per cell
+def unit_cell_noise(*, gaussian: bool) -> float:
+    """n times one marginal cell's expected absolute noise at unit budget (rho = 1, or eps = 1): E|Z| scales as
+    1 / (n sqrt rho) or 1 / (n eps) times this. Laplace: b = 2 / (n eps) (L1 sensitivity 2/n), E|Z| = b. Gaussian:
+    sigma = 1 / (n sqrt rho) (L2 sensitivity sqrt(2)/n), E|Z| = sqrt(2/pi) sigma."""
+    return math.sqrt(2 / math.pi) if gaussian else 2.0
+
+
+def budget_for_cell_noise(cell_noise: float, *, n: int, gaussian: bool) -> float:
+    """The budget (rho, or epsilon) at which one marginal cell's expected absolute noise is ``cell_noise``
+    (:func:`unit_cell_noise`). Public quantities only."""
+    if gaussian:
+        return (unit_cell_noise(gaussian=True) / (n * cell_noise)) ** 2
+    return unit_cell_noise(gaussian=False) / (n * cell_noise)
+
+
+def rounds_for_noise(*, cells: float, n: int, measure: float, gaussian: bool, tau: float) -> int:
+    """The most rounds T at which measuring a marginal of ``cells`` cells with ``measure`` / T adds expected L1
+    noise <= ``tau`` (public): cells x E|Z| <= tau, E|Z| as in :func:`budget_for_cell_noise`."""
+    return math.floor(measure / budget_for_cell_noise(tau / cells, n=n, gaussian=gaussian))
+
+
 # ------------------------------------------------------------------------------------ INIT's allocation
 #: The least share of its equal part a 1-way marginal keeps under :func:`init_allocation`. A column whose cells look
 #: unmeasurable to the error model may still have one large cell that any measurement finds (Adult's capital-gain,
@@ -116,7 +138,7 @@ def init_allocation(cells: list[int], uses: list[int], *, n: int, total: Fractio
     # u: the noise's reciprocal scale, u = sqrt(rho) or eps, the budget spending u^2 or u; L / S = c / u with c below.
     # Plain Python floats and math.fsum: numpy's SIMD sums and cube roots differ in the last bit between CPUs, and a
     # seeded release should charge the same split everywhere.
-    c = [(math.sqrt(2 / math.pi) if gaussian else 2.0) * k / n / INIT_SATURATION for k in cells]
+    c = [unit_cell_noise(gaussian=gaussian) * k / n / INIT_SATURATION for k in cells]
     weights = [float(w) for w in uses]
     floor = math.sqrt(INIT_FLOOR * budget / m) if gaussian else INIT_FLOOR * budget / m
 

@@ -35,12 +35,12 @@ from dprelease.errors import DomainTooLargeError
 from dprelease.privacy.rng import RandomSource
 from dprelease.queries.base import LinearQuery
 from dprelease.representations.histogram import HistogramModel
+from dprelease.representations.junction_tree import (Clique, JunctionTree, calibrate, candidate_cells, eliminate,
+                                                     expand, ratio_or_zero, sum_to)
 from dprelease.representations.rounding import systematic_counts
-from dprelease.representations.junction_tree import (Clique, JunctionTree, ratio_or_zero, calibrate, candidate_cells,
-                                                     eliminate, expand, sum_to)
 
 #: Default cap on the junction tree's cells (all cliques together). The model keeps a few
-#: float64 copies (potentials, log-marginals, probabilities, conditionals): ~40 bytes a cell.
+#: float64 copies (potentials, calibration's working arrays, clique probabilities, conditionals): ~40 bytes a cell.
 DEFAULT_MAX_MODEL_CELLS = 2_000_000
 
 # Rows x columns of the working tables used when drawing rows (bounds their memory).

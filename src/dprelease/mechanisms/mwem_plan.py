@@ -1,0 +1,251 @@
+"""MWEM's plan: how many rounds, which noise, and how the budget splits over INIT and the rounds.
+
+Everything here reads public quantities only (epsilon, delta, n, the domain's sizes, the workload, the
+tuning), so the plan itself costs no budget; :class:`~dprelease.mechanisms.mwem.MWEM` runs it. The split is
+exact (Fractions): the parts sum to the total, epsilon under pure DP (basic composition, Thm 3.16) or rho
+under zCDP (Bun & Steinke 2016, Lemma 2.3), and the accountant charges each step its part.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from dprelease.domain import DEFAULT_MAX_CELLS, Domain
+from dprelease.errors import InputError, InputTypeError
+from dprelease.mechanisms.mwem_budget import budget_for_cell_noise, init_allocation, rounds_for_noise
+from dprelease.mechanisms.mwem_tuning import MWEMTuning, default_rounds
+from dprelease.privacy.noise import exact
+from dprelease.privacy.zcdp import exponential_epsilon, rho_for
+from dprelease.queries.workload import Workload
+from dprelease.representations import MWEM_HISTOGRAM_CELLS, REPRESENTATIONS, resolve_representation
+from dprelease.validation import check_delta, check_positive, check_positive_int
+
+NOISES = ("auto", "laplace", "gaussian")
+
+#: The most of the budget INIT keeps where the 1-way cells are already measured well (:meth:`MWEMPlan.init_cap`):
+#: Chicago taxi eps 0.1 0.21 avg L1 against 0.27 (delta 1e-9) and 0.26 against 0.34 (pure); a third measured
+#: worse on full Adult and the 32-column mixture at eps 1, pure (0.233 and 0.271 against 0.219 and 0.260).
+INIT_MOST_SHARE = Fraction(1, 2)
+
+
+def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list[tuple[str, ...]]:
+    """The workload's marginals, or (``closure``) also all their sub-marginals of >= ``smallest`` attributes."""
+    if kind == "workload":
+        return list(workload.marginals)
+    found = dict.fromkeys(workload.marginals)
+    for m in workload.marginals:
+        for k in range(smallest, len(m)):
+            found.update(dict.fromkeys(itertools.combinations(m, k)))
+    return list(found)
+
+
+def mwem_representation(representation: str, domain: Domain, max_cells: int) -> str:
+    """MWEM's model: ``auto`` keeps the histogram up to ``max_cells`` and :data:`MWEM_HISTOGRAM_CELLS`
+    (public; the class and its registry entry decide alike)."""
+    return resolve_representation(representation, domain, max_cells=max_cells, auto_cells=MWEM_HISTOGRAM_CELLS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MWEMPlan:
+    """MWEM's parameters and its plan: the rounds, the noise and the budget's split, from public quantities only.
+
+    Args:
+        epsilon: total budget; the run is (epsilon, 0)-DP with Laplace noise, (epsilon, delta)-DP
+            with Gaussian noise.
+        delta: 0 for pure DP; > 0 allows Gaussian noise with zCDP accounting.
+        noise: ``"laplace"``, ``"gaussian"`` (needs delta > 0), or ``"auto"`` (Gaussian when delta > 0).
+        representation: ``"histogram"``, ``"factored"``, or ``"auto"`` (the histogram when the domain
+            has at most ``max_cells`` and at most :data:`~dprelease.representations.MWEM_HISTOGRAM_CELLS`
+            cells, else the factored model).
+        max_cells: cap on an explicit histogram's cells (public).
+        max_model_cells: cap on the factored model's junction-tree cells (default: the tuning's).
+        rounds: T, the number of select-measure-update rounds (default: the tuning's, else
+            :func:`~dprelease.mechanisms.mwem_tuning.default_rounds`).
+        tuning: the constants chosen by ablation (:class:`~dprelease.mechanisms.mwem_tuning.MWEMTuning`: the
+            candidates, the budget shares, the size penalty, the fit's passes, warm start, annealing, ...).
+            The registry entry (:class:`MWEMMechanism`) picks the preset for the run's representation and
+            noise from public quantities; pass one here only to study an option (tests, the ablation).
+    """
+
+    epsilon: float
+    delta: float = 0.0
+    rounds: int | None = None
+    representation: str = "auto"
+    max_cells: int = DEFAULT_MAX_CELLS
+    max_model_cells: int | None = None
+    noise: str = "auto"
+    tuning: MWEMTuning = field(default_factory=MWEMTuning)
+
+    def __post_init__(self) -> None:
+        check_positive(self.epsilon, "epsilon")
+        check_delta(self.delta)
+        if self.noise not in NOISES:
+            raise InputError(f"noise must be one of {list(NOISES)}, got {self.noise!r}")
+        if self.noise == "gaussian" and self.delta == 0:
+            raise InputError("noise='gaussian' needs delta > 0 (zCDP converts to (epsilon, delta)-DP), got delta=0")
+        if self.representation not in REPRESENTATIONS:
+            raise InputError(f"representation must be one of {list(REPRESENTATIONS)}, got {self.representation!r}")
+        check_positive_int(self.max_cells, "max_cells")
+        if not isinstance(self.tuning, MWEMTuning):
+            raise InputTypeError(f"tuning must be an MWEMTuning, got {type(self.tuning).__name__}")
+        # The user's rounds and model cap, else the tuning's, else T from epsilon (public choices only). With
+        # ``rounds_per_attribute`` the plan depends on the workload: it is resolved by :meth:`planned_rounds`.
+        if self.rounds is None and self.tuning.rounds_per_attribute is None:
+            object.__setattr__(self, "rounds", self.tuning.rounds or default_rounds(self.epsilon))
+        if self.rounds is not None:
+            check_positive_int(self.rounds, "rounds")
+        if self.max_model_cells is None:
+            object.__setattr__(self, "max_model_cells", self.tuning.max_model_cells)
+        check_positive_int(self.max_model_cells, "max_model_cells")
+
+    def planned_rounds(self, workload: Workload, *, n: int, total: Fraction, gaussian: bool) -> int:
+        """T: the user's; else the rounds whose measurements the candidates can use (public quantities only).
+
+        With ``noise_target`` tau, :func:`rounds_for_noise` gives the most rounds at which measuring a marginal
+        of C cells adds expected L1 noise <= tau. T is that for a typical workload marginal (C = their median
+        cells), kept in [d + 1, ``rounds_per_attribute`` * d] (d: the workload's attributes; AIM's 16 d plan
+        when n * epsilon is large, and one round after INIT when it is small). When even the smallest pair
+        of attributes could not be measured usefully within d rounds, no round is worth its noise: T = d,
+        and INIT measures each 1-way marginal with 1/d of the budget (the independent baseline's plan).
+        """
+        if self.rounds is not None:
+            return self.rounds
+        d = len(workload.attributes)
+        most = self.round_cap(workload)
+        if self.tuning.noise_target is None:
+            return most
+        plan = dict(n=n, measure=(1 - self.tuning.selection_share) * float(total), gaussian=gaussian,
+                    tau=self.tuning.noise_target)
+        pairs = [workload.cells(p) for p in candidate_marginals(workload, "closure", smallest=2) if len(p) == 2]
+        if pairs and rounds_for_noise(cells=min(pairs), **plan) <= d:
+            return d
+        # A typical pair, not a typical workload marginal: rounds measure the closure's pairs as often as the
+        # workload's marginals, and planning for the largest marginals starves wide tables of rounds.
+        typical = float(np.median(pairs)) if pairs else float(np.median([workload.cells(m) for m in workload.marginals]))
+        return int(min(most, max(d + 1, rounds_for_noise(cells=typical, **plan))))
+
+    def _split(self, total: Fraction, num_one_way: int, rounds: int, init_cap: Fraction | None = None) -> dict[str, Fraction]:
+        """``total`` (epsilon or rho) over INIT and the rounds, exactly; the rounds' plan without annealing.
+
+        INIT spends ``init_share`` of the total on the 1-way marginals, or, with ``init_per_round`` (AIM's
+        choice), measures each at one planned round's measurement budget (total / T, less the selection
+        share), so a 1-way marginal is measured as well as a selected one. With the mechanism's own plan
+        (:meth:`planned_rounds`) INIT's measurements are sized as 1/T of the total each and T rounds share what
+        they leave (annealing then grows a round's budget where measurements agree with the model); with the
+        user's ``rounds``, INIT is sized as 1/(rounds + d), so the rounds asked for keep their share.
+        ``init_cap`` (:meth:`init_cap`) bounds one INIT measurement; the rounds get what it leaves.
+        """
+        share = exact(self.tuning.selection_share)
+        per_init = bool(num_one_way and self.tuning.init_per_round)
+        units = rounds + num_one_way if self.rounds is not None and per_init else rounds
+        after_init = rounds  # the own plan's INIT units are spent from the same total: annealing then grows the
+        # rounds' budget where measurements agree with the model (measured better than T - d larger rounds:
+        # adult-n5000 eps 1, 0.27 against 0.32 avg L1)
+        if per_init and units <= num_one_way:
+            init_each, init_total, after_init = total / num_one_way, total, 0  # INIT takes it all
+        elif per_init:
+            init_each = total / units * (1 - share)
+            if init_cap is not None:  # see :meth:`init_cap`
+                init_each = min(init_each, init_cap)
+            init_total = init_each * num_one_way
+            if init_total >= total:
+                raise InputError(f"rounds={rounds} leaves nothing after measuring the {num_one_way} 1-way marginals "
+                                 f"at one round's budget each: give more rounds than {num_one_way}")
+        else:
+            init_total = total * exact(self.tuning.init_share) if num_one_way else Fraction(0)
+            init_each = init_total / num_one_way if num_one_way else Fraction(0)
+        per_round = (total - init_total) / after_init if after_init else Fraction(0)
+        select = per_round * share
+        return {"init_each": init_each, "rounds_total": total - init_total, "select": select,
+                "measure": per_round - select, "rounds_after_init": Fraction(after_init)}
+
+    def init_amounts(self, workload: Workload, one_way: list[tuple[str, ...]], init_each: Fraction, *, n: int,
+                     gaussian: bool) -> dict[tuple[str, ...], Fraction]:
+        """Each 1-way marginal's INIT budget, together exactly ``init_each`` times their number (public): equal
+        parts, or (``init_allocation="l1"``) :func:`~dprelease.mechanisms.mwem_budget.init_allocation`'s split."""
+        if self.tuning.init_allocation == "equal":
+            return {a: init_each for a in one_way}
+        parts = init_allocation([workload.cells(a) for a in one_way],
+                                [sum(a[0] in m for m in workload.marginals) for a in one_way],
+                                n=n, total=init_each * len(one_way), gaussian=gaussian)
+        return dict(zip(one_way, parts))
+
+    def init_cap(self, num_one_way: int, *, n: int, gaussian: bool) -> Fraction | None:
+        """The most INIT may spend on one 1-way marginal (rho or epsilon; public), or None (no cap).
+
+        AIM's INIT measures each 1-way marginal at one round's budget, which is most of the budget when few
+        rounds are planned (T near d: a large table whose pairs have many cells, at a small epsilon). There
+        INIT keeps at most half of the total (:data:`INIT_MOST_SHARE`), unless the 1-way cells need more to be
+        measured with expected noise ``init_cell_noise`` (a fraction of the rows; :func:`budget_for_cell_noise`).
+        Small tables never reach that noise, and keep AIM's INIT.
+        """
+        target = self.tuning.init_cell_noise
+        if not num_one_way or target is None or self.rounds is not None:
+            return None
+        total = rho_for(epsilon=self.epsilon, delta=self.delta) if gaussian else exact(self.epsilon)
+        needed = Fraction(budget_for_cell_noise(target, n=n, gaussian=gaussian))
+        return max(needed, total * INIT_MOST_SHARE / num_one_way)
+
+    def budget_split(self, num_one_way: int, rounds: int | None = None, init_cap: Fraction | None = None) -> dict[str, Fraction]:
+        """Exact per-step epsilons; they sum to epsilon exactly."""
+        return self._split(exact(self.epsilon), num_one_way, rounds or self.rounds, init_cap)
+
+    def rho_split(self, num_one_way: int, rounds: int | None = None, init_cap: Fraction | None = None) -> dict[str, Fraction]:
+        """Exact per-step rho (zCDP, Gaussian noise); selections get the largest eps with eps^2/8 <= their share.
+
+        The charges sum to at most rho = :func:`~dprelease.privacy.zcdp.rho_for` (epsilon, delta).
+        """
+        total = rho_for(epsilon=self.epsilon, delta=self.delta)
+        split = self._split(total, num_one_way, rounds or self.rounds, init_cap)
+        return {"rho": total, **split, "select_epsilon": Fraction(exponential_epsilon(split["select"]))}
+
+    @property
+    def resolved_noise(self) -> str:
+        """The noise by the rule that needs no plan: Gaussian when delta > 0 (see :meth:`plan_noise`)."""
+        return self.noise if self.noise != "auto" else ("gaussian" if self.delta > 0 else "laplace")
+
+    def plan_noise(self, workload: Workload, *, n: int) -> tuple[str, int]:
+        """(noise, rounds) for this run, from public quantities only.
+
+        With delta > 0 and ``noise="auto"``, Gaussian noise under zCDP is not always the better choice: at
+        few rounds, Laplace noise at epsilon / T (pure DP, delta unused) is smaller than Gaussian noise at
+        rho(epsilon, delta) / T (their standard deviations 2 sqrt 2 T / (n eps) and sqrt(T / rho) / n cross at
+        T = eps^2 / (8 rho), about 10 rounds at delta = 1e-9). With a ``noise_target`` the plan picks the noise
+        that affords more rounds at that target, and the smaller noise per cell on a tie.
+        """
+        auto = self.noise == "auto" and self.delta > 0 and self.tuning.noise_target is not None
+        choices = ("gaussian", "laplace") if auto else (self.resolved_noise,)
+        plans = []
+        for noise in choices:
+            gaussian = noise == "gaussian"
+            total = rho_for(epsilon=self.epsilon, delta=self.delta) if gaussian else exact(self.epsilon)
+            rounds = self.planned_rounds(workload, n=n, total=total, gaussian=gaussian)
+            measure = (1 - self.tuning.selection_share) * float(total) / rounds
+            std = (1 / math.sqrt(measure) if gaussian else 2 * math.sqrt(2) / measure) / n
+            plans.append((-rounds, std, noise))
+        best = min(plans)
+        return best[2], -best[0]
+
+    def round_cap(self, workload: Workload) -> int | None:
+        """The most rounds the mechanism's own plan may take, ``rounds_per_attribute`` * d; None when the user
+        gave the rounds (or the tuning plans none)."""
+        if self.rounds is not None or self.tuning.rounds_per_attribute is None:
+            return None
+        return self.tuning.rounds_per_attribute * len(workload.attributes)
+
+    def final_momentum_level(self, workload: Workload, rounds: int) -> float | None:
+        """The final fit's momentum level: ``capped_final_momentum`` where the mechanism's own plan reached its
+        :meth:`round_cap` (public: the plan uses n, epsilon and the workload only), else ``final_momentum``."""
+        cap = self.round_cap(workload)
+        if cap is not None and rounds >= cap and self.tuning.capped_final_momentum is not None:
+            return self.tuning.capped_final_momentum
+        return self.tuning.final_momentum
+
+    def resolved_representation(self, domain: Domain) -> str:
+        """The representation ``auto`` picks from the public domain size."""
+        return mwem_representation(self.representation, domain, self.max_cells)
