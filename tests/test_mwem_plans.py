@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from dprelease import Dataset, Domain
+from dprelease.errors import InputError
 from dprelease.mechanisms.mwem import MWEM
 from dprelease.mechanisms.mwem_tuning import MWEMTuning
 from dprelease.privacy.noise import exact
@@ -205,3 +206,24 @@ def test_the_final_fit_follows_the_measurements_further_where_the_plan_reached_i
         parameters = mwem.run(table(n), workload, rng=SeededRandom(4)).parameters
         assert parameters["final_fit_momentum"] == level
         assert (parameters["final_momentum"], parameters["capped_final_momentum"]) == (1.0, 0.8)
+
+
+def test_init_alone_while_the_smallest_pair_fits_in_at_most_twice_d_useful_rounds():
+    """ADAPTIVE's ``init_only_pair_rounds=2``: INIT spends d of the plan's units, so rounds run only when the
+    budget measures the smallest pair within the noise target more than 2 d times (public quantities only).
+
+    Here the smallest pair has 6 cells: floor(0.9 x 0.05 / (2 / (n x 0.5 / 6))) rounds, 8 at n = 4,799 and 9 at
+    n = 4,800 (d = 4)."""
+    workload = Workload.all_kway(DOMAIN, 3)
+    once, twice = MWEM(epsilon=0.05, tuning=PLAN), MWEM(epsilon=0.05, tuning=replace(PLAN, init_only_pair_rounds=2))
+    assert once.planned_rounds(workload, n=4_799, total=exact(0.05), gaussian=False) > 4
+    assert twice.planned_rounds(workload, n=4_799, total=exact(0.05), gaussian=False) == 4
+    assert twice.planned_rounds(workload, n=4_800, total=exact(0.05), gaussian=False) > 4
+    result = twice.run(table(4_799), workload, rng=SeededRandom(4))
+    assert [c.epsilon for c in result.accountant.ledger] == [exact(0.05) / 4] * 4  # the independent plan, exactly
+    assert result.parameters["rounds_run"] == 0 and result.parameters["init_only_pair_rounds"] == 2
+
+
+def test_init_only_pair_rounds_must_be_a_positive_integer():
+    with pytest.raises(InputError, match="init_only_pair_rounds"):
+        MWEMTuning(init_only_pair_rounds=0)

@@ -324,6 +324,7 @@ class MWEM(MWEMPlan):
                       "rounds_per_attribute": self.tuning.rounds_per_attribute, "noise_target": self.tuning.noise_target,
                       "init_per_round": self.tuning.init_per_round, "one_way_candidates": self.tuning.one_way_candidates,
                       "init_allocation": self.tuning.init_allocation,
+                      "init_only_pair_rounds": self.tuning.init_only_pair_rounds,
                       "compress_rare": self.tuning.compress_rare, "init_cell_noise": self.tuning.init_cell_noise,
                       **({} if self.tuning.max_measure_l1 is None else {"max_measure_l1": self.tuning.max_measure_l1}),
                       **({} if self.tuning.final_discrepancy is None else

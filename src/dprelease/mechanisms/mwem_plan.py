@@ -110,7 +110,8 @@ class MWEMPlan:
         of C cells adds expected L1 noise <= tau. T is that for a typical workload marginal (C = their median
         cells), kept in [d + 1, ``rounds_per_attribute`` * d] (d: the workload's attributes; AIM's 16 d plan
         when n * epsilon is large, and one round after INIT when it is small). When even the smallest pair
-        of attributes could not be measured usefully within d rounds, no round is worth its noise: T = d,
+        of attributes could be measured usefully in at most ``init_only_pair_rounds`` x d rounds (INIT spends d
+        units; what is left would not measure a pair once per attribute), no round is worth its noise: T = d,
         and INIT measures each 1-way marginal with 1/d of the budget (the independent baseline's plan).
         """
         if self.rounds is not None:
@@ -122,7 +123,7 @@ class MWEMPlan:
         plan = dict(n=n, measure=(1 - self.tuning.selection_share) * float(total), gaussian=gaussian,
                     tau=self.tuning.noise_target)
         pairs = [workload.cells(p) for p in candidate_marginals(workload, "closure", smallest=2) if len(p) == 2]
-        if pairs and rounds_for_noise(cells=min(pairs), **plan) <= d:
+        if pairs and rounds_for_noise(cells=min(pairs), **plan) <= self.tuning.init_only_pair_rounds * d:
             return d
         # A typical pair, not a typical workload marginal: rounds measure the closure's pairs as often as the
         # workload's marginals, and planning for the largest marginals starves wide tables of rounds.
