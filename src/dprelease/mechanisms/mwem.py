@@ -62,7 +62,7 @@ from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.base import PrivateTable
 from dprelease.errors import DomainTooLargeError
 from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
-from dprelease.mechanisms.mwem_budget import RoundBudget, unit_cell_noise
+from dprelease.mechanisms.mwem_budget import GAUSSIAN_MEAN_ABS, RoundBudget
 from dprelease.mechanisms.mwem_plan import MWEMPlan, candidate_marginals, mwem_representation
 from dprelease.mechanisms.mwem_tuning import tuning_for
 from dprelease.mechanisms.progress import Progress
@@ -124,8 +124,8 @@ class MWEMResult:
 class MWEM(MWEMPlan):
     """MWEM over marginal workloads on an explicit histogram or a factored model.
 
-    The parameters and the plan (rounds, noise, the budget's split) are :class:`~dprelease.mechanisms.mwem_plan.
-    MWEMPlan`'s; :meth:`run` spends the budget.
+    The parameters and the plan (rounds, noise, the budget's split) are those of
+    :class:`~dprelease.mechanisms.mwem_plan.MWEMPlan`; :meth:`run` spends the budget.
     """
 
     def run(self, dataset: Dataset, workload: Workload, *, rng: RandomSource,
@@ -159,7 +159,7 @@ class MWEM(MWEMPlan):
         def noise_per_cell(amount: Fraction) -> float:
             """E|Z| of one cell's noise when a marginal is measured with ``amount`` (rho or epsilon); public."""
             if gaussian:
-                return measurer.gaussian_marginal_std(rho=amount) * unit_cell_noise(gaussian=True)  # E|N(0, sigma^2)|
+                return measurer.gaussian_marginal_std(rho=amount) * GAUSSIAN_MEAN_ABS
             return laplace_scale(sensitivity=measurer.marginal_sensitivity, epsilon=amount)
 
         rare_groups: dict[str, np.ndarray | None] = {}  # per attribute, from its noisy 1-way marginals (public)

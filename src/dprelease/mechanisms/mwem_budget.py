@@ -83,11 +83,15 @@ class RoundBudget:
 
 
 # ------------------------------------------------------------------------------------ noise per cell
+#: E|Z| / sigma for Z ~ N(0, sigma^2).
+GAUSSIAN_MEAN_ABS = math.sqrt(2 / math.pi)
+
+
 def unit_cell_noise(*, gaussian: bool) -> float:
     """n times one marginal cell's expected absolute noise at unit budget (rho = 1, or eps = 1): E|Z| scales as
     1 / (n sqrt rho) or 1 / (n eps) times this. Laplace: b = 2 / (n eps) (L1 sensitivity 2/n), E|Z| = b. Gaussian:
     sigma = 1 / (n sqrt rho) (L2 sensitivity sqrt(2)/n), E|Z| = sqrt(2/pi) sigma."""
-    return math.sqrt(2 / math.pi) if gaussian else 2.0
+    return GAUSSIAN_MEAN_ABS if gaussian else 2.0
 
 
 def budget_for_cell_noise(cell_noise: float, *, n: int, gaussian: bool) -> float:
