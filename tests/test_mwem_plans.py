@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from dprelease import Dataset, Domain
-from dprelease.errors import InputError
+from dprelease.errors import InputError, InputTypeError
 from dprelease.mechanisms.mwem import MWEM
 from dprelease.mechanisms.mwem_tuning import MWEMTuning
 from dprelease.privacy.noise import exact
@@ -227,3 +227,58 @@ def test_init_alone_while_the_smallest_pair_fits_in_at_most_twice_d_useful_round
 def test_init_only_pair_rounds_must_be_a_positive_integer():
     with pytest.raises(InputError, match="init_only_pair_rounds"):
         MWEMTuning(init_only_pair_rounds=0)
+
+
+SELECTING = replace(PLAN, max_selection_share=0.5)
+
+
+def _rounds(ledger) -> list[tuple[Fraction, Fraction]]:
+    """(selection, measurement) charges of each round, from the ledger's labels."""
+    select = {c.label.split(":")[0]: c.epsilon for c in ledger if c.label.endswith(": select")}
+    measure = {c.label.split(":")[0]: c.epsilon for c in ledger if c.label.endswith(": measure")}
+    assert select.keys() == measure.keys() and select
+    return [(select[k], measure[k]) for k in select]
+
+
+def test_pure_dp_selection_share_grows_until_the_exponential_mechanism_can_see_a_noise_target_gap():
+    """``max_selection_share``: with eps_s = share x a planned round's epsilon, Thm 3.11's loss 4 ln C / (n eps_s)
+    is at most the noise target (0.5) at share = 4 ln C / (n 0.5 per_round), rounded up to 1/1000 (public); every
+    round, annealed or not, selects with exactly that share of its budget, and the ledger sums to epsilon exactly."""
+    epsilon, n = 1.0, 2_000
+    workload = Workload.all_kway(DOMAIN, 2)
+    mwem = MWEM(epsilon=epsilon, tuning=SELECTING)
+    rounds = mwem.planned_rounds(workload, n=n, total=exact(epsilon), gaussian=False)
+    split = mwem.budget_split(4, rounds)
+    per_round = split["select"] + split["measure"]
+    candidates = 4 + 6  # the closure of all 2-way marginals, 1-way marginals kept (one_way_candidates)
+    needed = 4 * math.log(candidates) / (n * 0.5 * float(per_round))
+    assert 0.1 < needed < 0.5  # the case the rule is for: the preset's tenth would leave the selection blind
+    share = Fraction(math.ceil(needed * 1000), 1000)
+    result = mwem.run(table(n), workload, rng=SeededRandom(5))
+    ledger = result.accountant.ledger
+    assert sum(c.epsilon for c in ledger) == exact(epsilon)
+    assert [c.epsilon for c in ledger[:4]] == [exact(epsilon) / rounds * (1 - exact(0.1))] * 4  # as the preset sizes it
+    assert all(select == (select + measure) * share for select, measure in _rounds(ledger))
+    assert result.parameters["round_selection_share"] == float(share)
+    assert result.parameters["epsilon_per_step"]["select"] == float(per_round * share)
+    # The preset's share where the selection already sees such a gap (n large), and always under zCDP.
+    large = mwem.run(table(200_000), workload, rng=SeededRandom(5))
+    assert all(select == (select + measure) * exact(0.1) for select, measure in _rounds(large.accountant.ledger))
+    zcdp = MWEM(epsilon=epsilon, delta=1e-9, noise="gaussian", tuning=SELECTING).run(table(n), workload,
+                                                                                    rng=SeededRandom(5))
+    assert zcdp.parameters["round_selection_share"] == 0.1
+
+
+def test_the_selection_share_stops_at_its_most():
+    workload = Workload.all_kway(DOMAIN, 2)
+    mwem = MWEM(epsilon=0.2, tuning=replace(SELECTING, max_selection_share=0.3))
+    result = mwem.run(table(2_000), workload, rng=SeededRandom(6))
+    assert result.parameters["rounds_run"] > 0 and result.parameters["round_selection_share"] == 0.3
+    assert all(select == (select + measure) * exact(0.3) for select, measure in _rounds(result.accountant.ledger))
+    assert sum(c.epsilon for c in result.accountant.ledger) == exact(0.2)
+
+
+@pytest.mark.parametrize("most", [0.05, 1.0, 0.0, "half"])
+def test_max_selection_share_must_be_a_share_at_least_the_selection_share(most):
+    with pytest.raises((InputError, InputTypeError), match="max_selection_share"):
+        MWEMTuning(selection_share=0.1, max_selection_share=most)

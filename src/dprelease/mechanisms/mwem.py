@@ -204,6 +204,11 @@ class MWEM(MWEMPlan):
 
         smallest = 1 if self.tuning.one_way_candidates or not one_way else 2
         candidates = candidate_marginals(workload, self.tuning.candidates, smallest=smallest)
+        per_round = split["select"] + split["measure"]
+        selection_share = self.round_selection_share(candidates=len(candidates), n=dataset.n, per_round=per_round,
+                                                     gaussian=gaussian)
+        if not gaussian:  # the reported plan says the share the rounds use (INIT's size is the preset's)
+            split = {**split, "select": per_round * selection_share, "measure": per_round * (1 - selection_share)}
         active = list(range(len(candidates)))
         skipped: list[tuple[str, ...]] = []
         checked_for: frozenset = frozenset({None})
@@ -247,7 +252,7 @@ class MWEM(MWEMPlan):
         annealing = self.tuning.annealing
         weights = workload_overlap(workload, candidates) if self.tuning.selection_weights == "workload" else None
         budget = RoundBudget(total=split["rounds_total"], rounds=max(rounds, 1),
-                             selection_share=exact(self.tuning.selection_share), currency="rho" if gaussian else "epsilon",
+                             selection_share=selection_share, currency="rho" if gaussian else "epsilon",
                              annealing=annealing)
         t = 0
         while (shares := budget.next_round()) is not None:
@@ -317,7 +322,9 @@ class MWEM(MWEMPlan):
                       "rounds_run": t, "annealing": annealing, "selection_weights": self.tuning.selection_weights,
                       "reuse_measurements": self.tuning.reuse_measurements,
                       "noise": noise, "representation": representation,
-                      "selection_share": self.tuning.selection_share, "init_share": self.tuning.init_share,
+                      "selection_share": self.tuning.selection_share,
+                      "max_selection_share": self.tuning.max_selection_share,
+                      "round_selection_share": float(selection_share), "init_share": self.tuning.init_share,
                       "size_penalty": self.tuning.size_penalty, "round_iterations": self.tuning.round_iterations,
                       "final_iterations": self.tuning.final_iterations, "candidates": self.tuning.candidates,
                       "warm_start": self.tuning.warm_start, "remeasure": self.tuning.remeasure, "step_growth": self.tuning.step_growth,

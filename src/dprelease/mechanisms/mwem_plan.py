@@ -165,6 +165,26 @@ class MWEMPlan:
         return {"init_each": init_each, "rounds_total": total - init_total, "select": select,
                 "measure": per_round - select, "rounds_after_init": Fraction(after_init)}
 
+    def round_selection_share(self, *, candidates: int, n: int, per_round: Fraction, gaussian: bool) -> Fraction:
+        """The share of each round's budget (``per_round``, the plan's, before annealing) that selects; public.
+
+        ``selection_share``, except under pure DP (Laplace noise, epsilon) with ``max_selection_share`` and a
+        ``noise_target`` tau: there the exponential mechanism with eps_s = share x ``per_round`` over C candidates
+        of score sensitivity Delta = 2/n loses (2 Delta / eps_s) ln C = 4 ln C / (n eps_s) of the best score in
+        Thm 3.11's bound, and a round is worth its measurement only if it can find a marginal about tau off the
+        model (tau: a typical pair's expected measurement noise, the plan's unit). So the share grows to
+        4 ln C / (n tau ``per_round``), rounded up to 1/1000, and at most ``max_selection_share`` (0.5 in the
+        presets: the book's MWEM). Under zCDP the selection's eps grows only as the square root of its share
+        (eps^2 / 8 <= its rho), and its share stays: the same rule there cost the suite (docs/decisions.md).
+        The split is exact either way: a round's selection and measurement add up to its budget.
+        """
+        base = exact(self.tuning.selection_share)
+        most, tau = self.tuning.max_selection_share, self.tuning.noise_target
+        if gaussian or most is None or tau is None or per_round <= 0 or candidates < 2:
+            return base
+        needed = 4 * math.log(candidates) / (n * tau * float(per_round))
+        return max(base, min(exact(most), Fraction(math.ceil(needed * 1000), 1000)))
+
     def init_amounts(self, workload: Workload, one_way: list[tuple[str, ...]], init_each: Fraction, *, n: int,
                      gaussian: bool) -> dict[tuple[str, ...], Fraction]:
         """Each 1-way marginal's INIT budget, together exactly ``init_each`` times their number (public): equal

@@ -39,6 +39,10 @@ class MWEMTuning:
         candidates: ``"workload"`` (select among the workload's marginals) or ``"closure"`` (also every
             sub-marginal of them, down to 2 attributes, or 1 without INIT: AIM's downward closure).
         selection_share: fraction of each round's budget spent on selection.
+        max_selection_share: with a ``noise_target``, under pure DP (Laplace noise, epsilon) a round's selection
+            gets more than ``selection_share``, up to this, where that share would leave the exponential mechanism
+            blind: until its utility loss (2 Delta / eps) ln C (Thm 3.11; C candidates, Delta = 2/n) is at most
+            the noise target (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.round_selection_share`). None: never.
         init_share: fraction of the budget spent measuring the 1-way marginals first (0: none).
         size_penalty: multiple of a marginal's expected measurement noise (cells x noise scale)
             subtracted from its selection score; 0 disables it.
@@ -91,6 +95,7 @@ class MWEMTuning:
 
     candidates: str = "workload"
     selection_share: float = 0.25
+    max_selection_share: float | None = None
     init_share: float = 0.1
     size_penalty: float = 1.0
     round_iterations: int = 5
@@ -125,6 +130,11 @@ class MWEMTuning:
         if self.init_allocation not in INIT_ALLOCATIONS:
             raise InputError(f"init_allocation must be one of {list(INIT_ALLOCATIONS)}, got {self.init_allocation!r}")
         check_fraction(self.selection_share, "selection_share", allow_zero=False)
+        if self.max_selection_share is not None:
+            check_fraction(self.max_selection_share, "max_selection_share", allow_zero=False)
+            if self.max_selection_share < self.selection_share:
+                raise InputError(f"max_selection_share must be at least selection_share={self.selection_share!r}, "
+                                 f"got {self.max_selection_share!r}")
         check_fraction(self.init_share, "init_share")
         check_nonnegative(self.size_penalty, "size_penalty")
         check_positive_int(self.round_iterations, "round_iterations", minimum=0)
@@ -185,10 +195,16 @@ CLASSIC = MWEMTuning()
 #: a table outside the suite) 0.721 avg L1 against 0.850, the independent baseline 0.813; on the suite it changes
 #: two plans, both pure DP: the 5,000-row Adult at eps 0.1 (0.827 against 0.891) and bn-1k at eps 1 (0.594 against
 #: 0.652, 3 seeds).
+#: Under pure DP a round's selection takes more than its tenth, up to half (``max_selection_share``), where a
+#: tenth would leave the exponential mechanism blind to a marginal the noise target off the model (Thm 3.11's
+#: loss 4 ln C / (n eps_s) above the target): a 5,000-row, 30-column binary chain at eps 1 (a table outside the
+#: suite) 0.096 avg L1 against 0.166, loans at eps 0.1 0.493 against 0.545, the 1,300-row table at eps 10 0.422
+#: against 0.458 (5 seeds); it costs binary16 at eps 1 0.043 against 0.038, where many marginals are worth a round.
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
-                      final_discrepancy=0.8, final_momentum=1.0, init_allocation="l1", init_only_pair_rounds=2)
+                      final_discrepancy=0.8, final_momentum=1.0, init_allocation="l1", init_only_pair_rounds=2,
+                      max_selection_share=0.5)
 
 #: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
 #: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/ablation.md, docs/decisions.md)
