@@ -132,3 +132,33 @@ def test_bayes_net_edges_carry_strong_dependence(st):
             joint = dataset.marginal((names[parent], names[child]))
             gaps.append(np.abs(joint - np.outer(joint.sum(axis=1), joint.sum(axis=0))).sum())
     assert len(gaps) >= 32 and np.median(gaps) > 0.25
+
+
+def test_suite_plans_lists_the_plan_a_run_makes(st, tmp_path, monkeypatch):
+    """benchmarks/suite_plans.py prints each default plan from public quantities; a real run must agree with it."""
+    import json
+    import warnings
+
+    from dprelease.api import synthesize
+
+    monkeypatch.syspath_prepend(str(SUITE_TABLES.parent))
+    monkeypatch.setitem(sys.modules, "suite_tables", st)
+    spec = importlib.util.spec_from_file_location("suite_plans", SUITE_TABLES.parent / "suite_plans.py")
+    plans = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plans)
+    assert plans.main(["--tables", "small91", "--out", str(tmp_path)]) == 0
+    rows = json.loads((tmp_path / "suite_plans.json").read_text())["plans"]
+    assert len(rows) == 6 and "| small91 | 1,300 | 1 | pure | laplace |" in (tmp_path / "suite_plans.md").read_text()
+    dataset, workload, _ = st.load("small91")
+    for row in rows:
+        if row["epsilon"] != 1.0:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            release = synthesize(dataset, workload, epsilon=1.0, delta=1e-9 if row["path"] == "default" else 0.0,
+                                 seed=0)
+        ran = release.parameters
+        assert (ran["noise"], ran["rounds"], ran["round_selection_share"]) == \
+            (row["noise"], row["rounds"], row["selection_share"])
+    pure = next(r for r in rows if r["epsilon"] == 1.0 and r["path"] == "pure")
+    assert pure["selection_share"] == 0.5 and pure["selection_loss"] > 0.5  # capped: still short of the target
