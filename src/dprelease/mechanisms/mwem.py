@@ -68,7 +68,7 @@ from dprelease.mechanisms.mwem_tuning import tuning_for
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
-from dprelease.privacy.noise import exact, laplace_scale
+from dprelease.privacy.noise import laplace_scale
 from dprelease.privacy.rng import RandomSource
 from dprelease.privacy.zcdp import ZCDPAccountant, exponential_epsilon
 from dprelease.queries.compression import compressed_shape, rare_value_groups
