@@ -25,7 +25,6 @@ sys.path.insert(0, str(HERE))
 import suite_tables  # noqa: E402
 
 from dprelease.mechanisms.base import Budget  # noqa: E402
-from dprelease.mechanisms.mwem_plan import candidate_marginals  # noqa: E402
 from dprelease.mechanisms.registry import create  # noqa: E402
 from dprelease.privacy.zcdp import exponential_epsilon  # noqa: E402
 from dprelease.queries.workload import Workload  # noqa: E402
@@ -35,22 +34,15 @@ PATHS = (("default", 1e-9), ("pure", 0.0))
 
 
 def plan_of(dataset, workload: Workload, *, epsilon: float, delta: float) -> dict[str, object]:
-    """The default MWEM's plan for one run (public quantities only)."""
-    runner = create("mwem").runner(dataset.domain, Budget(epsilon, delta))
-    noise, rounds = runner.plan_noise(workload, n=dataset.n)
-    gaussian = noise == "gaussian"
-    d = len(workload.attributes)
-    init_cap = runner.init_cap(d, n=dataset.n, gaussian=gaussian)
-    split = runner.rho_split(d, rounds, init_cap) if gaussian else runner.budget_split(d, rounds, init_cap)
-    per_round = split["select"] + split["measure"]
-    candidates = len(candidate_marginals(workload, runner.tuning.candidates, smallest=1))
-    share = runner.round_selection_share(candidates=candidates, n=dataset.n, per_round=per_round, gaussian=gaussian)
-    select = per_round * share
-    select_epsilon = exponential_epsilon(select) if gaussian else float(select)
+    """The default MWEM's plan for one run (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.run_plan`)."""
+    plan = create("mwem").runner(dataset.domain, Budget(epsilon, delta)).run_plan(workload, n=dataset.n)
+    select = plan.split["select"]
+    select_epsilon = exponential_epsilon(select) if plan.gaussian else float(select)
+    candidates = len(plan.candidates)
     loss = 4 * math.log(candidates) / (dataset.n * select_epsilon) if select_epsilon > 0 else None
-    return {"noise": noise, "rounds": rounds, "init_alone": split["rounds_after_init"] == 0, "d": d,
-            "candidates": candidates, "selection_share": float(share), "select_epsilon": select_epsilon,
-            "selection_loss": loss}
+    return {"noise": plan.noise, "rounds": plan.rounds, "init_alone": plan.split["rounds_after_init"] == 0,
+            "d": len(workload.attributes), "candidates": candidates, "selection_share": float(plan.selection_share),
+            "select_epsilon": select_epsilon, "selection_loss": loss}
 
 
 def main(argv: list[str] | None = None) -> int:

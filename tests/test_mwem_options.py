@@ -8,7 +8,8 @@ import pytest
 from dprelease.data import Dataset
 from dprelease.domain import Domain
 from dprelease.errors import InputError
-from dprelease.mechanisms.mwem import MWEM, candidate_marginals, workload_overlap
+from dprelease.mechanisms.mwem import MWEM, workload_overlap
+from dprelease.mechanisms.mwem_plan import candidate_marginals
 from dprelease.mechanisms.mwem_tuning import MWEMTuning
 from dprelease.mechanisms.mwem_budget import RoundBudget
 from dprelease.privacy.accountant import PrivacyAccountant

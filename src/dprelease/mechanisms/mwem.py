@@ -63,7 +63,7 @@ from dprelease.engines.base import PrivateTable
 from dprelease.errors import DomainTooLargeError
 from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
 from dprelease.mechanisms.mwem_budget import GAUSSIAN_MEAN_ABS, RoundBudget
-from dprelease.mechanisms.mwem_plan import MWEMPlan, candidate_marginals, mwem_representation
+from dprelease.mechanisms.mwem_plan import MWEMPlan, mwem_representation
 from dprelease.mechanisms.mwem_tuning import tuning_for
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant
@@ -135,18 +135,12 @@ class MWEM(MWEMPlan):
         if representation == "histogram":
             domain.check_fits(self.max_cells)
         progress = progress or Progress.silent()
-        one_way = [(a,) for a in workload.attributes] if self.tuning.init_share > 0 or self.tuning.init_per_round \
-            else []
-        noise, rounds = self.plan_noise(workload, n=dataset.n)
+        plan = self.run_plan(workload, n=dataset.n)
+        noise, rounds, gaussian, one_way, candidates, split = (plan.noise, plan.rounds, plan.gaussian, plan.one_way,
+                                                               plan.candidates, plan.split)
         momentum = self.final_momentum_level(workload, rounds)
-        gaussian = noise == "gaussian"
-        init_cap = self.init_cap(len(one_way), n=dataset.n, gaussian=gaussian)
-        if gaussian:
-            split = self.rho_split(len(one_way), rounds, init_cap)
-            accountant = ZCDPAccountant(epsilon=self.epsilon, delta=self.delta)
-        else:
-            split = self.budget_split(len(one_way), rounds, init_cap)
-            accountant = PrivacyAccountant(epsilon=self.epsilon)
+        accountant = ZCDPAccountant(epsilon=self.epsilon, delta=self.delta) if gaussian \
+            else PrivacyAccountant(epsilon=self.epsilon)
         measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng)
         if representation == "histogram":
             model = HistogramModel.uniform(domain, max_cells=self.max_cells)
@@ -202,13 +196,6 @@ class MWEM(MWEMPlan):
                 fitted.append(measured)
             return measured
 
-        smallest = 1 if self.tuning.one_way_candidates or not one_way else 2
-        candidates = candidate_marginals(workload, self.tuning.candidates, smallest=smallest)
-        per_round = split["select"] + split["measure"]
-        selection_share = self.round_selection_share(candidates=len(candidates), n=dataset.n, per_round=per_round,
-                                                     gaussian=gaussian)
-        if not gaussian:  # the reported plan says the share the rounds use (INIT's size is the preset's)
-            split = {**split, "select": per_round * selection_share, "measure": per_round * (1 - selection_share)}
         active = list(range(len(candidates)))
         skipped: list[tuple[str, ...]] = []
         checked_for: frozenset = frozenset({None})
@@ -252,7 +239,7 @@ class MWEM(MWEMPlan):
         annealing = self.tuning.annealing
         weights = workload_overlap(workload, candidates) if self.tuning.selection_weights == "workload" else None
         budget = RoundBudget(total=split["rounds_total"], rounds=max(rounds, 1),
-                             selection_share=selection_share, currency="rho" if gaussian else "epsilon",
+                             selection_share=plan.selection_share, currency="rho" if gaussian else "epsilon",
                              annealing=annealing)
         t = 0
         while (shares := budget.next_round()) is not None:
@@ -324,7 +311,7 @@ class MWEM(MWEMPlan):
                       "noise": noise, "representation": representation,
                       "selection_share": self.tuning.selection_share,
                       "max_selection_share": self.tuning.max_selection_share,
-                      "round_selection_share": float(selection_share), "init_share": self.tuning.init_share,
+                      "round_selection_share": float(plan.selection_share), "init_share": self.tuning.init_share,
                       "size_penalty": self.tuning.size_penalty, "round_iterations": self.tuning.round_iterations,
                       "final_iterations": self.tuning.final_iterations, "candidates": self.tuning.candidates,
                       "warm_start": self.tuning.warm_start, "remeasure": self.tuning.remeasure, "step_growth": self.tuning.step_growth,

@@ -33,6 +33,23 @@ NOISES = ("auto", "laplace", "gaussian")
 INIT_MOST_SHARE = Fraction(1, 2)
 
 
+@dataclass(frozen=True)
+class RunPlan:
+    """What one run will measure and spend, decided from public quantities (n, epsilon, delta, the workload)
+    before any private read (:meth:`MWEMPlan.run_plan`)."""
+
+    noise: str  # "laplace" (epsilon, basic composition) or "gaussian" (rho, zCDP)
+    rounds: int  # T; T = d with no round after INIT when INIT runs alone
+    one_way: list[tuple[str, ...]]  # INIT's 1-way marginals (none without INIT)
+    candidates: list[tuple[str, ...]]  # what a round may select
+    split: dict[str, Fraction]  # the exact per-step amounts (:meth:`MWEMPlan.budget_split` / ``rho_split``)
+    selection_share: Fraction  # of each round's budget (:meth:`MWEMPlan.round_selection_share`)
+
+    @property
+    def gaussian(self) -> bool:
+        return self.noise == "gaussian"
+
+
 def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list[tuple[str, ...]]:
     """The workload's marginals, or (``closure``) also all their sub-marginals of >= ``smallest`` attributes."""
     if kind == "workload":
@@ -165,6 +182,23 @@ class MWEMPlan:
         return {"init_each": init_each, "rounds_total": total - init_total, "select": select,
                 "measure": per_round - select, "rounds_after_init": Fraction(after_init)}
 
+    def run_plan(self, workload: Workload, *, n: int) -> RunPlan:
+        """The run's whole plan: noise and rounds, INIT's marginals and cap, the exact split, the candidates and
+        the rounds' selection share; every piece from public quantities only."""
+        one_way = [(a,) for a in workload.attributes] if self.tuning.init_share > 0 or self.tuning.init_per_round \
+            else []
+        noise, rounds = self.plan_noise(workload, n=n)
+        gaussian = noise == "gaussian"
+        init_cap = self.init_cap(len(one_way), n=n, gaussian=gaussian)
+        split = (self.rho_split if gaussian else self.budget_split)(len(one_way), rounds, init_cap)
+        smallest = 1 if self.tuning.one_way_candidates or not one_way else 2
+        candidates = candidate_marginals(workload, self.tuning.candidates, smallest=smallest)
+        per_round = split["select"] + split["measure"]
+        share = self.round_selection_share(candidates=len(candidates), n=n, per_round=per_round, gaussian=gaussian)
+        if share != exact(self.tuning.selection_share):  # pure DP only: the split reports what the rounds use
+            split = {**split, "select": per_round * share, "measure": per_round * (1 - share)}
+        return RunPlan(noise, rounds, one_way, candidates, split, share)
+
     def round_selection_share(self, *, candidates: int, n: int, per_round: Fraction, gaussian: bool) -> Fraction:
         """The share of each round's budget (``per_round``, the plan's, before annealing) that selects; public.
 
@@ -180,7 +214,7 @@ class MWEMPlan:
         """
         base = exact(self.tuning.selection_share)
         most, tau = self.tuning.max_selection_share, self.tuning.noise_target
-        if gaussian or most is None or tau is None or per_round <= 0 or candidates < 2:
+        if gaussian or most is None or tau is None or per_round <= 0:
             return base
         needed = 4 * math.log(candidates) / (n * tau * float(per_round))
         return max(base, min(exact(most), Fraction(math.ceil(needed * 1000), 1000)))
