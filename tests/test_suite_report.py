@@ -1,0 +1,66 @@
+"""benchmarks/suite_report.py: the suite page's checks, including the seed test beside a lost comparison."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import statistics
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def report():
+    sys.path.insert(0, str(BENCHMARKS))  # suite_report imports its sibling provenance.py
+    try:
+        spec = importlib.util.spec_from_file_location("suite_report", BENCHMARKS / "suite_report.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module
+
+
+def suite_doc(runs: dict[str, list[float]]) -> dict:
+    """A one-table, one-eps suite.json with these per-run avg L1s per system (summary by medians, as the page)."""
+    doc_runs = [{"table": "t", "system": system, "epsilon": 1.0, "seed": seed, "status": "ok",
+                 "scores": {"main": {"avg_l1": value}}}
+                for system, values in runs.items() for seed, value in enumerate(values)]
+    doc_runs.append({"table": "t", "system": "mst", "epsilon": 1.0, "seed": 99, "status": "timeout"})
+    summary = [{"table": "t", "system": system, "workload": "main", "epsilon": 1.0,
+                "avg_l1": {"median": statistics.median(values)}} for system, values in runs.items()]
+    return {"config": {"tables": ["t"]}, "summary": summary, "runs": doc_runs}
+
+
+def test_a_loss_the_seeds_separate_gets_a_small_p(report):
+    ours = [0.30, 0.31, 0.32, 0.33, 0.34, 0.35]
+    _, failures = report.checks(suite_doc({"dprelease": ours, "independent": [0.5] * 6,
+                                           "mst": [0.20, 0.21, 0.22, 0.23, 0.24, 0.25]}))
+    (line,) = failures
+    # every one of our runs above every MST run: the exact two-sided p is 2 / C(12, 6) = 0.0022
+    assert "> MST 0.2250" in line and "runs 6 vs 6, Mann-Whitney two-sided p = 0.0022" in line
+
+
+def test_a_loss_within_the_spread_gets_a_large_p_and_failed_runs_are_left_out(report):
+    ours = [0.20, 0.26, 0.22, 0.28, 0.24]
+    mst = [0.21, 0.25, 0.23, 0.27, 0.19]
+    lines, failures = report.checks(suite_doc({"dprelease": ours, "independent": [0.5] * 5, "mst": mst}))
+    (line,) = failures
+    # the exact two-sided p by enumeration: splits of the 10 runs whose rank sum is as far from its mean as ours
+    pooled = sorted(ours + mst)
+    rank_sum = sum(pooled.index(v) + 1 for v in ours)
+    sums = [sum(c) for c in itertools.combinations(range(1, 11), 5)]
+    p = sum(abs(s - 27.5) >= abs(rank_sum - 27.5) for s in sums) / len(sums)
+    assert f"(1.04x; runs 5 vs 5, Mann-Whitney two-sided p = {p:.2g})" in line  # the timed-out MST run is no run
+    assert any("**NO** (0.240 vs MST 0.230)" in row for row in lines)
+
+
+def test_one_run_a_side_is_too_few_to_test(report):
+    assert report.seed_test([0.3], [0.2, 0.1]) == "too few runs for a test"
+    _, failures = report.checks(suite_doc({"dprelease": [0.6, 0.7], "independent": [0.5]}))
+    assert failures == ["t, eps = 1, dprelease: avg L1 0.6500 > independent baseline 0.5000 (1.30x; "
+                        "too few runs for a test)"]
