@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import warnings
 from pathlib import Path
@@ -25,6 +24,7 @@ sys.path.insert(0, str(HERE))
 import suite_tables  # noqa: E402
 
 from dprelease.mechanisms.base import Budget  # noqa: E402
+from dprelease.mechanisms.mwem_plan import selection_loss  # noqa: E402
 from dprelease.mechanisms.registry import create  # noqa: E402
 from dprelease.privacy.zcdp import exponential_epsilon  # noqa: E402
 from dprelease.queries.workload import Workload  # noqa: E402
@@ -39,7 +39,7 @@ def plan_of(dataset, workload: Workload, *, epsilon: float, delta: float) -> dic
     select = plan.split["select"]
     select_epsilon = exponential_epsilon(select) if plan.gaussian else float(select)
     candidates = len(plan.candidates)
-    loss = 4 * math.log(candidates) / (dataset.n * select_epsilon) if select_epsilon > 0 else None
+    loss = selection_loss(candidates=candidates, n=dataset.n, epsilon=select_epsilon) if select_epsilon > 0 else None
     return {"noise": plan.noise, "rounds": plan.rounds, "init_alone": plan.split["rounds_after_init"] == 0,
             "d": len(workload.attributes), "candidates": candidates, "selection_share": float(plan.selection_share),
             "select_epsilon": select_epsilon, "selection_loss": loss}

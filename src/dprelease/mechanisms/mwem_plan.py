@@ -50,6 +50,13 @@ class RunPlan:
         return self.noise == "gaussian"
 
 
+def selection_loss(*, candidates: int, n: int, epsilon: float) -> float:
+    """Thm 3.11's bound on the best score the exponential mechanism over ``candidates`` at ``epsilon`` gives up, for
+    MWEM's L1 score of sensitivity Delta = 2/n: (2 Delta / epsilon) ln C = 4 ln C / (n epsilon) (a utility bound;
+    the selection's privacy is Thm 3.10's at ``epsilon``, whatever the loss)."""
+    return 4 * math.log(candidates) / (n * epsilon)
+
+
 def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list[tuple[str, ...]]:
     """The workload's marginals, or (``closure``) also all their sub-marginals of >= ``smallest`` attributes."""
     if kind == "workload":
@@ -216,7 +223,7 @@ class MWEMPlan:
         most, tau = self.tuning.max_selection_share, self.tuning.noise_target
         if gaussian or most is None or tau is None or per_round <= 0:
             return base
-        needed = 4 * math.log(candidates) / (n * tau * float(per_round))
+        needed = selection_loss(candidates=candidates, n=n, epsilon=float(per_round)) / tau
         return max(base, min(exact(most), Fraction(math.ceil(needed * 1000), 1000)))
 
     def init_amounts(self, workload: Workload, one_way: list[tuple[str, ...]], init_each: Fraction, *, n: int,
