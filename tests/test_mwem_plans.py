@@ -282,3 +282,28 @@ def test_the_selection_share_stops_at_its_most():
 def test_max_selection_share_must_be_a_share_at_least_the_selection_share(most):
     with pytest.raises((InputError, InputTypeError), match="max_selection_share"):
         MWEMTuning(selection_share=0.1, max_selection_share=most)
+
+
+def test_under_pure_dp_the_init_only_test_leaves_out_what_a_round_may_spend_selecting():
+    """With ``max_selection_share`` (pure DP: a round may select with up to half its budget), the INIT-only test
+    sizes a round's measurement at (1 - 0.5) of the budget instead of the tenth's 0.9; the rounds' own plan, the
+    zCDP test and the ledger's form are unchanged.
+
+    The smallest pair has 6 cells: a round measures it within the target with eps >= 24 / n, so the test's rounds are
+    floor(0.025 n / 24): 8 at n = 8,500 (INIT alone, d = 4) and 9 at n = 8,700; with the tenth, floor(0.045 n / 24)
+    = 15 at n = 8,500 (rounds)."""
+    workload = Workload.all_kway(DOMAIN, 3)
+    tenth, selecting = MWEM(epsilon=0.05, tuning=replace(PLAN, init_only_pair_rounds=2)), MWEM(
+        epsilon=0.05, tuning=replace(SELECTING, init_only_pair_rounds=2))
+    total = exact(0.05)
+    assert tenth.planned_rounds(workload, n=8_500, total=total, gaussian=False) > 4
+    assert selecting.planned_rounds(workload, n=8_500, total=total, gaussian=False) == 4
+    assert selecting.planned_rounds(workload, n=8_700, total=total, gaussian=False) == \
+        tenth.planned_rounds(workload, n=8_700, total=total, gaussian=False) > 4  # past the test, the same plan
+    rho = rho_for(epsilon=1.0, delta=1e-9)
+    for n in (300, 8_500, 50_000):  # zCDP's test keeps the tenth: the share does not grow there
+        assert selecting.planned_rounds(workload, n=n, total=rho, gaussian=True) == \
+            tenth.planned_rounds(workload, n=n, total=rho, gaussian=True)
+    result = selecting.run(table(8_500), workload, rng=SeededRandom(4))
+    assert [c.epsilon for c in result.accountant.ledger] == [total / 4] * 4  # the independent plan, exactly
+    assert result.parameters["rounds_run"] == 0
