@@ -140,7 +140,7 @@ class MWEMPlan:
         pure DP that test sizes a round's measurement after the most a round may spend selecting
         (``max_selection_share``): a round there selects with up to half its budget where the exponential
         mechanism would otherwise be blind, and the one or few rounds such a plan ran lost to INIT alone (the
-        loan log at eps 0.1: 0.458 avg L1 against 0.503, 10 seeds; docs/decisions.md).
+        loan log at eps 0.1: 0.457 avg L1 against 0.503, 10 seeds; docs/decisions.md).
         """
         if self.rounds is not None:
             return self.rounds
@@ -153,8 +153,10 @@ class MWEMPlan:
         pairs = [workload.cells(p) for p in candidate_marginals(workload, "closure", smallest=2) if len(p) == 2]
         # Under pure DP a round may spend up to ``max_selection_share`` selecting (:meth:`round_selection_share`),
         # so the test leaves that much out of each round's measurement (the rounds' plan below keeps the tenth).
-        selecting = None if gaussian else self.tuning.max_selection_share
-        test = plan if selecting is None else {**plan, "measure": (1 - selecting) * float(total)}
+        test_share = self.tuning.max_selection_share
+        if gaussian or test_share is None:
+            test_share = self.tuning.selection_share
+        test = {**plan, "measure": (1 - test_share) * float(total)}
         if pairs and rounds_for_noise(cells=min(pairs), **test) <= self.tuning.init_only_pair_rounds * d:
             return d
         # A typical pair, not a typical workload marginal: rounds measure the closure's pairs as often as the
