@@ -17,7 +17,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "src" / "dprelease"
 #: The data path's layers, lowest first. A module may import modules of its own layer or below, never above.
 #: Prefixes are module names without the leading ``dprelease.``; the longest matching prefix wins.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "validation", "domain", "files", "progress"),          # 0 foundation
+    ("errors", "validation", "domain", "files", "progress", "spent"), # 0 foundation
     ("queries",),                                                     # 1 what is asked
     ("schema",),                                                      # 2 the public schema: raw values <-> codes
     ("engines", "data", "datasets"),                                  # 3 where the private table lives (the seam)

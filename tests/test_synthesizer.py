@@ -14,6 +14,7 @@ from dprelease.datasets import (ADULT_RAW_COLUMNS, adult_raw_paths, adult_raw_sc
 from dprelease.errors import DomainTooLargeError, InputError, InputTypeError
 from dprelease.schema import OTHER, Schema, encode
 from dprelease.schema.draft import draft_schema
+from dprelease.spent import Spent
 from dprelease.synthesizer import Synthesizer
 
 SCHEMA = Schema.from_dict({
@@ -51,6 +52,16 @@ def test_fitting_twice_spends_twice_and_says_so(tmp_path):
         synth.fit(frame(seed=3), schema=path)
     assert len(synth.ledgers["fits"]) == 2 and synth.ledgers["schema_drafts"] == []
     assert synth.spent == (2 * Fraction(0.5), 0)
+
+
+def test_spent_prints_in_decimals_and_keeps_the_exact_fractions():
+    synth = Synthesizer(epsilon=0.5, workload="1way", seed=1, rounds=2)
+    synth.fit(frame(), schema=SCHEMA)
+    assert isinstance(synth.spent, Spent) and synth.spent.epsilon == Fraction(1, 2)
+    assert repr(synth.spent) == "Spent(epsilon=0.5, delta=0)"
+    total = Spent(Fraction(1), Fraction(1e-9))
+    assert total.delta != Fraction(1, 10**9)  # the float 1e-9 exactly, kept
+    assert total == (1, Fraction(1e-9)) and repr(total) == "Spent(epsilon=1, delta=1e-09)"
 
 
 def test_fit_reads_csv_and_refuses_non_private_schemas(tmp_path):

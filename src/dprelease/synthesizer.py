@@ -26,6 +26,7 @@ from dprelease.api import SynthesisRequest, load_schema, run_epsilon_delta, synt
 from dprelease.engines.counting import parse_memory_limit
 from dprelease.engines.registry import engine_name
 from dprelease.errors import InputError, InputTypeError
+from dprelease.spent import Spent
 from dprelease.privacy.rng import make_rng
 from dprelease.progress import Progress
 from dprelease.release import Release
@@ -134,9 +135,10 @@ class Synthesizer:
         return {"schema_drafts": list(self._drafts.values()), "fits": list(self._fits)}
 
     @property
-    def spent(self) -> tuple[Fraction, Fraction]:
+    def spent(self) -> Spent:
         """Total (epsilon, delta) of every fit and every private schema draft used, exact (basic composition,
-        Thm 3.16; a zCDP run converted to (epsilon, delta) first). Each draft counts once, however often used."""
+        Thm 3.16; a zCDP run converted to (epsilon, delta) first). Each draft counts once, however often used.
+        A :class:`Spent`: the pair of Fractions, printed in decimals."""
         epsilon, delta = Fraction(0), Fraction(0)
         for run in self._fits:
             e, d, _ = run_epsilon_delta(run)
@@ -144,7 +146,7 @@ class Synthesizer:
         for ledger in self._drafts.values():
             e, d = Fraction(ledger["spent"]["epsilon_exact"]), Fraction(ledger["spent"]["delta_exact"])
             epsilon, delta = epsilon + e, delta + d
-        return epsilon, delta
+        return Spent(epsilon, delta)
 
     # ------------------------------------------------------------------- sample
     def sample(self, n: int | None = None):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from dprelease.domain import Domain
 from dprelease.errors import InputError, InputTypeError
+from dprelease.spent import Spent
 from dprelease.schema.binned import BINNED_KINDS
 from dprelease.files import write_atomic
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, check_tokens, where
@@ -70,10 +71,10 @@ class Draft:
         return out
 
     @property
-    def spent(self) -> tuple[Fraction, Fraction]:
+    def spent(self) -> Spent:
         """Total (epsilon, delta) of the draft, exact (basic composition, Thm 3.16)."""
         charges = self.charges()
-        return sum((c[1] for c in charges), Fraction(0)), sum((c[2] for c in charges), Fraction(0))
+        return Spent(sum((c[1] for c in charges), Fraction(0)), sum((c[2] for c in charges), Fraction(0)))
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"mode": self.mode, "public": self.is_public, "note": self.note}
