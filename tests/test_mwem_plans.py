@@ -19,8 +19,10 @@ import pytest
 
 from dprelease import Dataset, Domain
 from dprelease.errors import InputError, InputTypeError
+from dprelease.mechanisms.base import Budget
 from dprelease.mechanisms.mwem import MWEM
 from dprelease.mechanisms.mwem_tuning import MWEMTuning
+from dprelease.mechanisms.registry import create
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import SeededRandom
 from dprelease.privacy.zcdp import rho_for
@@ -307,3 +309,31 @@ def test_under_pure_dp_the_init_only_test_leaves_out_what_a_round_may_spend_sele
     result = selecting.run(table(8_500), workload, rng=SeededRandom(4))
     assert [c.epsilon for c in result.accountant.ledger] == [total / 4] * 4  # the independent plan, exactly
     assert result.parameters["rounds_run"] == 0
+
+
+@pytest.mark.parametrize("epsilon,laplace_up_to", [(0.1, 8), (1.0, 9), (10.0, 13)])
+def test_on_a_tie_of_rounds_the_noise_with_the_smaller_expected_absolute_cell_noise_wins(epsilon, laplace_up_to):
+    """Rounds tie (the user's T here): the plan compares E|Z| per cell, 2 / (n m) for Laplace against sqrt(2 / pi) /
+    (n sqrt m) for Gaussian (m: a round's measurement), not the standard deviations 2 sqrt 2 / (n m) and 1 / (n sqrt m).
+    They cross at T = 0.9 eps^2 / (2 pi rho): 8.1, 9.6 and 13.1 at delta = 1e-9. The standard deviations cross at
+    pi / 4 of that (6.4, 7.5, 10.3), so T = 7 and 8 at eps 0.1 were Gaussian before."""
+    workload = Workload.all_kway(DOMAIN, 2)
+    rho = float(rho_for(epsilon=epsilon, delta=1e-9))
+    assert laplace_up_to == math.floor(0.9 * epsilon ** 2 / (2 * math.pi * rho))
+    for rounds in range(laplace_up_to - 2, laplace_up_to + 3):
+        mwem = MWEM(epsilon=epsilon, delta=1e-9, rounds=rounds, tuning=PLAN)
+        assert mwem.plan_noise(workload, n=5_000) == ("laplace" if rounds <= laplace_up_to else "gaussian", rounds)
+
+
+def test_init_alone_under_delta_takes_laplace_where_its_cells_are_the_less_noisy_in_l1():
+    """An 8-column, 300-row table at eps 0.1: both noises plan INIT alone (T = d = 8), where Laplace's E|Z| is the
+    smaller (8 <= 8.1 above); the run is (0.1, 0)-DP, each 1-way marginal charged in epsilon, the total exact."""
+    domain = Domain(tuple("abcdefgh"), (2, 5, 12, 3, 40, 7, 2, 20))
+    workload = Workload.from_spec("1-3way", domain)
+    generator = np.random.Generator(np.random.PCG64(1))
+    data = Dataset.from_records(generator.integers(0, domain.sizes, size=(300, 8)), domain)
+    mwem = create("mwem").runner(domain, Budget(0.1, 1e-9))  # the default, as `synth` builds it
+    assert mwem.plan_noise(workload, n=300) == ("laplace", 8)
+    result = mwem.run(data, workload, rng=SeededRandom(2))
+    assert result.parameters["noise"] == "laplace" and result.parameters["rounds_run"] == 0
+    assert len(result.accountant.ledger) == 8 and sum(c.epsilon for c in result.accountant.ledger) == exact(0.1)

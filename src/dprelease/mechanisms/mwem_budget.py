@@ -102,6 +102,12 @@ def budget_for_cell_noise(cell_noise: float, *, n: int, gaussian: bool) -> float
     return unit_cell_noise(gaussian=False) / (n * cell_noise)
 
 
+def cell_noise(budget: float, *, n: int, gaussian: bool) -> float:
+    """One marginal cell's expected absolute noise when measured with ``budget`` (rho, or epsilon): the inverse of
+    :func:`budget_for_cell_noise`. Public quantities only."""
+    return unit_cell_noise(gaussian=gaussian) / (n * (math.sqrt(budget) if gaussian else budget))
+
+
 def rounds_for_noise(*, cells: float, n: int, measure: float, gaussian: bool, tau: float) -> int:
     """The most rounds T at which measuring a marginal of ``cells`` cells with ``measure`` / T adds expected L1
     noise <= ``tau`` (public): cells x E|Z| <= tau, E|Z| as in :func:`budget_for_cell_noise`."""
