@@ -21,7 +21,7 @@ from dprelease.queries.product import ProductQuery
 from dprelease.representations.factored import FactoredModel, model_size
 from dprelease.representations.histogram import HistogramModel, marginalize
 from dprelease.representations.junction_tree import (JunctionTree, calibrate, calibrate_log, candidate_cells,
-                                                     contract)
+                                                     candidates_fit, contract)
 from dprelease.updates.measurement_fit import fit_measurements
 from dprelease.updates.measurements import MarginalMeasurement
 
@@ -141,6 +141,8 @@ def test_batched_size_check_agrees_with_the_tree_it_predicts():
         totals = candidate_cells(domain, cliques, candidates)
         for c, total in zip(candidates, totals):
             assert JunctionTree.build(domain, [*cliques, c]).total_cells == int(total)
+        for cap in np.quantile(totals, [0.0, 0.3, 0.7, 1.0]).astype(int):  # min-fill only where min-size is over
+            assert np.array_equal(candidates_fit(domain, cliques, candidates, int(cap)), totals <= cap)
 
 
 # ------------------------------------------------------------------------- a drop-in for the histogram

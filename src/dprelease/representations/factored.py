@@ -35,7 +35,7 @@ from dprelease.errors import DomainTooLargeError
 from dprelease.privacy.rng import RandomSource
 from dprelease.queries.base import LinearQuery
 from dprelease.representations.histogram import HistogramModel
-from dprelease.representations.junction_tree import (Clique, JunctionTree, calibrate, candidate_cells, eliminate,
+from dprelease.representations.junction_tree import (Clique, JunctionTree, calibrate, candidates_fit, eliminate,
                                                      expand, ratio_or_zero, sum_to)
 from dprelease.representations.rounding import systematic_counts
 
@@ -151,9 +151,9 @@ class FactoredModel:
         candidates = [self.domain.canonical(c) for c in candidates]
         result = [self.potential_holding(c) is not None for c in candidates]
         todo = [i for i, ok in enumerate(result) if not ok]
-        totals = candidate_cells(self.domain, list(self.potentials), [candidates[i] for i in todo])
-        for i, total in zip(todo, totals):
-            result[i] = bool(total <= self.max_model_cells)
+        fits = candidates_fit(self.domain, list(self.potentials), [candidates[i] for i in todo], self.max_model_cells)
+        for i, ok in zip(todo, fits):
+            result[i] = bool(ok)
         return result
 
     def potential_holding(self, clique: Sequence[str]) -> Clique | None:

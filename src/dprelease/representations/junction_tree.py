@@ -94,15 +94,19 @@ def _maximal_mask(cliques: np.ndarray) -> np.ndarray:
     return ~dominated
 
 
+def _criterion_cells(logs: np.ndarray, adjacency: np.ndarray, criterion: str) -> tuple[np.ndarray, tuple]:
+    """Per graph: total cells (float64; exact below 2^53) of one greedy triangulation, and its parts."""
+    orders, cliques = _eliminate_greedy(logs, adjacency, criterion)
+    keep = _maximal_mask(cliques)
+    cells = np.where(cliques, np.exp(logs)[None, None, :], 1.0).prod(axis=2)
+    return np.where(keep, np.rint(cells), 0.0).sum(axis=1), (orders, cliques, keep)
+
+
 def _tree_cells(logs: np.ndarray, adjacency: np.ndarray) -> tuple[np.ndarray, list]:
     """Per graph: total cells (float64; exact below 2^53) of the better greedy triangulation, and its parts."""
-    sizes = np.exp(logs)
     best_total, best_parts = None, None
     for criterion in ("min-size", "min-fill"):
-        orders, cliques = _eliminate_greedy(logs, adjacency, criterion)
-        keep = _maximal_mask(cliques)
-        cells = np.where(cliques, sizes[None, None, :], 1.0).prod(axis=2)
-        total = np.where(keep, np.rint(cells), 0.0).sum(axis=1)
+        total, (orders, cliques, keep) = _criterion_cells(logs, adjacency, criterion)
         if best_total is None:
             best_total, best_parts = total, [(orders, cliques, keep)] * len(total)
         else:
@@ -131,15 +135,34 @@ def candidate_cells(domain: Domain, cliques: Iterable[Clique], candidates: Seque
 
     The same triangulation as :meth:`JunctionTree.build` (float64 totals, exact below 2^53).
     """
-    base = _adjacency(domain, cliques)
     if not candidates:
         return np.zeros(0)
-    batch = np.repeat(base[None], len(candidates), axis=0)
+    return _tree_cells(_logs(domain), _candidate_graphs(domain, cliques, candidates))[0]
+
+
+def candidates_fit(domain: Domain, cliques: Iterable[Clique], candidates: Sequence[Clique], cap: int) -> np.ndarray:
+    """Whether the model on ``cliques`` plus each candidate in turn triangulates within ``cap`` cells: exactly
+    ``candidate_cells(...) <= cap``, with min-fill run only where min-size's tree is over the cap (the tree built
+    is the smaller of the two, so a min-size tree within the cap settles it). Min-fill's neighbour-edge counts
+    are most of the check's time on wide tables, and far from the cap no candidate needs them."""
+    if not candidates:
+        return np.zeros(0, dtype=bool)
+    logs, batch = _logs(domain), _candidate_graphs(domain, cliques, candidates)
+    fits = _criterion_cells(logs, batch, "min-size")[0] <= cap
+    over = np.flatnonzero(~fits)
+    if over.size:
+        fits[over] = _criterion_cells(logs, batch[over], "min-fill")[0] <= cap
+    return fits
+
+
+def _candidate_graphs(domain: Domain, cliques: Iterable[Clique], candidates: Sequence[Clique]) -> np.ndarray:
+    """(K, d, d) adjacency: the model's graph plus each candidate's edges in turn."""
+    batch = np.repeat(_adjacency(domain, cliques)[None], len(candidates), axis=0)
     for i, c in enumerate(candidates):
         axes = list(domain.axes(c))
         batch[i][np.ix_(axes, axes)] = True
         batch[i][axes, axes] = False
-    return _tree_cells(_logs(domain), batch)[0]
+    return batch
 
 
 @dataclass(frozen=True, eq=False)
