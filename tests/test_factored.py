@@ -21,7 +21,7 @@ from dprelease.queries.product import ProductQuery
 from dprelease.representations.factored import FactoredModel, model_size
 from dprelease.representations.histogram import HistogramModel, marginalize
 from dprelease.representations.junction_tree import (JunctionTree, calibrate, calibrate_log, candidate_cells,
-                                                     candidates_fit, contract)
+                                                     candidates_fit, contract, _count_dtype)
 from dprelease.updates.measurement_fit import fit_measurements
 from dprelease.updates.measurements import MarginalMeasurement
 
@@ -344,3 +344,10 @@ def test_rounded_rows_spread_each_value_evenly_over_the_attributes_drawn_before(
                 block = group[group[:, 2] == c]
                 counts = np.bincount(block[:, 0], minlength=4)
                 assert np.all(np.abs(counts - share * len(block)) <= 2), (b, c, counts, share * len(block))
+
+
+def test_the_cap_checks_float_counts_stay_exact_for_any_width():
+    """Neighbour-edge and shared-attribute counts go through a float matmul: float32 holds every whole number up to
+    2^24 (counts reach d^2, so d <= 4096) and not 2^24 + 1; wider domains count in float64."""
+    assert float(np.float32(2 ** 24 + 1)) != 2 ** 24 + 1
+    assert _count_dtype(4096) is np.float32 and _count_dtype(4097) is np.float64

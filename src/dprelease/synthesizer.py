@@ -26,13 +26,13 @@ from dprelease.api import SynthesisRequest, load_schema, run_epsilon_delta, synt
 from dprelease.engines.counting import parse_memory_limit
 from dprelease.engines.registry import engine_name
 from dprelease.errors import InputError, InputTypeError
-from dprelease.spent import Spent
 from dprelease.privacy.rng import make_rng
 from dprelease.progress import Progress
 from dprelease.release import Release
 from dprelease.schema import Schema, decode
 from dprelease.schema.decode import VALUE_MODES
 from dprelease.schema.tables import need
+from dprelease.spent import Spent
 from dprelease.validation import check_positive_int
 
 

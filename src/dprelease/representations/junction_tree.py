@@ -40,6 +40,12 @@ Clique = tuple[str, ...]
 
 
 # ---------------------------------------------------------------------- structure
+def _count_dtype(d: int) -> type:
+    """The float type whose matmul counts 0/1 products over d attributes exactly: every partial sum is a whole
+    number at most d^2, exact in float32 up to 2^24 (d <= 4096), in float64 beyond."""
+    return np.float32 if d * d <= 2 ** 24 else np.float64
+
+
 def _eliminate_greedy(logs: np.ndarray, adjacency: np.ndarray, criterion: str) -> tuple[np.ndarray, np.ndarray]:
     """Greedy elimination of K graphs at once: (orders (K, d), elimination cliques (K, d, d) boolean).
 
@@ -58,9 +64,9 @@ def _eliminate_greedy(logs: np.ndarray, adjacency: np.ndarray, criterion: str) -
         live = adj & alive[:, None, :] & alive[:, :, None]
         weight = np.round(logs[None, :] + live.astype(np.float64) @ logs, 9)
         if criterion == "min-fill":
-            # Counts of at most d^2 are exact in float32, whose matmul is BLAS's (numpy's int64 matmul is a plain
+            # Counts of at most d^2 are exact in a float matmul, which is BLAS's (numpy's int64 matmul is a plain
             # loop: 5x slower, and most of a round's time on a 60-column table checking 1,830 candidates).
-            a = live.astype(np.float32)
+            a = live.astype(_count_dtype(d))
             degree = live.sum(axis=2, dtype=np.int64)
             edges = np.rint((a * (a @ a)).sum(axis=2)).astype(np.int64) // 2  # edges among each vertex's neighbours
             fill = degree * (degree - 1) // 2 - edges
@@ -82,9 +88,9 @@ def _eliminate_greedy(logs: np.ndarray, adjacency: np.ndarray, criterion: str) -
 def _maximal_mask(cliques: np.ndarray) -> np.ndarray:
     """(K, d) mask of the elimination cliques that are maximal (duplicates: the first one kept)."""
     k, d, _ = cliques.shape
-    # inside[k, i, j]: clique i is a subset of clique j, i.e. |i & j| = |i| (exact counts in float32; a (K, d, d, d)
-    # boolean test took gigabytes on wide tables)
-    members = cliques.astype(np.float32)
+    # inside[k, i, j]: clique i is a subset of clique j, i.e. |i & j| = |i| (exact counts, :func:`_count_dtype`; a
+    # (K, d, d, d) boolean test took gigabytes on wide tables)
+    members = cliques.astype(_count_dtype(d))
     shared = members @ members.transpose(0, 2, 1)
     inside = shared == members.sum(axis=2)[:, :, None]
     equal = inside & inside.transpose(0, 2, 1)

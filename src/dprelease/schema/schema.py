@@ -22,10 +22,10 @@ from pathlib import Path
 
 from dprelease.domain import Domain
 from dprelease.errors import InputError, InputTypeError
-from dprelease.spent import Spent
 from dprelease.schema.binned import BINNED_KINDS
 from dprelease.files import write_atomic
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, check_tokens, where
+from dprelease.spent import Spent
 
 FORMAT = "dprelease-schema/1"
 KINDS: dict[str, type[Column]] = {"codes": CodesColumn, "categorical": CategoricalColumn, "boolean": BooleanColumn,
