@@ -548,6 +548,7 @@ def parse_args(argv):
     p.add_argument("--no-snapshot", action="store_true", help="import src/ directly instead of a frozen copy")
     p.add_argument("--render-only", action="store_true", help="rebuild suite.md from suite.json")
     p.add_argument("--note", action="append", default=[], help="a line for the markdown's notes (repeatable)")
+    p.add_argument("--title", help="the page's heading (default: the tuning suite's; e.g. for the held-out tables)")
     p.add_argument("--out", default=str(HERE / "results"))
     p.add_argument("--peer-cache", default=str(HERE / "results" / "suite-peers.json"),
                    help="the peer-result cache (the same file whatever --out is)")
@@ -570,6 +571,9 @@ def main(argv=None) -> int:
     if args.render_only:
         doc = json.loads(json_path.read_text())
         doc.setdefault("notes", []).extend(args.note)
+        if args.title:  # kept in the JSON, so a later re-render keeps it
+            doc["title"] = args.title
+            json_path.write_text(json.dumps(doc, indent=1, default=str) + "\n")
         md_path.write_text(suite_report.render(doc))
         print(f"wrote {md_path}")
         return 0
@@ -608,6 +612,8 @@ def main(argv=None) -> int:
                       "mst_time_limit": args.mst_time_limit, "quick": args.quick, "jobs": args.jobs,
                       "argv": sys.argv[1:]},
            "peer_versions": versions, "tables": {}, "runs": [], "notes": list(args.note)}
+    if args.title:
+        doc["title"] = args.title
     table_seeds = {t: seeds for t in tables_list}
     for item in filter(None, args.table_seeds.split(",")):
         name, count = item.split("=")

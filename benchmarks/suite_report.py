@@ -185,9 +185,13 @@ def table_section(doc: dict, table: str) -> list[str]:
     return L
 
 
+#: The suite page's heading; a page of other tables (the held-out ones) names itself with ``--title``.
+DEFAULT_TITLE = "Tuning suite (issue 12): dprelease's defaults beside the baselines and the peers"
+
+
 def render(doc: dict) -> str:
     info, code, config = doc["machine"], doc["code"], doc["config"]
-    L = ["# Tuning suite (issue 12): dprelease's defaults beside the baselines and the peers", ""]
+    L = [f"# {doc.get('title') or DEFAULT_TITLE}", ""]
     L.append(provenance_line("bench_suite.py", info, code, doc.get("total_seconds", 0.0)))
     if doc.get("total_seconds_before"):
         L[-1] += (f" Resumed: {doc['total_seconds_before'] / 60:.1f} min more in the earlier invocations whose runs "
@@ -207,10 +211,12 @@ def render(doc: dict) -> str:
     L.append(scorer + ". avg L1 = mean over the workload's marginals of the L1 distance between fraction vectors; "
              "max error = the largest error in any cell.")
     L.append("")
-    L.append(f"Config: eps {', '.join(f'{e:g}' for e in config['eps'])}; seeds 0..{config['seeds'] - 1}; AIM seeds "
-             f"0..{config['aim_seeds'] - 1} under {config['aim_time_limit']:g} s, max model size "
-             f"{config['aim_max_model_size']:g} MB, rounds {config['aim_rounds'] or 'smartnoise default (16 x columns)'}; "
-             f"delta = {config['delta']:g} for dprelease (its default), MST and AIM. Peers: "
+    aim = "aim" in config["systems"]
+    L.append(f"Config: eps {', '.join(f'{e:g}' for e in config['eps'])}; seeds 0..{config['seeds'] - 1}; "
+             + (f"AIM seeds 0..{config['aim_seeds'] - 1} under {config['aim_time_limit']:g} s, max model size "
+                f"{config['aim_max_model_size']:g} MB, rounds {config['aim_rounds'] or 'smartnoise default (16 x columns)'}; "
+                if aim else "AIM not run; ")
+             + f"delta = {config['delta']:g} for dprelease (its default), MST{' and AIM' if aim else ''}. Peers: "
              + (", ".join(f"{k} {v}" for k, v in doc["peer_versions"].items()) if doc.get("peer_versions") else "not available")
              + ".")
     cut = [f"{t}: seeds 0..{n - 1}" for t, n in config.get("table_seeds", {}).items() if n != config["seeds"]]

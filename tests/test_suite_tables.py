@@ -31,7 +31,7 @@ def st():
     return module
 
 
-@pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans"])
+@pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans", "orders", "meters"])
 def test_table_has_its_declared_shape(st, name):
     dataset, workload, description = st.load(name)
     declared = st.TABLES[name]
@@ -162,3 +162,26 @@ def test_suite_plans_lists_the_plan_a_run_makes(st, tmp_path, monkeypatch):
             (row["noise"], row["rounds"], row["selection_share"])
     pure = next(r for r in rows if r["epsilon"] == 1.0 and r["path"] == "pure")
     assert pure["selection_share"] == 0.5 and pure["selection_loss"] > 0.5  # capped: still short of the target
+
+
+def test_held_out_tables_are_encoded_by_their_schemas_and_carry_their_structure(st):
+    """orders and meters are raw text through a schema: deterministic, the schema's domain, blanks in the NULL
+    code at about the generated rate, unlisted countries in ``other``, and the generated dependences present."""
+    from dprelease.schema import Schema
+
+    orders = st.orders()
+    assert np.array_equal(orders.records, st.orders().records)
+    assert orders.domain == Schema.from_dict(st.ORDERS_SCHEMA).domain
+    column = {name: orders.records[:, i] for i, name in enumerate(orders.domain.attributes)}
+    age_null, other = orders.domain.size_of("age") - 1, orders.domain.size_of("country") - 1
+    assert 0.06 < np.mean(column["age"] == age_null) < 0.10  # 8 % blank
+    assert 0.15 < np.mean(column["country"] == other) < 0.25  # 40 of 60 countries unlisted
+
+    def dependence(data, a, b):
+        joint = data.marginal((a, b)).reshape(data.domain.size_of(a), data.domain.size_of(b))
+        return float(np.abs(joint - np.outer(joint.sum(axis=1), joint.sum(axis=0))).sum())
+
+    assert dependence(orders, "channel", "payment") > 5 * dependence(orders, "quantity", "payment")
+    meters = st.meters()
+    assert meters.domain == Schema.from_dict(st.METERS_SCHEMA).domain and meters.n == 60_000
+    assert dependence(meters, "region", "postcode") > 5 * dependence(meters, "region", "household")
