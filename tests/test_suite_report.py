@@ -64,3 +64,16 @@ def test_one_run_a_side_is_too_few_to_test(report):
     _, failures = report.checks(suite_doc({"dprelease": [0.6, 0.7], "independent": [0.5]}))
     assert failures == ["t, eps = 1, dprelease: avg L1 0.6500 > independent baseline 0.5000 (1.30x; "
                         "too few runs for a test)"]
+
+
+def test_a_page_names_itself_and_describes_aim_only_where_it_ran(report):
+    """The committed pages: the held-out one carries its own title and says AIM did not run; the suite page keeps
+    the suite's heading and AIM's settings."""
+    import json
+
+    held_out = report.render(json.loads((BENCHMARKS / "results" / "heldout" / "suite.json").read_text()))
+    assert held_out.startswith("# Held-out tables (issue 12)")
+    assert "AIM not run" in held_out and "AIM seeds" not in held_out
+    suite = report.render(json.loads((BENCHMARKS / "results" / "suite.json").read_text()))
+    assert suite.startswith(f"# {report.DEFAULT_TITLE}")
+    assert "AIM seeds 0..9 under 600 s" in suite and "AIM not run" not in suite
