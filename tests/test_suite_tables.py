@@ -185,3 +185,8 @@ def test_held_out_tables_are_encoded_by_their_schemas_and_carry_their_structure(
     meters = st.meters()
     assert meters.domain == Schema.from_dict(st.METERS_SCHEMA).domain and meters.n == 60_000
     assert dependence(meters, "region", "postcode") > 5 * dependence(meters, "region", "household")
+
+
+def test_the_held_out_tables_are_outside_the_suite_the_defaults_are_chosen_on(st):
+    assert {name for name, table in st.TABLES.items() if table.held_out} == {"orders", "meters"}
+    assert set(st.SUITE) == set(st.TABLES) - {"orders", "meters"}
