@@ -50,9 +50,11 @@ small-n case (small91) and binary16 keep its all-3-way workload. The 32-column t
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import math
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +63,7 @@ import numpy as np
 
 from dprelease import Dataset, Domain
 from dprelease.datasets import ADULT_SMALL_COLUMNS, load_adult
+from dprelease.schema import Schema, encode
 
 HERE = Path(__file__).resolve().parent
 TAXI_CSV = HERE / "data" / "nist-taxi.csv.gz"
@@ -340,11 +343,6 @@ METERS_SCHEMA = {"format": "dprelease-schema/1", "columns": {
 
 def _encoded(columns: dict[str, np.ndarray], schema: dict) -> Dataset:
     """The raw columns (text, blanks as '') written as a CSV and encoded by ``schema``, as ``dprelease synth`` would."""
-    import csv
-    import tempfile
-
-    from dprelease.schema import Schema, encode
-
     parsed = Schema.from_dict(schema)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "table.csv"
@@ -374,7 +372,8 @@ def orders(n: int = 20_000, seed: int = ORDERS_SEED) -> Dataset:
     weekday = (days.astype(int) + 3) % 7  # 1970-01-01 was a Thursday
     weight = np.where(months >= 11, 2.5, 1.0) * np.where(weekday >= 5, 1.4, 1.0)
     day = rng.choice(len(days), n, p=weight / weight.sum())
-    country = rng.choice(60, n, p=(w := 1 / np.arange(1, 61) ** 1.1) / w.sum())
+    zipf = 1 / np.arange(1, 61) ** 1.1
+    country = rng.choice(60, n, p=zipf / zipf.sum())
     big = country < 5
     app = rng.random(n) < np.where(big, 0.6, 0.3)
     channel = np.where(app, "app", np.where(rng.random(n) < 0.7, "web", "phone"))

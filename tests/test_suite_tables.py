@@ -31,6 +31,12 @@ def st():
     return module
 
 
+def dependence(data, a: str, b: str) -> float:
+    """L1 distance between the 2-way marginal (a, b) and the product of its 1-way marginals (0: independent)."""
+    joint = data.marginal((a, b)).reshape(data.domain.size_of(a), data.domain.size_of(b))
+    return float(np.abs(joint - np.outer(joint.sum(axis=1), joint.sum(axis=0))).sum())
+
+
 @pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans", "orders", "meters"])
 def test_table_has_its_declared_shape(st, name):
     dataset, workload, description = st.load(name)
@@ -74,12 +80,7 @@ def test_clinic_follows_its_declared_network(st):
     assert np.array_equal(first.records, second.records)
     assert first.domain.sizes == tuple(size for _, size, _ in st.CLINIC_NODES)
     data = st.clinic()
-
-    def dependence(a, b):  # L1 distance between the 2-way marginal and the product of its 1-ways
-        joint = data.marginal((a, b)).reshape(data.domain.size_of(a), data.domain.size_of(b))
-        return float(np.abs(joint - np.outer(joint.sum(axis=1), joint.sum(axis=0))).sum())
-
-    assert dependence("region", "clinic") > 5 * dependence("region", "sex")
+    assert dependence(data, "region", "clinic") > 5 * dependence(data, "region", "sex")
 
 
 def test_loans_sits_where_mwems_auto_leaves_the_histogram(st):
@@ -91,9 +92,7 @@ def test_loans_sits_where_mwems_auto_leaves_the_histogram(st):
     data = st.loans()
     assert np.array_equal(data.records, st.loans().records)
     assert MWEM_HISTOGRAM_CELLS < data.domain.size < DEFAULT_MAX_CELLS
-    joint = lambda a, b: data.marginal((a, b)).reshape(data.domain.size_of(a), data.domain.size_of(b))  # noqa: E731
-    dependence = lambda j: float(np.abs(j - np.outer(j.sum(axis=1), j.sum(axis=0))).sum())  # noqa: E731
-    assert dependence(joint("days_out", "returned")) > 5 * dependence(joint("month", "member_type"))
+    assert dependence(data, "days_out", "returned") > 5 * dependence(data, "month", "member_type")
 
 
 CLINIC_DIGEST = "7f36d82959124f08"  # sha256 of clinic()'s records as int64, at commit 3931cd5
@@ -129,8 +128,7 @@ def test_bayes_net_edges_carry_strong_dependence(st):
     gaps = []
     for child, parents in enumerate(net.parents):
         for parent in parents:
-            joint = dataset.marginal((names[parent], names[child]))
-            gaps.append(np.abs(joint - np.outer(joint.sum(axis=1), joint.sum(axis=0))).sum())
+            gaps.append(dependence(dataset, names[parent], names[child]))
     assert len(gaps) >= 32 and np.median(gaps) > 0.25
 
 
@@ -176,11 +174,6 @@ def test_held_out_tables_are_encoded_by_their_schemas_and_carry_their_structure(
     age_null, other = orders.domain.size_of("age") - 1, orders.domain.size_of("country") - 1
     assert 0.06 < np.mean(column["age"] == age_null) < 0.10  # 8 % blank
     assert 0.15 < np.mean(column["country"] == other) < 0.25  # 40 of 60 countries unlisted
-
-    def dependence(data, a, b):
-        joint = data.marginal((a, b)).reshape(data.domain.size_of(a), data.domain.size_of(b))
-        return float(np.abs(joint - np.outer(joint.sum(axis=1), joint.sum(axis=0))).sum())
-
     assert dependence(orders, "channel", "payment") > 5 * dependence(orders, "quantity", "payment")
     meters = st.meters()
     assert meters.domain == Schema.from_dict(st.METERS_SCHEMA).domain and meters.n == 60_000
