@@ -229,7 +229,8 @@ def test_synthesize_passes_the_model_cap_to_mwem():
 
 
 @pytest.mark.parametrize("change", [{"reuse_measurements": False}, {"size_penalty": 0.0}, {"size_penalty": 1.0},
-                                    {"candidates": "closure"}, {"max_measure_l1": 0.3}, {"final_discrepancy": 0.8}])
+                                    {"candidates": "closure"}, {"max_measure_l1": 0.3}, {"final_discrepancy": 0.8},
+                                    {"round_iterations": 25, "round_discrepancy": 1.0}])
 def test_post_processing_options_charge_exactly_the_default_plan(change):
     # Reuse of past measurements, the size penalty (public), the candidate set and the noise cap on it (public)
     # change what is fitted or
@@ -299,3 +300,57 @@ def test_the_final_fit_stops_at_the_noise_and_the_release_says_where():
     # the same measurements (the stop changes nothing before the final fit), a different model
     assert [m.values.tolist() for m in runs[None].measurements] == [m.values.tolist() for m in runs[0.8].measurements]
     assert not np.allclose(runs[None].model.probabilities, runs[0.8].model.probabilities)
+
+
+def test_each_round_fit_stops_at_the_noise_or_at_its_passes(monkeypatch):
+    """``round_discrepancy`` (post-processing): a round's fit runs until the model is within the noise of every
+    measurement so far (mean squared standardized residual over the raw cells at most the level), or until its
+    ``round_iterations``; without it every round runs all its passes."""
+    import dprelease.mechanisms.mwem as mwem_module
+    from dprelease.updates.measurements import combine
+
+    real_fit = mwem_module.fit_measurements
+    data = _data(n=3_000)
+    workload = Workload.all_kway(data.domain, 2)
+
+    def run(level):
+        fits = []
+
+        def recording_fit(model, measurements, *, iterations, on_step=None, **kwargs):
+            passes = []
+            fitted, step = real_fit(model, measurements, iterations=iterations, **kwargs,
+                                    on_step=lambda i, total: (passes.append(i), on_step and on_step(i, total)))
+            raw = [m for m in combine(measurements) if len(m.attributes) > 1]
+            residual = sum(float(((fitted.marginal(m.attributes) - m.values) ** 2).sum()) / m.std ** 2 for m in raw)
+            cells = sum(m.values.size for m in raw)
+            fits.append((iterations, kwargs.get("discrepancy"), len(passes), residual, cells))
+            return fitted, step
+
+        monkeypatch.setattr(mwem_module, "fit_measurements", recording_fit)
+        MWEM(epsilon=1.0, delta=1e-9, rounds=8, tuning=MWEMTuning(round_iterations=25, round_discrepancy=level,
+                                                                  final_iterations=2)).run(
+            data, workload, rng=SeededRandom(4))
+        return fits[1:-1]  # the rounds' fits (the first follows INIT, the last is the final fit)
+
+    rounds = run(1.0)
+    assert len(rounds) == 8 and all(it == 25 and level == 1.0 for it, level, *_ in rounds)
+    stopped = [(residual, cells) for _, _, passes, residual, cells in rounds if passes < 25]
+    assert stopped and all(residual <= 1.0 * cells for residual, cells in stopped)
+    assert all(passes == 25 for _, level, passes, *_ in run(None)) and run(None)[0][1] is None
+
+
+def test_the_users_rounds_run_without_annealing_and_fit_each_round_to_its_noise():
+    """With ``rounds=`` the preset runs those rounds as given (no annealing) with the per-round stop
+    (:data:`~dprelease.mechanisms.mwem_tuning.USER_ROUNDS_FIT`); the own plan keeps its 5 passes a round.
+    The release says which ran."""
+    from dprelease.api import synthesize
+    from dprelease.mechanisms.mwem_tuning import ADAPTIVE, USER_ROUNDS_FIT
+
+    data = _data()
+    for delta in (1e-9, 0.0):
+        fixed = synthesize(data, "2way", epsilon=1.0, delta=delta, rounds=5, seed=0).parameters
+        planned = synthesize(data, "2way", epsilon=1.0, delta=delta, seed=0).parameters
+        assert fixed["annealing"] is False and fixed["rounds_run"] == 5
+        assert {k: fixed[k] for k in USER_ROUNDS_FIT} == USER_ROUNDS_FIT
+        assert planned["annealing"] is True and "round_discrepancy" not in planned
+        assert planned["round_iterations"] == ADAPTIVE.round_iterations == 5

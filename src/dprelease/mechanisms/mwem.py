@@ -8,7 +8,8 @@ The practical offline release. With T rounds and budget eps:
         SELECT   exponential mechanism over the workload's marginals,
                  score ||M(x) - M(x^t)||_1 - penalty(M)                      share s of the round
         MEASURE  Laplace(2 / (n eps_m)) (or Gaussian) on every cell of it    share 1 - s
-        UPDATE   MW (mirror descent) steps fitting *all* measurements so far
+        UPDATE   MW (mirror descent) steps fitting *all* measurements so far (stopped once the model
+                 is within the measurements' noise: ``round_discrepancy``, with the user's rounds)
     final UPDATE passes (with momentum while x^T is farther from the measurements than their noise:
     ``final_momentum``; stopped once it is within it: ``final_discrepancy``), then release x^T.
 
@@ -64,7 +65,7 @@ from dprelease.errors import DomainTooLargeError
 from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
 from dprelease.mechanisms.mwem_budget import GAUSSIAN_MEAN_ABS, RoundBudget
 from dprelease.mechanisms.mwem_plan import MWEMPlan, mwem_representation
-from dprelease.mechanisms.mwem_tuning import tuning_for
+from dprelease.mechanisms.mwem_tuning import tuning_for, with_user_rounds
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
@@ -273,7 +274,8 @@ class MWEM(MWEMPlan):
                 active = [i for i in active if candidates[i] != chosen]
             # UPDATE: MW steps over all measurements so far
             model, step = fit_measurements(model, fitted if self.tuning.reuse_measurements else fitted[-1:],
-                                           iterations=self.tuning.round_iterations, step=step, growth=self.tuning.step_growth)
+                                           iterations=self.tuning.round_iterations, step=step, growth=self.tuning.step_growth,
+                                           discrepancy=self.tuning.round_discrepancy)
             if annealing:
                 # ANNEAL (AIM): the measurement told the model nothing it did not know, within the noise's
                 # expected L1 size, so the coming rounds need sharper measurements. AIM compares the model
@@ -323,6 +325,8 @@ class MWEM(MWEMPlan):
                       **({} if self.tuning.max_measure_l1 is None else {"max_measure_l1": self.tuning.max_measure_l1}),
                       **({} if self.tuning.final_discrepancy is None else
                          {"final_discrepancy": self.tuning.final_discrepancy}),
+                      **({} if self.tuning.round_discrepancy is None else
+                         {"round_discrepancy": self.tuning.round_discrepancy}),
                       **({} if self.tuning.final_momentum is None else {"final_momentum": self.tuning.final_momentum}),
                       **({} if self.tuning.capped_final_momentum is None else
                          {"capped_final_momentum": self.tuning.capped_final_momentum}),
@@ -378,7 +382,7 @@ class MWEMMechanism:
         noise = "gaussian" if budget.delta > 0 else "laplace"
         tuning = tuning_for(representation=representation, noise=noise)
         if self.rounds is not None:  # annealing adapts the mechanism's own plan; the user's rounds run as given
-            tuning = replace(tuning, annealing=False)
+            tuning = with_user_rounds(tuning)
         return MWEM(epsilon=budget.epsilon, delta=budget.delta, rounds=self.rounds, representation=representation,
                     max_cells=self.max_cells, max_model_cells=self.max_model_cells,
                     tuning=tuning)
