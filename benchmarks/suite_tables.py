@@ -39,6 +39,8 @@ benchmarks/results/heldout.md):
   in uneven bins, blanks); all 55 1-2-way marginals.
 - ``meters``: a smart-meter register, 60,000 x 11 (postcodes nested in regions, installation quarters, kWh in
   uneven bins, blanks); all 231 1-3-way marginals.
+- ``households``: a town's household survey, 600 x 12 (150 streets with Zipf weights, ages by tens, income bins
+  with blanks, years moved in; added in session 22, a small n against wide columns); all 78 1-2-way marginals.
 
 Why these workloads: each table is scored on the marginals a user of that shape would ask for, and on
 enough of them that a mechanism cannot win by measuring a handful. Adult keeps the protocol of
@@ -324,6 +326,21 @@ ORDERS_SCHEMA = {"format": "dprelease-schema/1", "columns": {
     "discount": {"type": "categorical", "values": ["no", "yes"]},
     "payment": {"type": "categorical", "values": ["card", "wallet", "invoice"], "null": True},
     "returned": {"type": "categorical", "values": ["N", "Y"]}}}
+HOUSEHOLDS_SEED = 1207
+HOUSEHOLDS_SCHEMA = {"format": "dprelease-schema/1", "columns": {
+    "street": {"type": "categorical", "values": [f"Street {k}" for k in range(150)]},
+    "household_size": {"type": "integer", "bounds": [1, 8], "clip": True},
+    "age": {"type": "integer", "bounds": [18, 100], "width": 10, "clip": True},
+    "tenure": {"type": "categorical", "values": ["owner", "renter"]},
+    "income": {"type": "numeric", "bounds": [0, 300000], "edges": [0, 15000, 30000, 45000, 60000, 80000, 100000,
+                                                                  150000, 300000], "null": True, "clip": True},
+    "cars": {"type": "integer", "bounds": [0, 4], "clip": True},
+    "bike": {"type": "categorical", "values": ["yes", "no"]},
+    "heating": {"type": "categorical", "values": ["gas", "electric", "heat pump", "oil", "district"], "other": True},
+    "solar": {"type": "categorical", "values": ["Y", "N"], "null": True},
+    "moved_in": {"type": "date", "bounds": ["1970-01-01", "2024-12-31"], "unit": "year"},
+    "pets": {"type": "integer", "bounds": [0, 5], "clip": True},
+    "internet": {"type": "categorical", "values": ["fibre", "cable", "dsl", "none"]}}}
 METER_REGIONS = ("North", "South", "East", "West", "Central", "Coast", "Hills", "Islands")
 METERS_SCHEMA = {"format": "dprelease-schema/1", "columns": {
     "region": {"type": "categorical", "values": list(METER_REGIONS)},
@@ -426,6 +443,35 @@ def meters(n: int = 60_000, seed: int = METERS_SEED) -> Dataset:
                      "arrears": _text(np.where(arrears, "yes", "no"))}, METERS_SCHEMA)
 
 
+def households(n: int = 600, seed: int = HOUSEHOLDS_SEED) -> Dataset:
+    """A town's household survey, small: 150 streets (the register lists all; Zipf, a third of the rows on three of
+    them), household size, age, tenure by age, income by size and tenure (7 % blank), cars by size and tenure, bike
+    by cars, heating, solar for owners (blanks), the year moved in, pets by size, internet by age."""
+    rng = generator(seed, n)
+    zipf = 1 / np.arange(1, 151) ** 1.1
+    street = rng.choice(150, n, p=zipf / zipf.sum())
+    size = rng.choice(np.arange(1, 7), n, p=[0.28, 0.34, 0.16, 0.13, 0.06, 0.03])
+    age = np.clip(np.round(rng.normal(47, 16, n)), 18, 95).astype(int)
+    owner = rng.random(n) < 0.35 + 0.006 * (age - 47)
+    income = np.round(np.exp(rng.normal(10.6 + 0.15 * (size > 1) + 0.25 * owner, 0.6)))
+    cars = np.clip(rng.poisson(0.6 + 0.4 * (size > 2) + 0.3 * owner), 0, 4)
+    bike = rng.random(n) < np.where(cars == 0, 0.5, 0.2)
+    heating = rng.choice(np.array(["gas", "electric", "heat pump", "oil", "district"]), n,
+                         p=[0.45, 0.25, 0.12, 0.08, 0.10])
+    solar = np.where(owner & (rng.random(n) < 0.25), "Y", np.where(rng.random(n) < 0.95, "N", ""))
+    year = np.clip(np.floor(2024 - rng.exponential(8, n)), 1970, 2024).astype(int)
+    moved = (np.datetime64("1970-01") + ((year - 1970) * 12 + rng.integers(0, 12, n)).astype("timedelta64[M]")
+             ).astype("datetime64[D]")
+    pets = np.clip(rng.poisson(0.5 + 0.2 * (size > 2)), 0, 5)
+    internet = np.where(age < 75, rng.choice(np.array(["fibre", "cable", "dsl", "none"]), n, p=[0.4, 0.3, 0.2, 0.1]),
+                        rng.choice(np.array(["dsl", "none", "cable"]), n, p=[0.4, 0.4, 0.2]))
+    return _encoded({"street": _text(np.char.add("Street ", street.astype(str))), "household_size": _text(size),
+                     "age": _text(age), "tenure": _text(np.where(owner, "owner", "renter")),
+                     "income": _text(income.astype(int), rng.random(n) < 0.07), "cars": _text(cars),
+                     "bike": _text(np.where(bike, "yes", "no")), "heating": _text(heating), "solar": _text(solar),
+                     "moved_in": _text(moved), "pets": _text(pets), "internet": _text(internet)}, HOUSEHOLDS_SCHEMA)
+
+
 # ----------------------------------------------------------------------------- the registry
 @dataclass(frozen=True)
 class SuiteTable:
@@ -481,6 +527,9 @@ TABLES: dict[str, SuiteTable] = {t.name: t for t in (
     SuiteTable("meters", meters, "1-3way", "held out (added after the defaults were chosen): a smart-meter register "
                "through a schema (postcodes nested in regions, quarters, kWh bins, blanks): 60,000 x 11, "
                "3.75e+10 cells; all 231 1-3-way marginals", 60_000, 11, held_out=True),
+    SuiteTable("households", households, "1-2way", "held out (added after the defaults were chosen): a town's "
+               "household survey through a schema (150 streets, Zipf; ages by tens, income bins with blanks, years "
+               "moved in): 600 x 12, 4.62e+10 cells; all 78 1-2-way marginals", 600, 12, held_out=True),
     SuiteTable("bn-1m", lambda: bn(1_000_000), "2way", "the same Bayesian network: 1,000,000 x 32, 4.1e23 cells; "
                "all 496 2-way marginals", 1_000_000, 32),
 )}

@@ -37,7 +37,7 @@ def dependence(data, a: str, b: str) -> float:
     return float(np.abs(joint - np.outer(joint.sum(axis=1), joint.sum(axis=0))).sum())
 
 
-@pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans", "orders", "meters"])
+@pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans", "orders", "meters", "households"])
 def test_table_has_its_declared_shape(st, name):
     dataset, workload, description = st.load(name)
     declared = st.TABLES[name]
@@ -163,7 +163,7 @@ def test_suite_plans_lists_the_plan_a_run_makes(st, tmp_path, monkeypatch):
 
 
 def test_held_out_tables_are_encoded_by_their_schemas_and_carry_their_structure(st):
-    """orders and meters are raw text through a schema: deterministic, the schema's domain, blanks in the NULL
+    """orders, meters and households are raw text through a schema: deterministic, the schema's domain, blanks in the NULL
     code at about the generated rate, unlisted countries in ``other``, and the generated dependences present."""
     from dprelease.schema import Schema
 
@@ -178,8 +178,14 @@ def test_held_out_tables_are_encoded_by_their_schemas_and_carry_their_structure(
     meters = st.meters()
     assert meters.domain == Schema.from_dict(st.METERS_SCHEMA).domain and meters.n == 60_000
     assert dependence(meters, "region", "postcode") > 5 * dependence(meters, "region", "household")
+    households = st.households()
+    assert np.array_equal(households.records, st.households().records)
+    assert households.domain == Schema.from_dict(st.HOUSEHOLDS_SCHEMA).domain and households.n == 600
+    income = households.records[:, households.domain.axis("income")]
+    assert 0.04 < np.mean(income == households.domain.size_of("income") - 1) < 0.11  # 7 % blank
+    assert dependence(households, "cars", "bike") > 5 * dependence(households, "heating", "bike")
 
 
 def test_the_held_out_tables_are_outside_the_suite_the_defaults_are_chosen_on(st):
-    assert {name for name, table in st.TABLES.items() if table.held_out} == {"orders", "meters"}
-    assert set(st.SUITE) == set(st.TABLES) - {"orders", "meters"}
+    assert {name for name, table in st.TABLES.items() if table.held_out} == {"orders", "meters", "households"}
+    assert set(st.SUITE) == set(st.TABLES) - {"orders", "meters", "households"}
