@@ -214,8 +214,8 @@ def drafted() -> tuple[pd.DataFrame, Schema]:
 def test_private_draft_charges_are_added_to_a_pure_run_exactly(drafted):
     frame, schema = drafted
     draft_epsilon, draft_delta = schema.draft.spent
-    # the whole epsilon, exactly; delta only for the categorical column (delta is split over the 2 columns)
-    assert draft_epsilon == Fraction(0.3) and draft_delta == Fraction(1e-6) / 2
+    # the whole epsilon, exactly; all of delta, for the one categorical column (delta is split over text columns)
+    assert draft_epsilon == Fraction(0.3) and draft_delta == Fraction(1e-6)
     release = synthesize_table(frame, schema, "1-2way", epsilon=0.7, seed=0, rounds=2)
     ledger = release.privacy_ledger
     charges = ledger["charges"]
@@ -254,9 +254,10 @@ def test_cli_adds_the_draft_of_dprelease_schema_to_the_release(files, capsys):
     drafted = Schema.from_json(draft)
     assert (drafted.column("joined").kind, drafted.column("member").kind) == ("date", "boolean")
     spent = json.loads(draft.read_text())["draft"]["privacy_ledger"]["spent"]
-    assert Fraction(spent["epsilon_exact"]) == Fraction(7, 2)  # 4, less a boolean's three quarters of its 2/3
+    # 4: the boolean's unused part goes to the other five, less the bin edges of a column whose bounds hold one cell
+    assert Fraction(spent["epsilon_exact"]) == Fraction(37, 10)
     assert main(synth(files)) == 0, capsys.readouterr().err
-    assert "privacy spent: epsilon=4.5," in capsys.readouterr().out
+    assert "privacy spent: epsilon=4.7," in capsys.readouterr().out
     ledger = json.loads((files["tmp"] / "release.json").read_text())["privacy_ledger"]
     assert Fraction(ledger["spent"]["epsilon_exact"]) == Fraction(spent["epsilon_exact"]) + 1
     assert Fraction(ledger["spent"]["delta_exact"]) == Fraction(spent["delta_exact"])

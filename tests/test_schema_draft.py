@@ -43,17 +43,16 @@ def test_private_draft_ledger_is_exact_and_travels_with_the_file(tmp_path):
         schema = draft_schema(small_frame(), epsilon=1.0, delta=1e-6, seed=3,
                               types={"age": "integer", "pay": "numeric", "job": "categorical", "day": "date",
                                      "member": "boolean"})
-    share = Fraction(1) / 5
-    expected = [("age: profile", share / 4), ("age: bounds", share * 3 / 8), ("age: bin edges", share * 3 / 8),
-                ("pay: profile", share / 4), ("pay: bounds", share * 3 / 8), ("pay: bin edges", share * 3 / 8),
-                ("job: profile", share / 4), ("job: categories", share * 3 / 4),
-                ("day: profile", share / 4), ("day: bounds", share * 3 / 4),
-                ("member: profile", share / 4)]
+    profile, main = Fraction(1) / 20, Fraction(3) / 16  # a quarter over 5 columns; the rest over the 4 that use it
+    expected = [("age: profile", profile), ("pay: profile", profile), ("job: profile", profile),
+                ("day: profile", profile), ("member: profile", profile),
+                ("age: bounds", main / 2), ("age: bin edges", main / 2), ("pay: bounds", main / 2),
+                ("pay: bin edges", main / 2), ("job: categories", main), ("day: bounds", main)]
     charges = schema.draft.charges()
     assert [(c[0], c[1]) for c in charges] == expected
-    assert [c[2] for c in charges] == [Fraction(0)] * 7 + [Fraction(1e-6) / 5] + [Fraction(0)] * 3
+    assert [c[2] for c in charges] == [Fraction(0)] * 9 + [Fraction(1e-6)] + [Fraction(0)]  # the one text column
     eps, delta = schema.draft.spent
-    assert eps == Fraction(1) - share / 4 * 3 and delta == Fraction(1e-6) / 5  # a boolean needs only its profile
+    assert eps == Fraction(1) and delta == Fraction(1e-6)  # the boolean's unused part went to the others
     assert schema.draft.ledger["spent"]["epsilon_exact"] == str(eps)
     path = tmp_path / "draft.json"
     schema.to_json(path)
@@ -83,7 +82,7 @@ def test_draft_states_the_rows_a_bound_needs_and_the_bounds_follow_it():
     needed = rows(note.split("more than about ")[1].split(" rows")[0])
     assert needed == round(2 / (0.5 / 2 * 3 / 8) * np.log(345 / 0.001))  # scale 2/eps_bounds, 345 public cells
     category = rows(note.split("a category needs about ")[1].split(" rows")[0])
-    assert category == round(1 + 2 / (0.5 / 2 * 3 / 4) * np.log(2 / (1e-6 / 2)))
+    assert category == round(1 + 2 / (0.5 / 2 * 3 / 4) * np.log(2 / 1e-6))  # all of delta: the one text column
     for count, kept in ((4 * needed, True), (needed // 4, False)):
         ages = ["25"] * (4 * needed) + ["55"] * count
         schema, _note = draft(pd.DataFrame({"age": ages, "job": ["clerk"] * len(ages)}))
@@ -142,8 +141,9 @@ def test_raw_adult_private_draft_ledger():
     assert eps <= 1 and delta <= Fraction(1e-9)
     assert eps == sum((c[1] for c in schema.draft.charges()), Fraction(0))
     labels = [c[0] for c in schema.draft.charges()]
-    assert labels[:3] == ["age: profile", "age: bounds", "age: bin edges"]
-    assert len([label for label in labels if label.endswith("profile")]) == len(ADULT_RAW_COLUMNS)
+    columns = len(ADULT_RAW_COLUMNS)  # every profile first; then the rest, column by column
+    assert [label.endswith(": profile") for label in labels[:columns + 1]] == [True] * columns + [False]
+    assert labels[columns:columns + 2] == ["age: bounds", "age: bin edges"]
     assert all(c[1] in (Fraction(1, 60), Fraction(1, 40), Fraction(1, 20)) for c in schema.draft.charges())
 
 

@@ -6,14 +6,17 @@ them, which pays first. Everything it decides from the reader's answers is post-
 
 Two modes, and never a silent one:
 
-- **private** (``epsilon=``, optionally ``delta=``): epsilon is split equally over the columns. Per
-  column, a quarter buys a noisy profile (how many values look NULL, boolean, integer, decimal, date,
-  date-time or text), from which the kind and the NULL bucket are chosen; three quarters buy the rest:
-  for numbers, bounds from a noisy histogram over public cells (0, +-1..9 10^e) and then bin edges
-  (quantiles 1/b .. (b-1)/b) by the exponential mechanism over public candidates inside the bounds; for
-  dates, bounds from a noisy histogram over years; for text, categories by a stability histogram
-  (needs delta > 0; delta is split equally over the columns). The spend is the schema's own
-  exact ledger (:func:`draft_charges`), to be added to a release's.
+- **private** (``epsilon=``, optionally ``delta=``): a quarter of epsilon buys each column, in equal parts, a
+  noisy profile (how many values look NULL, boolean, integer, decimal, date, date-time or text), from which
+  the kind and the NULL bucket are chosen. The other three quarters are split equally over the columns whose
+  kind needs more (a boolean needs nothing more, nor text when delta = 0): for numbers, bounds from a noisy
+  histogram over public cells (0, +-1..9 10^e) and then bin edges (quantiles 1/b .. (b-1)/b) by the
+  exponential mechanism over public candidates inside the bounds; for dates, bounds from a noisy histogram
+  over years; for text, categories by a stability histogram (needs delta > 0; delta is split equally over
+  the text columns). That split reads the profiles' noisy outputs, so the budgets are chosen adaptively;
+  their sum never exceeds (epsilon, delta), which basic composition's privacy filter allows (Rogers, Roth,
+  Ullman & Vadhan 2016). The spend is the schema's own exact ledger (:func:`draft_charges`), to be added
+  to a release's.
 - **non-private** (``non_private=True``): the same plan on exact statistics; the schema says it is not
   public and must be replaced by public knowledge before a release.
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -88,14 +92,23 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         raise InputError(f"{table.source} has no rows")
     names = list(table.columns)
     if epsilon is None:
-        reader, share, delta_share = _OpenReader(), Fraction(0), Fraction(0)
+        reader, profile_share = _OpenReader(), Fraction(0)
     else:
         accountant = PrivacyAccountant(epsilon=epsilon, delta=delta)
         reader = PrivateColumnReader(accountant=accountant, rng=rng)
-        share, delta_share = exact(epsilon) / len(names), exact(delta) / len(names)
-    notes: list[str] = [] if epsilon is None else [_visibility_note(epsilon, delta, len(names))]
-    drafted = tuple(_draft_column(name, table.columns[name], reader, probe.null_tokens, types.get(name), share,
-                                  delta_share, bins, max_categories, notes) for name in names)
+        profile_share = exact(epsilon) / len(names) / 4
+    profiles = [_profile(name, table.columns[name], reader, probe.null_tokens, types.get(name), profile_share)
+                for name in names]
+    # The rest, split over the columns that use it: a choice made from the profiles' noisy outputs (a filter).
+    private = epsilon is not None
+    users = [p for p in profiles if p.needs_budget(private=private, delta=delta)]
+    text_columns = [p for p in users if p.kind == "categorical"]
+    main = (exact(epsilon) - profile_share * len(names)) / len(users) if private and users else Fraction(0)
+    delta_share = exact(delta) / len(text_columns) if private and text_columns else Fraction(0)
+    notes: list[str] = []
+    if private and users:
+        notes.append(_visibility_note(epsilon, main, delta_share, len(users), len(names)))
+    drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes) for p in profiles)
     if epsilon is None:
         warnings.warn(NOT_PUBLIC, UserWarning, stacklevel=2)
         draft = Draft("non-private", NOT_PUBLIC)
@@ -108,12 +121,11 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     return Schema(drafted, probe.null_tokens, True, draft)
 
 
-def _visibility_note(epsilon: float, delta: float, num_columns: int) -> str:
-    """What the noise hides at this budget, from public quantities only (epsilon, delta, the column count): the
-    rows a bound cell, a year or a category needs to be kept (the thresholds of :func:`_bounds` and of the
-    stability histogram), so that a narrow draft is read as the noise's doing, not the data's."""
-    share, delta_share = exact(epsilon) / num_columns, exact(delta) / num_columns
-    main = share * 3 / 4
+def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, users: int, num_columns: int) -> str:
+    """What the noise hides at this budget: the rows a bound cell, a year or a category needs to be kept (the
+    thresholds of :func:`_bounds` and of the stability histogram), so that a narrow draft is read as the noise's
+    doing, not the data's. From epsilon, delta, the column count and how many columns the profiles found needing
+    bounds or categories (a noisy output: post-processing)."""
 
     def rows(scale: float, cells: int) -> str:
         return f"{scale * np.log(cells / FALSE_CELL):,.0f}"
@@ -124,9 +136,9 @@ def _visibility_note(epsilon: float, delta: float, num_columns: int) -> str:
              f"{rows(_scale(main), 2102 - 1900 + 1)}"]
     if delta_share > 0:
         parts.append(f"a category needs about {1 + _scale(main) * np.log(2 / float(delta_share)):,.0f} rows")
-    return (f"At epsilon={epsilon:g} over {num_columns} columns, {', '.join(parts)}: bounds narrower or fewer "
-            "categories than the data has are the noise's doing; widen them from public knowledge, or draft "
-            "with a larger epsilon.")
+    return (f"At epsilon={epsilon:g} over {num_columns} columns ({users} of them needing bounds or categories, "
+            f"epsilon={float(main):.3g} each), {', '.join(parts)}: bounds narrower or fewer categories than the "
+            "data has are the noise's doing; widen them from public knowledge, or draft with a larger epsilon.")
 
 
 def draft_charges(schema: Schema) -> list[Charge]:
@@ -152,7 +164,27 @@ class _OpenReader:
 
 
 # ------------------------------------------------------------------- one column
-def _draft_column(name, raw, reader, null_tokens, declared, share, delta_share, bins, max_categories, notes) -> Column:
+@dataclass(frozen=True)
+class _Profiled:
+    """A column after its noisy profile: the kind and NULL bucket chosen, the rest still to draft."""
+
+    name: str
+    raw: object
+    text: np.ndarray | None
+    row_class: np.ndarray
+    counts: np.ndarray
+    noise: float
+    kind: str
+    has_null: bool
+
+    def needs_budget(self, *, private: bool, delta: float) -> bool:
+        """Whether drafting the rest reads the data: a boolean's does not, nor text's when delta = 0 (privately)."""
+        if self.kind == "boolean":
+            return False
+        return not (self.kind == "categorical" and private and delta == 0)
+
+
+def _profile(name, raw, reader, null_tokens, declared, share) -> _Profiled:
     # Parse (no counting): each row's class, and its value where it has one.
     if isinstance(raw, TypedColumn):
         row_class = np.where(raw.missing, C_NULL, typed_class(raw.values))
@@ -161,24 +193,29 @@ def _draft_column(name, raw, reader, null_tokens, declared, share, delta_share, 
         text = texts(raw.uniques, strip=True)
         unique_class = classify(text, null_tokens)
         row_class = np.where(raw.index < 0, C_NULL, unique_class[np.maximum(raw.index, 0)] if len(text) else C_NULL)
-    # PROFILE: a quarter of the column's share.
-    counts = reader.histogram(row_class, len(CLASSES), epsilon=share / 4, label=f"{name}: profile")
+    # PROFILE: a quarter of the column's equal part of epsilon.
+    counts = reader.histogram(row_class, len(CLASSES), epsilon=share, label=f"{name}: profile")
     counts = np.maximum(np.asarray(counts, dtype=np.float64), 0)
-    noise = _scale(share / 4)  # the profile's noise scale (0 openly): a class counts when above it
-    kind = declared or _kind(counts, noise)
-    has_null = counts[C_NULL] > noise
-    main = share * 3 / 4
+    noise = _scale(share)  # the profile's noise scale (0 openly): a class counts when above it
+    return _Profiled(name, raw, text, row_class, counts, noise, declared or _kind(counts, noise),
+                     bool(counts[C_NULL] > noise))
+
+
+def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, notes) -> Column:
+    """The rest of a profiled column, with ``main`` epsilon (and ``delta_share`` for text)."""
+    name, kind, counts, noise, has_null = column.name, column.kind, column.counts, column.noise, column.has_null
     if kind == "boolean":
         conforming = counts[C_BOOLEAN] + counts[C_INTEGER]
         stray = counts.sum() - counts[C_NULL] - conforming
-        return BooleanColumn(name=name, null=bool(has_null), other=bool(stray > 3 * noise * np.sqrt(len(CLASSES))))
+        return BooleanColumn(name=name, null=has_null, other=bool(stray > 3 * noise * np.sqrt(len(CLASSES))))
     if kind == "categorical":
-        return _categories(name, raw, text, row_class, reader, main, delta_share, max_categories, has_null, notes)
+        return _categories(name, column.raw, column.text, column.row_class, reader, main, delta_share,
+                           max_categories, has_null, notes)
     conforming = {"integer": (C_INTEGER,), "numeric": (C_INTEGER, C_DECIMAL), "date": (C_DATE, C_DATETIME),
                   "datetime": (C_DATE, C_DATETIME)}[kind]
     stray = counts.sum() - counts[C_NULL] - sum(counts[c] for c in conforming)
     wide = {"other": True} if stray > 3 * noise * np.sqrt(len(CLASSES)) else {"clip": True}
-    values = _values(kind, raw, text, np.isin(row_class, conforming))
+    values = _values(kind, column.raw, column.text, np.isin(column.row_class, conforming))
     if kind in ("date", "datetime"):
         return _dates(name, kind, values, reader, main, has_null, wide)
     return _numbers(name, kind, values, reader, main, bins, has_null, wide)
