@@ -89,6 +89,22 @@ def test_draft_states_the_rows_a_bound_needs_and_the_bounds_follow_it():
         assert (schema.column("age").high >= 55) is kept, (count, schema.column("age").high)
 
 
+def test_a_table_too_small_for_its_epsilon_is_told_so_column_by_column():
+    """Where no non-NULL class of a column stands out of the profile's noise, its kind is a guess: the draft names
+    those columns (public names and the public noise scale, never a count); a declared kind is no guess."""
+    def guessed(frame, **kwargs):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            draft_schema(frame, epsilon=0.5, delta=1e-6, seed=1, **kwargs)
+        lines = [str(w.message) for w in caught if "are guesses" in str(w.message)]
+        return lines[0].split("]")[0] if lines else ""
+
+    tiny = small_frame(40)
+    assert guessed(tiny) == "column(s) ['age', 'pay', 'job', 'day', 'member'"
+    assert "'age'" not in guessed(tiny, types={"age": "integer"}) and "'pay'" in guessed(tiny, types={"age": "integer"})
+    assert guessed(small_frame(3000)) == ""  # 3,000 values of one class against a threshold of about 710 rows
+
+
 def test_kind_follows_the_classes_the_noise_cannot_have_made(monkeypatch):
     """6,000 decimals and 6,000 integers drafted at epsilon 0.5 over 9 columns (the profile's noise scale
     144 rows): numeric and integer on 20 seeds of 20. Deciding on all the clipped noisy counts (the empty

@@ -108,6 +108,12 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     notes: list[str] = []
     if private and users:
         notes.append(_visibility_note(epsilon, main, delta_share, len(users), len(names)))
+    guessed = [p.name for p in profiles if not p.kind_seen]
+    if private and guessed:
+        notes.append(f"column(s) {guessed}: no kind of value stood out of the profile's noise (Laplace scale "
+                     f"{_scale(profile_share):,.0f} rows at epsilon={float(profile_share):.3g} each), so their kinds "
+                     "are guesses and their drafts say little: the table may be too small for this epsilon; declare "
+                     "their kinds (--types), or draft with a larger epsilon")
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes) for p in profiles)
     if epsilon is None:
         warnings.warn(NOT_PUBLIC, UserWarning, stacklevel=2)
@@ -176,6 +182,8 @@ class _Profiled:
     noise: float
     kind: str
     has_null: bool
+    #: whether the kind was declared or some non-NULL class stood out of the noise (else the kind is a guess)
+    kind_seen: bool = True
 
     def needs_budget(self, *, private: bool, delta: float) -> bool:
         """Whether drafting the rest reads the data: a boolean's does not, nor text's when delta = 0 (privately)."""
@@ -198,8 +206,9 @@ def _profile(name, raw, reader, null_tokens, declared, share) -> _Profiled:
     counts = reader.histogram(row_class, len(CLASSES), epsilon=share, label=f"{name}: profile")
     counts = np.maximum(np.asarray(counts, dtype=np.float64), 0)
     noise = _scale(share)  # the profile's noise scale (0 openly): a class counts when above it
+    seen = declared is not None or bool(np.delete(_visible(counts, noise), C_NULL).sum() > 0)
     return _Profiled(name, raw, text, row_class, counts, noise, declared or _kind(counts, noise),
-                     bool(counts[C_NULL] > noise))
+                     bool(counts[C_NULL] > noise), seen)
 
 
 def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, notes) -> Column:
@@ -226,13 +235,19 @@ def _scale(epsilon: Fraction) -> float:
     return 2 / float(epsilon) if epsilon else 0.0
 
 
+def _visible(counts: np.ndarray, noise: float) -> np.ndarray:
+    """The noisy class counts that pass noise x ln(#classes / 0.001) (an empty class does with probability
+    <= 0.001 in all), the others as 0."""
+    return np.where(counts > noise * np.log(len(counts) / FALSE_CELL), counts, 0.0)
+
+
 def _kind(counts: np.ndarray, noise: float = 0.0) -> str:
     """The kind most non-NULL values look like, among the classes the noise cannot have made: a class
     counts when its noisy count passes noise x ln(#classes / 0.001) (an empty one with probability <= 0.001
     in all). Without it, the empty classes' clipped noise (about noise / 2 rows each) swelled the
     denominator: a 6,000-row column of decimals came out categorical at epsilon 0.5 over 9 columns. When no
     class passes (a small table), all the noisy counts decide, as they are."""
-    visible = np.where(counts > noise * np.log(len(counts) / FALSE_CELL), counts, 0.0)
+    visible = _visible(counts, noise)
     if visible.sum() - visible[C_NULL] > 0:
         counts = visible
     present = counts.sum() - counts[C_NULL]
