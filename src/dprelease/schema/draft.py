@@ -101,12 +101,12 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                 for name in names]
     # The rest, split over the columns that use it: a choice made from the profiles' noisy outputs (a filter).
     private = epsilon is not None
-    users = [p for p in profiles if p.needs_budget(private=private, delta=delta)]
+    users = [p for p in profiles if p.needs_budget(delta)] if private else []
     text_columns = [p for p in users if p.kind == "categorical"]
-    main = (exact(epsilon) - profile_share * len(names)) / len(users) if private and users else Fraction(0)
-    delta_share = exact(delta) / len(text_columns) if private and text_columns else Fraction(0)
+    main = (exact(epsilon) - profile_share * len(names)) / len(users) if users else Fraction(0)
+    delta_share = exact(delta) / len(text_columns) if text_columns else Fraction(0)
     notes: list[str] = []
-    if private and users:
+    if users:
         notes.append(_visibility_note(epsilon, main, delta_share, len(users), len(names)))
     guessed = [p.name for p in profiles if not p.kind_seen]
     if private and guessed:
@@ -185,11 +185,9 @@ class _Profiled:
     #: whether the kind was declared or some non-NULL class stood out of the noise (else the kind is a guess)
     kind_seen: bool = True
 
-    def needs_budget(self, *, private: bool, delta: float) -> bool:
-        """Whether drafting the rest reads the data: a boolean's does not, nor text's when delta = 0 (privately)."""
-        if self.kind == "boolean":
-            return False
-        return not (self.kind == "categorical" and private and delta == 0)
+    def needs_budget(self, delta: float) -> bool:
+        """Whether drafting the rest privately reads the data: a boolean's does not, nor text's when delta = 0."""
+        return self.kind != "boolean" and not (self.kind == "categorical" and delta == 0)
 
 
 def _profile(name, raw, reader, null_tokens, declared, share) -> _Profiled:
@@ -206,7 +204,7 @@ def _profile(name, raw, reader, null_tokens, declared, share) -> _Profiled:
     counts = reader.histogram(row_class, len(CLASSES), epsilon=share, label=f"{name}: profile")
     counts = np.maximum(np.asarray(counts, dtype=np.float64), 0)
     noise = _scale(share)  # the profile's noise scale (0 openly): a class counts when above it
-    seen = declared is not None or bool(np.delete(_visible(counts, noise), C_NULL).sum() > 0)
+    seen = declared is not None or _visible(counts, noise) is not None
     return _Profiled(name, raw, text, row_class, counts, noise, declared or _kind(counts, noise),
                      bool(counts[C_NULL] > noise), seen)
 
@@ -235,10 +233,11 @@ def _scale(epsilon: Fraction) -> float:
     return 2 / float(epsilon) if epsilon else 0.0
 
 
-def _visible(counts: np.ndarray, noise: float) -> np.ndarray:
+def _visible(counts: np.ndarray, noise: float) -> np.ndarray | None:
     """The noisy class counts that pass noise x ln(#classes / 0.001) (an empty class does with probability
-    <= 0.001 in all), the others as 0."""
-    return np.where(counts > noise * np.log(len(counts) / FALSE_CELL), counts, 0.0)
+    <= 0.001 in all), the others as 0; None when no non-NULL class passes (a table too small for its epsilon)."""
+    visible = np.where(counts > noise * np.log(len(counts) / FALSE_CELL), counts, 0.0)
+    return visible if visible.sum() - visible[C_NULL] > 0 else None
 
 
 def _kind(counts: np.ndarray, noise: float = 0.0) -> str:
@@ -248,7 +247,7 @@ def _kind(counts: np.ndarray, noise: float = 0.0) -> str:
     denominator: a 6,000-row column of decimals came out categorical at epsilon 0.5 over 9 columns. When no
     class passes (a small table), all the noisy counts decide, as they are."""
     visible = _visible(counts, noise)
-    if visible.sum() - visible[C_NULL] > 0:
+    if visible is not None:
         counts = visible
     present = counts.sum() - counts[C_NULL]
     if present <= 0:
