@@ -212,11 +212,13 @@ def render(doc: dict) -> str:
              "max error = the largest error in any cell.")
     L.append("")
     aim = "aim" in config["systems"]
+    peers_run = " and ".join(name for peer, name in (("mst", "MST"), ("aim", "AIM")) if peer in config["systems"])
     L.append(f"Config: eps {', '.join(f'{e:g}' for e in config['eps'])}; seeds 0..{config['seeds'] - 1}; "
              + (f"AIM seeds 0..{config['aim_seeds'] - 1} under {config['aim_time_limit']:g} s, max model size "
                 f"{config['aim_max_model_size']:g} MB, rounds {config['aim_rounds'] or 'smartnoise default (16 x columns)'}; "
                 if aim else "AIM not run; ")
-             + f"delta = {config['delta']:g} for dprelease (its default), MST{' and AIM' if aim else ''}. Peers: "
+             + f"delta = {config['delta']:g} for dprelease (its default)"
+             + (f", {peers_run}" if peers_run else "") + ". Peers: "
              + (", ".join(f"{k} {v}" for k, v in doc["peer_versions"].items()) if doc.get("peer_versions") else "not available")
              + ".")
     cut = [f"{t}: seeds 0..{n - 1}" for t, n in config.get("table_seeds", {}).items() if n != config["seeds"]]

@@ -68,7 +68,7 @@ def test_one_run_a_side_is_too_few_to_test(report):
 
 def test_a_page_names_itself_and_describes_aim_only_where_it_ran(report):
     """The committed pages: the held-out one carries its own title and says AIM did not run; the suite page keeps
-    the suite's heading and AIM's settings."""
+    the suite's heading and AIM's settings; each names as delta's peers only those that ran."""
     import json
 
     held_out = report.render(json.loads((BENCHMARKS / "results" / "heldout" / "suite.json").read_text()))
@@ -77,3 +77,6 @@ def test_a_page_names_itself_and_describes_aim_only_where_it_ran(report):
     suite = report.render(json.loads((BENCHMARKS / "results" / "suite.json").read_text()))
     assert suite.startswith(f"# {report.DEFAULT_TITLE}")
     assert "AIM seeds 0..9 under 600 s" in suite and "AIM not run" not in suite
+    assert "for dprelease (its default), MST and AIM." in suite and "for dprelease (its default), MST." in held_out
+    alone = report.render(json.loads((BENCHMARKS / "results" / "ties" / "small91-eps1" / "suite.json").read_text()))
+    assert "for dprelease (its default), AIM." in alone  # MST did not run there
