@@ -5,8 +5,10 @@ The rounds share a fixed total (epsilon under pure DP, rho under zCDP), exact Fr
 * **equal** (the default, HLM 2012): T rounds of total / T each.
 * **annealed**: the rounds start at total / T each; whenever a round's noisy measurement differs from the
   model's answer on the measured marginal by less than the noise's expected L1 size (the model
-  already knew what the measurement said), the next rounds get more budget: the noise scale
-  halves (x4 in rho, x2 in epsilon). When less than two rounds' worth is left, the last round
+  already knew what the measurement said), the next rounds' budget doubles: under pure DP the Laplace
+  scale halves, under zCDP the Gaussian sigma falls by sqrt 2 (AIM halves sigma, x4 in rho; the gentler step
+  is measured in docs/decisions.md: the test is a coin flip where the model is right, and x4 steps made a
+  run's budget hinge on when the first flips came). When less than two rounds' worth is left, the last round
   takes all of it. So there are at most T + 1 rounds, and the schedule hands out the total exactly
 (under zCDP a selection then spends the largest float eps with eps^2 / 8 within its share, a hair less).
 
@@ -27,8 +29,8 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-#: Factor on a round's budget when the noise scale halves: sigma ~ 1/sqrt(rho), b ~ 1/eps.
-SHARPEN = {"rho": Fraction(4), "epsilon": Fraction(2)}
+#: Factor on a round's budget when a round anneals: b ~ 1/eps halves; sigma ~ 1/sqrt(rho) falls by sqrt 2.
+SHARPEN = {"rho": Fraction(2), "epsilon": Fraction(2)}
 
 
 @dataclass
@@ -39,7 +41,7 @@ class RoundBudget:
     ...                 annealing=True)
     >>> b.next_round()  # 1/4 of the total, a quarter of it to selection
     (Fraction(1, 16), Fraction(3, 16))
-    >>> b.sharpen()  # noise scale halved: 1/2 a round now; 3/4 left is < 2 rounds, so the last takes it all
+    >>> b.sharpen()  # budget doubled: 1/2 a round now; 3/4 left is < 2 rounds, so the last takes it all
     >>> b.next_round()
     (Fraction(3, 16), Fraction(9, 16))
     >>> b.next_round() is None, b.spent == 1
@@ -77,7 +79,7 @@ class RoundBudget:
         return select, budget - select
 
     def sharpen(self) -> None:
-        """Halve the noise scale of the coming rounds (annealing only)."""
+        """Double the coming rounds' budget (annealing only)."""
         if self.annealing:
             self.per_round *= SHARPEN[self.currency]
 
