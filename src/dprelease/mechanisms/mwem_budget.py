@@ -29,8 +29,10 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-#: Factor on a round's budget when a round anneals: b ~ 1/eps halves; sigma ~ 1/sqrt(rho) falls by sqrt 2.
-SHARPEN = {"rho": Fraction(2), "epsilon": Fraction(2)}
+#: Factor on the rounds' budget when a round anneals, in either currency: b ~ 1/eps halves; sigma ~ 1/sqrt(rho)
+#: falls by sqrt 2.
+SHARPEN = Fraction(2)
+CURRENCIES = ("rho", "epsilon")
 
 
 @dataclass
@@ -58,8 +60,8 @@ class RoundBudget:
     rounds_run: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
-        if self.currency not in SHARPEN:
-            raise ValueError(f"currency must be one of {list(SHARPEN)}, got {self.currency!r}")
+        if self.currency not in CURRENCIES:
+            raise ValueError(f"currency must be one of {list(CURRENCIES)}, got {self.currency!r}")
         self.per_round = self.total / self.rounds
 
     @property
@@ -81,7 +83,7 @@ class RoundBudget:
     def sharpen(self) -> None:
         """Double the coming rounds' budget (annealing only)."""
         if self.annealing:
-            self.per_round *= SHARPEN[self.currency]
+            self.per_round *= SHARPEN
 
 
 # ------------------------------------------------------------------------------------ noise per cell

@@ -179,7 +179,7 @@ CLASSIC = MWEMTuning()
 #: INIT measures each 1-way marginal at one planned round's budget; the rounds follow the public shape of
 #: the task (``noise_target`` 0.5 on a typical pair, between d + 1 and 16 d rounds, or INIT alone when no
 #: pair could be measured usefully: :meth:`~dprelease.mechanisms.mwem.MWEM.planned_rounds`), and annealing
-#: sharpens the rounds' budget when a measurement tells the model nothing new. Each noisy 1-way marginal
+#: doubles the rounds' budget when a measurement tells the model nothing new. Each noisy 1-way marginal
 #: becomes a distribution before the fit (:func:`~dprelease.updates.measurements.one_way_distribution`:
 #: projected where the noise leaves its mass visible, pooled where it hides it), and a column whose values
 #: are mostly rare is measured in larger marginals with its rarest values (at most 2 % of the rows) as one
