@@ -1,7 +1,7 @@
 """The ``dprelease`` command: synth, evaluate, report, demo, bounds, online, schema, serve.
 
 Exit codes: 0 success; 2 a user mistake (one line on stderr, nothing written);
-1 an internal error (a bug: the traceback is kept so it can be reported).
+1 an internal error (a bug: the traceback is kept so it can be reported); 141 stdout closed early (a pipe).
 
 The subcommands are imported inside :func:`build_parser`: on a loaded machine importing them (numpy,
 scipy, every mechanism) takes seconds, and a long command (synth, demo, report, evaluate) draws its
@@ -10,6 +10,7 @@ progress line before that, so a terminal never sits silent (:mod:`dprelease.prog
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 
@@ -18,6 +19,8 @@ from dprelease.progress import Progress
 
 #: Subcommands that report progress on a terminal (they take seconds to minutes on real tables).
 LONG_COMMANDS = ("synth", "demo", "report", "evaluate", "online")
+#: The exit code of a command whose stdout was closed early (128 + SIGPIPE, as the shell reports one).
+EXIT_BROKEN_PIPE = 141
 
 
 def build_parser():
@@ -61,7 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     args.progress = progress
     warnings.showwarning = _one_line_warning
     try:
-        return args.handler(args)
+        code = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit as "Exception ignored ..."
+        return code
+    except BrokenPipeError:
+        # The reader went away (`dprelease evaluate ... | head -1`): exit quietly, as a killed-by-SIGPIPE
+        # command does (128 + 13), with stdout on devnull so the flush at exit cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except BudgetExceededError as exc:
         progress.abort()
         sys.stderr.write(f"dprelease: error: {exc}\n")

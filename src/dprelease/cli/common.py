@@ -16,6 +16,7 @@ from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.registry import open_table
 from dprelease.errors import InputError
+from dprelease.files import Outputs, unwritable
 from dprelease.mechanisms.base import Budget
 from dprelease.progress import Progress
 from dprelease.queries.workload import Workload
@@ -115,24 +116,33 @@ def load(data: Path, args: argparse.Namespace, mechanism: object = None,
     return Dataset.from_csv(data, domain), workload
 
 
-def check_output(path: Path, *inputs: Path, flag: str) -> None:
-    """Refuse an output path that is a folder or would overwrite an input."""
-    if path.is_dir():
-        raise InputError(f"{flag} {str(path)!r} is a folder; give a file name")
+def check_output(path: Path, *inputs: Path | None, flag: str, others: dict[str, Path | None] | None = None,
+                 in_place: bool = False) -> None:
+    """Refuse, before anything is read or spent, an output path that cannot be written (:func:`unwritable`;
+    ``in_place``: opened and appended to, not replaced), would overwrite an input, or names the same file as
+    another output (``others``: option -> path)."""
+    problem = unwritable(path, atomic=not in_place)
+    if problem is not None:
+        raise InputError(f"{flag} {str(path)!r} {problem}")
     for source in inputs:
         if source is not None and path.resolve() == Path(source).resolve():
             raise InputError(f"{flag} {str(path)!r} would overwrite the input {str(source)!r}")
+    for option, other in (others or {}).items():
+        if other is not None and path.resolve() == other.resolve():
+            raise InputError(f"{flag} {str(path)!r} and {option} name the same file: each would overwrite the other")
 
 
-def save_release_files(release: Release, path: Path | None) -> None:
+def save_release_files(release: Release, path: Path | None, outputs: Outputs, option: str = "--release") -> None:
     """The release's JSON and its side file, as :meth:`Release.save` writes them, without the CSV of codes
-    (a raw table's release writes its decoded rows instead). Side file first, JSON last, each atomic."""
+    (a raw table's release writes its decoded rows instead), staged in ``outputs`` (errors name ``option``)."""
     if path is None:
         return
     side = SideArrays()
     document = release.document(side)
-    document["side_file"] = write_side_file(path.with_name(side_file_name(path)), side)
-    write_document(path, document)
+    side_path = path.with_name(side_file_name(path))
+    entry = outputs.write(option, side_path, lambda staged: write_side_file(staged, side))
+    document["side_file"] = {**entry, "name": side_path.name}  # written under a temporary name: the final one
+    outputs.write(option, path, lambda staged: write_document(staged, document))
     release.location = path
 
 

@@ -19,11 +19,12 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.api import load_schema, synthesize, with_schema
-from dprelease.cli.common import column_list, integer, number, save_release_files, terminal_progress
+from dprelease.cli.common import check_output, column_list, integer, number, save_release_files, terminal_progress
 from dprelease.data import Dataset
 from dprelease.datasets import ADULT_RAW_COLUMNS, ADULT_RAW_SPLITS, adult_raw_paths, adult_raw_schema, load_adult_raw_codes
 from dprelease.errors import InputError, SeededRunWarning, WeakPrivacyWarning
 from dprelease.evaluate import workload_errors
+from dprelease.files import Outputs
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
 from dprelease.schema import decode
@@ -83,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
         check_positive_int(args.seed, "--seed", minimum=0)
     if args.out.exists() and not args.out.is_dir():
         raise InputError(f"--out {str(args.out)!r} exists and is not a folder")
+    for name in ("adult-synth.csv", "adult-release.json"):
+        check_output(args.out / name, flag="--out")
     schema = load_schema(adult_raw_schema(), args.columns)
     workload = Workload.from_spec(args.workload, schema.domain)
     data = adult_raw_paths()["train"]
@@ -104,10 +107,11 @@ def run(args: argparse.Namespace) -> int:
     decoded = decode(release.rows, schema, values="uniform", rng=rng)
     seconds = time.perf_counter() - start
     progress.phase("write files")
-    args.out.mkdir(parents=True, exist_ok=True)
-    decoded.to_csv(args.out / "adult-synth.csv")
     release.extra["decoded"] = {"values": "uniform", "format": "csv", "columns": list(schema.names)}
-    save_release_files(release, args.out / "adult-release.json")
+    with Outputs() as outputs:  # both files or neither
+        outputs.write("--out", args.out / "adult-synth.csv", decoded.to_csv)
+        save_release_files(release, args.out / "adult-release.json", outputs, "--out")
+        outputs.commit()
     progress.phase("baselines")
 
     # The bundled table is public, so the demo may score its release against it (a curator's step).

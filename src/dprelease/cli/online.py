@@ -111,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
     if args.seed is not None:
         check_positive_int(args.seed, "--seed", minimum=0)
     check_positive_int(args.max_cells, "--max-cells")
-    check_output(args.out, args.data, args.domain, args.queries, args.state, flag="--out")
+    # --out is opened and appended to (a FIFO will do); --state is replaced atomically.
+    check_output(args.out, args.data, args.domain, args.queries, args.state, flag="--out", in_place=True)
     if args.state is not None:
         check_output(args.state, args.data, args.domain, args.queries, flag="--state")
     if args.queries is not None and not args.queries.is_file():

@@ -10,7 +10,8 @@ from dprelease.data import Dataset
 from dprelease.domain import Domain
 from dprelease.errors import InputError
 from dprelease.release import Release
-from dprelease.release.files import side_file_name, write_atomic
+from dprelease.files import write_atomic, write_output
+from dprelease.release.files import side_file_name
 from dprelease.report import FORMATS, build_report, render
 from dprelease.validation import check_positive_int
 
@@ -68,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     progress.phase(f"drawing ({fmt})")
     text = render(content, fmt)
     progress.phase("write file")
-    write_atomic(args.out, text)
+    # Against the real data the report is the curator's alone: mode 0600, whatever the umask.
+    write_output("--out", args.out, lambda staged: write_atomic(staged, text), public=real is None)
     progress.close()
     print(f"wrote the {fmt} report of {args.release} to {args.out}")
     if real is not None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dprelease.cli.common import check_output, integer, number
 from dprelease.errors import InputError
+from dprelease.files import write_output
 from dprelease.schema.draft import DRAFT_KINDS, draft_schema
 
 
@@ -72,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
                           columns=args.columns, types=args.types, bins=args.bins, max_categories=args.max_categories,
                           null_tokens=tuple(args.null_token) if args.null_token else ("",), seed=args.seed,
                           delimiter=args.delimiter, skip_rows=args.skip_rows, show_values=args.show_values)
-    schema.to_json(args.out)
+    # A draft read openly (--non-private) is not public: it keeps mode 0600.
+    write_output("--out", args.out, schema.to_json, public=not args.non_private,
+                 note="" if args.non_private else ", but the draft spent its privacy budget")
     print(f"wrote a draft schema of {len(schema.columns)} columns to {args.out}")
     if schema.draft is not None and schema.draft.is_public:
         eps, delta = schema.draft.spent

@@ -17,10 +17,12 @@ from dprelease.cli.common import (add_data_arguments, check_output, integer, loa
                                   selected_domain, terminal_progress)
 from dprelease.cli.engines import add_engine_arguments, engine_options, start_engine
 from dprelease.errors import InputError
+from dprelease.files import Outputs, write_atomic
 from dprelease.mechanisms import registry
 from dprelease.mechanisms.base import Budget
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
+from dprelease.release.files import side_file_name
 from dprelease.rows import ROW_CHOICES
 from dprelease.schema import Schema, decode
 from dprelease.schema.decode import VALUE_MODES
@@ -28,6 +30,8 @@ from dprelease.schema.tables import PARQUET_SUFFIXES, need
 
 #: Options that read or decode a raw table: they mean something with --schema only.
 SCHEMA_ONLY = ("decode", "allow_non_public_schema", "delimiter", "skip_rows")
+#: Ends the error of a write that fails after the run: a second run is a second spend.
+SPENT_NOTE = ", but the run spent its privacy budget"
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -92,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
     source = args.schema if args.schema is not None else args.domain
     check_output(args.out, args.data, source, flag="--out")
     if args.release is not None:
-        check_output(args.release, args.data, source, args.out, flag="--release")
+        check_output(args.release, args.data, source, flag="--release", others={"--out": args.out})
+        check_output(args.release.with_name(side_file_name(args.release)), args.data, source,
+                     flag="--release's side file", others={"--out": args.out})
     parquet = args.out.suffix.lower() in PARQUET_SUFFIXES
     if parquet:  # the writer's dependencies, before anything is read or spent
         need("pandas", "pandas", "--out as Parquet")
@@ -118,11 +124,14 @@ def run(args: argparse.Namespace) -> int:
         finally:
             getattr(dataset, "close", lambda: None)()
         progress.phase("write files")
-        if parquet:
-            decode(release.rows, Schema.from_domain(release.domain), values="midpoint").to_parquet(args.out)
-            save_release_files(release, args.release)
-        else:
-            release.save(args.out, args.release)
+        with Outputs(SPENT_NOTE) as outputs:  # all files or none: never rows without their release
+            if parquet:
+                rows = decode(release.rows, Schema.from_domain(release.domain), values="midpoint")
+                outputs.write("--out", args.out, rows.to_parquet)
+            else:
+                outputs.write("--out", args.out, lambda staged: write_atomic(staged, release.rows_csv()))
+            save_release_files(release, args.release, outputs)
+            outputs.commit()
         what = "synthetic rows"
     else:
         schema = load_schema(args.schema, args.columns)
@@ -143,8 +152,10 @@ def run(args: argparse.Namespace) -> int:
         release.extra["decoded"] = {"values": values, "format": "parquet" if parquet else "csv",
                                     "columns": list(schema.names)}
         progress.phase("write files")
-        (decoded.to_parquet if parquet else decoded.to_csv)(args.out)
-        save_release_files(release, args.release)
+        with Outputs(SPENT_NOTE) as outputs:  # all files or none: never rows without their release
+            outputs.write("--out", args.out, decoded.to_parquet if parquet else decoded.to_csv)
+            save_release_files(release, args.release, outputs)
+            outputs.commit()
         what = "decoded synthetic rows"
     progress.close()
     spent = release.privacy_ledger["spent"]

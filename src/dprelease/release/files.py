@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.errors import InputError
-from dprelease.files import write_atomic
+from dprelease.files import replace_atomic, write_atomic
 
 FORMAT = "dprelease-release/2"
 SIDE_SUFFIX = ".answers.npz"
@@ -118,24 +116,6 @@ def rows_dtype(sizes: Iterable[int]) -> np.dtype:
 
 
 # ------------------------------------------------------------------------ writing
-def _replace_atomic(path: Path, write: Callable, *, before_rename: Callable[[Path], None] | None = None) -> None:
-    """:func:`dprelease.files.write_atomic` for bytes written by ``write(stream)``, with a hook before the rename."""
-    folder = path.parent if str(path.parent) else Path(".")
-    folder.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            write(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if before_rename is not None:
-            before_rename(Path(temporary))
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def write_side_file(path: Path, side: SideArrays) -> dict[str, object]:
     """Write the side file atomically; return its JSON entry (relative name, bytes, sha256)."""
     digest: dict[str, object] = {}
@@ -151,7 +131,7 @@ def write_side_file(path: Path, side: SideArrays) -> dict[str, object]:
     def measure(temporary: Path) -> None:
         digest["sha256"], digest["bytes"] = file_sha256(temporary)
 
-    _replace_atomic(path, write, before_rename=measure)
+    replace_atomic(path, write, before_rename=measure)
     return {"name": path.name, "format": SIDE_FORMAT, "bytes": digest["bytes"], "sha256": digest["sha256"]}
 
 
