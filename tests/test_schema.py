@@ -285,3 +285,36 @@ def test_boolean_words_decode_as_declared_and_match_without_case():
     assert schema.to_dict()["columns"]["helmet"]["true"] == ["Y", "Yes"]
     default = Schema.from_dict({"b": {"type": "boolean"}})
     assert decode(np.array([[1], [0]]), default, values="midpoint").text_columns()[0].tolist() == ["true", "false"]
+
+
+@pytest.mark.parametrize(("low", "high", "width", "last"), [(0, 100, 10, "90..100"), (-50, 50, 10, "40..50"),
+                                                            (0, 10, 10, "0..10"), (0, 99, 10, "90..99"),
+                                                            (0, 100, 1, "100")])
+def test_an_integer_last_bin_of_one_value_joins_the_one_before(low, high, width, last):
+    """docs/schema.md: a last bin that would hold only `high` joins the bin before it (dates did; integers made a
+    bin '100' of [0, 100] by 10); one bin per integer (width 1) keeps every value its own bin."""
+    schema = Schema.from_dict({"v": {"type": "integer", "bounds": [low, high], "width": width}})
+    labels = schema.labels("v")
+    assert labels[-1] == last and len(labels) == -(-(high - low) // width) + (width == 1)
+    codes = encode(pd.DataFrame({"v": [low, high - 1, high]}), schema)[:, 0]
+    assert codes.tolist() == [0, len(labels) - 1 - (width == 1), len(labels) - 1]
+
+
+@pytest.mark.parametrize("strip", [True, False])
+def test_strip_false_keeps_the_cell_as_written_in_every_reader(tmp_path, strip):
+    """With `"strip": false` a CSV cell ' padded ' is ' padded ' for the in-memory reader too (it dropped the space
+    after the delimiter, as DuckDB does not: synth's table then failed evaluate); with strip both readers strip."""
+    from dprelease.engines.duckdb_engine import DuckDBTable
+    from dprelease.engines.registry import open_table
+
+    path = tmp_path / "t.csv"
+    quoted = 'v, "q, r"' if strip else 'v," q, r "'  # a space before a quote: a quoted field only when stripping
+    path.write_text(f"k,name\nu, padded \nv,plain\nu,  two  \n{quoted}\n", encoding="utf-8")
+    values = [" padded ", "plain", "  two  ", " q, r "] if not strip else ["padded", "plain", "two", "q, r"]
+    schema = Schema.from_dict({"format": "dprelease-schema/1", "strip": strip, "columns": {
+        "k": {"type": "categorical", "values": ["u", "v"]}, "name": {"type": "categorical", "values": values}}})
+    expected = [[0, 0], [1, 1], [0, 2], [1, 3]]
+    assert encode(path, schema).tolist() == expected
+    assert open_table(path, schema=schema, engine="memory").to_records().tolist() == expected
+    with DuckDBTable.open(path, schema=schema) as table:
+        assert sorted(table.to_records().tolist()) == sorted(expected)  # DuckDB's row order is its own

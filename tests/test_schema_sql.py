@@ -193,3 +193,16 @@ def test_the_synthesizer_reads_through_any_engine_with_the_same_release(text_csv
         Synthesizer("mwem", epsilon=1.0, engine="sqlite")
     with pytest.raises(InputError, match="memory_limit must be a size"):
         Synthesizer("mwem", epsilon=1.0, memory_limit="lots")
+
+
+def test_too_many_uneven_bins_are_counted_as_bins(tmp_path):
+    """The engines' cap counts bins as the schema does (n bins have n - 1 inner edges; the message said n - 1)."""
+    from dprelease.engines.schema_sql import MAX_UNEVEN_THRESHOLDS
+
+    bins = MAX_UNEVEN_THRESHOLDS + 2
+    edges = [0.0] + [float(k) + 0.5 * (k % 2) / bins for k in range(1, bins)] + [float(bins)]
+    schema = Schema.from_dict({"a": {"type": "numeric", "edges": edges}})
+    (tmp_path / "a.csv").write_text("a\n1\n2\n")
+    with pytest.raises(InputError) as exc:
+        DuckDBTable.open(tmp_path / "a.csv", schema=schema).marginal_counts(["a"])
+    assert f"has {bins:,} bins; an engine encodes at most {MAX_UNEVEN_THRESHOLDS + 1:,} uneven bins" in str(exc.value)

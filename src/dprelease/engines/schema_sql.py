@@ -246,11 +246,11 @@ class _Builder:
         status = (f"(CASE WHEN {null} THEN {NULL} WHEN {value} IS NULL THEN {UNPARSABLE} {nan}"
                   f"WHEN {value} < {lo} THEN {BELOW} WHEN {value} > {hi} THEN {ABOVE} ELSE {OK} END)")
         if not integral and len(column.thresholds) > MAX_UNEVEN_THRESHOLDS:
-            raise InputError(f"schema column {column.name!r} has {len(column.thresholds):,} bins; an engine encodes "
-                             f"at most {MAX_UNEVEN_THRESHOLDS:,} uneven bins (engine 'memory' takes any number)")
+            raise InputError(f"schema column {column.name!r} has {len(column.thresholds) + 1:,} bins; an engine encodes "
+                             f"at most {MAX_UNEVEN_THRESHOLDS + 1:,} uneven bins (engine 'memory' takes any number)")
         if integral and not _even(column.thresholds) and len(column.thresholds) > MAX_UNEVEN_THRESHOLDS:
-            raise InputError(f"schema column {column.name!r} has {len(column.thresholds):,} uneven bins; an engine "
-                             f"encodes at most {MAX_UNEVEN_THRESHOLDS:,} (engine 'memory' takes any number)")
+            raise InputError(f"schema column {column.name!r} has {len(column.thresholds) + 1:,} uneven bins; an engine "
+                             f"encodes at most {MAX_UNEVEN_THRESHOLDS + 1:,} (engine 'memory' takes any number)")
         return status, place(d, value, column.thresholds, integral=integral)
 
     def _float_as_text(self, column: Column, value: str) -> tuple[str, str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
-from dprelease.schema.columns import MAX_CODES, Column, check_flag, format_number, where
+from dprelease.schema.columns import MAX_CODES, Column, check_flag, check_tokens, format_number, where
 from dprelease.schema.parse import parse_iso
 
 #: Largest magnitude of an integer bound: integers are compared exactly as float64 below 2^53.
@@ -35,6 +35,16 @@ def _check_count(value: object, field_name: str, name: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise InputError(f"{where(name)}: {field_name} must be an integer >= 1, got {value!r}")
     return int(value)
+
+
+def _check_bins(column: _Binned) -> int | None:
+    """``bins``, refused above the cap by arithmetic alone, before any edge is made (10**9 bins took over a
+    minute and gigabytes to reach the cap's check on the edges)."""
+    bins = _check_count(column.bins, "bins", column.name)
+    if bins is not None and bins > MAX_CODES:
+        raise InputError(f"{where(column.name)}: bins={bins} is above the cap of {MAX_CODES:,} codes; "
+                         "give fewer bins, a wider width or edges")
+    return bins
 
 
 def _choose_one(column: _Binned) -> None:
@@ -130,7 +140,10 @@ def _range_thresholds(column: _Binned, low: int, high: int, edges: list[int] | N
             raise InputError(f"{where(column.name)}: bins={bins} is more than the {count} {label}s in the bounds")
         return [low + (i * count) // bins for i in range(1, bins)]
     step = 1 if step is None else step
-    return _stepped(column, low + step, high, step)
+    thresholds = _stepped(column, low + step, high, step)
+    if step > 1 and thresholds and thresholds[-1] == high:
+        thresholds.pop()  # a last bin holding only `high` joins the bin before it (docs/schema.md), as for dates
+    return thresholds
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -143,7 +156,7 @@ class IntegerColumn(_Binned):
     def __post_init__(self) -> None:
         check_flag(self.clip, "clip", self.name)
         _choose_one(self)
-        bins = _check_count(self.bins, "bins", self.name)
+        bins = _check_bins(self)
         width = _check_count(self.width, "width", self.name)
         edges = None
         if self.edges is not None:
@@ -203,7 +216,7 @@ class NumericColumn(_Binned):
             low, high = _finite(self, self.low, "low"), _finite(self, self.high, "high")
             if not low < high:
                 raise InputError(f"{where(self.name)}: low must be < high, got bounds [{self.low!r}, {self.high!r}]")
-            bins = _check_count(self.bins, "bins", self.name)
+            bins = _check_bins(self)
             if bins is not None:
                 edges = [low + (high - low) * i / bins for i in range(bins)] + [high]
             elif self.width is not None:
@@ -360,3 +373,48 @@ class DatetimeColumn(_Temporal):
 
 
 BINNED_KINDS = {c.kind: c for c in (IntegerColumn, NumericColumn, DateColumn, DatetimeColumn)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UndecidedColumn(Column):
+    """A number or date column whose bounds the private draft left to the user: none of its bounds histogram's
+    noisy cells stood out of the noise, and the draft does not guess bounds from noise. Its JSON says
+    ``"bounds": null``; the schema loads (for review), but every use of the column (its codes, its domain, its
+    encoding rule, its labels) refuses it, naming it, until its bounds are declared."""
+
+    type: str
+    clip: bool = False
+
+    @property
+    def kind(self) -> str:  # the kind the draft found (the other kinds name theirs on the class)
+        return self.type
+
+    def __post_init__(self) -> None:
+        if self.type not in BINNED_KINDS:
+            raise InputError(f"{where(self.name)}: only {list(BINNED_KINDS)} columns may leave their bounds "
+                             f"undecided, got {self.type!r}")
+        if not isinstance(self.name, str) or not self.name:
+            raise InputTypeError(f"schema column names must be non-empty strings, got {self.name!r}")
+        check_flag(self.null, "null", self.name)
+        check_flag(self.other, "other", self.name)
+        check_flag(self.clip, "clip", self.name)
+        object.__setattr__(self, "null_tokens", check_tokens(self.null_tokens, "null_tokens", self.name))
+
+    def _refuse(self) -> InputError:
+        more = {"integer": "", "numeric": " and bins, width or edges", "date": " (ISO dates) and a unit",
+                "datetime": " (ISO date-times) and a unit"}[self.type]
+        return InputError(f"{where(self.name)}: its bounds are undecided (null: the private draft saw no values "
+                          f"stand out of its noise); declare \"bounds\": [low, high]{more} from public knowledge")
+
+    @property
+    def value_count(self) -> int:
+        raise self._refuse()
+
+    def value_labels(self) -> tuple[str, ...]:
+        raise self._refuse()
+
+    def _rule(self) -> dict[str, object]:
+        raise self._refuse()
+
+    def _spec(self) -> dict[str, object]:
+        return {"bounds": None, **({"clip": True} if self.clip else {})}

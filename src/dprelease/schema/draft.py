@@ -12,11 +12,12 @@ Two modes, and never a silent one:
   kind needs more (a boolean needs nothing more, nor text when delta = 0): for numbers, bounds from a noisy
   histogram over public cells (0, +-1..9 10^e) and then bin edges (quantiles 1/b .. (b-1)/b) by the
   exponential mechanism over public candidates inside the bounds; for dates, bounds from a noisy histogram
-  over years; for text, categories by a stability histogram (needs delta > 0; delta is split equally over
-  the text columns). That split reads the profiles' noisy outputs, so the budgets are chosen adaptively;
-  their sum never exceeds (epsilon, delta), which basic composition's privacy filter allows (Rogers, Roth,
-  Ullman & Vadhan 2016). The spend is the schema's own exact ledger (:func:`draft_charges`), to be added
-  to a release's.
+  over years (for both, where no noisy cell clears the threshold the bounds are left null, refused at every
+  use until the user declares them, and no bin edges are bought); for text, categories by a stability
+  histogram (needs delta > 0; delta is split equally over the text columns). That split reads the profiles'
+  noisy outputs, so the budgets are chosen adaptively; their sum never exceeds (epsilon, delta), which basic
+  composition's privacy filter allows (Rogers, Roth, Ullman & Vadhan 2016). The spend is the schema's own
+  exact ledger (:func:`draft_charges`), to be added to a release's.
 - **non-private** (``non_private=True``): the same plan on exact statistics; the schema says it is not
   public and must be replaced by public knowledge before a release.
 """
@@ -35,7 +36,7 @@ from dprelease.privacy.accountant import Charge, PrivacyAccountant
 from dprelease.privacy.column_reader import PrivateColumnReader
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
-from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn
+from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column, on_decimal_grid
 from dprelease.schema.encode import read_table
 from dprelease.schema.parse import (C_BOOLEAN, C_DATE, C_DATETIME, C_DECIMAL, C_INTEGER, C_NULL, CLASSES,
@@ -133,13 +134,10 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
     doing, not the data's. From epsilon, delta, the column count and how many columns the profiles found needing
     bounds or categories (a noisy output: post-processing)."""
 
-    def rows(scale: float, cells: int) -> str:
-        return f"{scale * np.log(cells / FALSE_CELL):,.0f}"
-
     number_cells = len(_cell_edges(integer=False)) - 1  # decimals have more cells than integers: the larger
     parts = [f"a number's bounds keep the cells (..., 10-19, 20-29, ..., 100-199, ...) holding more than about "
-             f"{rows(_scale(main / 2), number_cells)} rows", f"a date's bounds the years holding more than about "
-             f"{rows(_scale(main), 2102 - 1900 + 1)}"]
+             f"{_threshold(main / 2, number_cells):,.0f} rows", f"a date's bounds the years holding more than about "
+             f"{_threshold(main, 2102 - 1900 + 1):,.0f}"]
     if delta_share > 0:
         parts.append(f"a category needs about {1 + _scale(main) * np.log(2 / float(delta_share)):,.0f} rows")
     return (f"At epsilon={epsilon:g} over {num_columns} columns ({users} of them needing bounds or categories, "
@@ -225,8 +223,8 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
     wide = {"other": True} if stray > 3 * noise * np.sqrt(len(CLASSES)) else {"clip": True}
     values = _values(kind, column.raw, column.text, np.isin(column.row_class, conforming))
     if kind in ("date", "datetime"):
-        return _dates(name, kind, values, reader, main, has_null, wide)
-    return _numbers(name, kind, values, reader, main, bins, has_null, wide)
+        return _dates(name, kind, values, reader, main, has_null, wide, notes)
+    return _numbers(name, kind, values, reader, main, bins, has_null, wide, notes)
 
 
 def _scale(epsilon: Fraction) -> float:
@@ -287,23 +285,52 @@ def _cell_edges(integer: bool) -> np.ndarray:
     return np.concatenate([[-np.inf], -positive[::-1], [0.0], positive, [np.inf]])
 
 
-def _bounds(name, values, reader, epsilon, edges, integer) -> tuple[float, float]:
+def _bounds(name, values, reader, epsilon, edges, integer) -> tuple[float, float] | None:
     """Bounds from a noisy histogram over public cells: the outer edges of the first and last cells whose
-    noisy count passes t ln(#cells / 0.001) (t the noise scale), so an empty cell passes with probability
-    <= 0.001 in all; openly, the exact minimum and maximum. (ApproxBounds, Wilson et al. 2020.)"""
+    noisy count passes the threshold T = t ln(#cells / 0.001), t = 2 / epsilon the noise scale (ApproxBounds,
+    Wilson et al. 2020); openly, the exact minimum and maximum. None when no cell passes: the noise then
+    hides every cell, and the fullest noisy one (the rule before) was noise's choice among ~290 empty cells
+    ([90000000, 99999999] for integers 0..100 on most seeds), not evidence.
+
+    The threshold's error rates (discrete Laplace: P(Z >= k) = e^{-k/t} / (1 + e^{-1/t}) <= e^{-k/t}, k >= 1):
+    an empty cell passes with probability <= e^{-T/t} = 0.001 / #cells, so any of them does with probability
+    <= FALSE_CELL = 0.001 (union bound); a cell holding m > T rows fails with probability <= e^{-(m - T)/t}.
+    E.g. 500 rows at epsilon 1 over 6 columns (bounds epsilon 0.075, t = 26.7, 290 integer cells, T = 335):
+    a cell of 500 rows passes with probability >= 0.998 -- but integers 0..100 spread over 11 cells of about
+    45 rows, and none passes.
+
+    Privacy: (epsilon, 0)-DP, the reader's histogram; the choice (including None) reads only its noisy counts.
+    """
     cells = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, len(edges) - 2)
     counts = np.asarray(reader.histogram(cells, len(edges) - 1, epsilon=epsilon, label=f"{name}: bounds"))
     if isinstance(reader, _OpenReader):
         if len(values) == 0:
             return 0.0, 0.0
         return float(np.min(values)), float(np.max(values))
-    passed = np.flatnonzero(counts > _scale(epsilon) * np.log((len(edges) - 1) / FALSE_CELL))
-    if len(passed) == 0:  # nothing clearly there: the fullest cell
-        passed = np.array([int(np.argmax(counts))])
+    passed = np.flatnonzero(counts > _threshold(epsilon, len(edges) - 1))
+    if len(passed) == 0:  # nothing stands out of the noise: no bounds (the caller leaves them to the user)
+        return None
     finite = edges[np.isfinite(edges)]
     low = float(np.clip(edges[passed[0]], finite[0], finite[-1]))
     high = float(np.clip(edges[passed[-1] + 1], finite[0], finite[-1]))
     return low, (high - 1 if integer and high > low else high)
+
+
+def _threshold(epsilon: Fraction, cells: int) -> float:
+    """The rows a bounds cell must pass: t ln(cells / FALSE_CELL), t the noise scale (see :func:`_bounds`)."""
+    return _scale(epsilon) * np.log(cells / FALSE_CELL)
+
+
+def _no_bounds(name: str, kind: str, epsilon: Fraction, cells: int, has_null: bool, wide: dict,
+               notes: list[str]) -> Column:
+    """A number or date column whose bounds histogram showed nothing: its bounds left undecided (``null`` in the
+    file, refused at every use until declared), with a note naming it (public: the name, epsilon and the
+    threshold), as a text column drafted with delta = 0 is told to declare its categories."""
+    notes.append(f"column {name!r}: no cell of its bounds histogram stood out of the noise (a cell needs more "
+                 f"than about {_threshold(epsilon, cells):,.0f} rows at epsilon={float(epsilon):.3g}), so the draft "
+                 "does not guess its bounds: they are left null, and the schema is refused until you declare "
+                 "them from public knowledge (or draft with a larger epsilon)")
+    return UndecidedColumn(name=name, type=kind, null=bool(has_null), **wide)
 
 
 def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
@@ -322,9 +349,13 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     return steps[(steps > low) & (steps <= high)]
 
 
-def _numbers(name, kind, values, reader, main, bins, has_null, wide) -> Column:
+def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes) -> Column:
     integer = kind == "integer"
-    low, high = _bounds(name, values, reader, main / 2, _cell_edges(integer), integer)
+    cells = _cell_edges(integer)
+    bounds = _bounds(name, values, reader, main / 2, cells, integer)
+    if bounds is None:  # no bounds, so no bins to place: the bin edges' half stays unspent
+        return _no_bounds(name, kind, main / 2, len(cells) - 1, has_null, wide, notes)
+    low, high = bounds
     if not integer and low == high:
         high = low + 1
     edges = [low, high]
@@ -341,14 +372,16 @@ def _numbers(name, kind, values, reader, main, bins, has_null, wide) -> Column:
     return NumericColumn(edges=tuple(edges), **common)
 
 
-def _dates(name, kind, values, reader, main, has_null, wide) -> Column:
+def _dates(name, kind, values, reader, main, has_null, wide, notes) -> Column:
     per_day = 86400 if kind == "datetime" else 1
     days = values // per_day
     years = np.arange(1900, 2102)  # cells: one per year, 1900 .. 2100, and the ages before and after
     starts = np.array([np.datetime64(f"{y}-01-01", "D").astype(np.int64) for y in years], dtype=np.float64)
     edges = np.concatenate([[-np.inf], starts, [np.inf]])
-    low, high = _bounds(name, days.astype(np.float64), reader, main, edges, integer=True)
-    low, high = int(low), int(high)
+    bounds = _bounds(name, days.astype(np.float64), reader, main, edges, integer=True)
+    if bounds is None:
+        return _no_bounds(name, kind, main, len(edges) - 1, has_null, wide, notes)
+    low, high = int(bounds[0]), int(bounds[1])
     span = high - low
     unit = "day" if span <= 62 else "month" if span <= 3 * 366 else "year"
     text = lambda d: str(np.datetime64(d, "D"))  # noqa: E731

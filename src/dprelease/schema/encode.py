@@ -56,13 +56,16 @@ def encode(data: object, schema: Schema, *, show_values: bool = False, delimiter
     """
     if not isinstance(schema, Schema):
         raise InputTypeError(f"schema must be a dprelease Schema, got {type(schema).__name__}")
+    schema.domain  # noqa: B018 -- refuses a column with undecided bounds (a draft's) before the data is read
     return encode_table(read_table(data, schema.names, delimiter=delimiter, header=header, skip_rows=skip_rows,
-                                   show_values=show_values), schema, show_values=show_values)
+                                   show_values=show_values, strip=schema.strip), schema, show_values=show_values)
 
 
 def read_table(data: object, names: Sequence[str] | None, *, delimiter: str | None = None,
-               header: bool | str = "auto", skip_rows: int = 0, show_values: bool = False) -> Table:
-    """The columns ``names`` (None: all) of ``data`` (see :func:`encode`), not yet encoded."""
+               header: bool | str = "auto", skip_rows: int = 0, show_values: bool = False,
+               strip: bool = True) -> Table:
+    """The columns ``names`` (None: all) of ``data`` (see :func:`encode`), not yet encoded; ``strip``: the
+    schema's (False keeps a CSV cell's spaces after the delimiter)."""
     if isinstance(data, Table):
         return data
     if isinstance(data, (str, Path)):
@@ -70,12 +73,13 @@ def read_table(data: object, names: Sequence[str] | None, *, delimiter: str | No
         if path.suffix.lower() in PARQUET_SUFFIXES:
             return read_parquet(path, names)
         return read_csv(path, names, delimiter=delimiter, header=header, skip_rows=skip_rows,
-                        show_values=show_values)
+                        show_values=show_values, strip=strip)
     return from_dataframe(data, names)
 
 
 def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> np.ndarray:
     """Codes of every schema column of ``table``; one error lists every column that cannot be encoded."""
+    schema.domain  # noqa: B018 -- refuses a column with undecided bounds (a draft's)
     problems = [f"column {name!r}: missing from the table" for name in table.missing]
     codes = np.zeros((table.n, len(schema.columns)), dtype=np.int64)
     for i, column in enumerate(schema.columns):

@@ -88,7 +88,7 @@ def check_read_options(delimiter: object, header: object, skip_rows: object) -> 
 
 
 def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | None = None, header: bool | str = "auto",
-             skip_rows: int = 0, encoding: str = "utf-8-sig", show_values: bool = False) -> Table:
+             skip_rows: int = 0, encoding: str = "utf-8-sig", show_values: bool = False, strip: bool = True) -> Table:
     """The columns ``names`` of a delimited text file.
 
     Args:
@@ -97,8 +97,10 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
             in order), or "auto" (a header when the first row names any schema column).
         names: the columns to keep; None keeps every column the header names.
         skip_rows: lines to skip before the table (comments, a title).
-    Quoted fields may hold delimiters and newlines; a space after a delimiter is skipped; blank lines
-    are not records.
+        strip: the schema's ``strip``: True skips spaces after a delimiter (the encoder strips the rest), so
+            ``a, "b,c"`` reads ``b,c`` as DuckDB does; False keeps every cell as written (`` x `` stays `` x ``,
+            as DuckDB keeps it), for a schema that matches text with its spaces.
+    Quoted fields may hold delimiters and newlines; blank lines are not records.
     """
     path = Path(path)
     source = f"data file {str(path)!r}"
@@ -118,7 +120,7 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
         except csv.Error:
             delimiter = ","
     try:
-        rows = [row for row in csv.reader(io.StringIO(text), delimiter=delimiter, skipinitialspace=True) if row]
+        rows = [row for row in csv.reader(io.StringIO(text), delimiter=delimiter, skipinitialspace=strip) if row]
     except csv.Error as exc:
         raise InputError(f"{source} does not parse as CSV: {exc}") from None
     if not rows:
