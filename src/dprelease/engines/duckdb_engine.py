@@ -44,7 +44,7 @@ from dprelease.domain import Domain
 from dprelease.engines.base import domain_or_schema
 from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, DistinctRows, code_dtype, parse_memory_limit
 from dprelease.engines.csv_layout import CsvLayout, check_read_options, csv_layout
-from dprelease.engines.duckdb_raw import csv_source, define_encoded
+from dprelease.engines.duckdb_raw import column_names, csv_source, define_encoded
 from dprelease.engines.files import detect_format, resolve_files
 from dprelease.engines.sql_text import DUCKDB
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
@@ -260,16 +260,17 @@ class DuckDBTable(CountingTable):
 
 
 # ---------------------------------------------------------------------- opening
-def _source_sql(files: list[str], kind: str, label: str) -> str:
+def _source_sql(files: list[str], kind: str, label: str, keep: Sequence[str]) -> tuple[str, list[str] | None]:
+    """(the files as a DuckDB table, a CSV's header or None): CSV columns outside ``keep`` under placeholder names."""
     paths = "[" + ", ".join(literal(f) for f in files) + "]"
     if kind == "parquet":
-        return f"read_parquet({paths})"
+        return f"read_parquet({paths})", None
     # The header is read here and every cell typed as text (checked and converted in SQL), so DuckDB's
     # sniffer never guesses a header from data lines, and a ragged line is an error, not a new layout.
     header = _csv_header(files, label)
-    columns = "{" + ", ".join(f"{literal(name)}: 'VARCHAR'" for name in header) + "}"
+    columns = "{" + ", ".join(f"{literal(name)}: 'VARCHAR'" for name in column_names(header, keep)) + "}"
     return (f"read_csv({paths}, header = true, auto_detect = false, columns = {columns}, delim = ',', "
-            "quote = '\"', escape = '\"', strict_mode = true)")
+            "quote = '\"', escape = '\"', strict_mode = true)"), header
 
 
 def _csv_header(files: list[str], label: str) -> list[str]:
@@ -294,21 +295,34 @@ def _csv_header(files: list[str], label: str) -> list[str]:
     return headers[0]
 
 
-def _open_error(duckdb: object, exc: BaseException, label: str, kind: str, files: list[str]) -> InputError:
+#: DuckDB's phrases for a CSV it cannot parse, and what they say in our words (DuckDB's own message repeats the
+#: line, a private record, so only the phrase is matched and nothing of its text is passed on).
+_CSV_ERRORS = (
+    ("Expected Number of Columns", "a line has more or fewer fields than the {first}"),
+    ("unterminated quote", "a quoted field is never closed, or text follows its closing quote"),
+    ("Invalid unicode", "it is not utf-8 text"),
+    ("Maximum line size", "a line is longer than DuckDB's maximum line size"),
+)
+
+
+def _open_error(duckdb: object, exc: BaseException, label: str, kind: str, files: list[str], *,
+                header: bool = True) -> InputError:
     """A one-line InputError for a file DuckDB cannot open, naming the file when DuckDB's message does."""
     text = str(exc)
     named = next((f for f in files if f in text), None)
     where = f"data file {named!r}" if named else label
-    what = "Parquet" if kind == "parquet" else "CSV with a header row"
+    what = "Parquet" if kind == "parquet" else "CSV with a header row" if header else "CSV"
     detail = type(exc).__name__
-    if "Expected Number of Columns" in text:  # DuckDB's phrase; its line content is never repeated
-        detail = "a line has more or fewer fields than the header"
+    if kind != "parquet":
+        phrase = next((ours for theirs, ours in _CSV_ERRORS if theirs in text), None)
+        if phrase is not None:
+            detail = phrase.format(first="header" if header else "first row")
     return InputError(f"{where} cannot be read as {what} ({detail})")
 
 
 def _define_coded_view(con: object, duckdb: object, files: list[str], kind: str, domain: Domain, label: str) -> int:
     """Check the files against the domain in SQL, define the view ``coded`` (c0..c{d-1}), return n."""
-    source = _source_sql(files, kind, label)
+    source, header = _source_sql(files, kind, label, domain.attributes)
     try:
         described = con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
     except duckdb.Error as exc:
@@ -317,7 +331,7 @@ def _define_coded_view(con: object, duckdb: object, files: list[str], kind: str,
     missing = [a for a in domain.attributes if a not in types]
     if missing:
         raise InputError(f"{label} {'lack' if label.startswith('data files') else 'lacks'} column(s) {missing} "
-                         f"of the domain; it has {list(types)}")
+                         f"of the domain; it has {header if header is not None else list(types)}")
     checks, codes, type_problems = [], [], []
     for i, (attribute, size) in enumerate(zip(domain.attributes, domain.sizes)):
         sql_type = types[attribute].upper()
@@ -350,15 +364,20 @@ def _define_encoded_view(con: object, duckdb: object, files: list[str], kind: st
                          layout: CsvLayout | None, show_values: bool) -> int:
     """A raw table through its schema (:mod:`dprelease.engines.duckdb_raw`): the view ``coded``, and n."""
     paths = "[" + ", ".join(literal(f) for f in files) + "]"
-    source = f"read_parquet({paths})" if layout is None else csv_source(paths, layout)
+    source = f"read_parquet({paths})" if layout is None else csv_source(files, layout, schema.names)
+    header = layout is None or layout.header
+
+    def open_error(exc: BaseException) -> InputError:
+        return _open_error(duckdb, exc, label, kind, files, header=header)
+
     try:
         described = con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
     except duckdb.Error as exc:
-        raise _open_error(duckdb, exc, label, kind, files) from None
+        raise open_error(exc) from None
     types = {name: sql_type for name, sql_type, *_ in described}
     code_types = [_SQL_CODE_TYPE[code_dtype(size).itemsize] for size in schema.domain.sizes]
     return define_encoded(con, duckdb, source, types, schema, label, csv=layout is not None, show_values=show_values,
-                          code_types=code_types, open_error=lambda exc: _open_error(duckdb, exc, label, kind, files))
+                          code_types=code_types, open_error=open_error)
 
 
 def _column_checks(column: str, sql_type: str, size: int) -> tuple[str, list[tuple[str, str]] | None]:

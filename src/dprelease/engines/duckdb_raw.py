@@ -12,6 +12,9 @@ bad values (the in-memory encoder quotes three in the order it met them, so the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import islice
+
 from dprelease.engines.csv_layout import CsvLayout
 from dprelease.engines.schema_sql import PROBLEMS, Encoding, plan, problems_message
 from dprelease.engines.sql_text import DUCKDB
@@ -22,12 +25,71 @@ from dprelease.schema.parse import as_text
 ENCODED = "dprelease_encoded"
 
 
-def csv_source(paths: str, layout: CsvLayout) -> str:
-    """``read_csv`` of every cell as text, laid out as the in-memory reader reads the file."""
-    columns = "{" + ", ".join(f"{DUCKDB.text(name)}: 'VARCHAR'" for name in layout.names) + "}"
-    return (f"read_csv({paths}, header = {str(layout.header).lower()}, skip = {layout.skip_rows}, "
-            f"auto_detect = false, columns = {columns}, delim = {DUCKDB.text(layout.delimiter)}, quote = '\"', "
-            "escape = '\"', strict_mode = true)")
+#: The prefix of the names DuckDB gives the columns a reader ignores (see :func:`column_names`).
+IGNORED = "__dprelease_ignored_"
+
+
+def column_names(header: Sequence[str], keep: Sequence[str]) -> list[str]:
+    """The names DuckDB reads a CSV's columns under: a column of ``keep`` by its name, any other by a placeholder.
+
+    The in-memory readers take any header whose names are distinct and read only the columns they need, so a
+    header may hold an empty name (an unnamed column, or the empty last cell of an Excel export whose lines end
+    in a delimiter), names that differ only in case, or a name DuckDB's encoding uses as an alias. DuckDB
+    binds names without case and refuses an empty one; the columns nobody reads are renamed, by position, to
+    names no kept column has in any case.
+    """
+    taken = {name.lower() for name in keep}
+    names = []
+    for j, name in enumerate(header):
+        if name not in keep:
+            name = f"{IGNORED}{j}"
+            while name.lower() in taken:
+                name = "_" + name
+        names.append(name)
+    return names
+
+
+def csv_source(files: Sequence[str], layout: CsvLayout, keep: Sequence[str]) -> str:
+    """``read_csv`` of every cell as text, laid out as the in-memory reader reads the file (columns outside
+    ``keep`` under placeholder names, :func:`column_names`).
+
+    The reader takes the first non-empty row after ``skip_rows`` lines as the header and drops every empty line;
+    DuckDB takes the line after ``skip`` lines as the header and drops an empty line only where the file has
+    several columns (with one, it is a NULL row). So the empty lines before the header are skipped too, and a
+    one-column file drops its NULL rows, read with ``allow_quoted_nulls = false`` so that a quoted empty
+    cell (a row to the reader) stays ``''``.
+    """
+    names = column_names(layout.names, keep)
+    paths = "[" + ", ".join(DUCKDB.text(path) for path in files) + "]"
+    skip = layout.skip_rows + _empty_lines_before_table(files, layout.skip_rows)
+    columns = "{" + ", ".join(f"{DUCKDB.text(name)}: 'VARCHAR'" for name in names) + "}"
+    source = (f"read_csv({paths}, header = {str(layout.header).lower()}, skip = {skip}, "
+              f"auto_detect = false, columns = {columns}, delim = {DUCKDB.text(layout.delimiter)}, quote = '\"', "
+              "escape = '\"', strict_mode = true")
+    if len(names) == 1:
+        return f"(SELECT * FROM {source}, allow_quoted_nulls = false) WHERE {DUCKDB.quote(names[0])} IS NOT NULL)"
+    return source + ")"
+
+
+def _empty_lines_before_table(files: Sequence[str], skip_rows: int) -> int:
+    """The empty lines after ``skip_rows`` before the first row, the same in every file (public: the layout)."""
+    counts = []
+    for path in files:
+        count = 0
+        try:
+            with open(path, newline="", encoding="utf-8-sig") as handle:
+                for line in islice(handle, skip_rows, None):
+                    if line not in ("\n", "\r\n", "\r"):
+                        break
+                    count += 1
+        except (OSError, UnicodeDecodeError):  # read before by csv_layout; DuckDB names the file if it fails now
+            pass
+        counts.append(count)
+    for path, count in zip(files[1:], counts[1:]):
+        if count != counts[0]:
+            raise InputError(f"data file {path!r} is laid out differently from {files[0]!r} (empty lines before "
+                             "the table)")
+    return counts[0] if counts else 0
 
 
 def render(encoding: Encoding, source: str) -> str:

@@ -1,0 +1,153 @@
+"""CSV headers the in-memory reader takes are read by DuckDB too, column for column, and a CSV DuckDB cannot parse
+is one line naming the file and the problem, without a value.
+
+The in-memory reader's rules (dprelease/schema/tables.py, data.py): the header is the first non-empty row, its
+cells stripped; any names are allowed as long as none appears twice (an empty name included: an unnamed column,
+or the empty last cell of an Excel export whose every line ends in a delimiter); columns outside the schema or
+domain are ignored; empty lines are no rows. Each case here runs both engines on the same file and compares.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dprelease import Domain
+from dprelease.cli import main
+from dprelease.engines.duckdb_engine import DuckDBTable
+from dprelease.engines.registry import open_table
+from dprelease.errors import InputError
+from dprelease.schema import Schema, encode
+
+SCHEMA = Schema.from_dict({"a": {"type": "categorical", "values": ["x", "y"], "other": True, "null": True},
+                           "b": {"type": "integer", "bounds": [0, 9], "null": True}})
+PLAIN = "a,b\nx,1\ny,2\nz,3\n,4\n"
+
+#: (a CSV holding PLAIN's table, laid out as the in-memory reader accepts it)
+LAYOUTS = {
+    "an empty column name": "a,,b\nx,p,1\ny,q,2\nz,r,3\n,s,4\n",
+    "a delimiter ending every line": "a,b,\nx,1,\ny,2,\nz,3,\n,4,\n",
+    "a delimiter ending every CRLF line": "a,b,\r\nx,1,\r\ny,2,\r\nz,3,\r\n,4,\r\n",
+    "a quoted empty name and spaces": ' a ,"", b \nx,p,1\ny,q,2\nz,r,3\n,s,4\n',
+    "names differing only in case": "a,b,A,B\nx,1,p,q\ny,2,p,q\nz,3,p,q\n,4,p,q\n",
+    "a name the encoding uses": "__dp0_v,a,b,c0\np,x,1,q\np,y,2,q\np,z,3,q\np,,4,q\n",
+    "empty lines before the header": "\n\na,b\nx,1\ny,2\nz,3\n,4\n",
+    "empty CRLF lines before the header": "\r\n\r\na,b\r\nx,1\r\ny,2\r\nz,3\r\n,4\r\n",
+}
+
+
+def memory_rows(path: Path, schema: Schema = SCHEMA) -> list[tuple[int, ...]]:
+    return sorted(map(tuple, encode(path, schema).tolist()))
+
+
+def duckdb_rows(path: Path, schema: Schema = SCHEMA) -> list[tuple[int, ...]]:
+    with DuckDBTable.open(str(path), schema=schema) as table:
+        return sorted(map(tuple, table.to_records().tolist()))
+
+
+def one_line(exc: pytest.ExceptionInfo) -> str:
+    message = str(exc.value)
+    assert "\n" not in message and message
+    return message
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_duckdb_reads_every_header_the_in_memory_reader_reads(tmp_path, layout):
+    plain, path = tmp_path / "plain.csv", tmp_path / "t.csv"
+    plain.write_text(PLAIN, encoding="utf-8")
+    path.write_bytes(LAYOUTS[layout].encode("utf-8"))
+    expected = memory_rows(plain)
+    assert memory_rows(path) == expected
+    assert duckdb_rows(path) == expected
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_empty_lines_are_no_rows_in_a_one_column_file(tmp_path, newline):
+    schema = SCHEMA.select(["a"])
+    path = tmp_path / "one.csv"
+    path.write_bytes(newline.join(["a", "x", "", "y", '""', "", "z", "", ""]).encode("utf-8"))
+    expected = memory_rows(path, schema)
+    assert len(expected) == 4  # x, y, the quoted empty cell, z
+    assert duckdb_rows(path, schema) == expected
+
+
+def test_one_empty_name_is_a_column_and_two_are_a_name_twice_in_both_engines(tmp_path):
+    once, twice = tmp_path / "once.csv", tmp_path / "twice.csv"
+    once.write_text("a,,b\nx,p,1\n", encoding="utf-8")
+    twice.write_text("a,,b,\nx,p,1,\n", encoding="utf-8")
+    assert duckdb_rows(once) == memory_rows(once) == [(0, 1)]
+    with pytest.raises(InputError) as memory:
+        encode(twice, SCHEMA)
+    with pytest.raises(InputError) as duckdb:
+        DuckDBTable.open(str(twice), schema=SCHEMA)
+    assert one_line(duckdb) == str(memory.value) == (f"data file {str(twice)!r}: column(s) [''] appear more than "
+                                                     "once in the header")
+
+
+@pytest.mark.parametrize("text", ["a,,b\n0,p,1\n1,q,2\n", "a,b,\n0,1,\n1,2,\n", "b,A,a,c0\n1,p,0,7\n2,q,1,7\n"])
+def test_coded_files_with_such_headers_count_the_same_in_both_engines(tmp_path, text):
+    domain = Domain(("a", "b"), (2, 3))
+    path = tmp_path / "codes.csv"
+    path.write_text(text, encoding="utf-8")
+    counts = {}
+    for engine in ("memory", "duckdb"):
+        table = open_table(str(path), domain, engine=engine)
+        counts[engine] = table.marginal_counts(["a", "b"]).tolist()
+        getattr(table, "close", lambda: None)()
+    assert counts["duckdb"] == counts["memory"] == [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+
+
+def test_synth_writes_the_same_bytes_from_an_excel_export_in_both_engines_and_from_the_plain_file(tmp_path):
+    rng = np.random.Generator(np.random.PCG64(3))
+    lines = [(["x", "y", "z", ""][int(rng.integers(0, 4))], str(int(rng.integers(0, 10)))) for _ in range(200)]
+    (tmp_path / "plain.csv").write_text("a,b\n" + "".join(f"{a},{b}\n" for a, b in lines), encoding="utf-8")
+    (tmp_path / "excel.csv").write_text("a,b,\r\n" + "".join(f"{a},{b},\r\n" for a, b in lines), encoding="utf-8")
+    SCHEMA.to_json(tmp_path / "schema.json")
+    outputs = {}
+    for data, engine in [("plain", "duckdb"), ("excel", "duckdb"), ("excel", "memory")]:
+        out = tmp_path / f"{data}-{engine}.csv"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            code = main(["synth", str(tmp_path / f"{data}.csv"), "--schema", str(tmp_path / "schema.json"),
+                         "--workload", "1-2way", "--epsilon", "1", "--rounds", "3", "--seed", "0", "--engine", engine,
+                         "--out", str(out), "--quiet"])
+        assert code == 0, (data, engine)
+        outputs[(data, engine)] = out.read_bytes()
+    assert outputs[("excel", "duckdb")] == outputs[("excel", "memory")] == outputs[("plain", "duckdb")]
+
+
+UNTERMINATED = [  # (the file's text, with SECRET inside the broken quote)
+    'a,b\nx,1\n"SECRET,2\ny,3\n',
+    'a,b\nx,1\ny,"SECRET\nx,3\n',
+    'a,b\nx,1\n"SECRET"tail,2\n',
+]
+
+
+@pytest.mark.parametrize("text", UNTERMINATED)
+def test_an_unterminated_quote_is_one_line_naming_the_file_and_the_problem(tmp_path, text):
+    path = tmp_path / "quotes.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        DuckDBTable.open(str(path), schema=SCHEMA)
+    assert one_line(exc) == (f"data file {str(path)!r} cannot be read as CSV with a header row (a quoted field is "
+                             "never closed, or text follows its closing quote)")
+    assert "SECRET" not in str(exc.value)
+    coded = tmp_path / "codes.csv"
+    coded.write_text(text.replace("x", "0").replace("y", "1"), encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        DuckDBTable.open(str(coded), Domain(("a", "b"), (2, 4)))
+    assert one_line(exc) == (f"data file {str(coded)!r} cannot be read as CSV with a header row (a quoted field is "
+                             "never closed, or text follows its closing quote)")
+    assert "SECRET" not in str(exc.value)
+
+
+def test_a_file_without_a_header_is_not_said_to_have_one(tmp_path):
+    path = tmp_path / "bare.csv"
+    path.write_text('x,1\n"SECRET,2\n', encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        DuckDBTable.open(str(path), schema=SCHEMA, header=False)
+    assert one_line(exc) == (f"data file {str(path)!r} cannot be read as CSV (a quoted field is never closed, or "
+                             "text follows its closing quote)")
