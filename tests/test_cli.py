@@ -373,3 +373,15 @@ def test_evaluate_scores_a_raw_release_through_its_schema(capsys, write_file, tm
     with pytest.raises(SystemExit) as stopped:  # one source of codes, not two (argparse exits)
         main(argv[:3] + ["--domain", str(schema)] + argv[3:])
     assert stopped.value.code == 2 and "not allowed with" in capsys.readouterr().err
+    # rows written as bin labels ("10..19", with NULL's blank) read back into the same bins with --decode label
+    labelled = tmp_path / "labels.csv"
+    assert main(["synth", str(real), "--schema", str(schema), "--workload", "1-2way", "--epsilon", "2", "--seed",
+                 "3", "--quiet", "--out", str(labelled), "--decode", "label"]) == 0
+    capsys.readouterr()
+    assert "10..19" in labelled.read_text()
+    assert main(argv[:2] + [str(labelled)] + argv[3:] + ["--decode", "label"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert {k: got[k] for k in expected} == expected
+    assert main(argv[:2] + [str(labelled)] + argv[3:]) == 2  # read as values: one line that names the fix
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith("(if synth wrote it with --decode label, give --decode label)")

@@ -15,7 +15,8 @@ from dprelease.evaluate import per_marginal_errors, summarize
 from dprelease.evaluate.baselines import baseline_tables
 from dprelease.queries.workload import Workload
 from dprelease.release.files import read_document
-from dprelease.schema import Schema
+from dprelease.schema import Schema, label_schema
+from dprelease.schema.decode import VALUE_MODES
 from dprelease.validation import check_positive, check_positive_int
 
 SYNTHETIC = "synthetic"
@@ -39,6 +40,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     source.add_argument("--schema", type=Path,
                         help="the schema synth ran with (JSON; docs/schema.md): both tables hold raw values, and "
                              "each is encoded by it (a value in a bin counts as the bin)")
+    parser.add_argument("--decode", choices=VALUE_MODES, default=None,
+                        help="with --schema: how synth decoded the synthetic table; 'label' reads bin labels (synth "
+                             "--decode label) back into their bins, while uniform and midpoint tables hold values "
+                             "and need no flag")
     parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
     parser.add_argument("--workload", required=True,
                         help="'Kway', 'J-Kway' (e.g. 1-3way) or a JSON file with a list of attribute lists")
@@ -76,6 +81,8 @@ def baseline_epsilon(args: argparse.Namespace) -> float:
 def run(args: argparse.Namespace) -> int:
     # Public checks first: domain (or schema), workload, epsilon and seed, before either table is read.
     schema = None if args.schema is None else load_schema(args.schema, args.columns)
+    if args.decode is not None and schema is None:
+        raise InputError("--decode needs --schema: a table of codes (--domain) is not decoded")
     domain = selected_domain(args) if schema is None else schema.domain
     workload = Workload.from_spec(args.workload, domain)
     epsilon = baseline_epsilon(args)
@@ -84,7 +91,12 @@ def run(args: argparse.Namespace) -> int:
     progress.phase(f"reading {args.data.name}")
     real = read_table(args.data, domain, schema)
     progress.phase(f"reading {args.synthetic.name}")
-    synthetic = read_table(args.synthetic, domain, schema)
+    try:
+        synthetic = read_table(args.synthetic, domain, label_schema(schema) if args.decode == "label" else schema)
+    except InputError as exc:
+        if schema is None or args.decode is not None:
+            raise
+        raise InputError(f"{exc} (if synth wrote it with --decode label, give --decode label)") from None
     progress.phase("drawing baselines")
     baselines = baseline_tables(real, epsilon=epsilon, n_rows=synthetic.n, seed=seed)
     progress.phase("marginal errors")

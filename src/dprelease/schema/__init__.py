@@ -15,12 +15,12 @@ This package imports only :mod:`dprelease.errors`, :mod:`dprelease.validation` a
 
 from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn
 from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, CodesColumn, Column
-from dprelease.schema.decode import Decoded, decode
+from dprelease.schema.decode import Decoded, decode, label_schema
 from dprelease.schema.encode import encode, encode_table, read_table
 from dprelease.schema.schema import Draft, Schema
 
 __all__ = [
     "OTHER", "BooleanColumn", "CategoricalColumn", "CodesColumn", "Column", "DateColumn", "DatetimeColumn",
     "Decoded", "Draft", "IntegerColumn", "NumericColumn", "Schema", "decode", "encode", "encode_table",
-    "read_table",
+    "label_schema", "read_table",
 ]

@@ -129,6 +129,22 @@ class Decoded:
         write_parquet(frame, path, dates=[c.name for c in self.schema.columns if isinstance(c, DateColumn)])
 
 
+def label_schema(schema: Schema) -> Schema:
+    """The schema that reads back a table decoded with ``values="label"``: each binned column becomes a
+    categorical one whose categories are its bins' labels in order, with the same null and other buckets, so
+    every label encodes to its bin's code and the domain is unchanged (``dprelease evaluate --decode label``)."""
+    def as_labels(column: Column) -> Column:
+        if not isinstance(column, _Binned):
+            return column
+        return CategoricalColumn(name=column.name, values=column.value_labels(), null=column.null,
+                                 other=column.other, null_tokens=column.null_tokens)
+
+    labelled = Schema(tuple(as_labels(c) for c in schema.columns), null_tokens=schema.null_tokens,
+                      strip=schema.strip, draft=schema.draft, description=schema.description)
+    assert labelled.domain == schema.domain  # same codes, value by value: the comparison needs nothing else
+    return labelled
+
+
 def decode(codes: object, schema: Schema, *, values: str = "uniform", rng: object = None,
            other: str | None = OTHER) -> Decoded:
     """Values of ``codes`` (an (n, d) integer array, or a Dataset, in schema order) by ``schema``.
