@@ -259,6 +259,16 @@ def test_theorem_6_1_accuracy_on_seeded_runs(seed):
     assert bounds.boosting_error(n=10**6, universe_size=8, num_queries=18, epsilon=1.0, delta=1e-6)["error"] > 1
 
 
+def test_a_vacuous_bound_is_not_called_a_guarantee():
+    """At n = 10^6 the theorem's rounds run, but lambda + mu > 1 says nothing about answers in [0, 1]: the plan
+    must not say guaranteed (a new user's release said so with an error bound of 1198), and the run warns."""
+    plan = BoostingForQueries(epsilon=1.0, delta=1e-6).plan(n=10**6, domain=DOMAIN, queries=WORKLOAD)
+    assert plan["rounds"] >= plan["theorem_rounds"] and plan["error_bound"] > 1
+    assert plan["bound_vacuous"] and not plan["accuracy_guaranteed"]
+    with pytest.warns(AccuracyNotGuaranteedWarning, match="guarantees nothing about answers in"):
+        BoostingForQueries(epsilon=1.0, delta=1e-6, rounds=1).run(skewed(2_000, 0), WORKLOAD, rng=SeededRandom(0))
+
+
 @pytest.mark.filterwarnings("ignore::dprelease.mechanisms.iterative_construction.AccuracyNotGuaranteedWarning")
 def test_mechanism_reads_private_data_only_through_the_kernel():
     data = skewed(10**6, 1)

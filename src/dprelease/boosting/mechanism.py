@@ -132,14 +132,21 @@ class BoostingForQueries:
             "k": base_plan.k, "draws": draws, "epsilon_per_draw": epsilon_each, "mu": theory["mu"],
             "lambda": base_plan.lambda_, "sensitivity": rho, "beta": self.beta, "beta_base": beta_base,
             "error_bound": theory["error"], "sampling_charge": (sample_epsilon, sample_delta, rule),
-            "accuracy_guaranteed": rounds >= theorem_rounds and lambda_ok, "base_plan": base_plan,
+            # an error bound >= 1 says nothing about [0, 1]-valued answers (the library's convention, bounds/)
+            "bound_vacuous": theory["error"] >= 1,
+            "accuracy_guaranteed": rounds >= theorem_rounds and lambda_ok and theory["error"] < 1,
+            "base_plan": base_plan,
         }
 
     def run(self, dataset: Dataset, queries: object, *, rng: RandomSource,
             progress: Progress | None = None) -> BoostingResult:
         plan = self.plan(n=dataset.n, domain=dataset.domain, queries=queries)  # public, before any data is read
         base_plan: BasePlan = plan["base_plan"]
-        if not plan["accuracy_guaranteed"]:
+        if plan["bound_vacuous"]:
+            warnings.warn(f"boosting is private, but Thm 6.1's error bound here is {float(plan['error_bound']):.3g}, "
+                          "above 1, so it guarantees nothing about answers in [0, 1] (more rows or a larger epsilon "
+                          "shrink it)", AccuracyNotGuaranteedWarning, stacklevel=2)
+        elif not plan["accuracy_guaranteed"]:
             warnings.warn(f"boosting with {plan['rounds']} rounds (Thm 6.1 asks for {plan['theorem_rounds']}) is "
                           "private, but Thm 6.1 does not guarantee its accuracy", AccuracyNotGuaranteedWarning,
                           stacklevel=2)
