@@ -48,7 +48,8 @@ def test_fitting_twice_spends_twice_and_says_so(tmp_path):
     SCHEMA.to_json(path)
     synth = Synthesizer(epsilon=0.5, workload="1way", seed=1, rounds=2)
     synth.fit(frame(), schema=path)
-    with pytest.warns(UserWarning, match="fitted 2 times: each fit spent epsilon=0.5"):
+    # the ledger's spend, not the asked delta: a 1-way plan measures with Laplace noise and spends no delta
+    with pytest.warns(UserWarning, match="fitted 2 times: this fit spent epsilon=0.5, delta=0 again"):
         synth.fit(frame(seed=3), schema=path)
     assert len(synth.ledgers["fits"]) == 2 and synth.ledgers["schema_drafts"] == []
     assert synth.spent == (2 * Fraction(0.5), 0)

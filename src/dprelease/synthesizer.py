@@ -111,9 +111,12 @@ class Synthesizer:
         self._rng = make_rng(self.seed, warn=False)  # post-processing: which rows, where in each bin
         if len(self._fits) > 1:
             epsilon, delta = self.spent
-            warnings.warn(f"this Synthesizer has now been fitted {len(self._fits)} times: each fit spent "
-                          f"epsilon={self.epsilon:g}, delta={self.delta:g} again (each is a new release); in total "
-                          f"epsilon={float(epsilon):.6g}, delta={float(delta):.3g} (.spent)", UserWarning, stacklevel=2)
+            # what this fit's ledger says it spent, not the asked delta: a plan may choose Laplace noise and spend none
+            this_epsilon, this_delta, _ = run_epsilon_delta(self._fits[-1])
+            warnings.warn(f"this Synthesizer has now been fitted {len(self._fits)} times: this fit spent "
+                          f"epsilon={float(this_epsilon):.6g}, delta={float(this_delta):.3g} again (each fit is a new "
+                          f"release); in total epsilon={float(epsilon):.6g}, delta={float(delta):.3g} (.spent)",
+                          UserWarning, stacklevel=2)
         return self
 
     @property
