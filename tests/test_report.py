@@ -156,3 +156,13 @@ def test_chromium_renders_the_report_not_blank(pages, tmp_path):
     # PNGs were decoded and drawn.
     chart_orange = (np.abs(pixels - np.array([0xd1, 0x60, 0x3d]) / 255).max(axis=2) < 0.08)
     assert chart_orange.sum() > 500
+
+
+def test_a_folder_given_as_the_release_is_one_line(capsys, tmp_path, monkeypatch):
+    """`dprelease report .` died in a traceback (a folder has no name to put the side file's beside)."""
+    monkeypatch.chdir(tmp_path)
+    for folder in (".", str(tmp_path)):
+        assert main(["report", folder, "--out", "report.html"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"dprelease: error: release {folder!r} is a folder; give the release's JSON file"]
+    assert list(tmp_path.iterdir()) == []

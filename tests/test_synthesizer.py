@@ -185,3 +185,13 @@ def test_a_private_draft_counts_once_however_often_it_is_used():
     draft_epsilon, draft_delta = schema.draft.spent
     assert synth.spent == (draft_epsilon + 2 * Fraction(0.25), draft_delta)
     assert len(synth.ledgers["schema_drafts"]) == 1 and len(synth.ledgers["fits"]) == 2
+
+
+def test_a_misspelt_required_argument_is_named():
+    """Python's "missing argument 'epsilon'" hid the misspelling itself (epsilom=1.0); so did fit's schema."""
+    with pytest.raises(InputTypeError, match=r"epsilon is required: give epsilon=\.\.\. \('epsilom' is not an"):
+        Synthesizer(epsilom=1.0, workload="1way")
+    with pytest.raises(InputTypeError, match=r"^epsilon is required: give epsilon=\.\.\.$"):
+        Synthesizer(workload="1way")
+    with pytest.raises(InputTypeError, match=r"schema is required: give schema=\.\.\. \('schem' is not an argument"):
+        Synthesizer(epsilon=1.0, workload="1way").fit(frame(), schem=SCHEMA)

@@ -15,6 +15,8 @@ spends the budget again, and says so.
 
 from __future__ import annotations
 
+import difflib
+
 import json
 import warnings
 from fractions import Fraction
@@ -34,6 +36,16 @@ from dprelease.schema.decode import VALUE_MODES
 from dprelease.schema.tables import need
 from dprelease.spent import Spent
 from dprelease.validation import check_positive_int
+
+
+def required(name: str, value: object, others: dict[str, object]) -> None:
+    """A required keyword given as None or left out: say so, and name a misspelling of it among the others
+    (Python's own "missing argument" hid ``epsilom=1`` behind a complaint about epsilon)."""
+    if value is not None:
+        return
+    near = difflib.get_close_matches(name, list(others), n=1, cutoff=0.75)
+    hint = f" ({near[0]!r} is not an argument: did you mean {name}=?)" if near else ""
+    raise InputTypeError(f"{name} is required: give {name}=...{hint}")
 
 
 class Synthesizer:
@@ -57,10 +69,12 @@ class Synthesizer:
             ``alpha``, ``max_cells``, ``max_model_cells``, ``base``), validated here, before any data is read.
     """
 
-    def __init__(self, mechanism: str = "mwem", *, epsilon: float, delta: float | None = None, workload: object = "1-3way",
+    def __init__(self, mechanism: str = "mwem", *, epsilon: float | None = None, delta: float | None = None,
+                 workload: object = "1-3way",
                  seed: int | None = None, values: str = "uniform", allow_non_public_schema: bool = False,
                  progress: object = None, engine: str = "auto", memory_limit: int | str | None = None,
                  **options: object) -> None:
+        required("epsilon", epsilon, options)
         for reserved in ("dataset", "n_rows", "data", "schema"):
             if reserved in options:
                 raise InputError(f"{reserved} is not an option of Synthesizer (see its arguments; sample(n) sets "
@@ -88,7 +102,7 @@ class Synthesizer:
         self._rng = None
 
     # ---------------------------------------------------------------------- fit
-    def fit(self, data: object, *, schema: Schema | str | Path, columns: list[str] | None = None,
+    def fit(self, data: object, *, schema: Schema | str | Path | None = None, columns: list[str] | None = None,
             progress: object = None, **read_options: object) -> Synthesizer:
         """Encode ``data`` (DataFrame, CSV or Parquet path) by ``schema`` and release a synthetic table.
 
@@ -98,6 +112,7 @@ class Synthesizer:
         :func:`dprelease.schema.encode`). Every public check runs before the data is read; a second ``fit``
         spends ``(epsilon, delta)`` again and warns.
         """
+        required("schema", schema, read_options)
         used = load_schema(schema, columns)
         release = synthesize_table(data, used, self.workload, epsilon=self.epsilon, delta=self.delta,
                                    mechanism=self.mechanism, allow_non_public_schema=self.allow_non_public_schema,

@@ -54,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     # Public checks first (the output path, the release and its side file, the domain), then the real data.
     fmt = args.format or ("md" if args.out.suffix.lower() in (".md", ".markdown") else "html")
     seed = check_positive_int(args.seed, "--seed", minimum=0)
+    if args.release.is_dir():  # a folder has no name to put the side file's beside (Path('.').with_name fails)
+        raise InputError(f"release {str(args.release)!r} is a folder; give the release's JSON file")
     side = args.release.with_name(side_file_name(args.release))
     check_output(args.out, args.release, side, args.data, args.domain, flag="--out")
     progress = terminal_progress(args, "report")
