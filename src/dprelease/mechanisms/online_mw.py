@@ -77,13 +77,16 @@ from dprelease.mechanisms.online_plan import (
     DEFAULT_WARM_SHARE,
     DEFAULT_WARM_WORKLOAD,
     MODES,
+    SPARSE_LABEL,
+    WARM_CHARGE_LABEL,
+    WARM_CHARGE_RULE,
     OnlineMWPlan,
     WarmPlan,
+    sparse_budget,
 )
 from dprelease.mechanisms.online_state import load_session, save_session
 from dprelease.mechanisms.online_warm import check_warm_workload, warm_synopsis
 from dprelease.privacy.accountant import PrivacyAccountant
-from dprelease.privacy.noise import float_at_most
 from dprelease.privacy.rng import RandomSource, make_rng
 from dprelease.privacy.sparse_vector import NumericSparse, ShiftedQuery
 from dprelease.queries.array_eval import evaluate_on_array
@@ -95,7 +98,6 @@ from dprelease.validation import check_positive_int
 
 HYPOTHESIS = "hypothesis"
 MEASUREMENT = "measurement"
-WARM_CHARGE_LABEL = "OnlineMW warm start: MWEM synopsis"
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +210,7 @@ class OnlinePrivateMW:
         accountant = PrivacyAccountant(epsilon=epsilon, delta=delta)
         # Thm 4.13: the only access to x; its c runs and c answers are charged here, up front.
         sparse = NumericSparse(dataset, threshold=plan.threshold, cutoff=plan.cutoff, epsilon=epsilon, delta=delta,
-                               accountant=accountant, rng=rng, label="OnlineMW NumericSparse")
+                               accountant=accountant, rng=rng, label=SPARSE_LABEL)
         self._start(dataset, plan, accountant, sparse, rng, model)
 
     def _start_warm(self, dataset: PrivateTable, *, epsilon: float, delta: float, alpha: float | None,
@@ -238,13 +240,13 @@ class OnlinePrivateMW:
         # The synopsis's whole share, charged before it reads anything; it composes with NumericSparse
         # by basic composition (Thm 3.16, which holds for adaptively chosen mechanisms).
         accountant.charge(epsilon=plan.epsilon_offline, delta=plan.delta_offline, label=WARM_CHARGE_LABEL,
-                          rule="MWEM synopsis, (epsilon, delta) as declared; basic composition (Thm 3.16)")
+                          rule=WARM_CHARGE_RULE)
         model, synopsis = warm_synopsis(dataset, plan, rng=rng, representation=resolved, max_cells=max_cells,
                                         max_model_cells=max_model_cells)  # x^0: MWEM's output, public
         # Thm 3.27: the only further access to x; its c runs and c answers are charged here, up front.
-        sparse = NumericSparse(dataset, threshold=plan.threshold, cutoff=plan.cutoff, epsilon=plan.epsilon_online,
-                               delta=Fraction(float_at_most(plan.delta_online)), accountant=accountant, rng=rng,
-                               label="OnlineMW NumericSparse")
+        sparse_epsilon, sparse_delta = sparse_budget(plan)  # the online share (the state file checks the same)
+        sparse = NumericSparse(dataset, threshold=plan.threshold, cutoff=plan.cutoff, epsilon=sparse_epsilon,
+                               delta=sparse_delta, accountant=accountant, rng=rng, label=SPARSE_LABEL)
         self._start(dataset, plan, accountant, sparse, rng, model, synopsis=synopsis)
 
     @staticmethod
@@ -444,4 +446,5 @@ def _clip(value: float) -> float:
     return min(1.0, max(0.0, float(value)))
 
 
-__all__ = ["HYPOTHESIS", "MEASUREMENT", "MODES", "OnlineAnswer", "OnlineMWPlan", "OnlinePrivateMW", "WarmPlan"]
+__all__ = ["HYPOTHESIS", "MEASUREMENT", "MODES", "WARM_CHARGE_LABEL", "OnlineAnswer", "OnlineMWPlan",
+           "OnlinePrivateMW", "WarmPlan"]

@@ -298,3 +298,34 @@ def plan_from_json(record: dict[str, object]) -> OnlineMWPlan | WarmPlan:
     if isinstance(record, dict) and record.get("mode", "book") == "warm":
         return WarmPlan.from_json(record)
     return OnlineMWPlan.from_json(record)
+
+
+#: The ledger labels and rule of a session's charges; :mod:`~dprelease.mechanisms.online_state` rebuilds the
+#: ledger a plan implies from them, so a resumed state's ledger is compared with it exactly.
+WARM_CHARGE_LABEL = "OnlineMW warm start: MWEM synopsis"
+WARM_CHARGE_RULE = "MWEM synopsis, (epsilon, delta) as declared; basic composition (Thm 3.16)"
+SPARSE_LABEL = "OnlineMW NumericSparse"
+
+
+def sparse_budget(plan: OnlineMWPlan | WarmPlan) -> tuple[Fraction, Fraction]:
+    """The (epsilon, delta) that NumericSparse runs at: the whole budget (book), or the online share (warm)."""
+    if plan.mode == "warm":
+        return plan.epsilon_online, Fraction(float_at_most(plan.delta_online))
+    return exact(plan.epsilon), exact(plan.delta)
+
+
+def rederive_plan(plan: OnlineMWPlan | WarmPlan) -> OnlineMWPlan | WarmPlan:
+    """The plan that :meth:`OnlineMWPlan.solve` / :meth:`WarmPlan.solve` derive from ``plan``'s public inputs.
+
+    A stored plan is trusted only if it equals this exactly: its cut-off, threshold, alpha and stream
+    length are functions of (epsilon, delta, beta, the user's alpha / |Q| / accuracy, warm share and
+    workload, n, |X|), never free values.
+    """
+    if plan.mode == "warm":
+        return WarmPlan.solve(n=plan.n, universe_size=plan.universe_size, epsilon=plan.epsilon, delta=plan.delta,
+                              accuracy=plan.accuracy, max_queries=plan.max_queries, beta=plan.beta,
+                              warm_share=plan.warm_share, warm_workload=plan.warm_workload,
+                              warm_rounds=plan.warm_rounds)
+    target = {"alpha": plan.alpha} if plan.given == "alpha" else {"max_queries": plan.max_queries}
+    return OnlineMWPlan.solve(n=plan.n, universe_size=plan.universe_size, epsilon=plan.epsilon, delta=plan.delta,
+                              beta=plan.beta, **target)

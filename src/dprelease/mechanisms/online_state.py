@@ -41,6 +41,7 @@ import hashlib
 import json
 import math
 import warnings
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +51,17 @@ from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.errors import DPReleaseError, InputError, SeededRunWarning
 from dprelease.files import write_atomic
-from dprelease.mechanisms.online_plan import plan_from_json
+from dprelease.mechanisms.online_plan import (
+    SPARSE_LABEL,
+    WARM_CHARGE_LABEL,
+    WARM_CHARGE_RULE,
+    OnlineMWPlan,
+    WarmPlan,
+    plan_from_json,
+    rederive_plan,
+    sparse_budget,
+)
+from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import RandomSource, SecureRandom, SeededRandom
 from dprelease.privacy.sparse_vector import (
@@ -151,20 +162,19 @@ def session_from_body(cls, body: dict[str, object], dataset: Dataset, *, max_cel
         if body["data_sha256"] != dataset_fingerprint(dataset):
             raise InputError(f"{where} was made on another table (its data fingerprint differs); "
                              "a session resumes only on the data it started on")
+        check_plan(plan, body["plan"])
         accountant = accountant_from_state(body["ledger"])
         if accountant.epsilon != exact(plan.epsilon) or accountant.delta != exact(plan.delta):
             raise InputError(f"{where}: the ledger's budget disagrees with the plan")
         rng = rng_from_state(body["rng"])
         sparse = NumericSparse.restore(dataset, body["sparse_vector"], accountant=accountant, rng=rng)
-        if (sparse.cutoff, sparse.threshold) != (plan.cutoff, plan.threshold):
-            raise InputError(f"{where}: the sparse vector disagrees with the plan")
+        check_sparse_and_ledger(plan, sparse, body["ledger"])
+        if plan.mode == "warm":
+            check_synopsis(plan, body["synopsis"])
         model = _decode_factored(body["model"], dataset) if factored else _decode_model(body["model"], dataset,
                                                                                         max_cells)
         seen, hyp = body["queries_seen"], body["from_hypothesis"]
-        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (seen, hyp)) or \
-                seen != hyp + sparse.count or seen > plan.max_queries:
-            raise InputError(f"{where}: its counters disagree (queries seen {seen!r}, from the hypothesis {hyp!r}, "
-                             f"updates {sparse.count})")
+        check_counters(plan, sparse, seen, hyp)
     except DPReleaseError as exc:
         message = str(exc)
         raise InputError(message if message.startswith(where) else f"{where}: {message}") from None
@@ -174,6 +184,73 @@ def session_from_body(cls, body: dict[str, object], dataset: Dataset, *, max_cel
     session._start(dataset, plan, accountant, sparse, rng, model, queries_seen=seen, from_hypothesis=hyp,
                    synopsis=body.get("synopsis") if plan.mode == "warm" else None)
     return session
+
+
+# ------------------------------------------------------------ consistency (what a checksum cannot give)
+# The checksum catches accidental damage only: anyone who edits the body can recompute it. These checks
+# refuse a body whose parts disagree, above all one that claims less spend than its own plan and counts
+# imply. A forger who rewrites every part consistently (a plan re-derived from other parameters, its
+# ledger and counters) is caught only where the caller's parameters differ (the CLI compares them); a
+# keyed MAC would need a secret kept apart from the file (docs/online.md).
+
+def check_plan(plan: OnlineMWPlan | WarmPlan, record: dict[str, object]) -> None:
+    """The stored plan must be exactly what its public inputs derive: c, T, alpha and |Q| are not free."""
+    expected = rederive_plan(plan)
+    derived = expected.to_json()
+    differs = sorted(k for k, v in record.items() if k in derived and v != derived[k])
+    if expected != plan or differs:
+        names = differs or [f for f in ("cutoff", "threshold", "alpha", "max_queries")
+                            if getattr(expected, f) != getattr(plan, f)] or ["plan"]
+        raise InputError(f"the plan is not the one its parameters derive (epsilon={plan.epsilon:g}, "
+                         f"delta={plan.delta:g}, n={plan.n}): {', '.join(names)} "
+                         f"{'differs' if len(names) == 1 else 'differ'} "
+                         f"(stored cut-off {plan.cutoff}, derived {expected.cutoff})")
+
+
+def expected_ledger(plan: OnlineMWPlan | WarmPlan, sparse: NumericSparse) -> dict[str, object]:
+    """The ledger a session with this plan records when it starts (the synopsis's share, NumericSparse's plan)."""
+    accountant = PrivacyAccountant(epsilon=plan.epsilon, delta=plan.delta)
+    if plan.mode == "warm":
+        accountant.charge(epsilon=plan.epsilon_offline, delta=plan.delta_offline, label=WARM_CHARGE_LABEL,
+                          rule=WARM_CHARGE_RULE)
+    for name, eps, slack in sparse._blocks():  # c runs and c answers, charged in full (Thm 3.27)
+        accountant.reserve(epsilon_each=eps, count=sparse.cutoff, label=name, delta_slack=slack)
+    return accountant_state(accountant)
+
+
+def check_sparse_and_ledger(plan: OnlineMWPlan | WarmPlan, sparse: NumericSparse, ledger: dict[str, object]) -> None:
+    """NumericSparse runs exactly the plan, and the ledger holds exactly the plan's charges, never less."""
+    epsilon, delta = sparse_budget(plan)
+    if (sparse.cutoff, sparse.threshold, sparse.epsilon, sparse.delta, sparse.sensitivity, sparse.label) != \
+            (plan.cutoff, plan.threshold, epsilon, delta, Fraction(1, plan.n), SPARSE_LABEL):
+        raise InputError(f"the sparse vector disagrees with the plan (cut-off {sparse.cutoff} vs {plan.cutoff}, "
+                         f"epsilon {sparse.epsilon} vs {epsilon}, delta {sparse.delta} vs {delta})")
+    if ledger != expected_ledger(plan, sparse):
+        raise InputError("the privacy ledger is not the one its plan charges (every charge is recorded in full "
+                         "when the session starts; a state claiming less spend is refused)")
+
+
+def check_synopsis(plan: WarmPlan, synopsis: object) -> None:
+    """Warm mode: the public synopsis summary was bought with exactly the plan's offline share."""
+    if not isinstance(synopsis, dict) or synopsis.get("epsilon") != str(plan.epsilon_offline) or \
+            synopsis.get("delta") != str(plan.delta_offline) or \
+            not 0 <= Fraction(synopsis["epsilon_spent"]) <= plan.epsilon_offline or \
+            not isinstance(synopsis.get("measured_marginals"), list):
+        raise InputError("the synopsis summary disagrees with the plan's offline share")
+
+
+def check_counters(plan: OnlineMWPlan | WarmPlan, sparse: NumericSparse, seen: object, hyp: object) -> None:
+    """The counters must agree with each other (see :meth:`OnlinePrivateMW.ask` and ``forfeit``).
+
+    * queries seen = answered from the hypothesis + updates (a measurement or a forfeit ends one run each);
+    * each hypothesis answer asked NumericSparse exactly 2 questions, each update at most 2 (a forfeit 0), so
+      2 * from_hypothesis <= asked <= 2 * queries seen;
+    * at most |Q| queries; the reservations' use follows from the updates (checked by ``restore``).
+    """
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (seen, hyp)) or \
+            seen != hyp + sparse.count or seen > plan.max_queries or not 2 * hyp <= sparse.asked <= 2 * seen:
+        raise InputError(f"its counters disagree (queries seen {seen!r}, from the hypothesis {hyp!r}, "
+                         f"updates {sparse.count}, sparse-vector questions asked {sparse.asked})")
 
 
 def read_body(path: Path) -> dict[str, object]:
