@@ -78,8 +78,9 @@ class Server:
                 self.kill9()
 
 
-def start_server(config: Path, *, faults: list[str] | None = None, read_log: Path | None = None) -> Server:
-    """Start ``dprelease serve CONFIG --port 0 --quiet`` and wait for its "listening" line."""
+def start_server(config: Path, *, faults: list[str] | None = None, read_log: Path | None = None,
+                 quiet: bool = True) -> Server:
+    """Start ``dprelease serve CONFIG --port 0 [--quiet]`` and wait for its "listening" line."""
     env = {k: v for k, v in os.environ.items() if k not in (FAULTS_ENV, MARKS_ENV, READ_LOG_ENV)}
     if faults:
         env[FAULTS_ENV] = ",".join(faults)
@@ -89,7 +90,7 @@ def start_server(config: Path, *, faults: list[str] | None = None, read_log: Pat
     log = config.parent / "server.log"
     exe = Path(sys.executable).parent / "dprelease"
     with log.open("a") as stderr:
-        process = subprocess.Popen([str(exe), "serve", str(config), "--port", "0", "--quiet"], stdout=subprocess.PIPE,
+        process = subprocess.Popen([str(exe), "serve", str(config), "--port", "0", *(["--quiet"] if quiet else [])], stdout=subprocess.PIPE,
                                    stderr=stderr, text=True, env=env)
     line = process.stdout.readline()
     if not line.startswith("dprelease serve: listening on http://127.0.0.1:"):

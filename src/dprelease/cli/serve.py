@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import ipaddress
 import secrets
 import signal
+import sys
 import threading
 from pathlib import Path
 
@@ -56,20 +58,41 @@ def run(args: argparse.Namespace) -> int:
     from dprelease.service.server import Server  # noqa: PLC0415
 
     config = load_config(args.config)
-    config.ledger.parent.mkdir(parents=True, exist_ok=True)
-    lock = open(f"{config.ledger}.lock", "a")  # noqa: SIM115 - held for the process's life
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise InputError(f"another dprelease serve is using the ledger {str(config.ledger)!r}") from None
-    service = Service.start(config)
+    tables = Service.load_tables(config)  # every table is read and checked before any file is written
     host = args.host or config.host
     port = config.port if args.port is None else args.port
+    # A refused start writes nothing: what this start creates (folders, the lock, the ledger) is removed again.
+    ledger = config.ledger
+    created = [p for p in (ledger.parent, *ledger.parent.parents) if not p.exists()]
+    files = [Path(f"{ledger}{suffix}") for suffix in (".lock", "", "-wal", "-shm", "-journal")]
+    created += [p for p in files if not p.exists()]
+    lock = service = None
+    held = False
     try:
-        server = Server(service, host, port, quiet=args.quiet)
-    except OSError as exc:
-        service.close()
-        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        ledger.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(f"{ledger}.lock", "a")  # noqa: SIM115 - held for the process's life
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held = True
+        except BlockingIOError:
+            raise InputError(f"another dprelease serve is using the ledger {str(ledger)!r}") from None
+        service = Service.start(config, tables)
+        try:
+            server = Server(service, host, port, quiet=args.quiet)
+        except OSError as exc:
+            raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    except BaseException:
+        if service is not None:
+            service.close()
+        if held:  # never touch the files of the server that holds the lock
+            _remove_created(created)
+        if lock is not None:
+            lock.close()
+        raise
+    if not _is_loopback(host):
+        print(f"dprelease serve: warning: {host} is not a loopback address; the bearer tokens and the answers travel "
+              "in clear text: put a TLS-terminating reverse proxy in front (docs/service.md)", file=sys.stderr,
+              flush=True)
 
     def stop(signum: int, frame: object) -> None:
         threading.Thread(target=server.shutdown, daemon=True).start()
@@ -91,3 +114,26 @@ def run(args: argparse.Namespace) -> int:
         lock.close()
     print("dprelease serve: stopped", flush=True)
     return 0
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether HOST is a loopback address (127.0.0.0/8, ::1) or ``localhost``; anything else reaches a network."""
+    if host.lower() in ("localhost", "localhost.", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to any interface
+
+
+def _remove_created(created: list[Path]) -> None:
+    """Remove the files and then the folders this (refused) start created, deepest first, while still holding the
+    lock (so that no other server can have taken it). Files that existed before are never touched."""
+    for path in created:
+        if path.is_file():
+            path.unlink(missing_ok=True)
+    for path in sorted((p for p in created if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+        try:
+            path.rmdir()
+        except OSError:
+            pass  # not empty: something else wrote there

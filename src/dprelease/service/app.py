@@ -91,13 +91,20 @@ class Service:
         self.releases = Releases(ledger, tables)
         self.recovered: dict[str, int] = {}
 
+    @staticmethod
+    def load_tables(config: ServiceConfig) -> dict[str, ServedTable]:
+        """Read every configured table (raises :class:`InputError` naming a bad one); writes nothing."""
+        return {name: load_table(table) for name, table in config.tables.items()}
+
     @classmethod
-    def start(cls, config: ServiceConfig) -> Service:
-        """Load every table, open the ledger, register budgets and caps, check the ledger, recover.
+    def start(cls, config: ServiceConfig, tables: dict[str, ServedTable] | None = None) -> Service:
+        """Load every table (unless given, from :meth:`load_tables`), open the ledger, register budgets and caps,
+        check the ledger, recover.
 
         Raises :class:`InputError` (or :class:`LedgerError`) before anything is served if any of it fails.
         """
-        tables = {name: load_table(table) for name, table in config.tables.items()}
+        if tables is None:
+            tables = cls.load_tables(config)
         ledger = Ledger(config.ledger)
         try:
             for name, table in config.tables.items():

@@ -41,15 +41,66 @@ DEFAULT_MAX_BODY = 64 * 1024
 DEFAULT_MAX_SESSION_QUERIES = 1_000_000
 
 
-def exact_number(text: str) -> Fraction:
+#: The deepest nesting of arrays and objects a JSON text may have (a request needs 4; deeper text is refused
+#: unparsed, so that it cannot exhaust the parser's recursion).
+MAX_JSON_DEPTH = 32
+#: The longest number literal accepted, and the decimal exponents allowed (no huge integers or tiny amounts).
+MAX_NUMBER_CHARS = 64
+EXPONENTS = (-60, 60)
+
+
+class WrittenNumber(Fraction):
+    """A JSON number read as the exact decimal it is written as, that shows itself as written.
+
+    It is a :class:`~fractions.Fraction` (arithmetic on it gives plain fractions); only its ``repr`` differs,
+    so that a message quotes the value as the client wrote it (``1.0``, ``10.5``), not ``Fraction(21, 2)``.
+    """
+
+    __slots__ = ("text",)
+
+    def __new__(cls, value: Decimal, text: str) -> WrittenNumber:
+        self = super().__new__(cls, value)
+        self.text = text
+        return self
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __reduce__(self) -> tuple:  # a copy or a pickle is a plain Fraction of the same value
+        return (Fraction, (self.numerator, self.denominator))
+
+    def __copy__(self) -> WrittenNumber:  # immutable
+        return self
+
+    def __deepcopy__(self, memo: dict) -> WrittenNumber:
+        return self
+
+
+class _Refused:
+    """A number literal the service does not accept; loads_exact reports it with the field it sits in."""
+
+    __slots__ = ("text", "reason")
+
+    def __init__(self, text: str, reason: str) -> None:
+        self.text, self.reason = text, reason
+
+
+def exact_number(text: str) -> WrittenNumber | _Refused:
     """A JSON number literal as the exact decimal it is written as; refuses absurd exponents (no huge integers)."""
     try:
         value = Decimal(text)
     except InvalidOperation:
-        raise InputError(f"not a number: {text[:40]!r}") from None
-    if not value.is_finite() or len(text) > 64 or not -60 <= value.adjusted() <= 60:
-        raise InputError(f"number {text[:40]!r} is out of range")
-    return Fraction(value)
+        return _Refused(text[:40], "is not a number")
+    if not value.is_finite() or len(text) > MAX_NUMBER_CHARS or not EXPONENTS[0] <= value.adjusted() <= EXPONENTS[1]:
+        return _Refused(text[:40], f"is out of range (at most {MAX_NUMBER_CHARS} characters, magnitude "
+                                   f"1e{EXPONENTS[0]} to 1e{EXPONENTS[1]})")
+    return WrittenNumber(value, text)
+
+
+def _exact_integer(text: str) -> int | _Refused:
+    if len(text) > MAX_NUMBER_CHARS:  # int() of a huge literal is slow, and refused above 4300 digits anyway
+        return _Refused(text[:40] + "...", f"is out of range (at most {MAX_NUMBER_CHARS} characters)")
+    return int(text)
 
 
 def decimal_text(value: Fraction) -> str:
@@ -69,13 +120,37 @@ def decimal_text(value: Fraction) -> str:
     return ("-" if value < 0 else "") + text
 
 
-def _no_constant(name: str) -> None:
-    raise InputError(f"{name} is not a JSON number")
+def _no_constant(name: str) -> _Refused:
+    return _Refused(name, "is not a JSON number")
+
+
+def _check_parsed(value: object) -> None:
+    """Refuse nesting deeper than MAX_JSON_DEPTH, and the first refused number naming the field it sits in
+    (``epsilon``, ``where.sex``, ``workload[0]``). Iterative: no recursion however deep the value."""
+    stack = [(value, "", 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if isinstance(item, _Refused):
+            raise InputError(f"{where or 'the value'}: the number {item.text} {item.reason}")
+        if isinstance(item, (dict, list)):
+            if depth >= MAX_JSON_DEPTH:
+                raise InputError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+            if isinstance(item, dict):
+                children = [(f"{where}.{key}" if where else key, child) for key, child in item.items()]
+            else:
+                children = [(f"{where}[{index}]", child) for index, child in enumerate(item)]
+            stack.extend((child, name, depth + 1) for name, child in reversed(children))
 
 
 def loads_exact(text: str | bytes) -> object:
-    """JSON with every non-integer number as an exact Fraction; NaN and Infinity refused."""
-    return json.loads(text, parse_float=exact_number, parse_constant=_no_constant)
+    """JSON with every non-integer number as an exact :class:`WrittenNumber`; NaN, Infinity, numbers out of range
+    and nesting deeper than :data:`MAX_JSON_DEPTH` refused (InputError naming the field)."""
+    try:
+        value = json.loads(text, parse_float=exact_number, parse_int=_exact_integer, parse_constant=_no_constant)
+    except RecursionError:  # the parser's own limit (about 1000 levels): refused, never an internal error
+        raise InputError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep") from None
+    _check_parsed(value)
+    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,12 @@ class Handler(BaseHTTPRequestHandler):
                                                         f"{service.config.max_body_bytes:,} are accepted"})
             else:
                 body = self.rfile.read(size) if size else b""
+                if len(body) < size:  # the client closed before sending its whole body: nothing to answer
+                    self.close_connection = True
+                    if not self.server.quiet:  # type: ignore[attr-defined]
+                        sys.stderr.write(f"{self.address_string()} {method} {self.path.split('?')[0]} connection "
+                                         f"dropped: the client went away after {len(body)} of {size} body bytes\n")
+                    return
                 response = service.handle(method, self.path, self.headers, body)
         self._send(response)
         if not self.server.quiet:  # type: ignore[attr-defined]
@@ -103,3 +109,14 @@ class Server(ThreadingHTTPServer):
         self.service = service
         self.quiet = quiet
         super().__init__((host, port), Handler)
+
+    def handle_error(self, request: object, client_address: tuple) -> None:
+        """A client that went away (reset, closed early, or stalled past TIMEOUT) is routine: one short line (none
+        with --quiet), not a traceback. Anything else is a bug and keeps the standard library's traceback."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            if not self.quiet:
+                sys.stderr.write(f"{client_address[0]} connection dropped: the client went away "
+                                 f"({type(exc).__name__})\n")
+            return
+        super().handle_error(request, client_address)

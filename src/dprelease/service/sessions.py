@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dprelease.errors import BudgetExhaustedError, DomainTooLargeError, InputError
+from dprelease.errors import BudgetExhaustedError, DomainTooLargeError, InputError, InputTypeError
 from dprelease.mechanisms.online_mw import OnlinePrivateMW
 from dprelease.mechanisms.online_plan import MODES, OnlineMWPlan, WarmPlan
 from dprelease.mechanisms.online_state import DYNAMIC_KEYS, encode_model, session_body, session_dynamic, session_from_body
@@ -87,7 +87,7 @@ class SessionRequest:
         max_queries = body.get("max_queries")
         if max_queries is not None and (isinstance(max_queries, bool) or not isinstance(max_queries, int)
                                         or not 1 <= max_queries <= max_queries_cap):
-            raise InputError(f"max_queries must be an integer in [1, {max_queries_cap}], got {max_queries!r}")
+            raise InputError(f"max_queries must be an integer in [1, {max_queries_cap}], got {shown(max_queries)}")
         warm_workload = body.get("warm_workload")
         if warm_workload is not None and (not isinstance(warm_workload, str) or not WORKLOAD_SPEC.match(warm_workload)):
             raise InputError(f"warm_workload must be a spec such as '1-3way', got {warm_workload!r}")
@@ -140,18 +140,22 @@ class SessionRequest:
 
 
 def amount(value: object, name: str, *, positive: bool = False) -> Fraction:
-    """A privacy amount as the exact decimal written (JSON numbers are read exactly; strings like '1/10' too)."""
-    if isinstance(value, str):
-        try:
-            value = Fraction(value)
-        except (ValueError, ZeroDivisionError):
-            raise InputError(f"{name} must be a number, got {value!r}") from None
+    """A privacy amount: a JSON number, read as the exact decimal written (``0.1`` is 1/10). A string such as
+    ``"0.1"`` is refused, as ``true`` is: an amount that is spent is written as a number."""
     if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
-        raise InputError(f"{name} must be a number, got {value!r}")
-    value = Fraction(value)
-    if (positive and value <= 0) or value < 0 or (name == "delta" and value >= 1):
-        raise InputError(f"{name} must be a number {'> 0' if positive else 'in [0, 1)'}, got {value}")
-    return value
+        raise InputTypeError(f"{name} must be a JSON number, got {shown(value)}")
+    exact = Fraction(value)
+    if (positive and exact <= 0) or exact < 0 or (name == "delta" and exact >= 1):
+        raise InputError(f"{name} must be a number {'> 0' if positive else 'in [0, 1)'}, got {shown(value)}")
+    return exact
+
+
+def shown(value: object) -> str:
+    """A value of a request body as the client wrote it (numbers as written, strings quoted as in JSON)."""
+    try:
+        return json.dumps(value) if isinstance(value, (str, bool, type(None))) else repr(value)
+    except ValueError:
+        return repr(value)
 
 
 def optional_number(body: dict[str, object], name: str) -> float | None:
@@ -159,7 +163,7 @@ def optional_number(body: dict[str, object], name: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
-        raise InputError(f"{name} must be a number, got {value!r}")
+        raise InputTypeError(f"{name} must be a JSON number, got {shown(value)}")
     return float(value)
 
 
