@@ -88,7 +88,7 @@ def test_missing_files_globs_and_columns_are_named(tmp_path):
     path = write_parquet(tmp_path / "t.parquet", "SELECT 1 AS a, 2 AS other")
     with pytest.raises(InputError) as exc:
         open_table(path, SMALL)
-    assert one_line(exc) == f"data file {path!r} lacks column(s) ['b'] of the domain; it has ['a', 'other']"
+    assert one_line(exc) == f"data file {path!r} lacks column(s) ['b'] of the domain; it has ['a'] and 1 other column not declared (not quoted)"
     empty = write_parquet(tmp_path / "empty.parquet", "SELECT 1 AS a, 1 AS b WHERE false")
     with pytest.raises(InputError, match="has no rows"):
         open_table(empty, SMALL)

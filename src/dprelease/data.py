@@ -27,6 +27,7 @@ import numpy as np
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.encode import encode as encode_by_schema
+from dprelease.schema.tables import check_distinct_header, header_text
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,9 +74,7 @@ class Dataset:
         if not rows:
             raise InputError(f"data file {str(path)!r} is empty (no header row)")
         header, body = [h.strip() for h in rows[0]], rows[1:]
-        duplicated = sorted({h for h in header if header.count(h) > 1})
-        if duplicated:
-            raise InputError(f"data file {str(path)!r}: column(s) {duplicated} appear more than once in the header")
+        check_distinct_header(header, domain.attributes, f"data file {str(path)!r}")
         bad = [i for i, row in enumerate(body) if len(row) != len(header)]
         if bad:
             raise InputError(
@@ -227,7 +226,8 @@ def _select(domain: Domain, columns: Sequence[str] | None) -> Domain:
 def _check_columns_present(header: list[str], domain: Domain, source: str) -> None:
     missing = [a for a in domain.attributes if a not in header]
     if missing:
-        raise InputError(f"{source} lacks column(s) {missing} of the domain; it has {header}")
+        # The header is quoted only where it names domain columns: without a header row, it is a record.
+        raise InputError(f"{source} lacks column(s) {missing} of the domain; {header_text(header, domain.attributes)}")
 
 
 def _parse_codes(values: np.ndarray, attribute: str, size: int, source: str) -> np.ndarray:

@@ -50,6 +50,7 @@ from dprelease.engines.sql_text import DUCKDB
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
 from dprelease.errors import EngineError, InputError
 from dprelease.schema import Schema
+from dprelease.schema.tables import check_distinct_header, header_text
 from dprelease.validation import check_positive_int
 
 _INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
@@ -267,14 +268,15 @@ def _source_sql(files: list[str], kind: str, label: str, keep: Sequence[str]) ->
         return f"read_parquet({paths})", None
     # The header is read here and every cell typed as text (checked and converted in SQL), so DuckDB's
     # sniffer never guesses a header from data lines, and a ragged line is an error, not a new layout.
-    header = _csv_header(files, label)
+    header = _csv_header(files, label, keep)
     columns = "{" + ", ".join(f"{literal(name)}: 'VARCHAR'" for name in column_names(header, keep)) + "}"
     return (f"read_csv({paths}, header = true, auto_detect = false, columns = {columns}, delim = ',', "
             "quote = '\"', escape = '\"', strict_mode = true)"), header
 
 
-def _csv_header(files: list[str], label: str) -> list[str]:
-    """The header row shared by every CSV file (public: the column names), or an InputError naming a file."""
+def _csv_header(files: list[str], label: str, declared: Sequence[str]) -> list[str]:
+    """The header row shared by every CSV file, or an InputError naming a file. Public only where it names
+    ``declared`` columns (a file without a header row has a record there): messages quote no other cell."""
     headers = []
     for path in files:
         try:
@@ -286,9 +288,7 @@ def _csv_header(files: list[str], label: str) -> list[str]:
         if not first:
             raise InputError(f"data file {path!r} is empty (no header row)")
         header = [h.strip() for h in first]
-        duplicated = sorted({h for h in header if header.count(h) > 1})
-        if duplicated:
-            raise InputError(f"data file {path!r}: column(s) {duplicated} appear more than once in the header")
+        check_distinct_header(header, declared, f"data file {path!r}")
         if headers and header != headers[0]:
             raise InputError(f"{label}: data file {path!r} has another header than {files[0]!r}")
         headers.append(header)
@@ -331,7 +331,7 @@ def _define_coded_view(con: object, duckdb: object, files: list[str], kind: str,
     missing = [a for a in domain.attributes if a not in types]
     if missing:
         raise InputError(f"{label} {'lack' if label.startswith('data files') else 'lacks'} column(s) {missing} "
-                         f"of the domain; it has {header if header is not None else list(types)}")
+                         f"of the domain; {header_text(header if header is not None else list(types), domain.attributes)}")
     checks, codes, type_problems = [], [], []
     for i, (attribute, size) in enumerate(zip(domain.attributes, domain.sizes)):
         sql_type = types[attribute].upper()

@@ -36,6 +36,7 @@ from dprelease.engines.sql_text import SPARK
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
 from dprelease.errors import EngineError, InputError, InputTypeError
 from dprelease.schema import Schema
+from dprelease.schema.tables import header_text
 from dprelease.validation import check_positive_int
 
 #: Where this project's machines keep their JDK; used only when JAVA_HOME is unset and it exists.
@@ -310,7 +311,7 @@ def _check_and_code(frame: object, domain: Domain, F: object, label: str) -> tup
     missing = [a for a in domain.attributes if a not in types]
     if missing:
         raise InputError(f"{label} {'lack' if label.startswith('data files') else 'lacks'} column(s) {missing} "
-                         f"of the domain; it has {list(types)}")
+                         f"of the domain; {header_text(list(types), domain.attributes)}")
     checks, codes, type_problems = [], [], []
     for i, (attribute, size) in enumerate(zip(domain.attributes, domain.sizes)):
         column = F.col(f"`{attribute.replace('`', '``')}`")

@@ -43,6 +43,7 @@ from dprelease.schema.parse import (C_BOOLEAN, C_DATE, C_DATETIME, C_DECIMAL, C_
                                     FactorColumn, TypedColumn, classify, datetimes_to_int, parse_floats, parse_times,
                                     texts, typed_class)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
+from dprelease.schema.tables import check_header_names
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
 
 DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime")
@@ -86,6 +87,10 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                        skip_rows=skip_rows, show_values=show_values)
     if table.missing:
         raise InputError(f"{table.source} lacks column(s) {list(table.missing)}")
+    if columns is None and header is not True:  # header=True: the caller declares the first row names
+        # The table's own column names are published in the schema: refuse names that look like a record (a
+        # CSV without a header row), before anything is read or spent. The CSV reader checked its header already.
+        check_header_names(list(table.columns), table.source)
     unknown = sorted(set(types) - set(table.columns))
     if unknown:
         raise InputError(f"types name column(s) {unknown} that the data does not have")

@@ -11,8 +11,9 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -57,19 +58,84 @@ def factorize(values: np.ndarray) -> FactorColumn:
     return FactorColumn(np.asarray(uniques, dtype=object), np.asarray(index, dtype=np.int64))
 
 
+# ------------------------------------------------------------------ header cells
+# A file's header is public only where it names declared columns: a file without a header row has a
+# private record in its first line, so a message quotes a header cell only when it is a declared
+# column name (the domain's or the schema's) and only counts the others. Every reader and engine words
+# these messages with the functions below, so that they all say the same.
+
+def header_text(cells: Sequence[str], declared: Collection[str]) -> str:
+    """What a message may say of a table's column names ``cells``: the declared ones quoted, the others counted.
+
+    >>> header_text(["a", "b"], {"a", "b", "c"})
+    "it has ['a', 'b']"
+    >>> header_text(["37", "4"], {"age", "sex"})
+    'its header has 2 cells, none of them a declared column (not quoted, as they may be a record: does the file have a header row?)'
+    """
+    known = [c for c in cells if c in declared]
+    others = len(cells) - len(known)
+    if not others:
+        return f"it has {known}"
+    if not known:
+        return (f"its header has {others} cell{'s' if others != 1 else ''}, none of them a declared column "
+                "(not quoted, as they may be a record: does the file have a header row?)")
+    return f"it has {known} and {others} other column{'s' if others != 1 else ''} not declared (not quoted)"
+
+
+def check_distinct_header(cells: Sequence[str], declared: Collection[str], source: str,
+                          where: str = " in the header") -> None:
+    """An InputError when a name appears twice in ``cells``, quoting it only when it is a declared column."""
+    cells = list(cells)
+    duplicated = sorted({h for h in cells if cells.count(h) > 1})
+    if not duplicated:
+        return
+    known = [h for h in duplicated if h in declared]
+    if len(known) == len(duplicated):
+        raise InputError(f"{source}: column(s) {known} appear more than once{where}")
+    if known:
+        raise InputError(f"{source}: column(s) {known} appear more than once{where}, and so does a name that is "
+                         "not a declared column (not quoted)")
+    raise InputError(f"{source}: a name that is not a declared column appears more than once{where} (not quoted, "
+                     "as it may be a record's value: does the file have a header row?)")
+
+
+_NUMBER = re.compile(r"[+-]?(\d[\d_,]*(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ].*)?")
+
+
+def looks_like_record(cells: Sequence[str]) -> bool:
+    """Whether a first row that should name columns looks like data: a cell is a number or an ISO date.
+
+    Column names that are pure numbers or dates are almost always a record's values.
+
+    >>> looks_like_record(["age", "workclass"]), looks_like_record(["39", "State-gov"])
+    (False, True)
+    >>> looks_like_record(["x", "2020-01-31"]), looks_like_record(["q1.5", "-"])
+    (True, False)
+    """
+    return any(_NUMBER.fullmatch(c.strip()) or _ISO_DATE.fullmatch(c.strip()) for c in cells)
+
+
+def check_header_names(cells: Sequence[str], source: str) -> None:
+    """An InputError when a header that will name (and publish) every column looks like a record; no cell quoted."""
+    if looks_like_record(cells):
+        raise InputError(f"{source}: its first line looks like a record, not column names (a cell is a number or a "
+                         "date); dprelease needs a header row of column names, which are published in the schema")
+
+
 # --------------------------------------------------------------------------- CSV
-def has_header_row(cells: Sequence[str], names: Sequence[str], header: object, source: str) -> bool:
+def has_header_row(cells: Sequence[str], names: Sequence[str], header: object, source: str,
+                   declared: Collection[str] | None = None) -> bool:
     """Whether a CSV's first row (``cells``, stripped) is its header; shared by this reader and the engines'.
 
     ``header`` True/False, or "auto": a header when it names one of ``names``. A header may not name a
     column twice; rows without one must have one field per name (public: the file's layout, not its values).
+    ``declared``: the column names a message may quote (default ``names``; see :func:`header_text`).
     """
     if header == "auto":
         header = any(h in names for h in cells)
     if header:
-        duplicated = sorted({h for h in cells if list(cells).count(h) > 1})
-        if duplicated:
-            raise InputError(f"{source}: column(s) {duplicated} appear more than once in the header")
+        check_distinct_header(cells, names if declared is None else declared, source)
         return True
     if len(cells) != len(names):
         raise InputError(f"{source} has no header row naming the schema's columns, and its rows have "
@@ -126,11 +192,14 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
     if not rows:
         raise InputError(f"{source} is empty")
     first = [h.strip() for h in rows[0]]
-    if names is None:  # every column, named by the header
+    declared = names
+    if names is None:  # every column, named by the header (public once drafted, so it must look like names)
         if header is False:
             raise InputError(f"{source}: reading every column needs a header row naming them")
-        header, names = True, first
-    if has_header_row(first, names, header, source):
+        if header == "auto":
+            check_header_names(first, source)
+        header, names, declared = True, first, ()
+    if has_header_row(first, names, header, source, declared):
         body, width = rows[1:], len(first)
     else:
         body, width, first = rows, len(names), list(names)
@@ -202,9 +271,7 @@ def from_dataframe(frame: object, names: Sequence[str] | None) -> Table:
     if not isinstance(frame, pd.DataFrame):
         raise InputTypeError(f"data must be a pandas DataFrame, a CSV or a Parquet path, got {type(frame).__name__}")
     header = [str(c) for c in frame.columns]
-    duplicated = sorted({h for h in header if header.count(h) > 1})
-    if duplicated:
-        raise InputError(f"data frame: column(s) {duplicated} appear more than once")
+    check_distinct_header(header, () if names is None else names, "data frame", where="")
     names = header if names is None else names
     missing = [n for n in names if n not in header]
     columns = {}
