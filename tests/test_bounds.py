@@ -259,13 +259,17 @@ def test_cli_bounds_json_and_table(capsys):
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["--n", "0", "--universe", "4", "--queries", "3", "--epsilon", "1"], "n must be an integer >= 1"),
+    # each names its flag, not the theorem's argument (num_queries, universe_size: a new user's trial)
+    (["--n", "0", "--universe", "4", "--queries", "3", "--epsilon", "1"], "--n must be an integer >= 1"),
+    (["--n", "10", "--universe", "0", "--queries", "3", "--epsilon", "1"], "--universe must be an integer >= 1"),
+    (["--n", "10", "--universe", "4", "--queries", "0", "--epsilon", "1"], "--queries must be an integer >= 1"),
     (["--n", "10", "--universe", "4", "--queries", "3", "--epsilon", "x"], "--epsilon must be a number"),
-    (["--n", "10", "--universe", "4", "--queries", "3", "--epsilon", "1", "--beta", "2"], "beta must be"),
-    (["--n", "10", "--universe", "4", "--queries", "3", "--epsilon", "1", "--delta", "1"], "delta must be"),
+    (["--n", "10", "--universe", "4", "--queries", "3", "--epsilon", "0"], "--epsilon must be a finite number > 0"),
+    (["--n", "10", "--universe", "4", "--queries", "3", "--epsilon", "1", "--beta", "2"], "--beta must be"),
+    (["--n", "10", "--universe", "4", "--queries", "3", "--epsilon", "1", "--delta", "1"], "--delta must be"),
     (["--n", "10", "--universe", "4", "--queries", "3"], "--epsilon"),
     (["--n", "10", "--universe", "4", "--queries", "3", "--epsilon", "1", "--norm-ratio-bound", "3"],
-     "norm_ratio_bound"),
+     "--norm-ratio-bound must be a number in (0, 1]"),
 ])
 def test_cli_bounds_bad_inputs(capsys, argv, fragment):
     try:

@@ -13,7 +13,9 @@ import argparse
 import json
 
 from dprelease.cli.common import integer, number
+from dprelease.errors import InputError
 from dprelease.planner import format_table, plan_mechanisms
+from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -34,6 +36,15 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The theorems' own checks name their arguments (num_queries); the command names its flags.
+    for value, flag in ((args.n, "--n"), (args.universe, "--universe"), (args.queries, "--queries")):
+        check_positive_int(value, flag)
+    check_positive(args.epsilon, "--epsilon")
+    check_delta(args.delta, "--delta")
+    check_open_unit(args.beta, "--beta")
+    if not check_positive(args.norm_ratio_bound, "--norm-ratio-bound") <= 1:
+        raise InputError(f"--norm-ratio-bound must be a number in (0, 1] (||x||_2 <= ||x||_1 always), got "
+                         f"{args.norm_ratio_bound!r}")
     rows = plan_mechanisms(n=args.n, universe_size=args.universe, num_queries=args.queries, epsilon=args.epsilon,
                            delta=args.delta, beta=args.beta, norm_ratio_bound=args.norm_ratio_bound)
     if args.json:
