@@ -41,7 +41,8 @@ class Baselines:
 
     def describe(self) -> str:
         return (f"NOT PRIVATE: drawn from the real table with seed {self.seed}, for comparison only; "
-                f"noisy 1-way marginals at epsilon={self.epsilon:g}")
+                f"noisy 1-way marginals at epsilon={self.epsilon:g}, rows drawn i.i.d. from their product, as in "
+                f"the tuning suite")
 
 
 def baseline_tables(real: Dataset, *, epsilon: float, n_rows: int, seed: int = 0) -> Baselines:
