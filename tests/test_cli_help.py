@@ -57,3 +57,16 @@ def test_the_dangling_check_catches_a_truncated_help_text():
     parser.add_argument("--representation", help="a resumed session keeps its own")
     action = parser._actions[-1]
     assert action.help.rstrip(".)").split()[-1].lower() in DANGLING
+
+
+def test_a_misspelled_flag_is_named_before_the_required_ones(capsys):
+    """argparse checks required flags first, so --querys was reported as '--queries is required'."""
+    for argv, expected in (
+        (["bounds", "--n", "10", "--universe", "4", "--querys", "3", "--epsilon", "1"],
+         "dprelease: error: unrecognized argument '--querys' (did you mean --queries?)"),
+        (["bounds", "--n", "10", "--univ", "4", "--epsilon", "1"],  # an abbreviation is no misspelling
+         "dprelease: error: the following arguments are required: --queries"),
+    ):
+        with pytest.raises(SystemExit) as stopped:
+            main(argv)
+        assert stopped.value.code == 2 and capsys.readouterr().err.strip().splitlines() == [expected]

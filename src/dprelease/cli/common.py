@@ -8,6 +8,7 @@ before any private data is read or any file is written).
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import sys
 from pathlib import Path
@@ -29,9 +30,20 @@ EXIT_USAGE = 2
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse with a one-line error (the default prints the whole usage block)."""
+    """argparse with a one-line error (the default prints the whole usage block) that puts a misspelled flag
+    first: argparse checks the required flags before it complains of unknown ones, so ``--max-querys 10`` was
+    reported as "--max-queries is required", the misspelling unnamed."""
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        flags = [a.split("=", 1)[0] for a in getattr(self, "_given", ()) if a.startswith("--")]
+        unknown = [f for f in flags if not any(o.startswith(f) for o in self._option_string_actions)]  # abbreviations
+        if unknown and not message.startswith("unrecognized"):
+            near = difflib.get_close_matches(unknown[0], list(self._option_string_actions), n=1, cutoff=0.75)
+            message = f"unrecognized argument {unknown[0]!r}" + (f" (did you mean {near[0]}?)" if near else "")
         sys.stderr.write(f"dprelease: error: {message}\n")
         raise SystemExit(EXIT_USAGE)
 
