@@ -153,3 +153,18 @@ def test_a_file_without_a_header_is_not_said_to_have_one(tmp_path):
         DuckDBTable.open(str(path), schema=SCHEMA, header=False)
     assert one_line(exc) == (f"data file {str(path)!r} cannot be read as CSV (a quoted field is never closed, or "
                              "text follows its closing quote)")
+
+
+def test_csv_parts_with_other_headers_say_so(tmp_path):
+    """Parts whose headers differ were refused as '(delimiter or header)', which did not say which."""
+    from dprelease.schema import Schema
+
+    schema = Schema.from_dict({"a": {"type": "categorical", "values": ["x", "y"]}, "b": {"type": "boolean"}})
+    (tmp_path / "part-0.csv").write_text("a,b\nx,true\n")
+    (tmp_path / "part-1.csv").write_text("b,a\ntrue,y\n")
+    with pytest.raises(InputError, match=r"\(their headers name other columns or the same in another order: CSV "
+                                         r"parts share one header\)$"):
+        open_table(str(tmp_path / "part-*.csv"), schema=schema).marginal_counts(["a"])
+    (tmp_path / "part-1.csv").write_text("a;b\ny;true\n")
+    with pytest.raises(InputError, match=r"\(its delimiter differs\)$"):
+        open_table(str(tmp_path / "part-*.csv"), schema=schema).marginal_counts(["a"])

@@ -162,9 +162,10 @@ def synthesize(
         rounds: MWEM's T, a cap on the ic-* rounds (private, but voids Thm 5.4), or boosting's T.
         n_rows: synthetic rows to release, at least 1 (default: the real n, which is public).
         rows: a row method of :mod:`dprelease.rows`: ``"fitted"`` (rounded, then moved one attribute at a
-            time toward the released workload answers; post-processing), ``"round"`` (n * p rounded by
-            largest remainder), ``"sample"`` (i.i.d. draws from the model), or ``"auto"`` (the default:
-            the one the mechanism measured better for the run; the release says which and why).
+            time toward the released workload answers; post-processing), ``"round"`` (each count n * p rounded
+            down or up, up with probability its remainder: unbiased, :mod:`dprelease.representations.rounding`),
+            ``"sample"`` (i.i.d. draws from the model), or ``"auto"`` (the default: ``"fitted"`` for MWEM,
+            ``"round"`` for the book's mechanisms; the release says which and why).
         seed: reproducible run (warns: not fit for a real release); default: OS CSPRNG.
         max_cells: cap on an explicit histogram's cells.
         representation: the model of MWEM, ic-mw and online MW: ``"histogram"`` (explicit, up to

@@ -62,9 +62,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         kind = {int: integer(option.flag), float: number(option.flag)}.get(option.kind)
         parser.add_argument(option.flag, type=kind, choices=option.choices, default=None, help=option.help)
     parser.add_argument("--rows", choices=ROW_CHOICES, default="auto",
-                        help="fitted: rounded, then fitted to the released workload answers; round: n*p by largest "
-                             "remainder; sample: i.i.d. draws from the model; auto (default): the one the mechanism "
-                             "measured better for the run (the release says which and why)")
+                        help="fitted: rounded, then fitted to the released workload answers; round: each count n*p "
+                             "rounded down or up, up with probability its remainder (unbiased); sample: i.i.d. draws "
+                             "from the model; auto (default): fitted for MWEM, round for the book's mechanisms (the "
+                             "release says which and why)")
     parser.add_argument("--n-rows", type=integer("--n-rows"),
                         help="number of synthetic rows, at least 1 (default: n, the real table's, which is public)")
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")

@@ -38,7 +38,12 @@ def csv_layout(files: Sequence[str], names: Sequence[str], *, delimiter: str | N
     layouts = [_one(path, names, delimiter, header, skip_rows) for path in files]
     for path, layout in zip(files[1:], layouts[1:]):
         if layout != layouts[0]:
-            raise InputError(f"data file {path!r} is laid out differently from {files[0]!r} (delimiter or header)")
+            first = layouts[0]
+            why = ("its delimiter differs" if layout.delimiter != first.delimiter else
+                   "one has a header row, the other not" if layout.header != first.header else
+                   "their headers name other columns or the same in another order: CSV parts share one header"
+                   if layout.names != first.names else "their layouts differ")
+            raise InputError(f"data file {path!r} is laid out differently from {files[0]!r} ({why})")
     return layouts[0]
 
 

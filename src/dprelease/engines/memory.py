@@ -41,7 +41,7 @@ def open_memory(source: object, domain: Domain | None = None, *, schema: Schema 
     kind = detect_format(files, format)
     if kind == "csv":
         if len(files) != 1:
-            raise InputError(f"{label}: the memory engine reads one CSV file; use engine='duckdb' for several")
+            raise InputError(f"{label}: the memory engine reads one CSV file; use engine='duckdb' (--engine duckdb) for several")
         return Dataset.from_csv(files[0], domain, columns=columns)
     return _from_parquet(files, select_domain(domain, columns), label)
 
@@ -55,7 +55,7 @@ def _from_schema(source: object, schema: Schema, columns: Sequence[str] | None, 
         return Dataset.from_schema(source, schema, **read_options)
     files, label = resolve_files(source)
     if len(files) != 1:
-        raise InputError(f"{label}: the memory engine reads one raw file; use engine='duckdb' for several")
+        raise InputError(f"{label}: the memory engine reads one raw file; use engine='duckdb' (--engine duckdb) for several")
     kind = detect_format(files, format)
     check_read_options(read_options["delimiter"], read_options["header"], read_options["skip_rows"])
     show = bool(read_options.pop("show_values"))

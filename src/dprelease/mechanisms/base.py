@@ -46,7 +46,8 @@ class Fitted:
     guarantee: str
     extra: dict[str, object] = field(default_factory=dict)
     rows: str = "round"
-    rows_reason: str = "largest-remainder rounding of the model, the row method measured for this mechanism"
+    rows_reason: str = ("unbiased rounding of the model's counts (each n p down or up, up with probability its "
+                        "remainder), the row method measured for this mechanism")
 
 
 class Mechanism(Protocol):

@@ -21,5 +21,6 @@ def sample_rows(model: object, count: int, rng: RandomSource, *, domain: Domain,
 
 def round_rows(model: object, count: int, rng: RandomSource, *, domain: Domain,
                targets: Sequence[tuple[tuple[str, ...], np.ndarray]], on_step: object = None) -> np.ndarray:
-    """The model's cell counts ``count * p`` rounded to whole rows (largest remainder; see the model's ``round``)."""
+    """The model's cell counts ``count * p`` rounded to whole rows, down or up without bias (the model's ``round``,
+    :mod:`dprelease.representations.rounding`)."""
     return model.round(count, rng)
