@@ -55,33 +55,21 @@ def test_synth_never_quotes_the_first_line_of_a_file_without_a_header(tmp_path, 
     assert not out.exists()
 
 
-def test_the_message_counts_the_cells_names_the_missing_columns_and_is_the_same_in_both_engines(tmp_path):
-    path = write(tmp_path, "bare.csv", BARE)
+@pytest.mark.parametrize(("text", "expected"), [
+    (BARE, "lacks column(s) ['a', 'b', 'c'] of the domain; its header has 3 cells, none of them a declared column "
+           "(not quoted, as they may be a record: does the file have a header row?)"),
+    (BARE_REPEAT, ": a name that is not a declared column appears more than once in the header (not quoted, as it "
+                  "may be a record's value: does the file have a header row?)"),
+    (f"a,{SECRET},b\n0,1,2\n", "lacks column(s) ['c'] of the domain; it has ['a', 'b'] and 1 other column not "
+                               "declared (not quoted)"),
+    (f"a,b,c,b,{SECRET},{SECRET}\n0,1,2,1,3,3\n", ": column(s) ['b'] appear more than once in the header, and "
+                                                  "so does a name that is not a declared column (not quoted)"),
+], ids=["no-header", "no-header-repeated-cell", "one-undeclared", "declared-and-undeclared-repeats"])
+def test_header_messages_quote_declared_names_only_in_both_engines(tmp_path, text, expected):
+    path = write(tmp_path, "data.csv", text)
     messages = {engine: open_error(path, engine) for engine in ENGINES}
-    assert messages["memory"] == messages["duckdb"] == (
-        f"data file {path!r} lacks column(s) ['a', 'b', 'c'] of the domain; its header has 3 cells, none of them a "
-        "declared column (not quoted, as they may be a record: does the file have a header row?)")
-
-
-def test_a_repeated_undeclared_header_cell_is_not_quoted_in_either_engine(tmp_path):
-    path = write(tmp_path, "bare.csv", BARE_REPEAT)
-    messages = {engine: open_error(path, engine) for engine in ENGINES}
-    assert messages["memory"] == messages["duckdb"] == (
-        f"data file {path!r}: a name that is not a declared column appears more than once in the header (not "
-        "quoted, as it may be a record's value: does the file have a header row?)")
-
-
-def test_declared_header_cells_are_quoted_and_the_others_only_counted(tmp_path):
-    partly = write(tmp_path, "partly.csv", f"a,{SECRET},b\n0,1,2\n")
-    messages = {engine: open_error(partly, engine) for engine in ENGINES}
-    assert messages["memory"] == messages["duckdb"] == (
-        f"data file {partly!r} lacks column(s) ['c'] of the domain; it has ['a', 'b'] and 1 other column not "
-        "declared (not quoted)")
-    twice = write(tmp_path, "twice.csv", f"a,b,c,b,{SECRET},{SECRET}\n0,1,2,1,3,3\n")
-    messages = {engine: open_error(twice, engine) for engine in ENGINES}
-    assert messages["memory"] == messages["duckdb"] == (
-        f"data file {twice!r}: column(s) ['b'] appear more than once in the header, and so does a name that is "
-        "not a declared column (not quoted)")
+    separator = "" if expected.startswith(":") else " "
+    assert messages["memory"] == messages["duckdb"] == f"data file {path!r}{separator}{expected}"
 
 
 def test_report_and_the_dataset_loader_do_not_quote_the_first_line(tmp_path):
