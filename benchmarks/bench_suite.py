@@ -16,7 +16,8 @@ children at once (each BLAS-limited to one thread), so the whole suite fits in o
 Systems:
 
 - ``dprelease``: ``dprelease.api.synthesize`` with every default (MWEM, delta = 1e-9); ``dprelease-pure``:
-  the same with delta = 0 (pure DP; the default before issue 12's decision). Each is scored three ways: its released rows (the method ``rows="auto"``
+  the same with delta = 0 (pure DP; the default before issue 12's decision); ``dprelease-rounds`` (not run unless
+  named): the default with its joint plan off (``MWEMPlan.joint_plan``), the ablation of the small-domain page. Each is scored three ways: its released rows (the method ``rows="auto"``
   picked), i.i.d. rows from the same model (``rows="sample"``: the same seed re-run, which refits the
   identical model because the model is fitted before rows are drawn with the same seeded rng, checked by
   comparing the released answers; or drawn from ``release.model`` where a release carries one), and the
@@ -73,7 +74,7 @@ PEER_PY = HERE / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer.py"
 SCORE_PY = scoring.SCORE_PY  # the protocol's independent scorer, found as every benchmark finds it
 DELTA = 1e-9
-SYSTEMS = ("dprelease", "dprelease-pure", "independent", "uniform", "mst", "aim")
+SYSTEMS = ("dprelease", "dprelease-pure", "independent", "uniform", "mst", "aim", "dprelease-rounds")
 PEERS = ("mst", "aim")
 CHEAP_TABLE_ORDER = ("adult7", "spread", "small91", "adult-n1000", "adult-n5000", "binary16", "bn-1k", "clinic", "loans",
                      "adult14", "taxi", "wide", "bn-100k", "bn-1m")
@@ -173,10 +174,16 @@ def run_one(spec: dict) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=SeededRunWarning)
-        if system in ("dprelease", "dprelease-pure"):
+        if system in ("dprelease", "dprelease-pure", "dprelease-rounds"):
             from dprelease.api import synthesize
 
             delta = 0.0 if system == "dprelease-pure" else None  # None: the default
+            if system == "dprelease-rounds":  # the ablation: the default without its joint plan (this process only)
+                from dataclasses import replace
+
+                from dprelease.mechanisms import mwem_tuning
+
+                mwem_tuning.ADAPTIVE = replace(mwem_tuning.ADAPTIVE, joint_noise=None)
             t0 = time.perf_counter()
             release = synthesize(dataset, workloads["main"], epsilon=eps, delta=delta, seed=seed)
             out["seconds"] = time.perf_counter() - t0
@@ -521,7 +528,7 @@ def parse_args(argv):
     p.add_argument("--tables", default=",".join(CHEAP_TABLE_ORDER), help="comma-separated, run in this order")
     p.add_argument("--eps", default="0.1,1,10")
     p.add_argument("--seeds", type=int, default=3, help="seeds 0..S-1 for every system")
-    p.add_argument("--systems", default=",".join(SYSTEMS))
+    p.add_argument("--systems", default=",".join(s for s in SYSTEMS if s != "dprelease-rounds"))
     p.add_argument("--quick", action="store_true", help="one seed, eps = 1 only (for iteration while tuning)")
     p.add_argument("--table-seeds", default="", help="per-table seed counts that override --seeds for every "
                    "system, e.g. 'wide=1,bn-1m=1' (for tables too slow to repeat within the run's time)")

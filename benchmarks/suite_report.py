@@ -14,7 +14,7 @@ from provenance import commit_label, provenance_line
 
 #: Columns of the compact per-table matrix, in order.
 COLUMNS = ("dprelease", "dprelease [sample]", "dprelease [model]", "dprelease-pure", "dprelease-pure [sample]",
-           "dprelease-pure [model]", "independent", "uniform", "mst", "aim")
+           "dprelease-pure [model]", "independent", "uniform", "mst", "aim", "dprelease-rounds")
 DEFAULTS = ("dprelease", "dprelease-pure")  # the default (delta = 1e-9) and the pure-DP path (delta = 0)
 PURE_VS_DELTA_LIMIT = 1.5      # issue 12, item 6
 ROWS_VS_MODEL_LIMIT = 1.2      # issue 12, "must show": the spread-out case

@@ -473,6 +473,95 @@ def households(n: int = 600, seed: int = HOUSEHOLDS_SEED) -> Dataset:
 
 
 # ----------------------------------------------------------------------------- the registry
+# ------------------------------------------------------------------------------------ small domains (session 25)
+#: Seed of every small-domain table (each its own stream: ``generator(SMALL_SEED, k)``).
+SMALL_SEED = 1208
+
+
+def _small(records: np.ndarray, sizes: tuple[int, ...]) -> Dataset:
+    return Dataset.from_records(records, Domain(tuple("abcdefghij"[: len(sizes)]), sizes))
+
+
+def _chain(rng: np.random.Generator, n: int, sizes: tuple[int, ...], stay: float) -> np.ndarray:
+    """Each column copies the one before it (mod its size) with probability ``stay``, else is uniform."""
+    columns = [rng.integers(0, sizes[0], n)]
+    for size in sizes[1:]:
+        columns.append(np.where(rng.random(n) < stay, columns[-1] % size, rng.integers(0, size, n)))
+    return np.stack(columns, axis=1)
+
+
+def tiny_codes(n: int) -> Callable[[], Dataset]:
+    """3 independent uniform columns of 2, 3 and 5 values (30 cells): a new-user trial's table (session 24)."""
+    def build() -> Dataset:
+        rng = generator(SMALL_SEED, 1)
+        return _small(np.stack([rng.integers(0, s, n) for s in (2, 3, 5)], axis=1), (2, 3, 5))
+    return build
+
+
+def chain5() -> Dataset:
+    """5 columns of 4 values, a chain (each copies the one before with probability 0.7): 2,000 rows."""
+    return _small(_chain(generator(SMALL_SEED, 2), 2_000, (4,) * 5, 0.7), (4,) * 5)
+
+
+def survey(n: int) -> Callable[[], Dataset]:
+    """A group column of 3 values and 3 answers of 4, 5 and 6 values, each tied to the group with probability 0.4."""
+    def build() -> Dataset:
+        rng = generator(SMALL_SEED, 3)
+        group = rng.integers(0, 3, n)
+        answers = [np.where(rng.random(n) < 0.4, (group + k) % s, rng.integers(0, s, n)) for k, s in ((1, 4), (2, 5), (0, 6))]
+        return _small(np.stack([group, *answers], axis=1), (3, 4, 5, 6))
+    return build
+
+
+def latent_binary(columns: int, n: int, classes: int, stream: int) -> Callable[[], Dataset]:
+    """``columns`` binary columns, independent given a latent class of ``classes`` values (rates uniform in [0, 1])."""
+    def build() -> Dataset:
+        rng = generator(SMALL_SEED, stream)
+        z = rng.integers(0, classes, n)
+        rates = rng.random((classes, columns))
+        return _small((rng.random((n, columns)) < rates[z]).astype(np.int64), (2,) * columns)
+    return build
+
+
+def pair10() -> Dataset:
+    """2 columns of 10 values, the second equal to the first (or one more) half the time: 3,000 rows, 100 cells."""
+    rng = generator(SMALL_SEED, 6)
+    a = rng.integers(0, 10, 3_000)
+    b = np.where(rng.random(3_000) < 0.5, (a + rng.integers(0, 2, 3_000)) % 10, rng.integers(0, 10, 3_000))
+    return _small(np.stack([a, b], axis=1), (10, 10))
+
+
+def mixed4() -> Dataset:
+    """Skewed columns of 2, 7, 12 and 20 values (3,360 cells; geometric, Poisson, a mixture): 10,000 rows."""
+    rng = generator(SMALL_SEED, 7)
+    n = 10_000
+    a = rng.integers(0, 2, n)
+    b = np.minimum(rng.geometric(0.35, n) - 1, 6)
+    c = np.where(rng.random(n) < 0.5, (b + a * 3) % 12, rng.integers(0, 12, n))
+    d = np.minimum(rng.poisson(2 + 3 * a + b, n), 19)
+    return _small(np.stack([a, b, c, d], axis=1), (2, 7, 12, 20))
+
+
+def six3() -> Dataset:
+    """6 columns of 3 values, a chain (each copies the one before with probability 0.6): 2,000 rows, 729 cells."""
+    return _small(_chain(generator(SMALL_SEED, 8), 2_000, (3,) * 6, 0.6), (3,) * 6)
+
+
+def indep6() -> Dataset:
+    """6 independent skewed columns of 4 values (0.6, 0.25, 0.1, 0.05): 10,000 rows, 4,096 cells."""
+    rng = generator(SMALL_SEED, 9)
+    return _small(rng.choice(4, size=(10_000, 6), p=[0.6, 0.25, 0.1, 0.05]), (4,) * 6)
+
+
+def latent5x6() -> Dataset:
+    """5 columns of 6 values tied to a latent class of 3 with probability 0.6: 20,000 rows, 7,776 cells."""
+    rng = generator(SMALL_SEED, 10)
+    n = 20_000
+    z = rng.integers(0, 3, n)
+    columns = [np.where(rng.random(n) < 0.6, (z * 2 + j) % 6, rng.integers(0, 6, n)) for j in range(5)]
+    return _small(np.stack(columns, axis=1), (6,) * 5)
+
+
 @dataclass(frozen=True)
 class SuiteTable:
     """One suite table: how to build it, the workload it is scored on, and its declared shape."""
@@ -486,6 +575,8 @@ class SuiteTable:
     extra_workloads: tuple[str, ...] = ()
     #: Added after the defaults were chosen and never used to choose one (its own page, results/heldout/).
     held_out: bool = False
+    #: A small-domain table (session 25; its own page, results/small_domains/): where the joint plan runs or nearly.
+    small_domain: bool = False
 
 
 def _cells(sizes) -> str:
@@ -532,11 +623,38 @@ TABLES: dict[str, SuiteTable] = {t.name: t for t in (
                "moved in): 600 x 12, 4.62e+10 cells; all 78 1-2-way marginals", 600, 12, held_out=True),
     SuiteTable("bn-1m", lambda: bn(1_000_000), "2way", "the same Bayesian network: 1,000,000 x 32, 4.1e23 cells; "
                "all 496 2-way marginals", 1_000_000, 32),
+    SuiteTable("tiny-codes", tiny_codes(1_000), "1-3way", "small domain: 3 independent columns of 2, 3 and 5 values, "
+               "1,000 rows, 30 cells; all 7 1-3-way marginals", 1_000, 3, small_domain=True),
+    SuiteTable("tiny-codes-5k", tiny_codes(5_000), "1-3way", "small domain: the same 3 independent columns, 5,000 "
+               "rows", 5_000, 3, small_domain=True),
+    SuiteTable("chain5", chain5, "1-3way", "small domain: a chain of 5 columns of 4 values, 2,000 rows, 1,024 cells; "
+               "all 25 1-3-way marginals", 2_000, 5, small_domain=True),
+    SuiteTable("survey-500", survey(500), "1-3way", "small domain: a group and 3 answers (3, 4, 5, 6 values), 500 "
+               "rows, 360 cells; all 14 1-3-way marginals", 500, 4, small_domain=True),
+    SuiteTable("survey-5k", survey(5_000), "1-3way", "small domain: the same survey, 5,000 rows", 5_000, 4,
+               small_domain=True),
+    SuiteTable("latent4", latent_binary(4, 1_000, 2, 4), "1-3way", "small domain: 4 binary columns given a latent "
+               "class of 2, 1,000 rows, 16 cells; all 14 1-3-way marginals", 1_000, 4, small_domain=True),
+    SuiteTable("latent8", latent_binary(8, 2_000, 3, 5), "1-3way", "small domain: 8 binary columns given a latent "
+               "class of 3, 2,000 rows, 256 cells; all 92 1-3-way marginals", 2_000, 8, small_domain=True),
+    SuiteTable("pair10", pair10, "1-2way", "small domain: 2 related columns of 10 values, 3,000 rows, 100 cells; "
+               "all 3 1-2-way marginals", 3_000, 2, small_domain=True),
+    SuiteTable("mixed4", mixed4, "1-3way", "small domain: skewed columns of 2, 7, 12 and 20 values, 10,000 rows, "
+               "3,360 cells; all 14 1-3-way marginals", 10_000, 4, small_domain=True),
+    SuiteTable("six3", six3, "1-3way", "small domain: a chain of 6 columns of 3 values, 2,000 rows, 729 cells; all "
+               "41 1-3-way marginals", 2_000, 6, small_domain=True),
+    SuiteTable("indep6", indep6, "1-3way", "small domain: 6 independent skewed columns of 4 values, 10,000 rows, "
+               "4,096 cells (64 times a triple: no joint plan); all 41 1-3-way marginals", 10_000, 6, small_domain=True),
+    SuiteTable("latent5x6", latent5x6, "1-3way", "small domain: 5 columns of 6 values given a latent class of 3, "
+               "20,000 rows, 7,776 cells (36 times a triple: no joint plan); all 25 1-3-way marginals", 20_000, 5,
+               small_domain=True),
 )}
 
 
-#: The tables the defaults are chosen on (every table but the held-out ones).
-SUITE = tuple(name for name, table in TABLES.items() if not table.held_out)
+#: The tables of the main page (every table but the held-out and the small-domain ones).
+SUITE = tuple(name for name, table in TABLES.items() if not table.held_out and not table.small_domain)
+#: The small-domain tables (session 25): the joint plan's limits were chosen on tables like these (docs/decisions.md).
+SMALL_DOMAINS = tuple(name for name, table in TABLES.items() if table.small_domain)
 
 
 def load(name: str) -> tuple[Dataset, str, str]:

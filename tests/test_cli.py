@@ -20,6 +20,7 @@ from dprelease.datasets import adult_raw_schema
 from dprelease.evaluate import workload_errors
 from dprelease.release import Release
 from dprelease.schema import Schema
+from tests.conftest import csv_text
 
 
 def read_csv(path: Path) -> tuple[list[str], np.ndarray]:
@@ -84,22 +85,32 @@ def test_synth_mwem_writes_rows_and_release(capsys, tiny_files, tiny_domain, tmp
                                                           "release.json", "synth.csv"]
 
 
-def test_synth_mwem_default_delta_is_one_in_a_billion_and_zero_means_pure(capsys, tiny_files, tmp_path):
+def test_synth_mwem_default_delta_is_one_in_a_billion_and_zero_means_pure(capsys, tiny_files, write_file, tmp_path):
     """MWEM without --delta runs with delta = 1e-9 (docs/decisions.md); --delta 0 is pure DP; ic-mw stays pure.
-    At eps 5 on 200 rows MWEM plans 48 rounds, where Gaussian noise under zCDP is the smaller; at eps 0.7 it
-    plans 4, where Laplace is, and the release is pure DP (delta spent 0) even with the default."""
-    budgets = {}
-    for name, epsilon, extra in (("default", "5", ()), ("given", "5", ("--delta", "1e-9")), ("pure", "5", ("--delta", "0")),
-                                 ("few rounds", "0.7", ()),
-                                 ("ic", "5", ("--mechanism", "ic-mw", "--alpha", "0.3", "--rounds", "5"))):
+    On 200 rows of 6 columns (576 cells, 36 times a pair's: no joint plan) at eps 5 MWEM plans many rounds, where
+    Gaussian noise under zCDP is the smaller; at eps 0.7 it plans INIT alone, where Laplace is, and the release is
+    pure DP (delta spent 0) even with the default. On the 24-cell table the joint plan measures the joint table
+    once, with Laplace noise: pure DP again."""
+    domain = Domain(tuple("abcdef"), (2, 3, 4, 2, 3, 4))
+    records = np.random.Generator(np.random.PCG64(5)).integers(0, domain.sizes, size=(200, 6))
+    six = {"data": write_file("six.csv", csv_text(domain.attributes, records.tolist())),
+           "domain": write_file("six.json", domain.to_dict())}
+    budgets, plans = {}, {}
+    for name, files, epsilon, extra in (
+            ("default", six, "5", ()), ("given", six, "5", ("--delta", "1e-9")), ("pure", six, "5", ("--delta", "0")),
+            ("few rounds", six, "0.7", ()), ("joint", tiny_files, "5", ()),
+            ("ic", tiny_files, "5", ("--mechanism", "ic-mw", "--alpha", "0.3", "--rounds", "5"))):
         release_path = tmp_path / f"{name}.json"
-        code, stdout, stderr = synth(capsys, tiny_files, tmp_path / f"{name}.csv", "--workload", "1-2way", "--seed",
+        code, stdout, stderr = synth(capsys, files, tmp_path / f"{name}.csv", "--workload", "1-2way", "--seed",
                                      "3", "--release", str(release_path), *extra, epsilon=epsilon)
         assert code == 0, stderr
-        ledger = json.loads(release_path.read_text())["privacy_ledger"]
+        release = json.loads(release_path.read_text())
+        ledger = release["privacy_ledger"]
         budgets[name] = (ledger["budget"]["delta"], ledger["spent"]["delta"])
+        plans[name] = release["parameters"].get("joint_plan")
     assert budgets == {"default": (1e-9, 1e-9), "given": (1e-9, 1e-9), "pure": (0.0, 0.0), "few rounds": (0.0, 0.0),
-                       "ic": (0.0, 0.0)}
+                       "joint": (0.0, 0.0), "ic": (0.0, 0.0)}
+    assert plans == {"default": False, "given": False, "pure": False, "few rounds": False, "joint": True, "ic": None}
     assert (tmp_path / "default.csv").read_bytes() == (tmp_path / "given.csv").read_bytes()
 
 

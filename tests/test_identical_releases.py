@@ -95,7 +95,6 @@ RECORDED = {  # MWEM's moved with issue 12's 1-way estimate (one_way_distributio
     'mwem-adult7-default': '4ef7428394d05daa',
     'mwem-adult7-pure': '82b54e745b5eb122',
     'mwem-gaussian-factored': '0a62124abd31815b',
-    'mwem-gaussian-histogram': 'e7234bfa0425fcf3',
     # issue 12: under pure DP a round's selection share grows until the exponential mechanism is not blind
     # (MWEMTuning.max_selection_share; the four small Laplace cases: 200 rows, eps 1 over 4-6 rounds)
     # issue 12: with the user's rounds each round's fit runs to the noise (mwem_tuning.USER_ROUNDS_FIT; the three
@@ -105,8 +104,12 @@ RECORDED = {  # MWEM's moved with issue 12's 1-way estimate (one_way_distributio
     'mwem-laplace-histogram-fitted': 'bbbf83922be83245',
     # issue 12: under pure DP the INIT-only test leaves out what a round may spend selecting (MWEMPlan.planned_rounds):
     # the 200-row table at eps 1 is now INIT alone, as the independent baseline (the two cases without rounds=)
-    'mwem-laplace-histogram': '1753691292160a8a',
-    'mwem-laplace-histogram-sample': 'd1900366306ae11d',
+    # issue 12: the joint plan (MWEMPlan.joint_plan): the three 24-cell cases without rounds= measure the joint table
+    # once with Laplace noise and release its projection; with delta = 1e-6 too (one Laplace shot is the smaller
+    # noise), so the Gaussian case's release is the Laplace case's
+    'mwem-gaussian-histogram': '2cc206e7c9bba859',
+    'mwem-laplace-histogram': '2cc206e7c9bba859',
+    'mwem-laplace-histogram-sample': '6a7a648d0fc7b7eb',
     'smalldb': '82605865a8af615b',
     'online-mw': '7696acd510e3b6ea',
     'independent': '3f1eef3b4d7ddf24',

@@ -252,7 +252,10 @@ def test_synthesize_uses_the_measured_defaults_for_each_representation_and_noise
 
     from dprelease.mechanisms.mwem_tuning import ADAPTIVE, FACTORED
 
-    data = _data()
+    # 8 columns: the joint is 576 times a pair's cells, so the rounds' plan runs (the joint plan: test_joint_plan.py)
+    domain = Domain(tuple("abcdefgh"), (3, 4, 2, 5, 3, 4, 2, 5))
+    data = Dataset.from_records(np.random.Generator(np.random.PCG64(0)).integers(0, domain.sizes, size=(4_000, 8)),
+                                domain)
     gaussian = synthesize(data, "2way", epsilon=1.0, delta=1e-9, representation="histogram", seed=0).parameters
     pure = synthesize(data, "2way", epsilon=1.0, delta=0.0, representation="histogram", seed=0).parameters
     default = synthesize(data, "2way", epsilon=1.0, representation="histogram", seed=0).parameters

@@ -37,7 +37,12 @@ def dependence(data, a: str, b: str) -> float:
     return float(np.abs(joint - np.outer(joint.sum(axis=1), joint.sum(axis=0))).sum())
 
 
-@pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans", "orders", "meters", "households"])
+SMALL = ["tiny-codes", "tiny-codes-5k", "chain5", "survey-500", "survey-5k", "latent4", "latent8", "pair10", "mixed4",
+         "six3", "indep6", "latent5x6"]
+
+
+@pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans", "orders", "meters", "households",
+                                  *SMALL])
 def test_table_has_its_declared_shape(st, name):
     dataset, workload, description = st.load(name)
     declared = st.TABLES[name]
@@ -188,4 +193,6 @@ def test_held_out_tables_are_encoded_by_their_schemas_and_carry_their_structure(
 
 def test_the_held_out_tables_are_outside_the_suite_the_defaults_are_chosen_on(st):
     assert {name for name, table in st.TABLES.items() if table.held_out} == {"orders", "meters", "households"}
-    assert set(st.SUITE) == set(st.TABLES) - {"orders", "meters", "households"}
+    assert set(st.SMALL_DOMAINS) == {name for name, table in st.TABLES.items() if table.small_domain}
+    assert len(st.SMALL_DOMAINS) == 12 and not {"orders", "meters", "households"} & set(st.SMALL_DOMAINS)
+    assert set(st.SUITE) == set(st.TABLES) - {"orders", "meters", "households"} - set(st.SMALL_DOMAINS)

@@ -33,6 +33,12 @@ same distribution, exact inference, memory set by the measured cliques). With th
 model, candidates whose measurement would push the junction tree over ``max_model_cells``
 are skipped (a public check on the cliques) and the transcript says so.
 
+The joint plan (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.joint_plan`, public): where the workload
+attributes' joint table is small against the workload's marginals and can be measured sharply, the run measures it
+once with the whole budget and releases its least-squares distribution (:func:`joint_projection`); no INIT, no
+selection, no rounds. It is one Laplace mechanism at eps (Thm 3.6; L1 sensitivity 2/n, the joint a partition of the
+records), or one Gaussian at rho, and so (eps, 0)-DP, or rho-zCDP converted as below.
+
 Privacy: with Laplace noise (delta = 0), (eps, 0)-DP by basic composition (Thm 3.16) of the
 Laplace mechanism on marginals (L1 sensitivity 2/n, Thm 3.6) and the exponential mechanism
 with an L1 score of sensitivity 2/n (Thm 3.10). With Gaussian noise (delta > 0), the budget is
@@ -79,6 +85,7 @@ from dprelease.representations.factored import FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.measurement_fit import fit_measurements
 from dprelease.updates.measurements import MarginalMeasurement, combine, one_way_distribution
+from dprelease.updates.perceptron import project_to_simplex
 
 #: Compress an attribute only when at least half its values are rare: a long tail is where compression pays
 #: (Chicago taxi at eps = 0.1: 0.27 avg L1 against 0.33), and pooling a few values of a short column lost
@@ -110,6 +117,17 @@ def warm_started(model: HistogramModel | FactoredModel,
     for (attribute,), log_p in logs.items():
         total = total + log_p.reshape([domain.size_of(a) if a == attribute else 1 for a in domain.attributes])
     return HistogramModel.from_log_weights(domain, total)
+
+
+def joint_projection(domain: Domain, joint: MarginalMeasurement) -> HistogramModel:
+    """The model of the joint plan: the noisy joint table's least-squares distribution (its Euclidean projection
+    onto the simplex, :func:`~dprelease.updates.perceptron.project_to_simplex`), uniform over any attribute the
+    workload leaves out (post-processing). The MW fit stopped at the noise (``final_discrepancy``) stays near its
+    uniform start on a table of many small cells: 6 skewed columns of 4 values, 10,000 rows, eps 10, 0.024 avg L1
+    against the projection's 0.014."""
+    p = project_to_simplex(np.asarray(joint.values, dtype=np.float64).reshape(-1)) + 1e-12
+    shape = [domain.size_of(a) if a in joint.attributes else 1 for a in domain.attributes]
+    return HistogramModel.from_log_weights(domain, np.broadcast_to(np.log(p / p.sum()).reshape(shape), domain.shape))
 
 
 @dataclass
@@ -224,6 +242,9 @@ class MWEM(MWEMPlan):
 
         rounds = int(split["rounds_after_init"])
         progress.step(0, rounds)
+        if plan.joint is not None:  # the joint plan (MWEMPlan.joint_plan): one measurement, the whole budget
+            measure(plan.joint, split["joint"], "joint: " + ", ".join(plan.joint),
+                    {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(split["joint"])}))
         # INIT: noisy 1-way marginals
         init_amounts = self.init_amounts(workload, one_way, split["init_each"], n=dataset.n, gaussian=gaussian)
         for attributes in one_way:
@@ -233,7 +254,9 @@ class MWEM(MWEMPlan):
         if self.tuning.warm_start and measurements:
             model = warm_started(model, fitted)
         step = None
-        if split["rounds_total"] > 0 or not self.tuning.warm_start:
+        if plan.joint is not None:
+            model = joint_projection(domain, measurements[0])
+        elif split["rounds_total"] > 0 or not self.tuning.warm_start:
             model, step = fit_measurements(model, fitted, iterations=self.tuning.round_iterations,
                                            growth=self.tuning.step_growth)
 
@@ -289,7 +312,10 @@ class MWEM(MWEMPlan):
                                        "next_round_budget": float(budget.per_round)})
             progress.step(t, max(rounds, t))
         final_steps = 0
-        if t or not (self.tuning.warm_start and measurements):
+        # INIT alone and the joint plan have their estimate already: the warm start's product (fitting it to the raw
+        # noisy 1-ways would undo what one_way_distribution did), and the projection
+        estimated = not t and (plan.joint is not None or (self.tuning.warm_start and measurements))
+        if not estimated:
             progress.phase("final fit", self.tuning.final_iterations)
 
             def final_step(done: int, total: int) -> None:
@@ -304,8 +330,6 @@ class MWEM(MWEMPlan):
                                         momentum=momentum)
             if final_steps < self.tuning.final_iterations:  # stopped at the noise (or a float minimum): say where
                 progress.step(final_steps, final_steps)
-        # else INIT alone ran (the plan found no marginal worth a round): the warm start's product is the
-        # estimate; fitting it to the raw noisy 1-ways would undo what one_way_distribution did.
         progress.done()
         parameters = {"epsilon": self.epsilon, "delta": self.delta if gaussian else 0.0, "rounds": rounds,
                       "rounds_run": t, "annealing": annealing, "selection_weights": self.tuning.selection_weights,
@@ -330,6 +354,9 @@ class MWEM(MWEMPlan):
                       **({} if self.tuning.final_momentum is None else {"final_momentum": self.tuning.final_momentum}),
                       **({} if self.tuning.capped_final_momentum is None else
                          {"capped_final_momentum": self.tuning.capped_final_momentum}),
+                      **({} if self.tuning.joint_noise is None else
+                         {"joint_noise": self.tuning.joint_noise, "joint_ratio": self.tuning.joint_ratio}),
+                      "joint_plan": plan.joint is not None,
                       "final_fit_momentum": momentum,
                       "final_iterations_run": final_steps}
         if gaussian:
@@ -396,10 +423,16 @@ class MWEMMechanism:
         runner = self.runner(table.domain, budget)
         result = runner.run(table, workload, rng=rng, progress=progress)
         gaussian = result.parameters["noise"] == "gaussian"
+        joint = result.parameters["joint_plan"]
         if gaussian:
-            guarantee = (f"(epsilon={budget.epsilon:g}, delta={budget.delta:g})-differential privacy: MWEM with "
-                         f"Gaussian measurements, rho={float(result.accountant.rho):.6g}-zCDP (Bun & Steinke 2016), "
+            what = ("the Gaussian mechanism on the workload attributes' joint table" if joint
+                    else "MWEM with Gaussian measurements")
+            guarantee = (f"(epsilon={budget.epsilon:g}, delta={budget.delta:g})-differential privacy: {what}, "
+                         f"rho={float(result.accountant.rho):.6g}-zCDP (Bun & Steinke 2016), "
                          "converted by Canonne, Kamath & Steinke 2020")
+        elif joint:
+            guarantee = (f"(epsilon={budget.epsilon:g}, delta=0)-differential privacy: the Laplace mechanism on the "
+                         "workload attributes' joint table, L1 sensitivity 2/n (Thm 3.6)")
         else:
             guarantee = (f"(epsilon={budget.epsilon:g}, delta=0)-differential privacy: MWEM, basic composition "
                          "(Thm 3.16)")

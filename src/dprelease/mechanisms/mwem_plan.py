@@ -44,6 +44,7 @@ class RunPlan:
     candidates: list[tuple[str, ...]]  # what a round may select
     split: dict[str, Fraction]  # the exact per-step amounts (:meth:`MWEMPlan.budget_split` / ``rho_split``)
     selection_share: Fraction  # of each round's budget (:meth:`MWEMPlan.round_selection_share`)
+    joint: tuple[str, ...] | None = None  # the joint plan's one marginal (:meth:`MWEMPlan.joint_plan`), else None
 
     @property
     def gaussian(self) -> bool:
@@ -199,9 +200,57 @@ class MWEMPlan:
         return {"init_each": init_each, "rounds_total": total - init_total, "select": select,
                 "measure": per_round - select, "rounds_after_init": Fraction(after_init)}
 
+    def joint_plan(self, workload: Workload, *, n: int) -> RunPlan | None:
+        """One measurement of the workload attributes' whole joint table with the whole budget, where the joint is
+        small against the workload and sharp (``joint_ratio``, ``joint_noise``); else None. Public quantities only.
+
+        Every workload marginal is a sum of the joint's cells, so one measurement answers them all without a model's
+        bias, and its noise is paid once: Laplace at epsilon, or Gaussian at rho, whichever has the smaller expected
+        noise per cell (:func:`cell_noise`; for one measurement Laplace's unless epsilon is far above 2 pi rho). The
+        model is its least-squares distribution (:func:`~dprelease.mechanisms.mwem.joint_projection`). Adaptive rounds
+        split the same budget over INIT and many measurements, and on a small domain that buys nothing the joint does
+        not hold: 3 columns of 2, 3 and 5 values, 1,000 independent rows, all 1-3-way at eps 1, 0.108 avg L1 with
+        AIM's 48 rounds against the independent baseline's 0.081 and the joint's 0.025.
+
+        The plan needs the joint to have at most ``joint_ratio`` cells per cell of the workload's largest marginal
+        (32: each of that marginal's answers sums at most 32 noisy cells, so its noise is at most sqrt(32) ~ 5.7 times
+        that of measuring it alone), and the joint's expected L1 noise (cells x E|Z|) at most ``joint_noise`` (1: the
+        noise's mass at most the data's). Both were chosen on 24 generated small-domain tables
+        (benchmarks/bench_small_domains.py, docs/decisions.md): past the ratio, where the workload's marginals are
+        much smaller than the joint (6 columns of 4 values, all 1-3-way: the joint 64 times the largest marginal), the
+        adaptive plan's model wins; within it the joint wins or ties up to a noise of 1 and loses only beyond. It runs
+        only the mechanism's own plan (no ``rounds`` given), on an explicit histogram.
+        """
+        tuning = self.tuning
+        if tuning.joint_noise is None or self.rounds is not None:
+            return None
+        if self.resolved_representation(workload.domain) != "histogram":
+            return None
+        attributes = tuple(workload.attributes)
+        cells = workload.cells(attributes)
+        if cells > tuning.joint_ratio * max(workload.cells(m) for m in workload.marginals):
+            return None
+        choices = ("gaussian", "laplace") if self.noise == "auto" and self.delta > 0 else (self.resolved_noise,)
+        options = []
+        for noise in choices:
+            gaussian = noise == "gaussian"
+            total = rho_for(epsilon=self.epsilon, delta=self.delta) if gaussian else exact(self.epsilon)
+            options.append((cell_noise(float(total), n=n, gaussian=gaussian), noise, total))
+        per_cell, noise, total = min(options)
+        if cells * per_cell > tuning.joint_noise:
+            return None
+        zero = Fraction(0)
+        split = {"joint": total, "init_each": zero, "rounds_total": zero, "select": zero, "measure": zero,
+                 "rounds_after_init": zero}
+        return RunPlan(noise, 0, [], [], split, zero, joint=attributes)
+
     def run_plan(self, workload: Workload, *, n: int) -> RunPlan:
         """The run's whole plan: noise and rounds, INIT's marginals and cap, the exact split, the candidates and
-        the rounds' selection share; every piece from public quantities only."""
+        the rounds' selection share; every piece from public quantities only. The joint plan
+        (:meth:`joint_plan`) where it applies."""
+        joint = self.joint_plan(workload, n=n)
+        if joint is not None:
+            return joint
         one_way = [(a,) for a in workload.attributes] if self.tuning.init_share > 0 or self.tuning.init_per_round \
             else []
         noise, rounds = self.plan_noise(workload, n=n)

@@ -94,6 +94,12 @@ class MWEMTuning:
             follow the measurements further. None: ``final_momentum`` always.
         init_allocation: how INIT splits its budget over the 1-way marginals: ``"equal"`` parts, or ``"l1"``, the
             split minimizing their expected workload L1 error (:func:`~dprelease.mechanisms.mwem_budget.init_allocation`).
+        joint_noise: the plan measures the workload attributes' whole joint table once with the whole budget, and
+            runs no INIT or rounds, when that measurement's expected L1 noise (cells x E|Z|, the smaller noise) is at
+            most this and ``joint_ratio`` holds (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.joint_plan`). None:
+            never.
+        joint_ratio: the joint plan also needs the joint table to have at most this many cells per cell of the
+            workload's largest marginal (each of that marginal's answers a sum of at most this many noisy cells).
     """
 
     candidates: str = "workload"
@@ -124,6 +130,8 @@ class MWEMTuning:
     final_momentum: float | None = None
     capped_final_momentum: float | None = None
     init_allocation: str = "equal"
+    joint_noise: float | None = None
+    joint_ratio: float = 32.0
 
     def __post_init__(self) -> None:
         if self.candidates not in CANDIDATES:
@@ -166,6 +174,9 @@ class MWEMTuning:
             check_positive(self.final_momentum, "final_momentum")
         if self.capped_final_momentum is not None:
             check_positive(self.capped_final_momentum, "capped_final_momentum")
+        if self.joint_noise is not None:
+            check_positive(self.joint_noise, "joint_noise")
+        check_positive(self.joint_ratio, "joint_ratio")
 
 
 #: HLM's MWEM as first tuned on 7-column Adult (the presets before issue 12): a quarter of each round to
@@ -206,11 +217,16 @@ CLASSIC = MWEMTuning()
 #: loss 4 ln C / (n eps_s) above the target): a 5,000-row, 30-column binary chain at eps 1 (a table outside the
 #: suite) 0.096 avg L1 against 0.166, loans at eps 0.1 0.493 against 0.545, the 1,300-row table at eps 10 0.422
 #: against 0.458 (5 seeds); it costs binary16 at eps 1 0.043 against 0.038, where many marginals are worth a round.
+#: Where the workload attributes' joint table has at most 32 cells per cell of the workload's largest marginal and one
+#: measurement of it with the whole budget has an expected L1 noise of at most 1 (``joint_ratio``, ``joint_noise``),
+#: the plan is that one measurement (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.joint_plan`): 3 independent
+#: columns of 2, 3 and 5 values, 1,000 rows, eps 1, 0.025 avg L1 against 0.109 for the rounds and 0.046 for the
+#: independent mechanism (5 seeds; benchmarks/results/small_domains/). It changes none of the main suite's 78 plans.
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
                       final_discrepancy=0.8, final_momentum=1.0, init_allocation="l1", init_only_pair_rounds=2,
-                      max_selection_share=0.5)
+                      max_selection_share=0.5, joint_noise=1.0, joint_ratio=32.0)
 
 #: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
 #: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/ablation.md, docs/decisions.md)
