@@ -116,3 +116,12 @@ def test_the_tiny_independent_table_is_released_below_the_independent_baseline()
 
     default, independent = median_l1(), median_l1(mechanism="independent")
     assert default < 0.035 < independent
+
+
+def test_the_joint_plans_progress_names_its_one_measurement():
+    phases = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synthesize(independent_codes(1000), "1-3way", epsilon=1.0, seed=0,
+                   progress=lambda phase, done, total: phases.append((phase, done, total)))
+    assert ("joint table", 1, 1) in phases and not any(phase == "rounds" for phase, _, _ in phases)

@@ -241,10 +241,13 @@ class MWEM(MWEMPlan):
             drop_unfit(model.with_cliques(one_way), 0)
 
         rounds = int(split["rounds_after_init"])
-        progress.step(0, rounds)
         if plan.joint is not None:  # the joint plan (MWEMPlan.joint_plan): one measurement, the whole budget
+            progress.phase("joint table", 1)
             measure(plan.joint, split["joint"], "joint: " + ", ".join(plan.joint),
                     {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(split["joint"])}))
+            progress.step(1, 1)
+        else:
+            progress.step(0, rounds)
         # INIT: noisy 1-way marginals
         init_amounts = self.init_amounts(workload, one_way, split["init_each"], n=dataset.n, gaussian=gaussian)
         for attributes in one_way:
