@@ -508,7 +508,8 @@ def survey(n: int) -> Callable[[], Dataset]:
     def build() -> Dataset:
         rng = generator(SMALL_SEED, 3)
         group = rng.integers(0, 3, n)
-        answers = [np.where(rng.random(n) < 0.4, (group + k) % s, rng.integers(0, s, n)) for k, s in ((1, 4), (2, 5), (0, 6))]
+        answers = [np.where(rng.random(n) < 0.4, (group + k) % s, rng.integers(0, s, n))
+                   for k, s in ((1, 4), (2, 5), (0, 6))]
         return _small(np.stack([group, *answers], axis=1), (3, 4, 5, 6))
     return build
 
@@ -644,7 +645,8 @@ TABLES: dict[str, SuiteTable] = {t.name: t for t in (
     SuiteTable("six3", six3, "1-3way", "small domain: a chain of 6 columns of 3 values, 2,000 rows, 729 cells; all "
                "41 1-3-way marginals", 2_000, 6, small_domain=True),
     SuiteTable("indep6", indep6, "1-3way", "small domain: 6 independent skewed columns of 4 values, 10,000 rows, "
-               "4,096 cells (64 times a triple: no joint plan); all 41 1-3-way marginals", 10_000, 6, small_domain=True),
+               "4,096 cells (64 times a triple: no joint plan); all 41 1-3-way marginals", 10_000, 6,
+               small_domain=True),
     SuiteTable("latent5x6", latent5x6, "1-3way", "small domain: 5 columns of 6 values given a latent class of 3, "
                "20,000 rows, 7,776 cells (36 times a triple: no joint plan); all 25 1-3-way marginals", 20_000, 5,
                small_domain=True),

@@ -38,9 +38,9 @@ def test_the_joint_plan_applies_within_both_public_limits_and_nowhere_else():
     assert (joint.joint, joint.rounds, joint.noise, joint.one_way, joint.candidates) == (("a", "b", "c"), 0, "laplace",
                                                                                          [], [])
     assert joint.split["joint"] == exact(1.0)
-    # the noise limit: 30 cells x E|Z| = 30 x 2 / (1000 eps) <= 1, so eps >= 0.06
-    assert plan(CODES, "1-3way", n=1000, epsilon=0.061).joint is not None
-    assert plan(CODES, "1-3way", n=1000, epsilon=0.059).joint is None
+    # the noise limit: 30 cells x E|Z| = 30 x 2 / (1000 eps) <= 2, so eps >= 0.03
+    assert plan(CODES, "1-3way", n=1000, epsilon=0.031).joint is not None
+    assert plan(CODES, "1-3way", n=1000, epsilon=0.029).joint is None
     # the ratio limit: the joint at most 32 times the cells of the workload's largest marginal
     six, seven = Domain(tuple("abcdef"), (2,) * 6), Domain(tuple("abcdefg"), (2,) * 7)
     assert plan(six, "1way", n=10**6, epsilon=1.0).joint is not None  # 64 = 32 x 2
@@ -50,7 +50,7 @@ def test_the_joint_plan_applies_within_both_public_limits_and_nowhere_else():
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, rounds=5).joint is None
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, representation="factored").joint is None
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, tuning=replace(ADAPTIVE, joint_noise=None)).joint is None
-    assert CLASSIC.joint_noise is None and mwem_tuning.FACTORED.joint_noise == ADAPTIVE.joint_noise == 1.0
+    assert CLASSIC.joint_noise is None and mwem_tuning.FACTORED.joint_noise == ADAPTIVE.joint_noise == 2.0
 
 
 def test_the_joint_plan_takes_the_smaller_noise_and_says_so():

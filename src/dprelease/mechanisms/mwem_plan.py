@@ -214,11 +214,13 @@ class MWEMPlan:
 
         The plan needs the joint to have at most ``joint_ratio`` cells per cell of the workload's largest marginal
         (32: each of that marginal's answers sums at most 32 noisy cells, so its noise is at most sqrt(32) ~ 5.7 times
-        that of measuring it alone), and the joint's expected L1 noise (cells x E|Z|) at most ``joint_noise`` (1: the
-        noise's mass at most the data's). Both were chosen on 24 generated small-domain tables
-        (benchmarks/bench_small_domains.py, docs/decisions.md): past the ratio, where the workload's marginals are
-        much smaller than the joint (6 columns of 4 values, all 1-3-way: the joint 64 times the largest marginal), the
-        adaptive plan's model wins; within it the joint wins or ties up to a noise of 1 and loses only beyond. It runs
+        that of measuring it alone), and the joint's expected L1 noise (cells x E|Z|) at most ``joint_noise`` (2: the
+        noise's mass at most twice the data's). Both were chosen on 28 generated small-domain tables (14 shapes at 1-3
+        sizes; docs/decisions.md; 12 of those shapes, drawn again, have their own page,
+        benchmarks/results/small_domains/suite.md): past the ratio, where the workload's marginals are much smaller
+        than the joint (6 columns of 4 values, all 1-3-way: the joint 64 times the largest marginal), the adaptive
+        plan's model wins; within it the joint won or tied in every case up to a noise of 2 but two near 0.6, and beyond
+        it lost as often as it won (docs/decisions.md). It runs
         only the mechanism's own plan (no ``rounds`` given), on an explicit histogram.
         """
         tuning = self.tuning
