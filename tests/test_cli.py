@@ -349,6 +349,32 @@ def test_evaluate_takes_the_baseline_epsilon_from_the_release(capsys, tiny_files
     assert "| marginal | cells | L1 synthetic |" in out and "| a, b | 6 |" in out
 
 
+def test_evaluate_per_marginal_lists_the_worst_first_and_says_not_private(capsys, write_csv, write_file):
+    """Errors only (never the real counts), marked NOT PRIVATE; text worst first, JSON in the workload's order."""
+    rng = np.random.Generator(np.random.PCG64(9))
+    real_rows = rng.integers(0, 3, size=(400, 3))
+    shifted = real_rows.copy()
+    shifted[:200, 2] = 0  # c's marginals move most, then a's and b's untouched
+    domain = write_file("dom.json", {"a": 3, "b": 3, "c": 3})
+    argv = ["evaluate", str(write_csv("real.csv", ["a", "b", "c"], real_rows.tolist())),
+            str(write_csv("synth.csv", ["a", "b", "c"], shifted.tolist())), "--domain", str(domain),
+            "--workload", "1-2way", "--per-marginal", "--quiet"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    heading = lines.index("| marginal | cells | L1 synthetic | L1 independent noisy 1-way marginals | "
+                          "L1 uniform (no data) |")
+    assert lines[heading - 1] == ("per marginal, worst first (NOT PRIVATE: errors against the real table (never "
+                                  "its counts), for the curator only):")
+    rows = [line.split(" | ") for line in lines[heading + 2:]]
+    l1 = [float(row[2]) for row in rows]
+    assert l1 == sorted(l1, reverse=True) and l1[-1] == 0.0 and rows[0][0] in ("| c", "| a, c", "| b, c")
+    assert [row[0] for row in rows if float(row[2]) == 0.0] == ["| a", "| b", "| a, b"]  # ties: workload order
+    assert main([*argv, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [p["marginal"] for p in got["per_marginal"]] == [["a"], ["b"], ["c"], ["a", "b"], ["a", "c"], ["b", "c"]]
+    assert got["per_marginal_note"].startswith("NOT PRIVATE")
+
+
 # ------------------------------------------------------- evaluate a raw table through its schema
 def test_evaluate_scores_a_raw_release_through_its_schema(capsys, write_file, tmp_path):
     """synth --schema writes decoded rows (yes/no as declared, numbers inside their bins, blanks); evaluate

@@ -8,6 +8,8 @@ symlink is written through, and published files get the mode any new file gets.
 from __future__ import annotations
 
 import errno
+import io
+import json
 import os
 import stat
 import subprocess
@@ -102,6 +104,13 @@ def test_schema_and_report_check_their_out_too(tiny_files, tmp_path, capsys, mon
     assert f"--out '{fifo}' exists and is not a regular file" in err
 
 
+def test_online_out_under_a_file_is_refused_before_the_session_starts(tiny_files, tmp_path, capsys, monkeypatch):
+    argv = ["online", str(tiny_files["data"]), "--domain", str(tiny_files["domain"]), "--epsilon", "1",
+            "--max-queries", "5", "--state", str(tmp_path / "s.json"), "--out", str(tiny_files["data"] / "a.jsonl")]
+    err = refused(argv, tmp_path, capsys, monkeypatch)  # no state file either: nothing was spent
+    assert "--out" in err and "data.csv' is not a folder" in err
+
+
 # ------------------------------------------------------------------ writing
 def test_a_symlink_is_written_through_and_kept(tiny_files, tmp_path, capsys):
     target, link = tmp_path / "target.csv", tmp_path / "link.csv"
@@ -156,3 +165,20 @@ def test_a_closed_pipe_ends_evaluate_quietly(tiny_files):
     err = process.stderr.read().decode()
     assert process.wait(timeout=120) == EXIT_BROKEN_PIPE, err
     assert err == ""
+
+
+# ------------------------------------------------------------------ missing folders
+def test_every_output_path_makes_its_missing_folders(tiny_files, tmp_path, capsys, monkeypatch):
+    """synth, report, schema and online --state always made them; online --out refused them ("its folder ...
+    does not exist") until it was made to agree with the others."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"id": 1, "where": {"a": 0}}\n'))
+    out, state = tmp_path / "new" / "deeper" / "a.jsonl", tmp_path / "other" / "s.json"
+    # epsilon 8: at n = 200 rows Thm 4.14 supports no alpha <= 1 below epsilon 5.4
+    code = main(["online", str(tiny_files["data"]), "--domain", str(tiny_files["domain"]), "--epsilon", "8",
+                 "--max-queries", "5", "--seed", "0", "--quiet", "--state", str(state), "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    assert json.loads(out.read_text())["query"] == 1 and state.is_file()
+    assert main(synth_argv(tiny_files, tmp_path / "rows" / "s.csv", "--release", str(tmp_path / "rel" / "r.json"))) == 0
+    assert main(["report", str(tmp_path / "rel" / "r.json"), "--format", "md", "--quiet",
+                 "--out", str(tmp_path / "reports" / "r.md")]) == 0
+    assert (tmp_path / "rows" / "s.csv").is_file() and (tmp_path / "reports" / "r.md").is_file()

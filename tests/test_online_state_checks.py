@@ -11,18 +11,24 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import sys
 import warnings
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from dprelease import Dataset, Domain
 from dprelease.cli import main
 from dprelease.errors import InputError, SeededRunWarning
 from dprelease.mechanisms.online_mw import OnlinePrivateMW
 from tests.test_online_mw import DATA, random_conjunctions, session
+from tests.conftest import csv_text
 from tests.test_online_warm import warm
+
+DOMAIN_4 = {"a": 4, "b": 4, "c": 4}
 
 
 def _digest(body: dict) -> str:
@@ -155,3 +161,68 @@ def test_cli_refuses_a_forged_warm_state_with_exit_2_and_writes_nothing(capsys, 
     assert code == 2 and FORGERIES[name][1] in captured.err and captured.err.count("\n") == 1
     assert "Traceback" not in captured.err and "resumed" not in captured.out
     assert not (tmp_path / "b.jsonl").exists() and state.read_bytes() == forged
+
+
+# ------------------------------------------------------------ the parameters a caller expects (load's keywords)
+@pytest.mark.parametrize("given,message", [
+    ({"epsilon": 2.0}, "epsilon 2 differs from the resumed session's 1"),
+    ({"delta": 1e-6}, "delta 1e-06 differs from the resumed session's 0"),
+    ({"beta": 0.1}, "beta 0.1 differs from the resumed session's 0.05"),
+    ({"max_queries": 51}, "max_queries 51 differs from the resumed session's 50"),
+    ({"mode": "warm"}, "mode warm differs from the resumed session's book"),
+    ({"accuracy": 0.05}, "accuracy 0.05 differs from the resumed session's book-mode plan, which has no accuracy"),
+    ({"representation": "factored"}, "representation factored differs from the resumed session's histogram"),
+    ({"seed": 1}, "seed 1 differs from the resumed session's randomness (seed 0)"),
+    ({"epsilon": 1.0, "delta": 1e-9}, "delta 1e-09 differs from the resumed session's 0"),
+])
+def test_load_refuses_a_state_whose_budget_or_plan_is_not_the_expected_one(tmp_path, given, message):
+    path = _saved(tmp_path)  # epsilon 1, delta 0, beta 0.05, |Q| 50, seed 0, a histogram
+    before = path.read_bytes()
+    with pytest.raises(InputError) as refused:
+        OnlinePrivateMW.load(path, DATA, **given)
+    assert str(refused.value) == f"{message} (state file '{path}'); a session keeps its parameters"
+    assert path.read_bytes() == before
+
+
+def test_load_checks_the_expected_parameters_before_the_data(tmp_path):
+    path = _saved(tmp_path)
+    other = Dataset.from_histogram(np.full(DATA.domain.size, 10), DATA.domain)
+    with pytest.raises(InputError, match="epsilon 0.5 differs"):  # not "made on another table": no data read
+        OnlinePrivateMW.load(path, other, epsilon=0.5)
+    with pytest.raises(TypeError, match="epsilon must be a number, got '1'"):
+        OnlinePrivateMW.load(path, DATA, epsilon="1")
+    resumed = _load_expecting(path, epsilon=1.0, delta=0.0, beta=0.05, max_queries=50, mode="book",
+                              representation="auto", seed=0)
+    assert resumed.epsilon_spent == 1 and resumed.queries_seen == 5  # the expected ones: loaded, nothing re-spent
+
+
+def test_a_warm_state_is_compared_on_its_accuracy_share_and_workload(tmp_path):
+    path = _saved(tmp_path, made=warm(max_queries=50, warm_workload="1way"))
+    for given, was in [({"accuracy": 0.1}, "0.05"), ({"warm_share": 0.25}, "0.5"), ({"warm_workload": "1-2way"}, "1way")]:
+        (name, value), = given.items()
+        with pytest.raises(InputError, match=re.escape(f"{name} {value} differs from the resumed session's {was}")):
+            OnlinePrivateMW.load(path, DATA, **given)
+    assert _load_expecting(path, mode="warm", accuracy=0.05, warm_share=0.5, warm_workload="1way").mode == "warm"
+
+
+def test_the_cli_refuses_with_the_same_check_as_load(capsys, tmp_path, monkeypatch, write_file):
+    rows = np.random.Generator(np.random.PCG64(3)).integers(0, 4, size=(2_000, 3))
+    data, domain = write_file("d.csv", csv_text(("a", "b", "c"), rows.tolist())), write_file("dom.json", DOMAIN_4)
+    state = tmp_path / "s.json"
+    argv = ["online", str(data), "--domain", str(domain), "--max-queries", "5", "--state", str(state), "--quiet"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main([*argv, "--epsilon", "1", "--out", str(tmp_path / "a.jsonl")]) == 0
+    capsys.readouterr()
+    before = state.read_bytes()
+    code = main([*argv, "--epsilon", "1", "--delta", "1e-6", "--out", str(tmp_path / "b.jsonl")])
+    err = capsys.readouterr().err
+    with pytest.raises(InputError) as refused:
+        OnlinePrivateMW.load(state, Dataset.from_csv(data, Domain.from_dict(DOMAIN_4)), epsilon=1.0, delta=1e-6)
+    assert code == 2 and err == f"dprelease: error: --{refused.value}\n"  # the same words, the flag spelled as such
+    assert state.read_bytes() == before and not (tmp_path / "b.jsonl").exists()
+
+
+def _load_expecting(path: Path, **given) -> OnlinePrivateMW:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SeededRunWarning)
+        return OnlinePrivateMW.load(path, DATA, **given)

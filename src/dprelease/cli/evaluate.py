@@ -20,6 +20,7 @@ from dprelease.schema.decode import VALUE_MODES
 from dprelease.validation import check_positive, check_positive_int
 
 SYNTHETIC = "synthetic"
+PER_MARGINAL_NOTE = "NOT PRIVATE: errors against the real table (never its counts), for the curator only"
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -50,7 +51,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-cells", help=argparse.SUPPRESS)  # accepted for old scripts; no histogram is built
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--per-marginal", action="store_true",
-                        help="also give every marginal's L1 error for the synthetic table and the baselines")
+                        help="also give every marginal's L1 error for the synthetic table and the baselines, worst "
+                             "first (--json: in workload order, with each max error); errors only, never the real "
+                             "table's counts, but NOT PRIVATE: for the curator's eyes only")
     parser.add_argument("--epsilon", type=number("--epsilon"), default=None,
                         help="epsilon of the noisy 1-way baseline (default: the budget of --release, else 1)")
     parser.add_argument("--release", type=Path, default=None,
@@ -108,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
     summary["baseline_epsilon"], summary["baseline_seed"] = epsilon, seed
     if args.per_marginal:
         summary["per_marginal"] = [e.to_json() for e in errors]
+        summary["per_marginal_note"] = PER_MARGINAL_NOTE
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
@@ -120,8 +124,9 @@ def run(args: argparse.Namespace) -> int:
     if args.per_marginal:
         names = [SYNTHETIC, *baselines.tables]
         print()
+        print(f"per marginal, worst first ({PER_MARGINAL_NOTE}):")
         print("| marginal | cells | " + " | ".join(f"L1 {n}" for n in names) + " |")
         print("|---|---:|" + "---:|" * len(names))
-        for e in errors:
+        for e in sorted(errors, key=lambda e: -e.l1[SYNTHETIC]):  # stable: ties keep the workload's order
             print(f"| {', '.join(e.marginal)} | {e.cells} | " + " | ".join(f"{e.l1[n]:.4f}" for n in names) + " |")
     return 0

@@ -3,18 +3,23 @@
 ``--mode warm`` warm-starts the hypothesis from an MWEM synopsis bought with ``--warm-share`` of
 the budget and solves the cut-off and threshold from ``--accuracy`` (docs/online.md).
 
-Queries come one JSON object per line, from ``--queries`` or stdin::
+Queries come one JSON object per line, from ``--queries`` or stdin, in the forms ``dprelease serve``
+takes (:mod:`dprelease.mechanisms.online_queries`)::
 
     {"id": 1, "where": {"sex": 1, "race": [0, 2]}}        the fraction of rows matching a conjunction
     {"id": 2, "weights": {"age": [0, 0.5, 1, 1]}}          a product-form query, weights in [0, 1]
+    {"id": 3, "marginal": ["sex", "race"]}                 every cell of the marginal, each one query
 
 and each answer is written to ``--out`` at once (one JSON line, flushed)::
 
     {"id": 1, "value": 0.123, "source": "hypothesis", "query": 1, "updates": 0}
+    {"id": 3, "marginal": ["sex", "race"], "shape": [2, 5], "answers": [{"value": ..., ...}, ...]}
 
 A malformed line gets ``{"id": ..., "line": N, "error": "..."}`` and spends nothing; so does a query
 that would push a factored hypothesis (``--representation factored``) over its size cap. Once the
-session is used up every further query gets an error record with ``"refused": true``.
+session is used up every further query gets an error record with ``"refused": true``, as does a
+marginal with more cells than the session has queries left (none of its cells is asked); a cell
+reached after the cut-off, mid-marginal, is ``{"refused": true, "reason": ...}`` in its answers.
 User mistakes in the arguments or files exit with code 2 and one line on stderr.
 """
 
@@ -31,10 +36,11 @@ from dprelease.cli.common import check_output, column_list, integer, number, sel
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import BudgetExhaustedError, DPReleaseError, InputError
+from dprelease.files import target_of
 from dprelease.mechanisms.online_mw import OnlinePrivateMW
-from dprelease.mechanisms.online_plan import DEFAULT_WARM_SHARE, DEFAULT_WARM_WORKLOAD, MODES, plan_from_json
-from dprelease.mechanisms.online_state import model_representation, read_body
-from dprelease.queries.product import ProductQuery
+from dprelease.mechanisms.online_plan import DEFAULT_WARM_SHARE, DEFAULT_WARM_WORKLOAD, MODES
+from dprelease.mechanisms.online_queries import answer_record, check_together, parse_queries
+from dprelease.mechanisms.online_state import check_resumed, read_body
 from dprelease.representations import REPRESENTATIONS, resolve_representation
 from dprelease.validation import check_delta, check_epsilon, check_open_unit, check_positive_int, warn_if_weak
 
@@ -74,7 +80,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help=f"--mode warm: the synopsis's marginals, 'Kway' or 'J-Kway' (default {DEFAULT_WARM_WORKLOAD})")
     parser.add_argument("--state", type=Path, help=STATE_HELP)
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible run; NOT fit for a real release")
-    parser.add_argument("--queries", type=Path, help="JSON-lines file of queries (default: read stdin)")
+    parser.add_argument("--queries", type=Path,
+                        help="JSON-lines file of queries, each {\"where\": ...}, {\"weights\": ...} or "
+                             "{\"marginal\": [...]} as dprelease serve takes them, with an optional \"id\" "
+                             "(default: read stdin)")
     parser.add_argument("--out", type=Path, required=True,
                         help="answers, one JSON line each (appended to when a session is resumed)")
     parser.add_argument("--max-cells", type=integer("--max-cells"), default=DEFAULT_MAX_CELLS,
@@ -111,8 +120,10 @@ def run(args: argparse.Namespace) -> int:
     if args.seed is not None:
         check_positive_int(args.seed, "--seed", minimum=0)
     check_positive_int(args.max_cells, "--max-cells")
-    # --out is opened and appended to (a FIFO will do); --state is replaced atomically.
-    check_output(args.out, args.data, args.domain, args.queries, args.state, flag="--out", in_place=True)
+    # An existing --out is opened in place and appended to (a FIFO or /dev/stdout will do); a new one is created,
+    # its missing folders made, as for every output path. --state is replaced atomically.
+    check_output(args.out, args.data, args.domain, args.queries, args.state, flag="--out",
+                 in_place=args.out.exists())
     if args.state is not None:
         check_output(args.state, args.data, args.domain, args.queries, flag="--state")
     if args.queries is not None and not args.queries.is_file():
@@ -120,8 +131,9 @@ def run(args: argparse.Namespace) -> int:
     domain = selected_domain(args)
     resume = args.state is not None and args.state.exists()
     representation = resolve_representation(args.representation, domain, max_cells=args.max_cells)
-    if resume:
-        representation = _check_matches_state(args)  # checksum and parameters, before the data is read
+    if resume:  # checksum and parameters, before the data is read (OnlinePrivateMW.load checks them again)
+        representation = check_resumed(read_body(args.state), _expected(args), where=f"state file {str(args.state)!r}",
+                                       spell=_flag)
     if representation == "histogram":
         domain.check_fits(args.max_cells)
     if not resume:
@@ -131,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     dataset = Dataset.from_csv(args.data, domain)
     progress.phase("resuming" if resume else "warm synopsis (MWEM)" if args.mode == "warm" else "starting")
     if resume:
-        session = OnlinePrivateMW.load(args.state, dataset, max_cells=args.max_cells)
+        session = OnlinePrivateMW.load(args.state, dataset, max_cells=args.max_cells, **_expected(args))
     else:
         warm = {} if args.mode == "book" else {"mode": "warm", "accuracy": args.accuracy,
                                                "warm_share": args.warm_share, "warm_workload": args.warm_workload}
@@ -151,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
             source.reconfigure(errors="replace")
     answered = 0
     try:
+        target_of(args.out).parent.mkdir(parents=True, exist_ok=True)
         with args.out.open("a" if resume else "w", encoding="utf-8") as out:
             for number_, line in _lines(source):
                 record, ok = _handle(session, domain, line, number_, args.state)
@@ -170,42 +183,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_matches_state(args: argparse.Namespace) -> str:
-    """A resumed session keeps its own parameters; the command line must agree with them. Returns its representation."""
-    body = read_body(args.state)
-    try:
-        plan = plan_from_json(body["plan"])
-        rng = body["rng"]
-        representation = model_representation(body)
-    except (KeyError, TypeError, AttributeError):
-        raise InputError(f"state file {str(args.state)!r} is invalid: it lacks its plan") from None
-    if plan.mode != args.mode:
-        raise InputError(f"--mode {args.mode} differs from the resumed session's {plan.mode} (state file "
-                         f"{str(args.state)!r}); a session keeps its parameters")
-    if args.representation not in ("auto", representation):
-        raise InputError(f"--representation {args.representation} differs from the resumed session's "
-                         f"{representation} (state file {str(args.state)!r}); a session keeps its parameters")
-    given = {"--epsilon": (args.epsilon, plan.epsilon), "--delta": (args.delta, plan.delta),
-             "--beta": (args.beta, plan.beta)}
-    if args.alpha is not None:
-        given["--alpha"] = (args.alpha, plan.alpha)
-    if args.accuracy is not None:
-        given["--accuracy"] = (args.accuracy, plan.accuracy)
-    if args.warm_share is not None:
-        given["--warm-share"] = (args.warm_share, plan.warm_share)
-    if args.max_queries is not None:
-        given["--max-queries"] = (args.max_queries, plan.max_queries)
-    if args.warm_workload is not None and args.warm_workload != plan.warm_workload:
-        raise InputError(f"--warm-workload {args.warm_workload} differs from the resumed session's "
-                         f"{plan.warm_workload} (state file {str(args.state)!r}); a session keeps its parameters")
-    for flag, (value, saved) in given.items():
-        if value != saved:
-            raise InputError(f"{flag} {value:g} differs from the resumed session's {saved:g} "
-                             f"(state file {str(args.state)!r}); a session keeps its parameters")
-    if args.seed is not None and not (isinstance(rng, dict) and rng.get("seed") == args.seed):
-        raise InputError(f"--seed {args.seed} differs from the resumed session's randomness "
-                         f"({'seed ' + str(rng.get('seed')) if isinstance(rng, dict) and 'seed' in rng else 'secure'})")
-    return representation
+def _expected(args: argparse.Namespace) -> dict[str, object]:
+    """The parameters the command line gives, as OnlinePrivateMW.load compares them with a resumed session."""
+    return {"mode": args.mode, "representation": args.representation, "epsilon": args.epsilon, "delta": args.delta,
+            "beta": args.beta, "alpha": args.alpha, "max_queries": args.max_queries, "accuracy": args.accuracy,
+            "warm_share": args.warm_share, "warm_workload": args.warm_workload, "seed": args.seed}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
 def _print_plan(session: OnlinePrivateMW, resumed: bool) -> None:
@@ -251,32 +237,23 @@ def _no_constants(name: str) -> None:
     raise InputError(f"not valid JSON: {name} is not a JSON number")
 
 
-def parse_query(record: dict[str, object], domain: Domain) -> ProductQuery:
-    """The query a line describes (``where``: a conjunction; ``weights``: a product-form query)."""
-    unknown = sorted(set(record) - {"id", "where", "weights"})
-    if unknown:
-        raise InputError(f"unknown field(s) {unknown}; a query has 'id' and one of 'where' or 'weights'")
-    if ("where" in record) == ("weights" in record):
-        raise InputError("a query needs exactly one of 'where' and 'weights'")
-    name = json.dumps(record.get("id"))
-    if "where" in record:
-        return ProductQuery.conjunction(domain, record["where"], name=name)
-    return ProductQuery.from_weights(domain, record["weights"], name=name)
-
-
 def _handle(session: OnlinePrivateMW, domain: Domain, line: str, number_: int,
-            state: Path | None) -> tuple[dict[str, object], bool]:
+            state: Path | None) -> tuple[dict[str, object], int]:
+    """One line's record, and how many queries it got answered (a marginal: one per cell answered)."""
     qid = None
     try:
         record = parse_record(line)
         qid = record.get("id")
-        query = parse_query(record, domain)
-        answer = session.ask(query)
+        queries, marginal = parse_queries(record, domain, own_fields=("id",), name=json.dumps(qid))
+        check_together(session, queries)  # refused or malformed: nothing asked, nothing spent
+        answers = [answer_record(session, query) for query in queries]
     except BudgetExhaustedError as exc:
-        return {"id": qid, "line": number_, "error": str(exc), "refused": True}, False
+        return {"id": qid, "line": number_, "error": str(exc), "refused": True}, 0
     except DPReleaseError as exc:  # malformed: nothing was asked of the data, nothing spent
-        return {"id": qid, "line": number_, "error": str(exc)}, False
+        return {"id": qid, "line": number_, "error": str(exc)}, 0
     if state is not None:
         session.save(state)  # write-ahead: the state is on disk before the answer leaves
-    return {"id": qid, "value": answer.value, "source": answer.source, "query": answer.index,
-            "updates": answer.updates}, True
+    answered = sum("value" in answer for answer in answers)
+    if marginal:  # the service's form: the marginal, its shape and one answer per cell, in C order
+        return {"id": qid, **marginal, "answers": answers}, answered
+    return {"id": qid, **answers[0]}, answered

@@ -419,13 +419,25 @@ class OnlinePrivateMW:
         save_session(self, Path(path))
 
     @classmethod
-    def load(cls, path: str | Path, dataset: Dataset, *, max_cells: int = DEFAULT_MAX_CELLS) -> OnlinePrivateMW:
+    def load(cls, path: str | Path, dataset: Dataset, *, max_cells: int = DEFAULT_MAX_CELLS,
+             epsilon: float | None = None, delta: float | None = None, beta: float | None = None,
+             alpha: float | None = None, max_queries: int | None = None, mode: str | None = None,
+             accuracy: float | None = None, warm_share: float | None = None, warm_workload: str | None = None,
+             representation: str | None = None, seed: int | None = None) -> OnlinePrivateMW:
         """Resume a saved session on the same table; nothing is charged again and nothing is reset.
 
         A seeded session continues its generator exactly; a secure one continues with fresh
         secure randomness. A damaged or foreign file raises :class:`~dprelease.errors.InputError`.
+
+        The other keywords are the constructor's: each one given must equal the saved session's exactly
+        (``representation="auto"``: any), else :class:`~dprelease.errors.InputError` names it, before the
+        data is read. A session keeps its parameters; this refuses a state file whose budget or plan is
+        not the one the caller means to resume (``dprelease online --state`` makes the same check).
         """
-        return load_session(cls, Path(path), dataset, max_cells=max_cells)
+        expected = {"epsilon": epsilon, "delta": delta, "beta": beta, "alpha": alpha, "max_queries": max_queries,
+                    "mode": mode, "accuracy": accuracy, "warm_share": warm_share, "warm_workload": warm_workload,
+                    "representation": representation, "seed": seed}
+        return load_session(cls, Path(path), dataset, max_cells=max_cells, expected=expected)
 
     def describe(self) -> dict[str, object]:
         """Public summary: plan, counters and ledger (no secret state)."""

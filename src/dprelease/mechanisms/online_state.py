@@ -40,7 +40,9 @@ import base64
 import hashlib
 import json
 import math
+import numbers
 import warnings
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from pathlib import Path
 
@@ -49,7 +51,7 @@ import numpy as np
 from dprelease import __version__
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
-from dprelease.errors import DPReleaseError, InputError, SeededRunWarning
+from dprelease.errors import DPReleaseError, InputError, InputTypeError, SeededRunWarning
 from dprelease.files import write_atomic
 from dprelease.mechanisms.online_plan import (
     SPARSE_LABEL,
@@ -142,9 +144,14 @@ def save_session(session, path: Path) -> None:
         raise InputError(f"state file {str(path)!r} cannot be written: {exc.strerror or exc}") from None
 
 
-def load_session(cls, path: Path, dataset: Dataset, *, max_cells: int = DEFAULT_MAX_CELLS):
-    """Read, verify and rebuild a session saved by :func:`save_session` (see the module doc)."""
-    return session_from_body(cls, read_body(path), dataset, max_cells=max_cells, where=f"state file {str(path)!r}")
+def load_session(cls, path: Path, dataset: Dataset, *, max_cells: int = DEFAULT_MAX_CELLS,
+                 expected: Mapping[str, object] | None = None):
+    """Read, verify and rebuild a session saved by :func:`save_session` (see the module doc); ``expected``: the
+    parameters it must have kept (:func:`check_resumed`), checked before the data is read."""
+    where = f"state file {str(path)!r}"
+    body = read_body(path)
+    check_resumed(body, expected or {}, where=where)
+    return session_from_body(cls, body, dataset, max_cells=max_cells, where=where)
 
 
 def session_from_body(cls, body: dict[str, object], dataset: Dataset, *, max_cells: int = DEFAULT_MAX_CELLS,
@@ -184,6 +191,60 @@ def session_from_body(cls, body: dict[str, object], dataset: Dataset, *, max_cel
     session._start(dataset, plan, accountant, sparse, rng, model, queries_seen=seen, from_hypothesis=hyp,
                    synopsis=body.get("synopsis") if plan.mode == "warm" else None)
     return session
+
+
+#: The parameters a caller may expect a resumed session to have kept (the keywords of OnlinePrivateMW), and
+#: which of them are numbers.
+RESUMED = ("mode", "representation", "warm_workload", "epsilon", "delta", "beta", "alpha", "accuracy", "warm_share",
+           "max_queries", "seed")
+_NUMBERS = ("epsilon", "delta", "beta", "alpha", "accuracy", "warm_share", "max_queries")
+
+
+def check_resumed(body: dict[str, object], expected: Mapping[str, object], *, where: str,
+                  spell: Callable[[str], str] = str) -> str:
+    """A session keeps its parameters: each one given in ``expected`` (None, or representation ``"auto"``: any)
+    must equal the saved one exactly, else :class:`InputError` naming it as ``spell(name)`` (the CLI: its flag).
+
+    Reads only the verified body's public plan, representation and randomness, so it can run before the data
+    is read. Returns the saved representation.
+    """
+    unknown = sorted(set(expected) - set(RESUMED))
+    if unknown:
+        raise TypeError(f"unexpected parameter(s) {unknown}; a resumed session is checked on {list(RESUMED)}")
+    try:
+        plan = plan_from_json(body["plan"])
+        rng = body["rng"]
+        representation = model_representation(body)
+    except (KeyError, TypeError, AttributeError, DPReleaseError):
+        raise InputError(f"{where} is invalid: it lacks its plan") from None
+    seed = rng.get("seed") if isinstance(rng, dict) and rng.get("kind") == "seeded" else None
+    saved = {"mode": plan.mode, "representation": representation, "seed": seed,
+             **{name: getattr(plan, name, None) for name in _NUMBERS + ("warm_workload",)}}
+    for name in RESUMED:
+        value = expected.get(name)
+        if value is None or (name == "representation" and value == "auto"):
+            continue
+        if name in _NUMBERS and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+            raise InputTypeError(f"{spell(name)} must be a number, got {value!r}")
+        if value == saved[name]:
+            continue
+        if name == "seed":
+            was = f"randomness ({'secure' if seed is None else f'seed {seed}'})"
+        elif saved[name] is None:
+            was = f"{plan.mode}-mode plan, which has no {name}"
+        else:
+            was = _shown(saved[name])
+        raise InputError(f"{spell(name)} {_shown(value)} differs from the resumed session's {was} ({where}); "
+                         "a session keeps its parameters")
+    return representation
+
+
+def _shown(value: object) -> str:
+    """A number as short as it reads back exactly (2, 0.5, 1e-06), anything else as text."""
+    if isinstance(value, float):
+        short = f"{value:g}"
+        return short if float(short) == value else repr(value)
+    return str(value)
 
 
 # ------------------------------------------------------------ consistency (what a checksum cannot give)

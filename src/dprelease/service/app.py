@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import math
 import re
 import secrets
 import sys
@@ -36,11 +35,9 @@ import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from dprelease.errors import BudgetExceededError, DPReleaseError, InputError, InputTypeError
+from dprelease.mechanisms.online_queries import parse_queries
 from dprelease.privacy.sparse_vector import dataset_fingerprint
-from dprelease.queries.product import ProductQuery
 from dprelease.service.config import ServiceConfig, loads_exact
 from dprelease.service.db import LedgerUnavailable
 from dprelease.service.ledger import Ledger, LedgerError, RequestIdInUse
@@ -48,8 +45,6 @@ from dprelease.service.releases import ReleaseRequest, Releases
 from dprelease.service.sessions import NotFound, SessionRequest, Sessions
 from dprelease.service.tables import ServedTable, load_table
 
-#: The most cells one marginal request may ask (each is one query of the session's stream).
-MAX_MARGINAL_CELLS = 65_536
 REQUEST_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 _ROUTES = [
     ("GET", re.compile(r"^/v1/health$"), "health"),
@@ -212,7 +207,7 @@ class Service:
         replay = self._replay(table, analyst, request_id, digest, "query", session)
         if replay is not None:
             return replay
-        queries, extra = parse_queries(record, self.tables[table].domain)
+        queries, extra = parse_queries(record, self.tables[table].domain, own_fields=("request_id",))
         result = self.sessions.ask(table=table, analyst=analyst, session_id=session, request_id=request_id,
                                    body_sha256=digest, queries=queries, extra=extra)
         return json_response(200, result)
@@ -271,28 +266,3 @@ class Service:
             return json_response(409, {"error": f"request {request_id!r} is in progress", "in_progress": True})
         return json_response(409, {"error": f"request {request_id!r} was cut off after its reservation and is not "
                                             f"answered again ({record.result})", "lost": True})
-
-
-def parse_queries(record: dict[str, object], domain) -> tuple[list[ProductQuery], dict[str, object]]:
-    """The queries a query request asks: ``where`` (a conjunction), ``weights`` (product form) or
-    ``marginal`` (a list of attributes: every cell of it, in C order, each a counting query)."""
-    unknown = sorted(set(record) - {"request_id", "where", "weights", "marginal"})
-    if unknown:
-        raise InputError(f"unknown field(s) {unknown}; a query has one of 'where', 'weights' or 'marginal'")
-    given = [k for k in ("where", "weights", "marginal") if k in record]
-    if len(given) != 1:
-        raise InputError("a query needs exactly one of 'where', 'weights' and 'marginal'")
-    if "where" in record:
-        return [ProductQuery.conjunction(domain, record["where"])], {}
-    if "weights" in record:
-        return [ProductQuery.from_weights(domain, record["weights"])], {}
-    attributes = record["marginal"]
-    if not isinstance(attributes, list) or not attributes or not all(isinstance(a, str) for a in attributes) \
-            or len(set(attributes)) != len(attributes):
-        raise InputError(f"marginal must be a list of distinct attribute names, got {attributes!r}")
-    shape = [domain.size_of(a) for a in attributes]
-    if math.prod(shape) > MAX_MARGINAL_CELLS:
-        raise InputError(f"marginal {attributes} has {math.prod(shape):,} cells; at most {MAX_MARGINAL_CELLS:,} per "
-                         "request (each cell is one query of the session)")
-    cells = [dict(zip(attributes, map(int, index))) for index in np.ndindex(*shape)]
-    return [ProductQuery.conjunction(domain, where) for where in cells], {"marginal": attributes, "shape": shape}

@@ -33,9 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dprelease.errors import BudgetExhaustedError, DomainTooLargeError, InputError, InputTypeError
+from dprelease.errors import InputError, InputTypeError
 from dprelease.mechanisms.online_mw import OnlinePrivateMW
 from dprelease.mechanisms.online_plan import MODES, OnlineMWPlan, WarmPlan
+from dprelease.mechanisms.online_queries import answer_record, check_together
 from dprelease.mechanisms.online_state import DYNAMIC_KEYS, encode_model, session_body, session_dynamic, session_from_body
 from dprelease.mechanisms.online_warm import check_warm_workload
 from dprelease.privacy.noise import float_at_most
@@ -248,13 +249,7 @@ class Sessions:
                 raise LedgerUnavailable(f"session {session_id!r} has a lost query whose forfeit is not recorded yet; "
                                         "it answers again after the service restarts")
             session = self._loaded(live)
-            refusal = session.refusal()
-            if refusal is None and len(queries) > session.remaining_queries:
-                refusal = (f"the request asks {len(queries)} queries and the session has {session.remaining_queries} "
-                           "left of its declared stream")
-            if refusal is not None:
-                raise BudgetExhaustedError(refusal)  # public: nothing reserved, nothing read
-            session.check(queries[0])  # public; a marginal's cells share their attributes
+            check_together(session, queries)  # public: a refusal or a mistake reserves and reads nothing
             fault_point("before_reserve", request_id)
             version = live.version
             reservation = self._ledger.reserve(
@@ -262,7 +257,7 @@ class Sessions:
                 session_id=session_id, cells=len(queries), also=lambda c, row: _check_version(c, session_id, version))
             fault_point("after_reserve", request_id)
             try:
-                answers = [_answer(session, query) for query in queries]
+                answers = [answer_record(session, query) for query in queries]
                 fault_point("after_count", request_id)
                 result = {"session": session_id, "request_id": request_id, **(extra or {}), "answers": answers,
                           "queries_seen": session.queries_seen, "updates_used": session.updates_used,
@@ -385,11 +380,3 @@ def _check_version(connection: sqlite3.Connection, session_id: str, version: int
     found = connection.execute("SELECT version FROM sessions WHERE id = ?", (session_id,)).fetchone()
     if found is None or found[0] != version:
         raise LedgerError(f"session {session_id!r} changed on disk under this process; refusing to answer from it")
-
-
-def _answer(session: OnlinePrivateMW, query: ProductQuery) -> dict[str, object]:
-    try:
-        answer = session.ask(query)
-    except (BudgetExhaustedError, DomainTooLargeError) as exc:  # refused before anything was drawn for it
-        return {"refused": True, "reason": str(exc)}
-    return {"value": answer.value, "source": answer.source, "query": answer.index, "updates": answer.updates}
