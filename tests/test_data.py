@@ -266,7 +266,7 @@ BAD_TABLES = [
     ("too-large", "a,b,c\n0,3,2\n1,3,2\n0,0,0\n", None, ["column 'b'", "outside the codes 0..2"]),
     ("header-only", "a,b,c\n", None, ["has no rows"]),
     ("empty-file", "", None, ["is empty"]),
-    ("ragged", "a,b,c\n0,0,0\n1,1\n0,0,0,0\n", None, ["does not parse as CSV", "line 3 has 2 fields"]),
+    ("ragged", "a,b,c\n0,0,0\n1,1\n0,0,0,0\n", None, ["cannot be read as CSV (a line has more or fewer fields than the header)"]),
     ("not-utf8", b"a,b,c\n\xff\xfe,0,0\n", None, ["does not parse as CSV"]),
     ("no-file", None, None, ["cannot be read", "t.csv"]),
 ]

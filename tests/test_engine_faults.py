@@ -73,7 +73,7 @@ def test_csv_text_and_ragged_lines_are_named_without_their_content(tmp_path):
     ragged.write_text("a,b\n0,1\n1,2,secret99\n")
     with pytest.raises(InputError) as exc:
         DuckDBTable.open(str(ragged), SMALL)
-    assert one_line(exc) == (f"data file {str(ragged)!r} cannot be read as CSV with a header row "
+    assert one_line(exc) == (f"data file {str(ragged)!r} cannot be read as CSV "
                              "(a line has more or fewer fields than the header)")
     assert "secret99" not in str(exc.value)
 

@@ -31,6 +31,7 @@ from dprelease.engines.spark_engine import DEFAULT_JAVA_HOME, SparkTable
 from dprelease.errors import InputError
 from dprelease.privacy import accountant as accounting
 from dprelease.schema import encode
+from tests import odd_csv
 from tests.counting import count_random_draws
 from tests.engine_tables import DOMAIN, ORDERS, dataset, records, same_bits, write_tables
 from tests.raw_tables import text_rows, text_schema, typed_schema, write_text_csv, write_typed_parquet
@@ -200,6 +201,53 @@ def test_bad_spark_columns_and_paths_are_one_line_without_values(spark, tmp_path
         open_table(str(tmp_path / "missing.parquet"), DOMAIN, engine="spark", spark=spark)
     with pytest.raises(InputError, match=r"lacks column\(s\) \['d'\]"):
         SparkTable(typed.drop("d"), DOMAIN)
+
+
+@pytest.mark.parametrize("mode", ["coded", "raw"])
+def test_odd_csv_files_read_in_spark_as_in_memory(spark, tmp_path, mode):
+    """tests/odd_csv.py's files. Spark read lines of another length (extra fields dropped, missing ones NULL),
+    ``"1"x`` as text, a quote never closed as a cell to the end of the file, and LF and CRLF in one file as
+    other rows; a local file is now read by the in-memory reader first, which refuses them in its words."""
+    for k, (name, text, _) in enumerate(odd_csv.CASES):
+        path = odd_csv.write(tmp_path, f"odd-{k}.csv", text)
+        assert odd_csv.read(path, "spark", mode, spark=spark) == odd_csv.read(path, "memory", mode), name
+    text, expected = odd_csv.STRAY_QUOTE
+    assert odd_csv.read(odd_csv.write(tmp_path, "stray.csv", text), "spark", "raw", spark=spark) == expected
+    spaces = odd_csv.write(tmp_path, "spaces.csv", "a\n0\n   \n1\n")  # one column: a line of spaces is a row
+    one = odd_csv.SCHEMA.select(["a"])
+    counts = open_table(spaces, schema=one, engine="spark", spark=spark).marginal_counts(["a"]).tolist()
+    assert counts == open_table(spaces, schema=one, engine="memory").marginal_counts(["a"]).tolist() == [1, 1, 1, 0]
+
+
+def test_a_file_without_a_header_row_is_refused_in_the_same_words_without_its_record(spark, tmp_path, capfd):
+    path = odd_csv.write(tmp_path, "bare.csv", "1,SECRET\n0,2\n")
+    messages = {engine: odd_csv.read(path, engine, "coded", **({"spark": spark} if engine == "spark" else {}))
+                for engine in ("memory", "duckdb", "spark")}
+    assert set(messages.values()) == {f"data file {path!r} lacks column(s) ['a', 'b'] of the domain; its header has 2 "
+                                      "cells, none of them a declared column (not quoted, as they may be a record: "
+                                      "does the file have a header row?)"}, messages
+    assert "SECRET" not in capfd.readouterr().err
+
+
+def test_a_failed_spark_query_is_not_logged_with_its_message(spark):
+    """PySpark logs a failed query's message (which may quote a value or a record) on stderr as it raises it."""
+    import io
+    import logging
+
+    from pyspark.logger import PySparkLogger
+
+    logger = PySparkLogger.getLogger("DataFrameQueryContextLogger")
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    logger.addHandler(handler)
+    frame = spark.createDataFrame([(1,)], ["a"])
+    try:
+        with pytest.raises(InputError, match=r"^Spark DataFrame: Spark failed while checking the table \("):
+            with SparkTable._reading_static("Spark DataFrame", "checking the table", opening=True):
+                frame.select("SECRET").collect()
+    finally:
+        logger.removeHandler(handler)
+    assert stream.getvalue() == ""
 
 
 def test_a_spark_session_dying_mid_count_spends_nothing_and_writes_nothing(spark, raw, monkeypatch, capsys):

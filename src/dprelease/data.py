@@ -14,7 +14,6 @@ record (the book's setting). ``n`` is therefore public.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import math
@@ -27,7 +26,7 @@ import numpy as np
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.encode import encode as encode_by_schema
-from dprelease.schema.tables import check_distinct_header, header_text
+from dprelease.schema.tables import check_distinct_header, csv_error, csv_rows, fit_rows, header_text, ragged_problem
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,31 +59,29 @@ class Dataset:
         """Read a CSV with a header row; values are integer codes 0..size-1.
 
         ``columns`` selects attributes (default: every attribute of ``domain``); the
-        file may hold other columns, which are ignored.
+        file may hold other columns, which are ignored. The file is read as every engine reads
+        CSV (:func:`dprelease.schema.tables.csv_rows`): empty lines are no rows.
         """
         path = Path(path)
+        source = f"data file {str(path)!r}"
         domain = _select(domain, columns)
         try:
             with path.open(newline="", encoding="utf-8-sig") as handle:  # -sig: tolerate a BOM
-                rows = list(csv.reader(handle))
+                rows = list(csv_rows(handle, source))
         except OSError as exc:
-            raise InputError(f"data file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
-        except (csv.Error, UnicodeDecodeError) as exc:
-            raise InputError(f"data file {str(path)!r} does not parse as CSV: {exc}") from None
+            raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:  # its text quotes the bytes it could not decode
+            raise InputError(f"{source} does not parse as CSV: it is not utf-8 text") from None
         if not rows:
-            raise InputError(f"data file {str(path)!r} is empty (no header row)")
+            raise InputError(f"{source} is empty (no header row)")
         header, body = [h.strip() for h in rows[0]], rows[1:]
-        check_distinct_header(header, domain.attributes, f"data file {str(path)!r}")
-        bad = [i for i, row in enumerate(body) if len(row) != len(header)]
-        if bad:
-            raise InputError(
-                f"data file {str(path)!r} does not parse as CSV: line {bad[0] + 2} has "
-                f"{len(body[bad[0]])} fields, the header has {len(header)}"
-            )
-        _check_columns_present(header, domain, f"data file {str(path)!r}")
+        check_distinct_header(header, domain.attributes, source)
+        if fit_rows(body, len(header)) is not None:
+            raise csv_error(source, ragged_problem(True))
+        _check_columns_present(header, domain, source)
         positions = {a: header.index(a) for a in domain.attributes}
         raw = {a: np.array([row[i] for row in body], dtype=object) for a, i in positions.items()}
-        return cls._from_columns(raw, domain, source=f"data file {str(path)!r}")
+        return cls._from_columns(raw, domain, source=source)
 
     @classmethod
     def from_dataframe(cls, frame: object, domain: Domain, *, columns: Sequence[str] | None = None) -> Dataset:

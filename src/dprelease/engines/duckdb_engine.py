@@ -29,7 +29,6 @@ numpy, a quarter to cached marginals.
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 import shutil
@@ -43,14 +42,14 @@ import numpy as np
 from dprelease.domain import Domain
 from dprelease.engines.base import domain_or_schema
 from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, DistinctRows, code_dtype, parse_memory_limit
-from dprelease.engines.csv_layout import CsvLayout, check_read_options, csv_layout
-from dprelease.engines.duckdb_raw import column_names, csv_source, define_encoded
+from dprelease.engines.csv_layout import CsvLayout, check_read_options, check_rows, coded_layout, csv_layout
+from dprelease.engines.duckdb_raw import csv_source, define_encoded
 from dprelease.engines.files import detect_format, resolve_files
 from dprelease.engines.sql_text import DUCKDB
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
 from dprelease.errors import EngineError, InputError
 from dprelease.schema import Schema
-from dprelease.schema.tables import check_distinct_header, header_text
+from dprelease.schema.tables import QUOTE_PROBLEM, csv_error, header_text, ragged_problem
 from dprelease.validation import check_positive_int
 
 _INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
@@ -261,77 +260,60 @@ class DuckDBTable(CountingTable):
 
 
 # ---------------------------------------------------------------------- opening
-def _source_sql(files: list[str], kind: str, label: str, keep: Sequence[str]) -> tuple[str, list[str] | None]:
-    """(the files as a DuckDB table, a CSV's header or None): CSV columns outside ``keep`` under placeholder names."""
-    paths = "[" + ", ".join(literal(f) for f in files) + "]"
+def _source_sql(files: list[str], kind: str, label: str, keep: Sequence[str]) -> tuple[str, CsvLayout | None]:
+    """(the files as a DuckDB table, a CSV's layout or None): CSV columns outside ``keep`` under placeholder names."""
     if kind == "parquet":
-        return f"read_parquet({paths})", None
+        return f"read_parquet([{', '.join(literal(f) for f in files)}])", None
     # The header is read here and every cell typed as text (checked and converted in SQL), so DuckDB's
     # sniffer never guesses a header from data lines, and a ragged line is an error, not a new layout.
-    header = _csv_header(files, label, keep)
-    columns = "{" + ", ".join(f"{literal(name)}: 'VARCHAR'" for name in column_names(header, keep)) + "}"
-    return (f"read_csv({paths}, header = true, auto_detect = false, columns = {columns}, delim = ',', "
-            "quote = '\"', escape = '\"', strict_mode = true)"), header
-
-
-def _csv_header(files: list[str], label: str, declared: Sequence[str]) -> list[str]:
-    """The header row shared by every CSV file, or an InputError naming a file. Public only where it names
-    ``declared`` columns (a file without a header row has a record there): messages quote no other cell."""
-    headers = []
-    for path in files:
-        try:
-            with open(path, newline="", encoding="utf-8-sig") as handle:
-                first = next(csv.reader(handle), None)
-        except (OSError, UnicodeDecodeError, csv.Error) as exc:
-            raise InputError(f"data file {path!r} cannot be read as CSV with a header row "
-                             f"({type(exc).__name__})") from None
-        if not first:
-            raise InputError(f"data file {path!r} is empty (no header row)")
-        header = [h.strip() for h in first]
-        check_distinct_header(header, declared, f"data file {path!r}")
-        if headers and header != headers[0]:
-            raise InputError(f"{label}: data file {path!r} has another header than {files[0]!r}")
-        headers.append(header)
-    return headers[0]
+    layout = coded_layout(files, label, keep)
+    return csv_source(files, layout, keep), layout
 
 
 #: DuckDB's phrases for a CSV it cannot parse, and what they say in our words (DuckDB's own message repeats the
 #: line, a private record, so only the phrase is matched and nothing of its text is passed on).
 _CSV_ERRORS = (
-    ("Expected Number of Columns", "a line has more or fewer fields than the {first}"),
-    ("unterminated quote", "a quoted field is never closed, or text follows its closing quote"),
+    ("Expected Number of Columns", None),  # the in-memory reader's words for a ragged line (ragged_problem)
+    ("unterminated quote", QUOTE_PROBLEM),
     ("Invalid unicode", "it is not utf-8 text"),
     ("Maximum line size", "a line is longer than DuckDB's maximum line size"),
 )
 
 
 def _open_error(duckdb: object, exc: BaseException, label: str, kind: str, files: list[str], *,
-                header: bool = True) -> InputError:
-    """A one-line InputError for a file DuckDB cannot open, naming the file when DuckDB's message does."""
+                layout: CsvLayout | None = None, strip: bool = False) -> InputError:
+    """A one-line InputError for a file DuckDB cannot open, naming the file when DuckDB's message does.
+
+    DuckDB's strict reader fails in one phrase on several problems (lines ending in both LF and CRLF among
+    them); the file is then read as the in-memory reader reads it, whose error names the problem.
+    """
     text = str(exc)
+    if layout is not None and "reached an invalid state" in text:
+        try:
+            check_rows(files, layout, strip=strip)
+        except InputError as found:
+            raise found from None  # not chained to DuckDB's error, whose text holds the line
     named = next((f for f in files if f in text), None)
     where = f"data file {named!r}" if named else label
-    what = "Parquet" if kind == "parquet" else "CSV with a header row" if header else "CSV"
-    detail = type(exc).__name__
-    if kind != "parquet":
-        phrase = next((ours for theirs, ours in _CSV_ERRORS if theirs in text), None)
-        if phrase is not None:
-            detail = phrase.format(first="header" if header else "first row")
-    return InputError(f"{where} cannot be read as {what} ({detail})")
+    if kind == "parquet":
+        return InputError(f"{where} cannot be read as Parquet ({type(exc).__name__})")
+    match = next((ours for theirs, ours in _CSV_ERRORS if theirs in text), type(exc).__name__)
+    return csv_error(where, ragged_problem(layout is None or layout.header) if match is None else match)
 
 
 def _define_coded_view(con: object, duckdb: object, files: list[str], kind: str, domain: Domain, label: str) -> int:
     """Check the files against the domain in SQL, define the view ``coded`` (c0..c{d-1}), return n."""
-    source, header = _source_sql(files, kind, label, domain.attributes)
+    source, layout = _source_sql(files, kind, label, domain.attributes)
     try:
         described = con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
     except duckdb.Error as exc:
-        raise _open_error(duckdb, exc, label, kind, files) from None
+        raise _open_error(duckdb, exc, label, kind, files, layout=layout) from None
     types = {name: sql_type for name, sql_type, *_ in described}
     missing = [a for a in domain.attributes if a not in types]
     if missing:
+        header = list(layout.names) if layout is not None else list(types)
         raise InputError(f"{label} {'lack' if label.startswith('data files') else 'lacks'} column(s) {missing} "
-                         f"of the domain; {header_text(header if header is not None else list(types), domain.attributes)}")
+                         f"of the domain; {header_text(header, domain.attributes)}")
     checks, codes, type_problems = [], [], []
     for i, (attribute, size) in enumerate(zip(domain.attributes, domain.sizes)):
         sql_type = types[attribute].upper()
@@ -347,7 +329,7 @@ def _define_coded_view(con: object, duckdb: object, files: list[str], kind: str,
     try:
         n, *flags = con.execute(query).fetchone()
     except duckdb.Error as exc:
-        raise _open_error(duckdb, exc, label, kind, files) from None
+        raise _open_error(duckdb, exc, label, kind, files, layout=layout) from None
     if n == 0:
         raise InputError(f"{label} has no rows; a release needs at least one row")
     problems: dict[str, str] = {}
@@ -365,10 +347,9 @@ def _define_encoded_view(con: object, duckdb: object, files: list[str], kind: st
     """A raw table through its schema (:mod:`dprelease.engines.duckdb_raw`): the view ``coded``, and n."""
     paths = "[" + ", ".join(literal(f) for f in files) + "]"
     source = f"read_parquet({paths})" if layout is None else csv_source(files, layout, schema.names)
-    header = layout is None or layout.header
 
     def open_error(exc: BaseException) -> InputError:
-        return _open_error(duckdb, exc, label, kind, files, header=header)
+        return _open_error(duckdb, exc, label, kind, files, layout=layout, strip=schema.strip)
 
     try:
         described = con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()

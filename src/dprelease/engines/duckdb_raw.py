@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import islice
 
-from dprelease.engines.csv_layout import CsvLayout
+from dprelease.engines.csv_layout import CsvLayout, column_names
 from dprelease.engines.schema_sql import PROBLEMS, Encoding, plan, problems_message
 from dprelease.engines.sql_text import DUCKDB
 from dprelease.errors import InputError
@@ -23,30 +23,6 @@ from dprelease.schema import Schema
 from dprelease.schema.parse import as_text
 
 ENCODED = "dprelease_encoded"
-
-
-#: The prefix of the names DuckDB gives the columns a reader ignores (see :func:`column_names`).
-IGNORED = "__dprelease_ignored_"
-
-
-def column_names(header: Sequence[str], keep: Sequence[str]) -> list[str]:
-    """The names DuckDB reads a CSV's columns under: a column of ``keep`` by its name, any other by a placeholder.
-
-    The in-memory readers take any header whose names are distinct and read only the columns they need, so a
-    header may hold an empty name (an unnamed column, or the empty last cell of an Excel export whose lines end
-    in a delimiter), names that differ only in case, or a name DuckDB's encoding uses as an alias. DuckDB
-    binds names without case and refuses an empty one; the columns nobody reads are renamed, by position, to
-    names no kept column has in any case.
-    """
-    taken = {name.lower() for name in keep}
-    names = []
-    for j, name in enumerate(header):
-        if name not in keep:
-            name = f"{IGNORED}{j}"
-            while name.lower() in taken:
-                name = "_" + name
-        names.append(name)
-    return names
 
 
 def csv_source(files: Sequence[str], layout: CsvLayout, keep: Sequence[str]) -> str:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import subprocess
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import reduce
@@ -29,7 +31,8 @@ import numpy as np
 from dprelease.domain import Domain
 from dprelease.engines.base import domain_or_schema
 from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, DistinctRows, parse_memory_limit
-from dprelease.engines.csv_layout import CsvLayout, check_read_options, csv_layout
+from dprelease.engines.csv_layout import (CsvLayout, check_read_options, check_rows, coded_layout, column_names,
+                                          csv_layout)
 from dprelease.engines.files import detect_format, resolve_files
 from dprelease.engines.spark_raw import encode_frame
 from dprelease.engines.sql_text import SPARK
@@ -84,21 +87,38 @@ def local_session(cores: int = 2, *, app_name: str = "dprelease", local_dir: str
 
     ``local_dir`` is Spark's scratch folder (``spark.local.dir``; default the system's temporary folder);
     ``config`` more Spark settings (e.g. ``{"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}``).
+    A JVM it starts writes nothing on this process's console (:func:`_start`).
     """
     _pyspark()
+    cores = check_positive_int(cores, "cores")
+    settings = {} if local_dir is None else {"spark.local.dir": local_dir}
+    settings.update(config or {})
+    settings.update({"spark.master": f"local[{cores}]", "spark.app.name": app_name, "spark.ui.enabled": "false",
+                     "spark.ui.showConsoleProgress": "false", "spark.sql.shuffle.partitions": str(2 * cores),
+                     "spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1"})
+    return _start(settings)
+
+
+def _start(settings: dict[str, str]):
+    """The session with ``settings`` (Spark configuration keys); a JVM started here has its console on /dev/null.
+
+    Spark's JVM writes to the console it inherits: the JVM's warning for its incubator modules, log4j's
+    startup, WARN lines, and for a failed task an ERROR that may quote the record it failed on, around the
+    one line the command line owes. dprelease reads Spark's failures as exceptions and names their class
+    only, so the console carries nothing it needs. A JVM already running (spark-submit's, or a session's
+    before) is left as it is. PySpark's own warnings while it starts (its pandas version) are not shown.
+    """
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
     from pyspark.sql import SparkSession
 
-    cores = check_positive_int(cores, "cores")
-    builder = SparkSession.builder
-    if local_dir is not None:
-        builder = builder.config("spark.local.dir", local_dir)
-    for key, value in (config or {}).items():
-        builder = builder.config(key, value)
-    return (builder.master(f"local[{cores}]").appName(app_name)
-            .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", str(2 * cores))
-            .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1")
-            .getOrCreate())
+    conf = SparkConf().setAll(list(settings.items()))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", module="pyspark")
+        if SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+            quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+            SparkContext(conf=conf, gateway=launch_gateway(conf, popen_kwargs=quiet))
+        return SparkSession.builder.config(conf=conf).getOrCreate()
 
 
 def session(master: str | None = None):
@@ -119,10 +139,11 @@ def session(master: str | None = None):
         if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:  # not under spark-submit: local
             spark = local_session(os.cpu_count() or 1)
         else:
-            builder = SparkSession.builder.appName("dprelease").config("spark.ui.showConsoleProgress", "false")
-            spark = (builder if master is None else builder.master(master)).getOrCreate()
+            settings = {"spark.app.name": "dprelease", "spark.ui.showConsoleProgress": "false"}
+            spark = _start(settings if master is None else {**settings, "spark.master": master})
     except (*_spark_failures(), RuntimeError) as exc:  # e.g. no Java runtime: JAVA_GATEWAY_EXITED
-        raise InputError(f"engine 'spark' could not start a Spark session ({_failure_name(exc)})") from None
+        on = "" if master is None else f" on master {master!r}"
+        raise InputError(f"engine 'spark' could not start a Spark session{on} ({_failure_name(exc)})") from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
@@ -174,8 +195,9 @@ class SparkTable(CountingTable):
         ``source`` is a path, a glob, a folder or a list; local paths are checked here (a missing file or a
         glob matching nothing is an InputError), paths with a scheme (``hdfs://``, ``s3a://``) go to Spark.
         A raw CSV is laid out as the in-memory reader lays it out (``delimiter``, ``header``; remote files
-        take a header row and a comma unless told); ``skip_rows`` is not read by Spark. ``options`` are
-        those of the constructor.
+        take a header row and a comma unless told); ``skip_rows`` is not read by Spark. A local CSV is first
+        read through as the in-memory reader reads it (:func:`~dprelease.engines.csv_layout.check_rows`), so a
+        file it refuses is refused in its words. ``options`` are those of the constructor.
         """
         _pyspark()
         from pyspark.sql import SparkSession
@@ -197,25 +219,24 @@ class SparkTable(CountingTable):
             check_read_options(delimiter, header, skip_rows)
             if skip_rows:
                 raise InputError("engine 'spark' does not skip lines of a CSV (skip_rows); use engine 'duckdb'")
-            names = schema.names if options.get("columns") is None else options["columns"]
+            keep = schema.names if options.get("columns") is None else options["columns"]
             if remote:  # Spark reads the files: a header row unless told otherwise, a comma unless told
-                layout = CsvLayout(delimiter or ",", header is not False, () if header is not False else tuple(names))
+                layout = CsvLayout(delimiter or ",", header is not False, () if header is not False else tuple(keep))
             else:
-                layout = csv_layout(files, names, delimiter=delimiter, header=header)
+                layout = csv_layout(files, keep, delimiter=delimiter, header=header)
         elif (delimiter, header, skip_rows) != (None, "auto", 0):
             raise InputError("delimiter, header and skip_rows read a raw CSV: give schema=, and a CSV")
+        elif kind == "csv":  # codes: a comma and a header row, the names the in-memory reader gives (stripped)
+            keep = domain.attributes if domain is not None else ()
+            layout = CsvLayout(",", True, ()) if remote else coded_layout(files, label, keep)
+        strip = schema is not None and schema.strip
+        if layout is not None and not remote:  # what Spark would misread or pass over, refused as memory refuses it
+            check_rows(files, layout, strip=strip)
         with cls._reading_static(label, "reading the files", opening=True):
-            reader = session.read
             if kind == "parquet":
-                frame = reader.parquet(*files)
-            elif layout is None:
-                frame = reader.csv(files, header=True, inferSchema=False)
-            else:  # every cell as text; "" inside quotes is a quote, as in Python's csv
-                frame = reader.csv(files, header=layout.header, sep=layout.delimiter, inferSchema=False, quote='"',
-                                   escape='"', multiLine=True, ignoreLeadingWhiteSpace=schema.strip,
-                                   ignoreTrailingWhiteSpace=False, encoding="UTF-8")
-                if layout.names:  # the names the in-memory reader gives (header cells stripped, or the schema's)
-                    frame = frame.toDF(*layout.names)
+                frame = session.read.parquet(*files)
+            else:
+                frame = _read_csv(session.read, files, layout, keep, strip=strip, checked=not remote)
         return cls(frame, domain, schema=schema, label=label, csv=layout is not None, **options)
 
     # -------------------------------------------------------------------- hooks
@@ -296,12 +317,52 @@ class SparkTable(CountingTable):
     def _reading_static(label: str, what: str, *, opening: bool = False) -> Iterator[None]:
         """Spark's failures as one line: an InputError while opening, an EngineError during a private read."""
         try:
-            yield
+            with _query_logs_off():
+                yield
         except _spark_failures() as exc:
             if opening:
                 raise InputError(f"{label}: Spark failed while {what} ({_failure_name(exc)})") from None
             raise EngineError(f"{label}: Spark failed while {what} ({_failure_name(exc)}); "
                               "nothing was read from the table") from None
+
+
+@contextmanager
+def _query_logs_off() -> Iterator[None]:
+    """PySpark logs a failed query's message on stderr when it raises it (its "query context" loggers), and the
+    message may quote a value (``CAST_INVALID_INPUT``, or a column named by a record); silenced while dprelease
+    reads, which names the failure's class only."""
+    from pyspark.logger import PySparkLogger
+
+    loggers = [PySparkLogger.getLogger(name) for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger")]
+    before = [logger.disabled for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        yield
+    finally:
+        for logger, disabled in zip(loggers, before):
+            logger.disabled = disabled
+
+
+def _read_csv(reader: object, files: list[str], layout: CsvLayout, keep: Sequence[str], *, strip: bool,
+              checked: bool) -> object:
+    """CSV files as the in-memory reader reads them, every cell as text: ``""`` inside quotes is a quote, a quoted
+    cell may span lines, columns outside ``keep`` under placeholder names (:func:`column_names`).
+
+    Files ``checked`` by :func:`check_rows` (local ones) have lines of the header's length or longer by empty fields
+    only, which Spark's PERMISSIVE mode drops. Others (remote) are read FAILFAST, every column parsed: a line of
+    another length is refused, one ending in an extra delimiter too (the other engines drop its empty field).
+    ``strip`` skips spaces after a delimiter, as the reader's ``skipinitialspace``; not in a file of one column,
+    where Spark would then skip a line of spaces (a row to the other engines) as empty.
+    """
+    strip = strip and len(layout.names) != 1
+    options = {"header": layout.header, "sep": layout.delimiter, "inferSchema": False, "quote": '"', "escape": '"',
+               "multiLine": True, "ignoreLeadingWhiteSpace": strip, "ignoreTrailingWhiteSpace": False,
+               "encoding": "UTF-8", "unescapedQuoteHandling": "RAISE_ERROR"}
+    if not checked:
+        options.update(mode="FAILFAST", columnPruning=False)
+    frame = reader.options(**options).csv(files)
+    return frame.toDF(*column_names(layout.names, keep)) if layout.names else frame
 
 
 # ---------------------------------------------------------------------- checking

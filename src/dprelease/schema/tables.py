@@ -13,7 +13,7 @@ import io
 import os
 import re
 import tempfile
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -123,6 +123,77 @@ def check_header_names(cells: Sequence[str], source: str) -> None:
                          "date); dprelease needs a header row of column names, which are published in the schema")
 
 
+# ------------------------------------------------------------------ CSV structure
+# What every engine's reader takes as CSV, and the words all of them use for a file that is not (DuckDB maps its
+# own errors to these; Spark's local files are read here first): Python's csv in strict mode, one kind of line
+# ending, empty lines no rows, and a line's empty fields past the header's last ignored (a line ending in a
+# delimiter: DuckDB reads it so and cannot be told otherwise). No message quotes a cell or counts rows.
+
+#: A quote problem, as all the readers word it.
+QUOTE_PROBLEM = "a quoted field is never closed, or text follows its closing quote"
+_ENDINGS = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}
+
+
+def csv_error(source: str, problem: str) -> InputError:
+    """The one-line error for a file that does not read as CSV: ``problem`` names what, never a cell."""
+    return InputError(f"{source} cannot be read as CSV ({problem})")
+
+
+def ragged_problem(header: bool) -> str:
+    return f"a line has more or fewer fields than the {'header' if header else 'first row'}"
+
+
+class _Lines:
+    """A file's lines (read with ``newline=""``), remembering how the last one ended."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = iter(lines)
+        self.ending = ""
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self.ending = "\r\n" if line.endswith("\r\n") else line[-1:] if line[-1:] in ("\n", "\r") else ""
+        return line
+
+
+def csv_rows(lines: Iterable[str], source: str, *, delimiter: str = ",",
+             skipinitialspace: bool = False) -> Iterator[list[str]]:
+    """The non-empty rows of CSV ``lines`` (a file or StringIO opened with ``newline=""``), read strictly.
+
+    A quote never closed, text after a closing quote, and rows ending in more than one way (LF, CRLF, CR:
+    DuckDB's strict reader refuses such files, Spark's multi-line reader splits them wrongly) are InputErrors
+    naming ``source``. A line break inside a quoted field is part of the cell, whatever its kind.
+    """
+    lines = _Lines(lines)
+    ending = ""
+    try:
+        for row in csv.reader(lines, delimiter=delimiter, skipinitialspace=skipinitialspace, strict=True):
+            if lines.ending and lines.ending != ending:  # the ending of the row's last line: outside any quote
+                if ending:
+                    raise csv_error(source, f"its lines end in both {_ENDINGS[ending]} and {_ENDINGS[lines.ending]}; "
+                                            "save it with one kind of line ending")
+                ending = lines.ending
+            if row:
+                yield row
+    except csv.Error as exc:  # Python's words name the problem, never the text
+        if "expected after" in str(exc) or "unexpected end of data" in str(exc):
+            raise csv_error(source, QUOTE_PROBLEM) from None
+        raise InputError(f"{source} does not parse as CSV: {exc}") from None
+
+
+def fit_rows(rows: list[list[str]], width: int) -> int | None:
+    """Cut each row's empty fields past ``width`` (in place); the index of the first row of another length, or None."""
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            if len(row) < width or any(row[width:]):
+                return i
+            del row[width:]
+    return None
+
+
 # --------------------------------------------------------------------------- CSV
 def has_header_row(cells: Sequence[str], names: Sequence[str], header: object, source: str,
                    declared: Collection[str] | None = None) -> bool:
@@ -166,7 +237,8 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
         strip: the schema's ``strip``: True skips spaces after a delimiter (the encoder strips the rest), so
             ``a, "b,c"`` reads ``b,c`` as DuckDB does; False keeps every cell as written (`` x `` stays `` x ``,
             as DuckDB keeps it), for a schema that matches text with its spaces.
-    Quoted fields may hold delimiters and newlines; blank lines are not records.
+    Quoted fields may hold delimiters and newlines; blank lines are not records; a line's empty fields past the
+    header's last are ignored (:func:`csv_rows`).
     """
     path = Path(path)
     source = f"data file {str(path)!r}"
@@ -185,10 +257,7 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
             delimiter = csv.Sniffer().sniff(text[:65536], delimiters=CSV_DELIMITERS).delimiter
         except csv.Error:
             delimiter = ","
-    try:
-        rows = [row for row in csv.reader(io.StringIO(text), delimiter=delimiter, skipinitialspace=strip) if row]
-    except csv.Error as exc:
-        raise InputError(f"{source} does not parse as CSV: {exc}") from None
+    rows = list(csv_rows(io.StringIO(text, newline=""), source, delimiter=delimiter, skipinitialspace=strip))
     if not rows:
         raise InputError(f"{source} is empty")
     first = [h.strip() for h in rows[0]]
@@ -199,15 +268,15 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
         if header == "auto":
             check_header_names(first, source)
         header, names, declared = True, first, ()
-    if has_header_row(first, names, header, source, declared):
+    headed = has_header_row(first, names, header, source, declared)
+    if headed:
         body, width = rows[1:], len(first)
     else:
         body, width, first = rows, len(names), list(names)
-    ragged = next((i for i, row in enumerate(body) if len(row) != width), None)
-    if ragged is not None:
-        where = f" (line {ragged + 1 + int(bool(header)) + skip_rows} is one)" if show_values else ""
-        raise InputError(f"{source} does not parse as CSV: some rows do not have the {width} fields of "
-                         f"the {'header' if header else 'first row'}{where}")
+    ragged = fit_rows(body, width)
+    if ragged is not None:  # which row only where values were asked for: a row's place is private
+        where = f"; row {ragged + 1} of the table is one" if show_values else ""
+        raise csv_error(source, ragged_problem(headed) + where)
     fields = list(zip(*body)) if body else [()] * width
     columns, missing = {}, []
     for name in names:
