@@ -35,8 +35,9 @@ from dprelease.errors import DomainTooLargeError
 from dprelease.privacy.rng import RandomSource
 from dprelease.queries.base import LinearQuery
 from dprelease.representations.histogram import HistogramModel
-from dprelease.representations.junction_tree import (Clique, JunctionTree, calibrate, candidates_fit, eliminate,
-                                                     expand, ratio_or_zero, sum_to)
+from dprelease.representations.contraction import eliminate
+from dprelease.representations.junction_tree import (Clique, JunctionTree, calibrate, candidates_fit, expand,
+                                                     ratio_or_zero, sum_to)
 from dprelease.representations.rounding import systematic_counts
 
 #: Default cap on the junction tree's cells (all cliques together). The model keeps a few
@@ -149,12 +150,28 @@ class FactoredModel:
     def fits_each(self, candidates: Sequence[Sequence[str]]) -> list[bool]:
         """For each candidate clique, whether adding it alone keeps the model under its cap (one batch)."""
         candidates = [self.domain.canonical(c) for c in candidates]
-        result = [self.potential_holding(c) is not None for c in candidates]
+        result = [self._held(c) for c in candidates]
         todo = [i for i, ok in enumerate(result) if not ok]
         fits = candidates_fit(self.domain, list(self.potentials), [candidates[i] for i in todo], self.max_model_cells)
         for i, ok in zip(todo, fits):
             result[i] = bool(ok)
         return result
+
+    @cached_property
+    def _holders(self) -> dict[str, frozenset[int]]:
+        """Each attribute's potentials, by their place in :attr:`potentials`."""
+        holders: dict[str, set[int]] = {}
+        for i, clique in enumerate(self.potentials):
+            for a in clique:
+                holders.setdefault(a, set()).add(i)
+        return {a: frozenset(held) for a, held in holders.items()}
+
+    def _held(self, clique: Sequence[str]) -> bool:
+        """Whether :meth:`potential_holding` finds a potential for ``clique``: without scanning every potential,
+        which :meth:`fits_each` did for every candidate every round."""
+        if not clique:
+            return bool(self.potentials)
+        return bool(frozenset.intersection(*(self._holders.get(a, frozenset()) for a in clique)))
 
     def potential_holding(self, clique: Sequence[str]) -> Clique | None:
         """The smallest potential whose attributes hold ``clique`` (first on ties), or None.

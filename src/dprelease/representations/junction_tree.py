@@ -26,7 +26,6 @@ on public potentials: it is post-processing.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from dprelease.domain import Domain
+from dprelease.representations.contraction import contract, row_sums  # noqa: F401 (contract: re-exported)
 
 Clique = tuple[str, ...]
 
@@ -55,34 +55,50 @@ def _eliminate_greedy(logs: np.ndarray, adjacency: np.ndarray, criterion: str) -
     Vectorized over the K graphs: checking every candidate clique against the cap is one call.
     """
     k, d = adjacency.shape[0], adjacency.shape[1]
-    adj = adjacency.copy()
+    live = adjacency.astype(np.float64)
     alive = np.ones((k, d), dtype=bool)
     orders = np.zeros((k, d), dtype=np.intp)
     cliques = np.zeros((k, d, d), dtype=bool)
-    rows = np.arange(k)
     for step in range(d):
-        live = adj & alive[:, None, :] & alive[:, :, None]
-        weight = np.round(logs[None, :] + live.astype(np.float64) @ logs, 9)
-        if criterion == "min-fill":
-            # Counts of at most d^2 are exact in a float matmul, which is BLAS's (numpy's int64 matmul is a plain
-            # loop: 5x slower, and most of a round's time on a 60-column table checking 1,830 candidates).
-            a = live.astype(_count_dtype(d))
-            degree = live.sum(axis=2, dtype=np.int64)
-            edges = np.rint((a * (a @ a)).sum(axis=2)).astype(np.int64) // 2  # edges among each vertex's neighbours
-            fill = degree * (degree - 1) // 2 - edges
-            fill = np.where(alive, fill, np.iinfo(np.int64).max)
-            weight = np.where(fill == fill.min(axis=1, keepdims=True), weight, np.inf)
-        weight = np.where(alive, weight, np.inf)
-        best = np.argmin(weight, axis=1)
-        neighbours = live[rows, best]  # (k, d)
-        orders[:, step] = best
-        clique = neighbours.copy()
-        clique[rows, best] = True
-        cliques[:, step] = clique
-        adj |= neighbours[:, :, None] & neighbours[:, None, :]  # fill-in
-        adj[:, np.arange(d), np.arange(d)] = False
-        alive[rows, best] = False
+        orders[:, step], cliques[:, step] = _greedy_step(logs, live, alive, criterion)
     return orders, cliques
+
+
+def _greedy_step(logs: np.ndarray, live: np.ndarray, alive: np.ndarray,
+                 criterion: str) -> tuple[np.ndarray, np.ndarray]:
+    """One step of :func:`_eliminate_greedy` on K graphs: (the vertex eliminated, its elimination clique), an empty
+    clique for a graph with no vertex left. Updates in place ``alive`` and ``live``, the (K, d, d) 0/1 float64
+    adjacency among the vertices alive (kept as floats: converting it every step was most of the check's time)."""
+    k, d = alive.shape
+    rows = np.arange(k)
+    weight = np.round(logs[None, :] + live @ logs, 9)
+    if criterion == "min-fill":
+        # Counts of at most d^2 are exact in a float matmul, which is BLAS's (numpy's int64 matmul is a plain
+        # loop: 5x slower, and most of a round's time on a 60-column table checking 1,830 candidates).
+        a = live.astype(_count_dtype(d))
+        degree = np.count_nonzero(live, axis=2)
+        edges = np.rint((a * (a @ a)).sum(axis=2)).astype(np.int64) // 2  # edges among each vertex's neighbours
+        fill = degree * (degree - 1) // 2 - edges
+        fill = np.where(alive, fill, np.iinfo(np.int64).max)
+        weight = np.where(fill == fill.min(axis=1, keepdims=True), weight, np.inf)
+    weight = np.where(alive, weight, np.inf)
+    best = np.argmin(weight, axis=1)
+    neighbours = live[rows, best] > 0  # (k, d)
+    clique = neighbours.copy()
+    clique[rows, best] = alive[rows, best]
+    live[rows, best, :] = 0.0
+    live[rows, :, best] = 0.0
+    # Fill-in: each graph's neighbours of the vertex become a clique. Pairs listed, not a (k, d, d) mask: a
+    # few neighbours each.
+    graph, vertex = np.nonzero(neighbours)
+    size = np.bincount(graph, minlength=k)[graph]  # the neighbours of its graph, for each neighbour
+    first = np.searchsorted(graph, graph)  # where its graph's neighbours start
+    left = np.repeat(np.arange(len(vertex)), size)
+    right = np.repeat(first, size) + np.arange(len(left)) - np.repeat(np.cumsum(size) - size, size)
+    live[graph[left], vertex[left], vertex[right]] = 1.0
+    live[graph, vertex, vertex] = 0.0
+    alive[rows, best] = False
+    return best, clique
 
 
 def _maximal_mask(cliques: np.ndarray) -> np.ndarray:
@@ -150,15 +166,123 @@ def candidates_fit(domain: Domain, cliques: Iterable[Clique], candidates: Sequen
     """Whether the model on ``cliques`` plus each candidate in turn triangulates within ``cap`` cells: exactly
     ``candidate_cells(...) <= cap``, with min-fill run only where min-size's tree is over the cap (the tree built
     is the smaller of the two, so a min-size tree within the cap settles it). Min-fill's neighbour-edge counts
-    are most of the check's time on wide tables, and far from the cap no candidate needs them."""
+    are most of the check's time on wide tables, and far from the cap no candidate needs them. The min-size
+    trees share one elimination of the model's graph (:func:`_min_size_cells`)."""
     if not candidates:
         return np.zeros(0, dtype=bool)
-    logs, batch = _logs(domain), _candidate_graphs(domain, cliques, candidates)
-    fits = _criterion_cells(logs, batch, "min-size")[0] <= cap
+    logs, cliques = _logs(domain), list(cliques)
+    members = np.zeros((len(candidates), len(domain)), dtype=bool)
+    for i, c in enumerate(candidates):
+        members[i, list(domain.axes(c))] = True
+    fits = _min_size_cells(logs, _adjacency(domain, cliques), members) <= cap
     over = np.flatnonzero(~fits)
     if over.size:
-        fits[over] = _criterion_cells(logs, batch[over], "min-fill")[0] <= cap
+        batch = _candidate_graphs(domain, cliques, [candidates[i] for i in over])
+        fits[over] = _criterion_cells(logs, batch, "min-fill")[0] <= cap
     return fits
+
+
+def _components(adjacency: np.ndarray) -> np.ndarray:
+    """Each vertex's connected component in one (d, d) graph, labelled by its lowest vertex."""
+    d = len(adjacency)
+    label = np.full(d, -1)
+    for v in range(d):
+        if label[v] < 0:
+            reached = frontier = np.eye(1, d, v, dtype=bool)[0]
+            while frontier.any():
+                frontier = adjacency[frontier].any(axis=0) & ~reached
+                reached = reached | frontier
+            label[reached] = v
+    return label
+
+
+def _maximal_in_order(cliques: np.ndarray, eliminated: np.ndarray) -> np.ndarray:
+    """:func:`_maximal_mask` of elimination cliques, from the order alone, in O(K d^2) where the pairwise test is
+    O(K d^3). ``eliminated[k, s]`` is the vertex whose clique is ``cliques[k, s]`` (-1 where that is empty).
+
+    An elimination order is a perfect elimination order of the graph with its fill-in, and there the clique of
+    v (v and its neighbours eliminated later) is maximal unless some vertex u whose first-eliminated later
+    neighbour is v has a clique one larger (Blair & Peyton 1993, *An introduction to chordal graphs and clique
+    trees*, Sec. 4.2). A clique holds only vertices eliminated later, so it never repeats one.
+    """
+    k, steps, d = cliques.shape
+    size = np.count_nonzero(cliques, axis=2)
+    graph, step = np.nonzero(eliminated >= 0)
+    vertex = eliminated[graph, step]
+    position = np.full((k, d), steps, dtype=np.int16 if steps < 2 ** 15 else np.int64)
+    position[graph, vertex] = step
+    later = np.where(cliques, position[:, None, :], steps)
+    later[graph, step, vertex] = steps
+    parent = later.min(axis=2)  # the step of each clique's first-eliminated later neighbour (steps: none)
+    graph, step = np.nonzero(parent < steps)
+    first = parent[graph, step]
+    larger = size[graph, step] == size[graph, first] + 1
+    keep = size > 0
+    keep[graph[larger], first[larger]] = False
+    return keep
+
+
+def _kept_cells(logs: np.ndarray, cliques: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """(K, steps): the cells of each clique kept, else 0 (whole numbers below 2^53)."""
+    cells = np.zeros(keep.shape)
+    cells[keep] = np.rint(np.where(cliques[keep], np.exp(logs)[None, :], 1.0).prod(axis=1))
+    return cells
+
+
+def _min_size_cells(logs: np.ndarray, base: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """The min-size tree cells of graph ``base`` (d, d) plus a clique on each row of ``members`` (K, d): the totals
+    ``_criterion_cells(logs, graphs, "min-size")`` gives (exact below 2^53), most of each elimination shared.
+
+    Checking every candidate of a wide table from scratch was most of a round's time. Two facts let each candidate
+    graph H start from the base graph's own elimination, which runs once:
+
+    - Until it eliminates an attribute of the candidate, the base's greedy order is H's: the added edges only raise
+      those attributes' clique sizes, and every other vertex has the same neighbours (same clique, same fill-in).
+      So H's elimination resumes from the base's state at that step.
+    - Greedy elimination takes each connected component's vertices in the order it would take them alone (a
+      clique and its fill-in stay in one component). The components the candidate does not touch keep their base
+      cells, and the resumed run eliminates only the touched ones.
+
+    Every weight is still the same float sum of the same row of a d x d matrix, so ties break as from scratch.
+    """
+    k, d = members.shape
+    live, alive = base[None].astype(np.float64), np.ones((1, d), dtype=bool)
+    order, base_cliques, states = np.zeros(d, dtype=np.intp), np.zeros((1, d, d), dtype=bool), []
+    for step in range(d):
+        states.append(live[0] > 0)  # the base's edges among the vertices left before this step
+        best, base_cliques[:, step] = _greedy_step(logs, live, alive, "min-size")
+        order[step] = best[0]
+    states.append(live[0] > 0)  # and after the last (where a candidate of no attribute starts)
+    base_cells = _kept_cells(logs, base_cliques, _maximal_in_order(base_cliques, order[None]))[0]
+    label = _components(base)
+    part = np.zeros(d)
+    np.add.at(part, label[order], base_cells)  # each component's cells
+    touched = np.zeros((k, d), dtype=bool)  # touched[i, c]: candidate i joins component c
+    graph, vertex = np.nonzero(members)
+    touched[graph, label[vertex]] = True
+    untouched = np.where(touched, 0.0, part[None, :]).sum(axis=1)
+    joined = touched[:, label]  # the vertices of the components each candidate joins
+    position = np.argsort(order)
+    start = np.where(members, position, d).min(axis=1)  # the step each candidate graph resumes from
+    left = np.count_nonzero(joined & (position[None, :] >= start[:, None]), axis=1)
+    # Sorted by steps left, the graphs still running are a prefix.
+    by_left = np.argsort(-left, kind="stable")
+    members, joined, start, left = members[by_left], joined[by_left], start[by_left], left[by_left]
+    live = (np.stack(states)[start] | (members[:, :, None] & members[:, None, :])).astype(np.float64)
+    live[:, np.arange(d), np.arange(d)] = 0.0
+    alive = joined & (position[None, :] >= start[:, None])
+    # The joined components' cliques: the base's before the start, then the resumed run's.
+    prefix = (np.arange(d)[None, :] < start[:, None]) & joined[:, order]
+    cliques = prefix[:, :, None] & base_cliques
+    eliminated = np.where(prefix, order[None, :], -1)
+    for j in range(int(left.max(initial=0))):
+        n = int(np.count_nonzero(left > j))
+        best, clique = _greedy_step(logs, live[:n], alive[:n], "min-size")
+        cliques[np.arange(n), start[:n] + j] = clique
+        eliminated[np.arange(n), start[:n] + j] = best
+    totals = np.empty(k)
+    totals[by_left] = untouched[by_left] + _kept_cells(logs, cliques, _maximal_in_order(cliques, eliminated)).sum(1)
+    return totals
 
 
 def _candidate_graphs(domain: Domain, cliques: Iterable[Clique], candidates: Sequence[Clique]) -> np.ndarray:
@@ -208,6 +332,20 @@ class JunctionTree:
         return tuple(frozenset(clique) for clique in self.cliques)
 
     @cached_property
+    def _holding(self) -> dict[str, list[int]]:
+        """Each attribute's tree cliques."""
+        holding: dict[str, list[int]] = {}
+        for i, clique in enumerate(self.cliques):
+            for a in clique:
+                holding.setdefault(a, []).append(i)
+        return holding
+
+    @cached_property
+    def _position(self) -> dict[int, int]:
+        """Each clique's place in :attr:`order`."""
+        return {i: k for k, i in enumerate(self.order)}
+
+    @cached_property
     def _containing(self) -> dict[frozenset[str], int | None]:
         return {}  # attributes -> :meth:`containing`'s answer: a fit asks the same few thousand times
 
@@ -244,8 +382,10 @@ class JunctionTree:
         needed = set(attributes)
         chosen: set[int] = set()
         while needed:
-            best = max(range(len(self.cliques)),
-                       key=lambda i: (len(needed & self._clique_sets[i]), -self._cell_counts[i], -i))
+            # Only a clique holding a needed attribute can win (the keys differ, so any pool holding the best
+            # gives the same pick); MWEM asks for thousands of candidates' subtrees a round.
+            pool = {i for a in needed for i in self._holding[a]}
+            best = max(pool, key=lambda i: (len(needed & self._clique_sets[i]), -self._cell_counts[i], -i))
             chosen.add(best)
             needed -= self._clique_sets[best]
         nodes: set[int] = set()
@@ -260,7 +400,7 @@ class JunctionTree:
                 break
             nodes.discard(top)
             top = below[0]
-        return top, [i for i in self.order if i in nodes]
+        return top, sorted(nodes, key=self._position.__getitem__)
 
 
 @lru_cache(maxsize=256)
@@ -335,98 +475,7 @@ def _summed_out(attributes: Clique, array: np.ndarray, drop: set[str]) -> tuple[
         return attributes, array
     kept = [i for i, a in enumerate(attributes) if a not in drop]
     shape = [array.shape[i] for i in kept]
-    # The kept axes first, contiguous, then one sum along each row: 3-5x faster than ndarray.sum over several
-    # axes (whose inner loops run over a clique's short axes) on the cliques of a large model.
-    rows = np.transpose(array, kept + summed).reshape(math.prod(shape), -1)
-    return tuple(attributes[i] for i in kept), rows.sum(axis=1).reshape(shape)
-
-
-def _contract_pair(x: tuple[Clique, np.ndarray], y: tuple[Clique, np.ndarray], keep: set[str]) -> tuple[Clique, np.ndarray]:
-    """The product of two factors summed over their attributes not in ``keep``, as one batched matrix product.
-
-    Attributes of both factors that are kept index the batch, those summed are the inner dimension, the rest the
-    rows and columns: numpy's matmul (BLAS) runs it, 10-20x faster than einsum's loops on the junction tree's
-    large cliques (full Adult's workload answers: 19 s -> 1 s).
-    """
-    (x_attrs, xa), (y_attrs, ya) = x, y
-    x_attrs, xa = _summed_out(x_attrs, xa, {a for a in x_attrs if a not in y_attrs and a not in keep})
-    y_attrs, ya = _summed_out(y_attrs, ya, {a for a in y_attrs if a not in x_attrs and a not in keep})
-    batch = [a for a in x_attrs if a in y_attrs and a in keep]
-    inner = [a for a in x_attrs if a in y_attrs and a not in keep]
-    rows = [a for a in x_attrs if a not in y_attrs]
-    columns = [a for a in y_attrs if a not in x_attrs]
-    size = dict(zip(x_attrs, xa.shape)) | dict(zip(y_attrs, ya.shape))
-
-    def block(attributes: Clique, array: np.ndarray, *groups: list[str]) -> np.ndarray:
-        order = [attributes.index(a) for g in groups for a in g]
-        return np.transpose(array, order).reshape([math.prod(size[a] for a in g) for g in groups])
-
-    product = np.matmul(block(x_attrs, xa, batch, rows, inner), block(y_attrs, ya, batch, inner, columns))
-    out = tuple(batch + rows + columns)
-    return out, product.reshape([size[a] for a in out])
-
-
-def contract(operands: Sequence[tuple[Clique, np.ndarray]], output: Clique) -> np.ndarray:
-    """Sum over every attribute not in ``output`` of the product of the operands, axes in ``output``'s order.
-
-    Two at a time (:func:`_contract_pair`), the pair whose product spans the fewest cells first; each attribute
-    is summed out as soon as no other operand and not the output holds it.
-    """
-    operands = [(tuple(a), f) for a, f in operands]
-    keep = set(output)
-    while len(operands) > 1:
-        best = None
-        for i, j in itertools.combinations(range(len(operands)), 2):
-            sizes: dict[str, int] = {}
-            for attrs, array in (operands[i], operands[j]):
-                sizes.update(zip(attrs, array.shape))
-            cost = math.prod(sizes.values())
-            if best is None or cost < best[0]:
-                best = cost, i, j
-        _, i, j = best
-        rest = [o for k, o in enumerate(operands) if k not in (i, j)]
-        elsewhere = {a for attrs, _ in rest for a in attrs}
-        operands = rest + [_contract_pair(operands[i], operands[j], keep | elsewhere)]
-    attributes, array = operands[0]
-    attributes, array = _summed_out(attributes, array, {a for a in attributes if a not in keep})
-    return np.transpose(array, [attributes.index(a) for a in output])
-
-
-def eliminate(domain: Domain, factors: Sequence[tuple[Clique, np.ndarray]], output: Clique) -> np.ndarray:
-    """Sum-product variable elimination: sum over every attribute not in ``output`` of the factors' product.
-
-    Greedy order: each step eliminates the attribute whose factors span the fewest cells, together
-    with every other non-output attribute found only in those factors. Factors are in the probability
-    domain; ``output`` is in domain order.
-    """
-    keep = set(output)
-    factors = [(tuple(a), f) for a, f in factors]
-
-    def combine(group: list[tuple[Clique, np.ndarray]], others: list[tuple[Clique, np.ndarray]]):
-        # Keep an attribute only if it is wanted or still used by another factor.
-        elsewhere = {a for attrs, _ in others for a in attrs}
-        inside = {a for attrs, _ in group for a in attrs}
-        result = tuple(a for a in domain.attributes if a in inside and (a in keep or a in elsewhere))
-        if len(group) == 1 and result == group[0][0]:
-            return group[0]
-        return result, contract(group, result)
-
-    # Attributes private to one factor are summed out of it first.
-    factors = [combine([f], factors[:i] + factors[i + 1:]) for i, f in enumerate(factors)]
-    while True:
-        present = {a for attrs, _ in factors for a in attrs} - keep
-        if not present:
-            break
-        best, best_cost = None, None
-        for a in sorted(present, key=domain.axis):
-            scope = {b for attrs, _ in factors if a in attrs for b in attrs}
-            cost = math.prod(domain.size_of(b) for b in scope)
-            if best_cost is None or cost < best_cost:
-                best, best_cost = a, cost
-        group = [f for f in factors if best in f[0]]
-        others = [f for f in factors if best not in f[0]]
-        factors = others + [combine(group, others)]
-    return contract(factors, output) if len(factors) > 1 or factors[0][0] != output else factors[0][1]
+    return tuple(attributes[i] for i in kept), row_sums(array, kept + summed, math.prod(shape), shape)
 
 
 def sum_to(array: np.ndarray, attributes: Clique, kept: Clique) -> np.ndarray:
