@@ -254,14 +254,15 @@ class MWEM(MWEMPlan):
             amount = init_amounts[attributes]
             measure(attributes, amount, f"init: {attributes[0]}",
                     {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(amount)}))
-        if self.tuning.warm_start and measurements:
-            model = warm_started(model, fitted)
         step = None
         if plan.joint is not None:
             model = joint_projection(domain, measurements[0])
-        elif split["rounds_total"] > 0 or not self.tuning.warm_start:
-            model, step = fit_measurements(model, fitted, iterations=self.tuning.round_iterations,
-                                           growth=self.tuning.step_growth)
+        else:
+            if self.tuning.warm_start and measurements:
+                model = warm_started(model, fitted)
+            if split["rounds_total"] > 0 or not self.tuning.warm_start:
+                model, step = fit_measurements(model, fitted, iterations=self.tuning.round_iterations,
+                                               growth=self.tuning.step_growth)
 
         annealing = self.tuning.annealing
         weights = workload_overlap(workload, candidates) if self.tuning.selection_weights == "workload" else None

@@ -128,6 +128,10 @@ class MWEMPlan:
             object.__setattr__(self, "max_model_cells", self.tuning.max_model_cells)
         check_positive_int(self.max_model_cells, "max_model_cells")
 
+    def total(self, *, gaussian: bool) -> Fraction:
+        """The whole budget in the plan's currency: rho (zCDP, Gaussian noise) or epsilon (Laplace), exactly."""
+        return rho_for(epsilon=self.epsilon, delta=self.delta) if gaussian else exact(self.epsilon)
+
     def planned_rounds(self, workload: Workload, *, n: int, total: Fraction, gaussian: bool) -> int:
         """T: the user's; else the rounds whose measurements the candidates can use (public quantities only).
 
@@ -236,7 +240,7 @@ class MWEMPlan:
         options = []
         for noise in choices:
             gaussian = noise == "gaussian"
-            total = rho_for(epsilon=self.epsilon, delta=self.delta) if gaussian else exact(self.epsilon)
+            total = self.total(gaussian=gaussian)
             options.append((cell_noise(float(total), n=n, gaussian=gaussian), noise, total))
         per_cell, noise, total = min(options)
         if cells * per_cell > tuning.joint_noise:
@@ -310,7 +314,7 @@ class MWEMPlan:
         target = self.tuning.init_cell_noise
         if not num_one_way or target is None or self.rounds is not None:
             return None
-        total = rho_for(epsilon=self.epsilon, delta=self.delta) if gaussian else exact(self.epsilon)
+        total = self.total(gaussian=gaussian)
         needed = Fraction(budget_for_cell_noise(target, n=n, gaussian=gaussian))
         return max(needed, total * INIT_MOST_SHARE / num_one_way)
 
@@ -350,7 +354,7 @@ class MWEMPlan:
         plans = []
         for noise in choices:
             gaussian = noise == "gaussian"
-            total = rho_for(epsilon=self.epsilon, delta=self.delta) if gaussian else exact(self.epsilon)
+            total = self.total(gaussian=gaussian)
             rounds = self.planned_rounds(workload, n=n, total=total, gaussian=gaussian)
             measure = (1 - self.tuning.selection_share) * float(total) / rounds
             plans.append((-rounds, cell_noise(measure, n=n, gaussian=gaussian), noise))

@@ -376,18 +376,10 @@ class JunctionTree:
     def steiner(self, attributes: Iterable[str]) -> tuple[int, list[int]]:
         """(top, nodes): a small connected subtree whose cliques cover ``attributes``, parents first.
 
-        Cliques are chosen greedily (most uncovered attributes, then fewest cells); the subtree is the
-        union of their paths to their lowest common ancestor ``top``.
+        Cliques are chosen greedily (:meth:`steiner_picks`); the subtree is the union of their paths to their
+        lowest common ancestor ``top``.
         """
-        needed = set(attributes)
-        chosen: set[int] = set()
-        while needed:
-            # Only a clique holding a needed attribute can win (the keys differ, so any pool holding the best
-            # gives the same pick); MWEM asks for thousands of candidates' subtrees a round.
-            pool = {i for a in needed for i in self._holding[a]}
-            best = max(pool, key=lambda i: (len(needed & self._clique_sets[i]), -self._cell_counts[i], -i))
-            chosen.add(best)
-            needed -= self._clique_sets[best]
+        chosen = self.steiner_picks(attributes)
         nodes: set[int] = set()
         for i in chosen:
             while i != -1 and i not in nodes:
@@ -401,6 +393,19 @@ class JunctionTree:
             nodes.discard(top)
             top = below[0]
         return top, sorted(nodes, key=self._position.__getitem__)
+
+    def steiner_picks(self, attributes: Iterable[str]) -> set[int]:
+        """The cliques :meth:`steiner` joins: greedily the most uncovered attributes, then the fewest cells."""
+        needed = set(attributes)
+        chosen: set[int] = set()
+        while needed:
+            # Only a clique holding a needed attribute can win (the keys differ, so any pool holding the best
+            # gives the same pick); MWEM asks for thousands of candidates' subtrees a round.
+            pool = {i for a in needed for i in self._holding[a]}
+            best = max(pool, key=lambda i: (len(needed & self._clique_sets[i]), -self._cell_counts[i], -i))
+            chosen.add(best)
+            needed -= self._clique_sets[best]
+        return chosen
 
 
 @lru_cache(maxsize=256)
