@@ -42,10 +42,13 @@ def test_the_joint_plan_applies_within_both_public_limits_and_nowhere_else():
     assert plan(CODES, "1-3way", n=1000, epsilon=0.031).joint is not None
     assert plan(CODES, "1-3way", n=1000, epsilon=0.029).joint is None
     # the ratio limit: the joint at most 32 times the cells of the workload's largest marginal
-    six, seven = Domain(tuple("abcdef"), (2,) * 6), Domain(tuple("abcdefg"), (2,) * 7)
-    assert plan(six, "1way", n=10**6, epsilon=1.0).joint is not None  # 64 = 32 x 2
-    assert plan(seven, "1way", n=10**6, epsilon=1.0).joint is None  # 128 = 64 x 2
-    assert plan(seven, "1-2way", n=10**6, epsilon=1.0).joint is not None  # 128 = 32 x 4
+    seven, eight = Domain(tuple("abcdefg"), (2,) * 7), Domain(tuple("abcdefgh"), (2,) * 8)
+    assert plan(seven, "2way", n=10**6, epsilon=1.0).joint is not None  # 128 = 32 x 4
+    assert plan(eight, "2way", n=10**6, epsilon=1.0).joint is None  # 256 = 64 x 4
+    assert plan(eight, "1-3way", n=10**6, epsilon=1.0).joint is not None  # 256 = 32 x 8
+    # a workload of 1-way marginals alone is INIT alone, though its joint (16 = 8 x 2) is within both limits
+    alone = plan(Domain(tuple("abcd"), (2,) * 4), "1way", n=10**6, epsilon=1.0)
+    assert alone.joint is None and alone.split["rounds_after_init"] == 0 and len(alone.one_way) == 4
     # only the mechanism's own plan, on an explicit histogram, with the preset that has it
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, rounds=5).joint is None
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, representation="factored").joint is None

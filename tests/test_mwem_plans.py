@@ -337,3 +337,23 @@ def test_init_alone_under_delta_takes_laplace_where_its_cells_are_the_less_noisy
     result = mwem.run(data, workload, rng=SeededRandom(2))
     assert result.parameters["noise"] == "laplace" and result.parameters["rounds_run"] == 0
     assert len(result.accountant.ledger) == 8 and sum(c.epsilon for c in result.accountant.ledger) == exact(0.1)
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-9])
+def test_a_one_way_workload_is_init_alone_at_any_budget(delta):
+    """A workload of 1-way marginals: INIT alone (T = d), even where n * epsilon would afford many rounds for
+    pairs. Each 1-way marginal is measured once; the charges sum to the budget exactly (epsilon, or rho under
+    zCDP); no round selects or measures. The same data with a 2-way workload plans rounds (the rule is the
+    workload's, not the budget's)."""
+    n, epsilon = 50_000, 10.0
+    data, one_way = table(n), Workload.all_kway(DOMAIN, 1)
+    mwem = create("mwem").runner(DOMAIN, Budget(epsilon, delta))  # the default, as `synth` builds it
+    gaussian = delta > 0 and mwem.plan_noise(one_way, n=n)[0] == "gaussian"
+    total = rho_for(epsilon=epsilon, delta=delta) if gaussian else exact(epsilon)
+    assert mwem.planned_rounds(one_way, n=n, total=total, gaussian=gaussian) == 4
+    assert mwem.planned_rounds(Workload.all_kway(DOMAIN, 2), n=n, total=total, gaussian=gaussian) > 4
+    result = mwem.run(data, one_way, rng=SeededRandom(7))
+    ledger = result.accountant.ledger
+    assert result.parameters["rounds_run"] == 0 and len(ledger) == 4
+    assert [entry.label for entry in ledger] == [f"init: {a}" for a in DOMAIN.attributes]
+    assert sum(c.rho if gaussian else c.epsilon for c in ledger) == total
