@@ -278,14 +278,20 @@ def run_helper(mode: str, payload: dict, timeout: float = 3600.0) -> dict:
     return json.loads(lines[-1])
 
 
+#: Set by --workload for this process and its children: the main workload of every table, in place of its own.
+WORKLOAD_ENV = "DPRELEASE_SUITE_WORKLOAD"
+
+
 def load_table(name: str):
     """(dataset, {workload name: Workload}) of a suite table (in a child)."""
     import suite_tables
     from dprelease.queries.workload import Workload
 
     dataset, spec, _ = suite_tables.load(name)
+    spec = os.environ.get(WORKLOAD_ENV) or spec  # --workload: one spec for every table
     workloads = {"main": Workload.from_spec(spec, dataset.domain)}
-    workloads.update({w: Workload.from_spec(w, dataset.domain) for w in suite_tables.TABLES[name].extra_workloads})
+    if not os.environ.get(WORKLOAD_ENV):  # a table's extra workloads go with its own
+        workloads.update({w: Workload.from_spec(w, dataset.domain) for w in suite_tables.TABLES[name].extra_workloads})
     return dataset, workloads
 
 
@@ -349,7 +355,9 @@ def table_info(name: str, dataset) -> dict:
 
     t = suite_tables.TABLES[name]
     return {"n": dataset.n, "columns": len(dataset.domain), "cells": float(math.prod(dataset.domain.sizes)),
-            "workload": t.workload, "extra_workloads": list(t.extra_workloads), "description": t.description,
+            "workload": os.environ.get(WORKLOAD_ENV) or t.workload,
+            "extra_workloads": [] if os.environ.get(WORKLOAD_ENV) else list(t.extra_workloads),
+            "description": t.description,
             "fingerprint": dataset.fingerprint()[:16]}
 
 
@@ -429,6 +437,7 @@ def check_scorer() -> dict:
     module_spec = importlib.util.spec_from_file_location("bench_score", SCORE_PY)
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
+    os.environ.pop(WORKLOAD_ENV, None)  # the check is of the protocol's workload (small3), whatever --workload says
     dataset, workloads = load_table("adult7")
     real = RowMarginals(dataset.records, dataset.domain)
     rng = make_rng(0, warn=False)
@@ -554,6 +563,8 @@ def parse_args(argv):
                    "made by the same src/ tree: continue a cut run, or add seeds")
     p.add_argument("--no-snapshot", action="store_true", help="import src/ directly instead of a frozen copy")
     p.add_argument("--render-only", action="store_true", help="rebuild suite.md from suite.json")
+    p.add_argument("--workload", default=None, help="one workload spec for every table (e.g. '1way'), in place of "
+                   "each table's own; the peers' cache is keyed on the tables' own, so no MST or AIM with it")
     p.add_argument("--note", action="append", default=[], help="a line for the markdown's notes (repeatable)")
     p.add_argument("--title", help="the page's heading (default: the tuning suite's; e.g. for the held-out tables)")
     p.add_argument("--out", default=str(HERE / "results"))
@@ -607,6 +618,13 @@ def main(argv=None) -> int:
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
         raise SystemExit(f"bench_suite.py: error: unknown systems {unknown}; choose from {list(SYSTEMS)}")
+    if args.workload:
+        if any(s in PEERS for s in systems):
+            raise SystemExit("bench_suite.py: error: --workload runs no peer (their cache holds the tables' own "
+                             "workloads); drop mst and aim from --systems")
+        os.environ[WORKLOAD_ENV] = args.workload  # the children inherit it
+    else:
+        os.environ.pop(WORKLOAD_ENV, None)  # a stray one in the shell must not change the tables' workloads
     tables = Tables(tmp)
     versions = peer_versions()
     cache = json.loads(cache_path.read_text()) if cache_path.exists() else {"entries": {}}
@@ -617,7 +635,7 @@ def main(argv=None) -> int:
                       "aim_seeds": aim_seeds, "aim_tables": aim_tables, "aim_time_limit": args.aim_time_limit,
                       "aim_max_model_size": args.aim_max_model_size, "aim_rounds": args.aim_rounds,
                       "mst_time_limit": args.mst_time_limit, "quick": args.quick, "jobs": args.jobs,
-                      "argv": sys.argv[1:]},
+                      "argv": sys.argv[1:], "workload": args.workload},
            "peer_versions": versions, "tables": {}, "runs": [], "notes": list(args.note)}
     if args.title:
         doc["title"] = args.title
