@@ -46,9 +46,13 @@ def test_the_joint_plan_applies_within_both_public_limits_and_nowhere_else():
     assert plan(seven, "2way", n=10**6, epsilon=1.0).joint is not None  # 128 = 32 x 4
     assert plan(eight, "2way", n=10**6, epsilon=1.0).joint is None  # 256 = 64 x 4
     assert plan(eight, "1-3way", n=10**6, epsilon=1.0).joint is not None  # 256 = 32 x 8
-    # a workload of 1-way marginals alone is INIT alone, though its joint (16 = 8 x 2) is within both limits
-    alone = plan(Domain(tuple("abcd"), (2,) * 4), "1way", n=10**6, epsilon=1.0)
-    assert alone.joint is None and alone.split["rounds_after_init"] == 0 and len(alone.one_way) == 4
+    # a workload of 1-way marginals alone: the joint only where its answers are the less noisy (expected L1, in
+    # units of b = 2 / (n eps)): 4 binary columns, each answer a sum of 8 joint cells, 8 sqrt(32 / pi) = 25.5 against
+    # INIT alone's 8 x 4 = 32; 2 columns of 10 values, a sum of 10, 20 sqrt(40 / pi) = 71.4 against 20 x 2 = 40
+    assert plan(Domain(tuple("abcd"), (2,) * 4), "1way", n=10**6, epsilon=1.0).joint == tuple("abcd")
+    alone = plan(Domain(("a", "b"), (10, 10)), "1way", n=10**6, epsilon=1.0)
+    assert alone.joint is None and alone.split["rounds_after_init"] == 0 and alone.one_way == [("a",), ("b",)]
+    assert plan(Domain(("a", "b"), (10, 10)), "1-2way", n=10**6, epsilon=1.0).joint == ("a", "b")
     # only the mechanism's own plan, on an explicit histogram, with the preset that has it
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, rounds=5).joint is None
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, representation="factored").joint is None

@@ -357,3 +357,15 @@ def test_a_one_way_workload_is_init_alone_at_any_budget(delta):
     assert result.parameters["rounds_run"] == 0 and len(ledger) == 4
     assert [entry.label for entry in ledger] == [f"init: {a}" for a in DOMAIN.attributes]
     assert sum(c.rho if gaussian else c.epsilon for c in ledger) == total
+
+
+def test_summed_cell_noise_is_exact_for_gaussian_and_close_for_laplace():
+    """The joint-or-INIT choice for a 1-way workload rests on it: E|sum of m noisy cells|, checked by simulation."""
+    from dprelease.mechanisms.mwem_budget import summed_cell_noise
+
+    g = np.random.Generator(np.random.PCG64(11))
+    for m in (1, 2, 8, 40):
+        laplace = np.abs(g.laplace(0.0, 1.0, size=(200_000, m)).sum(axis=1)).mean()
+        gauss = np.abs(g.normal(0.0, 1.0, size=(200_000, m)).sum(axis=1)).mean()
+        assert abs(summed_cell_noise(1.0, cells=m, gaussian=False) - laplace) / laplace < (0.07 if m == 2 else 0.02)
+        assert abs(summed_cell_noise(math.sqrt(2 / math.pi), cells=m, gaussian=True) - gauss) / gauss < 0.01

@@ -112,6 +112,16 @@ def cell_noise(budget: float, *, n: int, gaussian: bool) -> float:
     return unit_cell_noise(gaussian=gaussian) / (n * (math.sqrt(budget) if gaussian else budget))
 
 
+def summed_cell_noise(per_cell: float, *, cells: int, gaussian: bool) -> float:
+    """The expected absolute noise of a sum of ``cells`` independent noisy cells, each of expected absolute noise
+    ``per_cell`` (public): sqrt(cells) x per_cell for Gaussian noise, exactly; for Laplace noise (E|Z| = b, standard
+    deviation sqrt(2) b) b for one cell and past it the normal approximation sqrt(4 cells / pi) b (two cells: 1.60 b
+    against the exact 1.5 b)."""
+    if gaussian or cells == 1:
+        return math.sqrt(cells) * per_cell
+    return math.sqrt(4 * cells / math.pi) * per_cell
+
+
 def rounds_for_noise(*, cells: float, n: int, measure: float, gaussian: bool, tau: float) -> int:
     """The most rounds T at which measuring a marginal of ``cells`` cells with ``measure`` / T adds expected L1
     noise <= ``tau`` (public): cells x E|Z| <= tau, E|Z| as in :func:`budget_for_cell_noise`."""
