@@ -152,8 +152,8 @@ class MWEMPlan:
         marginal, ``init_per_round``; unless :meth:`joint_plan` answers it with less noise): the product of INIT's noisy 1-way marginals answers every workload marginal
         with no model bias, and a round could only re-measure one of them, after paying to select it, with budget
         INIT could have spent on it directly. Rounds there lost to the independent baseline (the spread-out table
-        at eps 0.1: 0.213 avg L1 against 0.198; the 1,300-row table at eps 1: 0.182 against 0.173; INIT alone
-        0.169 and 0.130, 5 seeds; docs/decisions.md).
+        at eps 0.1: 0.211 avg L1 against 0.200; the 1,300-row table at eps 1: 0.177 against 0.174; INIT alone
+        0.168 and 0.130, 10 seeds; benchmarks/results/one_way/).
         """
         if self.rounds is not None:
             return self.rounds
