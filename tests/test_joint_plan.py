@@ -53,6 +53,9 @@ def test_the_joint_plan_applies_within_both_public_limits_and_nowhere_else():
     alone = plan(Domain(("a", "b"), (10, 10)), "1way", n=10**6, epsilon=1.0)
     assert alone.joint is None and alone.split["rounds_after_init"] == 0 and alone.one_way == [("a",), ("b",)]
     assert plan(Domain(("a", "b"), (10, 10)), "1-2way", n=10**6, epsilon=1.0).joint == ("a", "b")
+    # a tuning without INIT has no INIT alone to compare with: the joint's own limits decide
+    no_init = replace(ADAPTIVE, init_per_round=False)
+    assert plan(Domain(("a", "b"), (10, 10)), "1way", n=10**6, epsilon=1.0, tuning=no_init).joint == ("a", "b")
     # only the mechanism's own plan, on an explicit histogram, with the preset that has it
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, rounds=5).joint is None
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, representation="factored").joint is None

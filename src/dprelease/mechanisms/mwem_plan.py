@@ -148,8 +148,8 @@ class MWEMPlan:
         mechanism would otherwise be blind, and the one or few rounds such a plan ran lost to INIT alone (the
         loan log at eps 0.1: 0.457 avg L1 against 0.503, 10 seeds; docs/decisions.md).
 
-        A workload of 1-way marginals alone is INIT alone too (T = d, with INIT at one round's budget per 1-way
-        marginal, ``init_per_round``; unless :meth:`joint_plan` answers it with less noise): the product of INIT's noisy 1-way marginals answers every workload marginal
+        A workload of 1-way marginals alone is INIT alone too (:meth:`one_way_init_alone`; unless :meth:`joint_plan`
+        answers it with less noise): the product of INIT's noisy 1-way marginals answers every workload marginal
         with no model bias, and a round could only re-measure one of them, after paying to select it, with budget
         INIT could have spent on it directly. Rounds there lost to the independent baseline (the spread-out table
         at eps 0.1: 0.211 avg L1 against 0.200; the 1,300-row table at eps 1: 0.177 against 0.174; INIT alone
@@ -161,8 +161,8 @@ class MWEMPlan:
         most = self.round_cap(workload)
         if self.tuning.noise_target is None:
             return most
-        if self.tuning.init_per_round and all(len(m) == 1 for m in workload.marginals):
-            return d  # a 1-way workload: INIT alone answers it (see the docstring)
+        if self.one_way_init_alone(workload):
+            return d
         plan = dict(n=n, measure=(1 - self.tuning.selection_share) * float(total), gaussian=gaussian,
                     tau=self.tuning.noise_target)
         pairs = [workload.cells(p) for p in candidate_marginals(workload, "closure", smallest=2) if len(p) == 2]
@@ -251,34 +251,37 @@ class MWEMPlan:
         cells = workload.cells(attributes)
         if cells > tuning.joint_ratio * max(workload.cells(m) for m in workload.marginals):
             return None
-        choices = ("gaussian", "laplace") if self.noise == "auto" and self.delta > 0 else (self.resolved_noise,)
         options = []
-        for noise in choices:
+        for noise in self.noise_choices():
             gaussian = noise == "gaussian"
             total = self.total(gaussian=gaussian)
             options.append((cell_noise(float(total), n=n, gaussian=gaussian), noise, total))
         per_cell, noise, total = min(options)
         if cells * per_cell > tuning.joint_noise:
             return None
-        if all(len(m) == 1 for m in workload.marginals) and \
-                self._one_way_noise(workload, n=n, joint=per_cell, gaussian=noise == "gaussian") is None:
-            return None  # a 1-way workload whose INIT alone (planned_rounds) answers it with less noise
+        if self.one_way_init_alone(workload) and \
+                not self._joint_answers_one_way_better(workload, n=n, joint=per_cell, gaussian=noise == "gaussian"):
+            return None
         zero = Fraction(0)
         split = {"joint": total, "init_each": zero, "rounds_total": zero, "select": zero, "measure": zero,
                  "rounds_after_init": zero}
         return RunPlan(noise, 0, [], [], split, zero, joint=attributes)
 
-    def _one_way_noise(self, workload: Workload, *, n: int, joint: float, gaussian: bool) -> float | None:
-        """For a workload of 1-way marginals: the expected L1 noise of the joint's answers (``joint``: E|Z| per joint
-        cell), or None where INIT alone's (each 1-way marginal at 1/d of the budget, the better noise) is smaller.
-        A joint answer for a cell of attribute A sums cells / |A| noisy cells (:func:`summed_cell_noise`). Public."""
+    def one_way_init_alone(self, workload: Workload) -> bool:
+        """Whether the workload is 1-way marginals alone and the tuning has INIT (``init_per_round``): then the plan is
+        INIT alone (:meth:`planned_rounds`), or the joint where that is the less noisy (:meth:`joint_plan`). Public."""
+        return bool(self.tuning.init_per_round) and all(len(m) == 1 for m in workload.marginals)
+
+    def _joint_answers_one_way_better(self, workload: Workload, *, n: int, joint: float, gaussian: bool) -> bool:
+        """For a workload of 1-way marginals: whether the joint's answers (``joint``: E|Z| per joint cell) carry at most
+        the expected L1 noise of INIT alone's (each 1-way marginal at 1/d of the budget, the better noise). A joint
+        answer for a cell of attribute A sums cells / |A| noisy cells (:func:`summed_cell_noise`). Public."""
         cells = workload.cells(tuple(workload.attributes))
         sizes = [workload.cells(m) for m in workload.marginals]
         from_joint = sum(k * summed_cell_noise(joint, cells=cells // k, gaussian=gaussian) for k in sizes)
-        choices = (True, False) if self.noise == "auto" and self.delta > 0 else (self.resolved_noise == "gaussian",)
         from_init = min(sum(sizes) * cell_noise(float(self.total(gaussian=g)) / len(sizes), n=n, gaussian=g)
-                        for g in choices)
-        return from_joint if from_joint <= from_init else None
+                        for g in (noise == "gaussian" for noise in self.noise_choices()))
+        return from_joint <= from_init
 
     def run_plan(self, workload: Workload, *, n: int) -> RunPlan:
         """The run's whole plan: noise and rounds, INIT's marginals and cap, the exact split, the candidates and
@@ -366,6 +369,10 @@ class MWEMPlan:
         """The noise by the rule that needs no plan: Gaussian when delta > 0 (see :meth:`plan_noise`)."""
         return self.noise if self.noise != "auto" else ("gaussian" if self.delta > 0 else "laplace")
 
+    def noise_choices(self) -> tuple[str, ...]:
+        """The noises a plan may weigh: both where delta > 0 and ``noise="auto"``, else :attr:`resolved_noise`."""
+        return ("gaussian", "laplace") if self.noise == "auto" and self.delta > 0 else (self.resolved_noise,)
+
     def plan_noise(self, workload: Workload, *, n: int) -> tuple[str, int]:
         """(noise, rounds) for this run, from public quantities only.
 
@@ -379,10 +386,8 @@ class MWEMPlan:
         deviations, which this tie compared before, cross at pi / 4 of that (6.4, 7.5, 10.3) and chose Gaussian
         noise where Laplace's was the smaller in L1 (an 8-column, 300-row table at eps 0.1, INIT alone, T = 8:
         1.279 avg L1 against 1.292, 10 seeds; docs/decisions.md)."""
-        auto = self.noise == "auto" and self.delta > 0 and self.tuning.noise_target is not None
-        choices = ("gaussian", "laplace") if auto else (self.resolved_noise,)
         plans = []
-        for noise in choices:
+        for noise in self.noise_choices() if self.tuning.noise_target is not None else (self.resolved_noise,):
             gaussian = noise == "gaussian"
             total = self.total(gaussian=gaussian)
             rounds = self.planned_rounds(workload, n=n, total=total, gaussian=gaussian)

@@ -223,8 +223,8 @@ CLASSIC = MWEMTuning()
 #: columns of 2, 3 and 5 values, 1,000 rows, eps 1, 0.025 avg L1 against 0.109 for the rounds and 0.046 for the
 #: independent mechanism (5 seeds; benchmarks/results/small_domains/). It changes none of the main suite's 78 plans.
 #: A workload of 1-way marginals alone is INIT alone at any budget (a round could only re-measure one of them), or
-#: the joint plan where its answers are the less noisy: above the independent baseline in 2 of 54 cases (p >= 0.42)
-#: against 6 for the rounds, median 0.79x their error (benchmarks/results/one_way/).
+#: the joint plan where its answers are the less noisy: above the independent baseline in 2 of 63 cases (p >= 0.42)
+#: against 7 for the rounds, median 0.80x their error (benchmarks/results/one_way/).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
