@@ -56,6 +56,12 @@ def test_the_joint_plan_applies_within_both_public_limits_and_nowhere_else():
     # a tuning without INIT has no INIT alone to compare with: the joint's own limits decide
     no_init = replace(ADAPTIVE, init_per_round=False)
     assert plan(Domain(("a", "b"), (10, 10)), "1way", n=10**6, epsilon=1.0, tuning=no_init).joint == ("a", "b")
+    # the cell cap: a 6-column trip log of 12,096 cells is within the ratio (24 x its largest triple) and, at eps 10
+    # and 20,000 rows, the noise (0.12), but past JOINT_MAX_CELLS; the 3,360-cell mixed table is within all three
+    trips = Domain(tuple("abcdef"), (12, 7, 2, 6, 2, 6))
+    capped = plan(trips, "1-3way", n=20_000, epsilon=10.0)
+    assert capped.joint is None and capped.rounds > 0
+    assert plan(Domain(tuple("abcd"), (2, 7, 12, 20)), "1-3way", n=10_000, epsilon=10.0).joint == tuple("abcd")
     # only the mechanism's own plan, on an explicit histogram, with the preset that has it
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, rounds=5).joint is None
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, representation="factored").joint is None

@@ -33,6 +33,13 @@ NOISES = ("auto", "laplace", "gaussian")
 #: worse on full Adult and the 32-column mixture at eps 1, pure (0.233 and 0.271 against 0.219 and 0.260).
 INIT_MOST_SHARE = Fraction(1, 2)
 
+#: The most cells a joint plan's table may have (:meth:`MWEMPlan.joint_plan`): the largest joint that plan was checked
+#: on has 3,360 (benchmarks/results/small_domains/). Past it the simplex projection's bias, spread over thousands of
+#: mostly empty cells, reaches every marginal that sums them: a 6-column trip log of 12,096 cells (a table none of the
+#: limits was chosen on), 20,000 rows, 0.157 avg L1 at eps 1 against 0.038 for the rounds' plan, and 0.017 against
+#: 0.011 at eps 10, where the joint's noise is a tenth of the data's mass (3 seeds; docs/decisions.md).
+JOINT_MAX_CELLS = 4096
+
 
 @dataclass(frozen=True)
 class RunPlan:
@@ -226,7 +233,8 @@ class MWEMPlan:
         not hold: 3 columns of 2, 3 and 5 values, 1,000 independent rows, all 1-3-way at eps 1, 0.108 avg L1 with
         AIM's 48 rounds against the independent baseline's 0.081 and the joint's 0.025.
 
-        The plan needs the joint to have at most ``joint_ratio`` cells per cell of the workload's largest marginal
+        The plan needs the joint to have at most :data:`JOINT_MAX_CELLS` cells (4,096: the range it was checked on), at
+        most ``joint_ratio`` cells per cell of the workload's largest marginal
         (32: each of that marginal's answers sums at most 32 noisy cells, so its noise is at most sqrt(32) ~ 5.7 times
         that of measuring it alone), and the joint's expected L1 noise (cells x E|Z|) at most ``joint_noise`` (2: the
         noise's mass at most twice the data's). Both were chosen on 28 generated small-domain tables (14 shapes at 1-3
@@ -249,7 +257,7 @@ class MWEMPlan:
             return None
         attributes = tuple(workload.attributes)
         cells = workload.cells(attributes)
-        if cells > tuning.joint_ratio * max(workload.cells(m) for m in workload.marginals):
+        if cells > JOINT_MAX_CELLS or cells > tuning.joint_ratio * max(workload.cells(m) for m in workload.marginals):
             return None
         options = []
         for noise in self.noise_choices():
