@@ -4,7 +4,8 @@
 * where no marginal saturates they follow the L1 optimum: rho ∝ (uses k)^(2/3), epsilon ∝ (uses k)^(1/2);
 * a column that no affordable share could resolve gets less than its equal share, never below the floor;
 * the split minimizes the objective it states (random feasible splits never do better);
-* an MWEM run charges each INIT measurement exactly its part, and the whole budget exactly as before.
+* an MWEM run charges each INIT measurement exactly its part, and the whole budget exactly as before, and its
+  parameters report each part (not their mean).
 """
 
 from __future__ import annotations
@@ -107,6 +108,10 @@ def test_an_mwem_run_charges_each_init_measurement_its_part_exactly(delta):
     charges = [c.rho if gaussian else c.epsilon for c in result.accountant.ledger]
     assert charges[:4] == parts and len(set(parts)) > 1  # unequal, exact
     assert result.parameters["init_allocation"] == "l1"
+    # the release's parameters say what each INIT measurement spent, not an equal part it never spent
+    per_step = result.parameters["rho_per_step" if gaussian else "epsilon_per_step"]
+    assert "init_each" not in per_step
+    assert [per_step[f"init: {a}"] for a in DOMAIN.attributes] == [float(p) for p in parts]
     if gaussian:
         spent = sum(charges)  # selections cost a hair under their share (zcdp.exponential_epsilon)
         assert spent <= total and (total - spent) / total < Fraction(1, 10**12)

@@ -363,10 +363,11 @@ class MWEM(MWEMPlan):
                       "joint_plan": plan.joint is not None,
                       "final_fit_momentum": momentum,
                       "final_iterations_run": final_steps}
-        if gaussian:
-            parameters["rho_per_step"] = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}
-        else:
-            parameters["epsilon_per_step"] = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}
+        per_step = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}
+        if len(set(init_amounts.values())) > 1:  # INIT's split is not equal: report each part, not their mean
+            del per_step["init_each"]
+            per_step |= {f"init: {attributes[0]}": float(amount) for attributes, amount in init_amounts.items()}
+        parameters["rho_per_step" if gaussian else "epsilon_per_step"] = per_step
         if representation == "factored":
             parameters["max_model_cells"] = self.max_model_cells
             parameters["model_cells"] = model.tree.total_cells
