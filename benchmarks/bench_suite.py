@@ -282,6 +282,23 @@ def run_helper(mode: str, payload: dict, timeout: float = 3600.0) -> dict:
 WORKLOAD_ENV = "DPRELEASE_SUITE_WORKLOAD"
 
 
+#: --workload's cross-table specs (beside the library's 'Kway' and 'J-Kway'): a few tables over the columns in order,
+#: the shape of a release of chosen cross-tabulations rather than of all k-way marginals.
+CROSS_TABLES = {"adjacent-pairs": (2, 1), "disjoint-pairs": (2, 2), "disjoint-triples": (3, 3)}
+
+
+def workload_for(spec: str, domain):
+    """A workload spec on ``domain``: the library's, or a :data:`CROSS_TABLES` one (width w, stride s: the columns
+    i..i+w-1 for i = 0, s, 2s, ... while they fit)."""
+    from dprelease.queries.workload import Workload
+
+    if spec not in CROSS_TABLES:
+        return Workload.from_spec(spec, domain)
+    width, stride = CROSS_TABLES[spec]
+    names = domain.attributes
+    return Workload(domain, tuple(tuple(names[i:i + width]) for i in range(0, len(names) - width + 1, stride)))
+
+
 def load_table(name: str):
     """(dataset, {workload name: Workload}) of a suite table (in a child)."""
     import suite_tables
@@ -289,7 +306,7 @@ def load_table(name: str):
 
     dataset, spec, _ = suite_tables.load(name)
     spec = os.environ.get(WORKLOAD_ENV) or spec  # --workload: one spec for every table
-    workloads = {"main": Workload.from_spec(spec, dataset.domain)}
+    workloads = {"main": workload_for(spec, dataset.domain)}
     if not os.environ.get(WORKLOAD_ENV):  # a table's extra workloads go with its own
         workloads.update({w: Workload.from_spec(w, dataset.domain) for w in suite_tables.TABLES[name].extra_workloads})
     return dataset, workloads

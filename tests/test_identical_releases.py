@@ -94,7 +94,9 @@ RECORDED = {  # MWEM's moved with issue 12's 1-way estimate (one_way_distributio
     # run's budget hinge on its first coin-flip anneals): the one default case whose rounds anneal moves
     'mwem-adult7-default': '4ef7428394d05daa',
     'mwem-adult7-pure': '82b54e745b5eb122',
-    'mwem-gaussian-factored': '0a62124abd31815b',
+    # session 27: a workload of at most one maximal marginal per column is measured once each (MWEMPlan.direct_plan):
+    # the factored 1-2-way case (3 pairs over 3 columns) moves; no other case has such a workload
+    'mwem-gaussian-factored': '65f60003f5242079',
     # issue 12: under pure DP a round's selection share grows until the exponential mechanism is not blind
     # (MWEMTuning.max_selection_share; the four small Laplace cases: 200 rows, eps 1 over 4-6 rounds)
     # issue 12: with the user's rounds each round's fit runs to the noise (mwem_tuning.USER_ROUNDS_FIT; the three

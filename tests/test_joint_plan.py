@@ -53,9 +53,12 @@ def test_the_joint_plan_applies_within_both_public_limits_and_nowhere_else():
     alone = plan(Domain(("a", "b"), (10, 10)), "1way", n=10**6, epsilon=1.0)
     assert alone.joint is None and alone.split["rounds_after_init"] == 0 and alone.one_way == [("a",), ("b",)]
     assert plan(Domain(("a", "b"), (10, 10)), "1-2way", n=10**6, epsilon=1.0).joint == ("a", "b")
-    # a tuning without INIT has no INIT alone to compare with: the joint's own limits decide
-    no_init = replace(ADAPTIVE, init_per_round=False)
+    # a tuning without INIT (or direct plan) has no INIT alone to compare with: the joint's own limits decide
+    no_init = replace(ADAPTIVE, init_per_round=False, direct_noise=None)
     assert plan(Domain(("a", "b"), (10, 10)), "1way", n=10**6, epsilon=1.0, tuning=no_init).joint == ("a", "b")
+    # with the direct plan, its 1-way measurements are the less noisy (40 b against 71.4 b, as INIT alone's)
+    direct = plan(Domain(("a", "b"), (10, 10)), "1way", n=10**6, epsilon=1.0, tuning=replace(no_init, direct_noise=1.0))
+    assert direct.joint is None and [m for m, _ in direct.direct] == [("a",), ("b",)]
     # the cell cap: a 6-column trip log of 12,096 cells is within the ratio (24 x its largest triple) and, at eps 10
     # and 20,000 rows, the noise (0.12), but past JOINT_MAX_CELLS; the 3,360-cell mixed table is within all three
     trips = Domain(tuple("abcdef"), (12, 7, 2, 6, 2, 6))

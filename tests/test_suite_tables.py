@@ -196,3 +196,20 @@ def test_the_held_out_tables_are_outside_the_suite_the_defaults_are_chosen_on(st
     assert set(st.SMALL_DOMAINS) == {name for name, table in st.TABLES.items() if table.small_domain}
     assert len(st.SMALL_DOMAINS) == 12 and not {"orders", "meters", "households"} & set(st.SMALL_DOMAINS)
     assert set(st.SUITE) == set(st.TABLES) - {"orders", "meters", "households"} - set(st.SMALL_DOMAINS)
+
+
+def test_cross_table_workloads_take_the_columns_in_order(st, monkeypatch):
+    """bench_suite.py --workload's cross-table specs (the cross-tables page): adjacent pairs, disjoint pairs and
+    triples over the columns in order; any other spec is the library's."""
+    from dprelease import Domain, Workload
+
+    monkeypatch.syspath_prepend(str(SUITE_TABLES.parent))
+    monkeypatch.setitem(sys.modules, "suite_tables", st)
+    spec = importlib.util.spec_from_file_location("bench_suite", SUITE_TABLES.parent / "bench_suite.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    domain = Domain(tuple("abcdefg"), (2, 3, 2, 4, 2, 5, 2))
+    assert bench.workload_for("adjacent-pairs", domain).marginals == tuple(zip("abcdef", "bcdefg"))
+    assert bench.workload_for("disjoint-pairs", domain).marginals == (("a", "b"), ("c", "d"), ("e", "f"))
+    assert bench.workload_for("disjoint-triples", domain).marginals == (("a", "b", "c"), ("d", "e", "f"))
+    assert bench.workload_for("1-2way", domain) == Workload.from_spec("1-2way", domain)

@@ -39,6 +39,13 @@ once with the whole budget and releases its least-squares distribution (:func:`j
 selection, no rounds. It is one Laplace mechanism at eps (Thm 3.6; L1 sensitivity 2/n, the joint a partition of the
 records), or one Gaussian at rho, and so (eps, 0)-DP, or rho-zCDP converted as below.
 
+The direct plan (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.direct_plan`, public): where the workload has at most
+as many maximal marginals (those no other workload marginal contains) as attributes, and each can be measured with
+expected L1 noise at most ``direct_noise``, the run measures each of them once, with budgets that sum to the total, and
+fits the model to them; no INIT, no selection, no rounds. k Laplace mechanisms at eps_1 + ... + eps_k = eps (basic
+composition, Thm 3.16) or k Gaussian ones at rho_1 + ... + rho_k = rho (BS Lemma 2.3), each on a marginal of L1
+sensitivity 2/n (L2 sqrt(2)/n).
+
 Privacy: with Laplace noise (delta = 0), (eps, 0)-DP by basic composition (Thm 3.16) of the
 Laplace mechanism on marginals (L1 sensitivity 2/n, Thm 3.6) and the exponential mechanism
 with an L1 score of sensitivity 2/n (Thm 3.10). With Gaussian noise (delta > 0), the budget is
@@ -117,6 +124,25 @@ def warm_started(model: HistogramModel | FactoredModel,
     for (attribute,), log_p in logs.items():
         total = total + log_p.reshape([domain.size_of(a) if a == attribute else 1 for a in domain.attributes])
     return HistogramModel.from_log_weights(domain, total)
+
+
+def summed_one_ways(domain: Domain, measurements: list[MarginalMeasurement]) -> list[MarginalMeasurement]:
+    """Each attribute's 1-way marginal as its smallest measured marginal sums to (post-processing), as a
+    distribution (:func:`one_way_distribution`, the sum's noise a sqrt(cells summed) times the cell's), for the
+    attributes not measured alone: the direct plan's warm start (:func:`warm_started`)."""
+    alone = {m.attributes[0] for m in measurements if len(m.attributes) == 1}
+    out = []
+    for attribute in domain.attributes:
+        holders = [m for m in measurements if attribute in m.attributes and m.grouping is None]
+        if attribute in alone or not holders:
+            continue
+        smallest = min(holders, key=lambda m: m.values.size)
+        values = np.asarray(smallest.values).reshape([domain.size_of(a) for a in smallest.attributes])
+        axis = smallest.attributes.index(attribute)
+        summed = values.sum(axis=tuple(i for i in range(values.ndim) if i != axis))
+        std = smallest.std * math.sqrt(values.size / summed.size)
+        out.append(MarginalMeasurement((attribute,), one_way_distribution(summed, std), std, "gaussian"))
+    return out
 
 
 def joint_projection(domain: Domain, joint: MarginalMeasurement) -> HistogramModel:
@@ -237,8 +263,8 @@ class MWEM(MWEMPlan):
                     f"no workload marginal fits a factored model under max_model_cells={self.max_model_cells:,}; "
                     "raise max_model_cells or use smaller marginals")
 
-        if representation == "factored":  # on the cliques INIT will add: a cap nothing fits costs nothing
-            drop_unfit(model.with_cliques(one_way), 0)
+        if representation == "factored" and not plan.direct:  # on the cliques INIT will add: a cap nothing fits
+            drop_unfit(model.with_cliques(one_way), 0)  # costs nothing (the direct plan checked its own)
 
         rounds = int(split["rounds_after_init"])
         if plan.joint is not None:  # the joint plan (MWEMPlan.joint_plan): one measurement, the whole budget
@@ -246,6 +272,12 @@ class MWEM(MWEMPlan):
             measure(plan.joint, split["joint"], "joint: " + ", ".join(plan.joint),
                     {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(split["joint"])}))
             progress.step(1, 1)
+        elif plan.direct:  # the direct plan (MWEMPlan.direct_plan): each maximal workload marginal once, no rounds
+            progress.phase("workload marginals", len(plan.direct))
+            for done, (attributes, amount) in enumerate(plan.direct, 1):
+                measure(attributes, amount, "direct: " + ", ".join(attributes),
+                        {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(amount)}))
+                progress.step(done, len(plan.direct))
         else:
             progress.step(0, rounds)
         # INIT: noisy 1-way marginals
@@ -257,6 +289,9 @@ class MWEM(MWEMPlan):
         step = None
         if plan.joint is not None:
             model = joint_projection(domain, measurements[0])
+        elif plan.direct:  # from the product of the 1-ways its measurements sum to: where a large marginal's noise
+            if self.tuning.warm_start:  # hides its cells, the fit stops near independence, not near uniform
+                model = warm_started(model, [*fitted, *summed_one_ways(domain, measurements)])
         else:
             if self.tuning.warm_start and measurements:
                 model = warm_started(model, fitted)
@@ -317,8 +352,10 @@ class MWEM(MWEMPlan):
             progress.step(t, max(rounds, t))
         final_steps = 0
         # INIT alone and the joint plan have their estimate already: the warm start's product (fitting it to the raw
-        # noisy 1-ways would undo what one_way_distribution did), and the projection
-        estimated = not t and (plan.joint is not None or (self.tuning.warm_start and measurements))
+        # noisy 1-ways would undo what one_way_distribution did), and the projection. The direct plan's fit follows
+        # its measurements closer than the rounds' (``direct_discrepancy``): each is measured once, none overlaps
+        # another's noise (docs/decisions.md, session 27)
+        estimated = not t and not plan.direct and (plan.joint is not None or (self.tuning.warm_start and measurements))
         if not estimated:
             progress.phase("final fit", self.tuning.final_iterations)
 
@@ -330,7 +367,8 @@ class MWEM(MWEMPlan):
             model, _ = fit_measurements(model, fitted if self.tuning.reuse_measurements else fitted[-1:],
                                         iterations=self.tuning.final_iterations, step=step,
                                         growth=self.tuning.step_growth, on_step=final_step,
-                                        discrepancy=self.tuning.final_discrepancy,
+                                        discrepancy=self.tuning.direct_discrepancy if plan.direct
+                                        else self.tuning.final_discrepancy,
                                         momentum=momentum)
             if final_steps < self.tuning.final_iterations:  # stopped at the noise (or a float minimum): say where
                 progress.step(final_steps, final_steps)
@@ -360,13 +398,20 @@ class MWEM(MWEMPlan):
                          {"capped_final_momentum": self.tuning.capped_final_momentum}),
                       **({} if self.tuning.joint_noise is None else
                          {"joint_noise": self.tuning.joint_noise, "joint_ratio": self.tuning.joint_ratio}),
+                      **({} if self.tuning.direct_noise is None else {"direct_noise": self.tuning.direct_noise}),
+                      **({} if self.tuning.direct_discrepancy is None else
+                         {"direct_discrepancy": self.tuning.direct_discrepancy}),
                       "joint_plan": plan.joint is not None,
+                      "direct_plan": bool(plan.direct),
                       "final_fit_momentum": momentum,
                       "final_iterations_run": final_steps}
         per_step = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}
         if len(set(init_amounts.values())) > 1:  # INIT's split is not equal: report each part, not their mean
             del per_step["init_each"]
             per_step |= {f"init: {attributes[0]}": float(amount) for attributes, amount in init_amounts.items()}
+        if plan.direct:  # each measurement's part, named as the ledger names its charge
+            del per_step["direct"]
+            per_step |= {"direct: " + ", ".join(attributes): float(amount) for attributes, amount in plan.direct}
         parameters["rho_per_step" if gaussian else "epsilon_per_step"] = per_step
         if representation == "factored":
             parameters["max_model_cells"] = self.max_model_cells
@@ -428,9 +473,10 @@ class MWEMMechanism:
         runner = self.runner(table.domain, budget)
         result = runner.run(table, workload, rng=rng, progress=progress)
         gaussian = result.parameters["noise"] == "gaussian"
-        joint = result.parameters["joint_plan"]
+        joint, direct = result.parameters["joint_plan"], result.parameters["direct_plan"]
         if gaussian:
             what = ("the Gaussian mechanism on the workload attributes' joint table" if joint
+                    else "the Gaussian mechanism on each maximal workload marginal" if direct
                     else "MWEM with Gaussian measurements")
             guarantee = (f"(epsilon={budget.epsilon:g}, delta={budget.delta:g})-differential privacy: {what}, "
                          f"rho={float(result.accountant.rho):.6g}-zCDP (Bun & Steinke 2016), "
@@ -438,6 +484,9 @@ class MWEMMechanism:
         elif joint:
             guarantee = (f"(epsilon={budget.epsilon:g}, delta=0)-differential privacy: the Laplace mechanism on the "
                          "workload attributes' joint table, L1 sensitivity 2/n (Thm 3.6)")
+        elif direct:
+            guarantee = (f"(epsilon={budget.epsilon:g}, delta=0)-differential privacy: the Laplace mechanism on each "
+                         "maximal workload marginal, L1 sensitivity 2/n (Thm 3.6), basic composition (Thm 3.16)")
         else:
             guarantee = (f"(epsilon={budget.epsilon:g}, delta=0)-differential privacy: MWEM, basic composition "
                          "(Thm 3.16)")
