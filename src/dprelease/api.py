@@ -112,7 +112,7 @@ class SynthesisRequest:
 
 def synthesize(
     dataset: object,
-    workload: Workload | str,
+    workload: Workload | str | Sequence[Sequence[str]],
     *,
     domain: Domain | None = None,
     engine: str = "auto",
@@ -138,7 +138,8 @@ def synthesize(
             ``DuckDBTable``, a ``SparkTable``), or where it lives, with ``domain``: CSV or Parquet files of
             integer codes (a path, a glob, a folder or a list), a Spark DataFrame, a pandas DataFrame or an
             (n, d) array. A table opened here is closed when the release is built.
-        workload: a :class:`Workload` or a spec (``"3way"``, ``"1-3way"``, a JSON path).
+        workload: a :class:`Workload`, a spec (``"3way"``, ``"1-3way"``, a JSON path) or a list of attribute lists
+            (the cross-tables to release, e.g. ``[["age", "sex"], ["region", "income"]]``).
         domain: the public domain of a ``dataset`` that is not yet a table.
         engine: where such a ``dataset`` is counted (:func:`dprelease.engines.registry.open_table`):
             ``"auto"`` (DuckDB for files, Spark for a Spark DataFrame, memory otherwise), ``"memory"``,
@@ -191,8 +192,7 @@ def synthesize(
     entry = request.mechanism_entry(base)
     source, options = table_source(dataset, domain, engine, memory_limit)
     table_domain = dataset.domain if source is None else domain
-    if isinstance(workload, str):
-        workload = Workload.from_spec(workload, table_domain)
+    workload = Workload.resolve(workload, table_domain)
     if workload.domain != table_domain:
         raise InputError("workload must be over the dataset's domain (same columns in the same order)")
     budget = Budget(epsilon=epsilon, delta=request.delta)
@@ -394,7 +394,7 @@ def with_schema(release: Release, schema: Schema) -> Release:
 def synthesize_table(
     data: object,
     schema: Schema | str | Path,
-    workload: Workload | str = "1-3way",
+    workload: Workload | str | Sequence[Sequence[str]] = "1-3way",
     *,
     epsilon: float,
     delta: float | None = None,
@@ -438,10 +438,7 @@ def synthesize_table(
     unknown = sorted(set(read_options) - set(READ_OPTIONS))
     if unknown:
         raise InputError(f"unknown read option(s) {unknown}; the read options are {list(READ_OPTIONS)}")
-    if isinstance(workload, str):
-        workload = Workload.from_spec(workload, schema.domain)
-    if not isinstance(workload, Workload):
-        raise InputTypeError(f"workload must be a Workload or a spec such as '1-3way', got {type(workload).__name__}")
+    workload = Workload.resolve(workload, schema.domain)
     if workload.domain != schema.domain:
         raise InputError("workload must be over the schema's domain (same columns in the same order)")
     source, engine_options = table_source(data, schema.domain, engine, memory_limit)

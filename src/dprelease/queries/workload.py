@@ -76,6 +76,19 @@ class Workload:
         return cls(domain, tuple(m for j in range(smallest, k + 1) for m in itertools.combinations(domain.attributes, j)))
 
     @classmethod
+    def resolve(cls, workload: Workload | str | Sequence[Sequence[str]], domain: Domain) -> Workload:
+        """A workload as the API takes it: a :class:`Workload`, a spec (:meth:`from_spec`), or a list of attribute
+        lists (the cross-tables to release, e.g. ``[["age", "sex"], ["region", "income"]]``) over ``domain``."""
+        if isinstance(workload, Workload):
+            return workload
+        if isinstance(workload, str):
+            return cls.from_spec(workload, domain)
+        if isinstance(workload, Sequence) and all(isinstance(m, Sequence) and not isinstance(m, str) for m in workload):
+            return cls(domain, tuple(tuple(m) for m in workload))
+        raise InputTypeError("workload must be a Workload, a spec such as '1-3way' or a list of attribute lists, "
+                             f"got {type(workload).__name__}")
+
+    @classmethod
     def from_spec(cls, spec: str, domain: Domain) -> Workload:
         """``"3way"``, ``"1-3way"``, or the path of a JSON file with a list of attribute lists."""
         if not isinstance(spec, str):
