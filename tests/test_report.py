@@ -118,6 +118,18 @@ def test_rounds_render_whatever_numeric_fields_are_present(made):
     assert "The transcript records no rounds." in empty
 
 
+def test_a_round_of_several_measurements_shows_their_spend_summed_and_their_scales_as_a_range(made):
+    """INIT's round 0 and the direct plan's measure several marginals in one round: the per-round table must not show
+    the first of them as the round's spend."""
+    release = Release.load(made["release"])
+    transcript = [{"round": 0, "action": "measure", "marginal": [a], "epsilon": e, "laplace_scale": b}
+                  for a, e, b in (("age", 0.25, 0.004), ("sex", 0.125, 0.008))]
+    transcript += [{"round": 1, "action": "select+measure", "marginal": ["age", "sex"], "epsilon": 0.625,
+                    "laplace_scale": 0.002}]
+    text = render_markdown(build_report(Release(**{**release.__dict__, "transcript": transcript})))
+    assert "| 0 | 0.375 | 0.004-0.008 |" in text and "| 1 | 0.625 | 0.002 |" in text
+
+
 def test_charge_kinds():
     assert charge_kind("round 12: measure") == "measure"
     assert charge_kind("init: age") == "init"

@@ -32,6 +32,8 @@ FIELD_NOTES = {
     "model_answer": "the model's answer to it before the update",
     "next_round_budget": "the per-round budget after annealing",
 }
+#: Per-round fields that are spends: a round of several measurements (INIT, the direct plan's round 0) spent their sum.
+SPENT_FIELDS = ("epsilon", "rho")
 #: Keys naming what a round selected, in order of preference.
 SELECTION_KEYS = ("marginal", "query", "marginals", "attributes")
 MAX_BAR_CATEGORIES = 100
@@ -137,6 +139,17 @@ def numeric_fields(entries: list[dict]) -> list[str]:
     return list(fields)
 
 
+def round_value(values: list, field: str) -> str:
+    """One round's value of a numeric field, for the per-round table: a spend summed over the round's entries (a round
+    of several measurements spent them all), any other field as its one value or its range."""
+    if not values:
+        return ""
+    if field in SPENT_FIELDS:
+        return fmt(sum(values))
+    low, high = min(values), max(values)
+    return fmt(low) if low == high else f"{fmt(low)}-{fmt(high)}"
+
+
 def rounds_section(release: Release) -> Section:
     entries = [dict(e) for e in release.transcript if isinstance(e, dict)]
     for entry in entries:  # IC's noisy error estimate, when the transcript has both sides of it
@@ -166,7 +179,7 @@ def rounds_section(release: Release) -> Section:
                                                 tuple(float(e[f]) for e in rounds if f in e)),),
                              x_label="round", y_label=f) for f in plotted)
         table = Table(("round", *plotted), tuple(
-            (str(r), *[fmt(next((e[f] for e in rounds if e["round"] == r and f in e), "")) for f in plotted])
+            (str(r), *[round_value([e[f] for e in rounds if e["round"] == r and f in e], f) for f in plotted])
             for r in dict.fromkeys(e["round"] for e in rounds)))
         blocks.append(Chart("Per-round numbers", panels, table, columns=min(3, len(panels))))
     picks = Counter(selected(e) for e in rounds if e.get("round", 0) > 0 and selected(e))
