@@ -50,13 +50,16 @@ def worst_noise(domain: Domain, direct) -> float:
 def test_maximal_marginals_are_those_no_other_contains_smallest_first():
     workload = Workload(CHAIN, (("c0",), ("c0", "c1"), ("c2",), ("c3", "c4", "c5"), ("c4", "c5")))
     assert maximal_marginals(workload) == [("c2",), ("c0", "c1"), ("c3", "c4", "c5")]
+    assert maximal_marginals(workload, most=3) == maximal_marginals(workload)
+    assert maximal_marginals(workload, most=2) is None  # more than 2: stop
+    assert maximal_marginals(Workload.from_spec("1-3way", CHAIN)) == list(Workload.from_spec("3way", CHAIN).marginals)
 
 
 def test_the_direct_plan_applies_to_few_maximal_marginals_that_each_resolve_and_nowhere_else():
     direct = plan(CHAIN, PAIRS, n=2000, epsilon=1.0)
     assert [m for m, _ in direct.direct] == list(PAIRS) and direct.rounds == 0 and direct.noise == "laplace"
     assert (direct.one_way, direct.candidates, direct.joint) == ([], [], None)
-    assert sum(part for _, part in direct.direct) == exact(1.0) == direct.split["direct"]
+    assert sum(part for _, part in direct.direct) == exact(1.0)
     # the split follows the L1 optimum (eps_i ∝ sqrt(cells_i) while no marginal saturates): 20, 18 and 16 cells
     parts = [float(part) for _, part in direct.direct]
     assert parts[0] > parts[1] > parts[2]

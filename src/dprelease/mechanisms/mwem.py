@@ -132,9 +132,9 @@ def summed_one_ways(domain: Domain, measurements: list[MarginalMeasurement]) -> 
     attributes not measured alone: the direct plan's warm start (:func:`warm_started`)."""
     alone = {m.attributes[0] for m in measurements if len(m.attributes) == 1}
     out = []
-    for attribute in domain.attributes:
+    for attribute in (a for a in domain.attributes if a not in alone):
         holders = [m for m in measurements if attribute in m.attributes and m.grouping is None]
-        if attribute in alone or not holders:
+        if not holders:
             continue
         smallest = min(holders, key=lambda m: m.values.size)
         values = np.asarray(smallest.values).reshape([domain.size_of(a) for a in smallest.attributes])
@@ -355,7 +355,8 @@ class MWEM(MWEMPlan):
         # noisy 1-ways would undo what one_way_distribution did), and the projection. The direct plan's fit follows
         # its measurements closer than the rounds' (``direct_discrepancy``): each is measured once, none overlaps
         # another's noise (docs/decisions.md, session 27)
-        estimated = not t and not plan.direct and (plan.joint is not None or (self.tuning.warm_start and measurements))
+        init_alone = not t and not plan.direct and plan.joint is None and self.tuning.warm_start and bool(measurements)
+        estimated = plan.joint is not None or init_alone
         if not estimated:
             progress.phase("final fit", self.tuning.final_iterations)
 
@@ -410,7 +411,6 @@ class MWEM(MWEMPlan):
             del per_step["init_each"]
             per_step |= {f"init: {attributes[0]}": float(amount) for attributes, amount in init_amounts.items()}
         if plan.direct:  # each measurement's part, named as the ledger names its charge
-            del per_step["direct"]
             per_step |= {"direct: " + ", ".join(attributes): float(amount) for attributes, amount in plan.direct}
         parameters["rho_per_step" if gaussian else "epsilon_per_step"] = per_step
         if representation == "factored":

@@ -80,17 +80,38 @@ def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list
     return list(found)
 
 
-def maximal_marginals(workload: Workload) -> list[tuple[str, ...]]:
+def maximal_marginals(workload: Workload, *, most: int | None = None) -> list[tuple[str, ...]] | None:
     """The workload's marginals that no other of its marginals contains, smallest first (then in workload order):
-    every workload marginal is a sum of one of them. Public."""
-    sets = [frozenset(m) for m in workload.marginals]
-    maximal = [m for m, s in zip(workload.marginals, sets) if not any(s < other for other in sets)]
-    return sorted(maximal, key=len)
+    every workload marginal is a sum of one of them; None once there are more than ``most``. Public.
+
+    Longest first, each checked against the maximal ones found so far (a marginal inside any other is inside a maximal
+    one), so the work is k x (maximal found), and stops early: 5,488 marginals (32 columns, all 1-3-way) in
+    milliseconds, where comparing every pair took a second on each run's plan."""
+    order = {m: i for i, m in enumerate(workload.marginals)}
+    found: list[tuple[str, ...]] = []
+    sets: list[frozenset[str]] = []
+    for marginal in sorted(workload.marginals, key=len, reverse=True):
+        attributes = frozenset(marginal)
+        if any(attributes < other for other in sets):
+            continue
+        found.append(marginal)
+        sets.append(attributes)
+        if most is not None and len(found) > most:
+            return None
+    return sorted(found, key=lambda m: (len(m), order[m]))
 
 
 def marginals_answered(workload: Workload, marginal: tuple[str, ...]) -> int:
     """How many of the workload's marginals are sums of ``marginal`` (itself included). Public."""
     return sum(set(other) <= set(marginal) for other in workload.marginals)
+
+
+def joint_answers_noise(*, joint_cells: int, per_cell: float, cells: list[int], weights: list[int],
+                        gaussian: bool) -> float:
+    """The weighted expected L1 noise of a joint table's answers to marginals of ``cells`` cells each: an answer's cell
+    sums ``joint_cells // cells`` noisy joint cells of expected noise ``per_cell`` (:func:`summed_cell_noise`). Public."""
+    return sum(w * c * summed_cell_noise(per_cell, cells=joint_cells // c, gaussian=gaussian)
+               for c, w in zip(cells, weights))
 
 
 def mwem_representation(representation: str, domain: Domain, max_cells: int) -> str:
@@ -316,8 +337,8 @@ class MWEMPlan:
         tuning = self.tuning
         if tuning.direct_noise is None or self.rounds is not None or self.one_way_init_alone(workload):
             return None
-        maximal = maximal_marginals(workload)
-        if len(maximal) > len(workload.attributes):
+        maximal = maximal_marginals(workload, most=len(workload.attributes))
+        if maximal is None:
             return None
         if self.resolved_representation(workload.domain) == "factored" and \
                 not FactoredModel.uniform(workload.domain, max_model_cells=self.max_model_cells).fits(maximal):
@@ -334,21 +355,19 @@ class MWEMPlan:
         if worst > tuning.direct_noise:
             return None
         zero = Fraction(0)
-        split = {"direct": sum(parts), "init_each": zero, "rounds_total": zero, "select": zero, "measure": zero,
-                 "rounds_after_init": zero}
+        split = {"init_each": zero, "rounds_total": zero, "select": zero, "measure": zero, "rounds_after_init": zero}
         return RunPlan(noise, 0, [], [], split, zero, direct=tuple(zip(maximal, parts)))
 
     def _direct_answers_better(self, workload: Workload, direct: RunPlan, joint: RunPlan, *, n: int) -> bool:
         """Where both apply: whether the direct plan's answers to the maximal marginals carry less expected L1 noise
         than the joint plan's, each of whose answers sums joint cells / marginal cells noisy cells. Public."""
-        gaussian = joint.gaussian
-        joint_cells = workload.cells(joint.joint)
-        per_cell = cell_noise(float(joint.split["joint"]), n=n, gaussian=gaussian)
-        from_joint = from_direct = 0.0
-        for marginal, part in direct.direct:
-            cells, uses = workload.cells(marginal), marginals_answered(workload, marginal)
-            from_joint += uses * cells * summed_cell_noise(per_cell, cells=joint_cells // cells, gaussian=gaussian)
-            from_direct += uses * cells * cell_noise(float(part), n=n, gaussian=direct.gaussian)
+        cells = [workload.cells(m) for m, _ in direct.direct]
+        uses = [marginals_answered(workload, m) for m, _ in direct.direct]
+        from_joint = joint_answers_noise(joint_cells=workload.cells(joint.joint), cells=cells, weights=uses,
+                                         per_cell=cell_noise(float(joint.split["joint"]), n=n, gaussian=joint.gaussian),
+                                         gaussian=joint.gaussian)
+        from_direct = sum(w * c * cell_noise(float(part), n=n, gaussian=direct.gaussian)
+                          for w, c, (_, part) in zip(uses, cells, direct.direct))
         return from_direct < from_joint
 
     def one_way_init_alone(self, workload: Workload) -> bool:
@@ -360,9 +379,9 @@ class MWEMPlan:
         """For a workload of 1-way marginals: whether the joint's answers (``joint``: E|Z| per joint cell) carry at most
         the expected L1 noise of INIT alone's (each 1-way marginal at 1/d of the budget, the better noise). A joint
         answer for a cell of attribute A sums cells / |A| noisy cells (:func:`summed_cell_noise`). Public."""
-        cells = workload.cells(tuple(workload.attributes))
         sizes = [workload.cells(m) for m in workload.marginals]
-        from_joint = sum(k * summed_cell_noise(joint, cells=cells // k, gaussian=gaussian) for k in sizes)
+        from_joint = joint_answers_noise(joint_cells=workload.cells(tuple(workload.attributes)), per_cell=joint,
+                                         cells=sizes, weights=[1] * len(sizes), gaussian=gaussian)
         from_init = min(sum(sizes) * cell_noise(float(self.total(gaussian=g)) / len(sizes), n=n, gaussian=g)
                         for g in (noise == "gaussian" for noise in self.noise_choices()))
         return from_joint <= from_init
