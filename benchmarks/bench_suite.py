@@ -30,11 +30,17 @@ Systems:
   (``bash benchmarks/peers/setup_peers.sh``), delta = 1e-9, rows sampled from their model, scored the
   same way. AIM runs under ``--aim-time-limit`` (default 900 s) with ``--aim-max-model-size`` MB; on a
   table where it timed out at one eps, the larger eps are skipped (its time grows with eps: 173 / 322 /
-  580 s at eps 0.1 / 1 / 10 on small3, BENCHMARKS.md) and recorded as such. Peer results are cached in
-  benchmarks/results/suite-peers.json by (table, fingerprint, eps, seed, peer, peer version, peer settings); a cached
-  result is reused unless ``--refresh-peers``; ``--cached-peers-only`` never starts a peer (without the peer
-  environment it keys the cache by the versions its runs were measured with). The cache is
-benchmarks/results/suite-peers.json whatever ``--out`` is (``--peer-cache`` to change it).
+  580 s at eps 0.1 / 1 / 10 on small3, BENCHMARKS.md) and recorded as such.
+- ``mst-matched``, ``aim-matched`` (not run unless named): the same peers run at the epsilon that gives them
+  dprelease's guarantee under dprelease's privacy unit. smartnoise calibrates to neighbours that add or remove a
+  record; dprelease's replace one (n public), under which the peers' measurements spend 2x and their selections
+  4x the rho they count (peer_guarantee.py derives MST's 8/3 and AIM's 2.19). The page compares the defaults
+  with both: the nominal peer is what its user gets at the same number, the matched one is like for like.
+
+Peer results are cached in benchmarks/results/suite-peers.json (whatever ``--out`` is; ``--peer-cache`` to change
+it) by (table, fingerprint, eps, seed, peer, peer version, peer settings); a cached result is reused unless
+``--refresh-peers``; ``--cached-peers-only`` never starts a peer (without the peer environment it keys the cache
+by the versions its runs were measured with).
 
 Scoring: the released synthetic ROWS against the real table over the table's workload with
 ``dprelease.evaluate.workload_errors`` (avg L1 = mean over marginals of the L1 distance between fraction
@@ -69,13 +75,19 @@ sys.path.insert(0, str(HERE))
 import provenance  # noqa: E402  (one machine and commit description for all benchmarks)
 import suite_report  # noqa: E402  (the markdown page)
 import scoring  # noqa: E402  (where the protocol's score.py is, when the workspace has one)
+import peer_guarantee  # noqa: E402  (the peers' epsilon at dprelease's guarantee)
 
 PEER_PY = HERE / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer.py"
 SCORE_PY = scoring.SCORE_PY  # the protocol's independent scorer, found as every benchmark finds it
 DELTA = 1e-9
-SYSTEMS = ("dprelease", "dprelease-pure", "independent", "uniform", "mst", "aim", "dprelease-rounds")
-PEERS = ("mst", "aim")
+SYSTEMS = ("dprelease", "dprelease-pure", "independent", "uniform", "mst", "aim", "mst-matched", "aim-matched",
+           "dprelease-rounds")
+#: A peer run at the nominal epsilon under its own privacy unit (add or remove a record), and the same peer run at
+#: the epsilon that gives dprelease's guarantee under dprelease's unit (replace a record; peer_guarantee.py).
+PEERS = ("mst", "aim", "mst-matched", "aim-matched")
+MATCHED = "-matched"
+OPTIONAL_SYSTEMS = ("dprelease-rounds", "mst-matched", "aim-matched")  # run only when named
 CHEAP_TABLE_ORDER = ("adult7", "spread", "small91", "adult-n1000", "adult-n5000", "binary16", "bn-1k", "clinic", "loans",
                      "adult14", "taxi", "wide", "bn-100k", "bn-1m")
 
@@ -393,11 +405,30 @@ def versions_in_cache(cache: dict) -> dict | None:
     return json.loads(found.pop()) if len(found) == 1 else None
 
 
-def peer_settings(peer: str, args) -> dict:
-    if peer == "aim":
-        return {"time_limit": args.aim_time_limit, "max_model_size": args.aim_max_model_size,
-                "rounds": args.aim_rounds, "delta": DELTA, "sampling": "sample"}
-    return {"time_limit": args.mst_time_limit, "delta": DELTA, "sampling": "sample"}
+def peer_program(peer: str) -> str:
+    """The smartnoise synthesizer behind a peer system: 'mst' for 'mst' and 'mst-matched'."""
+    return peer.removesuffix(MATCHED)
+
+
+def peer_epsilon(peer: str, eps: float, columns: int, args) -> float:
+    """The epsilon the peer is run at: the nominal one, or the one matching dprelease's guarantee (peer_guarantee)."""
+    if not peer.endswith(MATCHED):
+        return eps
+    return peer_guarantee.matched_epsilon(peer_program(peer), eps, DELTA, columns=columns,
+                                          rounds=args.aim_rounds if peer_program(peer) == "aim" else None)
+
+
+def peer_settings(peer: str, args, columns: int | None = None) -> dict:
+    """What a peer run depends on besides the table, eps and seed (its cache key; unchanged for the nominal peers)."""
+    if peer_program(peer) == "aim":
+        settings = {"time_limit": args.aim_time_limit, "max_model_size": args.aim_max_model_size,
+                    "rounds": args.aim_rounds, "delta": DELTA, "sampling": "sample"}
+    else:
+        settings = {"time_limit": args.mst_time_limit, "delta": DELTA, "sampling": "sample"}
+    if peer.endswith(MATCHED):
+        factor = peer_guarantee.replace_one_factor(peer_program(peer), columns=columns, rounds=settings.get("rounds"))
+        settings.update(guarantee="dprelease's (replace one record)", rho_factor=str(factor))
+    return settings
 
 
 def peer_key(table: str, fingerprint: str, eps: float, seed: int, peer: str, versions: dict, settings: dict) -> str:
@@ -408,11 +439,13 @@ def peer_key(table: str, fingerprint: str, eps: float, seed: int, peer: str, ver
 def run_peer(peer: str, table: str, eps: float, seed: int, args, tables: Tables, tmp: Path) -> dict:
     csv, domain = tables.files(table)
     stem = tmp / f"peer-{table}-{peer}-eps{eps:g}-seed{seed}"
-    settings = peer_settings(peer, args)
-    cmd = [str(PEER_PY), str(PEER_RUNNER), "--data", str(csv), "--domain", str(domain), "--synth", peer,
-           "--epsilon", f"{eps:g}", "--delta", f"{DELTA:g}", "--seed", str(seed),
+    columns = tables.get(table)["columns"]
+    settings = peer_settings(peer, args, columns)
+    eps_run = peer_epsilon(peer, eps, columns, args)
+    cmd = [str(PEER_PY), str(PEER_RUNNER), "--data", str(csv), "--domain", str(domain), "--synth", peer_program(peer),
+           "--epsilon", f"{eps:g}" if eps_run == eps else repr(eps_run), "--delta", f"{DELTA:g}", "--seed", str(seed),
            "--time-limit", f"{settings['time_limit']:g}", "--out", f"{stem}.csv", "--json", f"{stem}.json"]
-    if peer == "aim":
+    if peer_program(peer) == "aim":
         cmd += ["--aim-max-model-size", f"{args.aim_max_model_size:g}"]
         if args.aim_rounds:
             cmd += ["--iterations", str(args.aim_rounds)]
@@ -432,7 +465,7 @@ def run_peer(peer: str, table: str, eps: float, seed: int, args, tables: Tables,
            "seconds_fit": res.get("seconds_fit"), "peak_rss_mb": res.get("peak_rss_mb"),
            "seconds_process_wall": round(time.perf_counter() - t0, 2),
            "loadavg1_before_after": [round(load_before, 2), round(load_after, 2)], "rows_method": "sample",
-           "settings": settings, "versions": res.get("versions"),
+           "settings": settings, "versions": res.get("versions"), "epsilon_run": eps_run,
            "measured_at": dt.datetime.now().astimezone().isoformat(timespec="seconds")}
     if out["status"] == "ok":
         out["scores"] = run_helper("peer-score", {"table": table, "csv": f"{stem}.csv"})["scores"]
@@ -554,7 +587,7 @@ def parse_args(argv):
     p.add_argument("--tables", default=",".join(CHEAP_TABLE_ORDER), help="comma-separated, run in this order")
     p.add_argument("--eps", default="0.1,1,10")
     p.add_argument("--seeds", type=int, default=3, help="seeds 0..S-1 for every system")
-    p.add_argument("--systems", default=",".join(s for s in SYSTEMS if s != "dprelease-rounds"))
+    p.add_argument("--systems", default=",".join(s for s in SYSTEMS if s not in OPTIONAL_SYSTEMS))
     p.add_argument("--quick", action="store_true", help="one seed, eps = 1 only (for iteration while tuning)")
     p.add_argument("--table-seeds", default="", help="per-table seed counts that override --seeds for every "
                    "system, e.g. 'wide=1,bn-1m=1' (for tables too slow to repeat within the run's time)")
@@ -667,7 +700,7 @@ def main(argv=None) -> int:
     mst_seeds = seeds if args.mst_seeds is None else min(args.mst_seeds, seeds)
     doc["config"].update(table_seeds=table_seeds, table_eps=table_eps, mst_seeds=mst_seeds)
     redo = {(t, s, e, seed) for t in tables_list for s in systems for e in table_eps[t] for seed in range(table_seeds[t])
-            if seed < {"mst": mst_seeds, "aim": aim_seeds}.get(s, seeds)}
+            if seed < {"mst": mst_seeds, "aim": aim_seeds}.get(peer_program(s), seeds)}
     kept, done = [], set()
     src_tree = code["src_snapshot"]["tree_sha256"] if "src_snapshot" in code else tree_sha(REPO / "src" / "dprelease")
     if (args.merge or args.resume) and json_path.exists():
@@ -738,11 +771,11 @@ def main(argv=None) -> int:
     specs = [{"table": t, "system": s, "epsilon": e, "seed": seed}
              for seed in range(seeds) for t in tables_list if seed < table_seeds[t] for e in table_eps[t] for s in cheap
              if (t, s, e, seed) not in done]
-    peer_specs = [("mst", t, e, seed) for seed in range(mst_seeds) for t in tables_list if seed < table_seeds[t]
-                  for e in table_eps[t] if "mst" in systems]
+    peer_specs = [(mst, t, e, seed) for mst in ("mst", "mst-matched") if mst in systems for seed in range(mst_seeds)
+                  for t in tables_list if seed < table_seeds[t] for e in table_eps[t]]
     aim_eps = sorted(eps_list, key=lambda e: (e != 1.0, e))
-    peer_specs += [("aim", t, e, seed) for seed in range(aim_seeds) for e in aim_eps for t in tables_list
-                   if t in aim_tables and seed < table_seeds[t] and e in table_eps[t] and "aim" in systems]
+    peer_specs += [(aim, t, e, seed) for aim in ("aim", "aim-matched") if aim in systems for seed in range(aim_seeds)
+                   for e in aim_eps for t in tables_list if t in aim_tables and seed < table_seeds[t] and e in table_eps[t]]
     total = len(specs) + len(peer_specs)
     # --jobs N runs N children at once (each a fresh process, so its seconds and peak memory stay its own,
     # measured beside N - 1 others: the load average records it). The page keeps the runs in spec order
@@ -766,25 +799,25 @@ def main(argv=None) -> int:
     # phase 1 ran; entries are only ever added, and each is keyed by its table's fingerprint and settings.
     if cache_path.exists():
         cache = json.loads(cache_path.read_text())
-    aim_timed_out: dict[str, float] = {}
+    aim_timed_out: dict[tuple[str, str], float] = {}
     aim_seconds = 0.0
     for i, (peer, table, eps, seed) in enumerate(peer_specs, len(specs) + 1):
         fingerprint = tables.get(table)["fingerprint"]
-        key = peer_key(table, fingerprint, eps, seed, peer, versions, peer_settings(peer, args))
+        key = peer_key(table, fingerprint, eps, seed, peer, versions, peer_settings(peer, args, tables.get(table)["columns"]))
         spec = {"table": table, "system": peer, "epsilon": eps, "seed": seed}
         if key in cache["entries"] and not args.refresh_peers:
             run = {**cache["entries"][key], "cached": True}
-        elif peer == "aim" and table in aim_timed_out and eps > aim_timed_out[table]:
-            run = {**spec, "status": "skipped", "error": f"AIM timed out at eps = {aim_timed_out[table]:g} on this "
+        elif (peer, table) in aim_timed_out and eps > aim_timed_out[peer, table]:
+            run = {**spec, "status": "skipped", "error": f"AIM timed out at eps = {aim_timed_out[peer, table]:g} on this "
                    f"table under {args.aim_time_limit:g} s; larger eps take longer"}
-        elif peer == "aim" and args.aim_budget is not None and aim_seconds >= args.aim_budget:
+        elif peer_program(peer) == "aim" and args.aim_budget is not None and aim_seconds >= args.aim_budget:
             run = {**spec, "status": "not run", "error": f"the run's AIM time budget ({args.aim_budget:g} s) was spent"}
         elif args.cached_peers_only:
             run = {**spec, "status": "not run", "error": "not in the peer cache (--cached-peers-only)"}
         else:
             print(f"[{i}/{total}] {table} {peer} eps={eps:g} seed={seed} ...", flush=True)
             run = run_peer(peer, table, eps, seed, args, tables, tmp)
-            if peer == "aim":
+            if peer_program(peer) == "aim":
                 aim_seconds += run.get("seconds_process_wall") or 0.0
             if run["status"] in ("ok", "timeout"):
                 cache["entries"][key] = run
@@ -795,8 +828,8 @@ def main(argv=None) -> int:
                 tmp_cache.write_text(json.dumps(cache, indent=1, default=str) + "\n")
                 os.replace(tmp_cache, cache_path)
             run = {**run, "cached": False}
-        if peer == "aim" and run.get("status") == "timeout":
-            aim_timed_out[table] = min(eps, aim_timed_out.get(table, eps))
+        if peer_program(peer) == "aim" and run.get("status") == "timeout":
+            aim_timed_out[peer, table] = min(eps, aim_timed_out.get((peer, table), eps))
         doc["runs"].append(run)
         log(run, i, total)
         save()

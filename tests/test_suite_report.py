@@ -80,3 +80,21 @@ def test_a_page_names_itself_and_describes_aim_only_where_it_ran(report):
     assert "for dprelease (its default), MST and AIM." in suite and "for dprelease (its default), MST." in held_out
     alone = report.render(json.loads((BENCHMARKS / "results" / "ties" / "small91-eps1" / "suite.json").read_text()))
     assert "for dprelease (its default), AIM." in alone  # MST did not run there
+
+
+def test_the_peers_at_dpreleases_guarantee_get_their_own_check(report):
+    """A loss to the nominal peer stays a loss; the matched peer is checked beside it, under its own label."""
+    ours = [0.30, 0.31, 0.32]
+    lines, failures = report.checks(suite_doc({"dprelease": ours, "independent": [0.5] * 3,
+                                               "mst": [0.20, 0.21, 0.22], "mst-matched": [0.35, 0.36, 0.37],
+                                               "aim-matched": [0.40, 0.41, 0.42]}))
+    assert lines[0].count("best peer") == 2 and "at the same guarantee" in lines[0]
+    (row,) = [line for line in lines if "| dprelease |" in line]
+    assert "**NO** (0.310 vs MST 0.210) | yes (0.310 vs MST 0.360) |" in row  # the best matched peer: MST's 0.360
+    (line,) = failures
+    assert "> MST 0.2100 (" in line and "guarantee" not in line
+    _, failures = report.checks(suite_doc({"dprelease": ours, "independent": [0.5] * 3, "aim-matched": [0.25] * 3}))
+    (line,) = failures
+    assert "> AIM 0.2500 at dprelease's guarantee (1.24x;" in line
+    plain, _ = report.checks(suite_doc({"dprelease": ours, "independent": [0.5] * 3, "mst": [0.2] * 3}))
+    assert "same guarantee" not in plain[0]  # pages without matched peers keep their columns
