@@ -75,7 +75,8 @@ def checks(doc: dict) -> tuple[list[str], list[str]]:
     tables = [t for t in doc["config"]["tables"] if any(k[0] == t for k in by)]
     tables += sorted({k[0] for k in by} - set(tables))
     eps_list = sorted({k[3] for k in by})
-    matched = any(k[1] in MATCHED_PEERS for k in by)
+    matched = matched_ran(doc)
+    peer_sets = [(NOMINAL_PEERS, "")] + ([(MATCHED_PEERS, " at dprelease's guarantee")] if matched else [])
     lines = ["| table | eps | system | <= independent | <= best peer that ran | "
              + ("<= best peer at the same guarantee | " if matched else "")
              + "rows <= i.i.d. sample | rows / model | pure / delta <= 1.5 |",
@@ -84,7 +85,6 @@ def checks(doc: dict) -> tuple[list[str], list[str]]:
     for table in tables:
         for eps in eps_list:
             indep = median_of(by, table, "independent", eps)
-            peer_sets = [(NOMINAL_PEERS, "")] + ([(MATCHED_PEERS, " at dprelease's guarantee")] if matched else [])
             pure, delta = median_of(by, table, "dprelease-pure", eps), median_of(by, table, "dprelease", eps)
             for system in DEFAULTS:
                 ours = median_of(by, table, system, eps)
