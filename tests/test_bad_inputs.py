@@ -219,6 +219,10 @@ CLI_CASES: list[tuple[str, Callable[[Case], list[str]], tuple[str, ...]]] = [
     ("report-out-is-release", lambda c: c.report(f"--out={c.tmp / 'saved' / 'release.json'}"),
      ("--out", "would overwrite the input")),
     ("report-seed", lambda c: c.report("--seed=-2"), ("--seed", "got -2")),
+    ("report-stdout-with-data", lambda c: ["report", str(c.saved_release()), f"--data={c.data}"],
+     ("--out is required with --data", "NOT PRIVATE")),
+    ("report-stdout-html", lambda c: ["report", str(c.saved_release()), "--format=html"],
+     ("--out is required with --format html",)),
     pytest.param(
         "demo-epsilon", lambda c: ["demo", "--epsilon=0", f"--out={c.tmp / 'out'}", "--quiet"],
         ("epsilon must be a finite number > 0", "got 0"),
@@ -281,6 +285,19 @@ def test_the_base_report_command_succeeds(tmp_path, capsys):
     case = Case(tmp_path)
     assert main(case.report(f"--data={case.data}", f"--domain={case.domain}")) == 0, capsys.readouterr().err
     assert (tmp_path / "out" / "report.html").stat().st_size > 1000
+
+
+def test_the_report_without_out_prints_the_public_markdown(tmp_path, capsys):
+    """Control for the two stdout cases: without --data or --format html, no --out prints the Markdown report (the
+    same text as --out report.md) and writes nothing."""
+    case = Case(tmp_path)
+    release = case.saved_release()
+    assert main(["report", str(release), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert main(["report", str(release), f"--out={tmp_path / 'out' / 'report.md'}", "--quiet"]) == 0
+    assert printed == (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert printed.startswith("# dprelease report") and "NOT PRIVATE comparison" in printed
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["report.md"]
 
 
 def test_cli_case_ids_are_unique():

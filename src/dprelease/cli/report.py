@@ -29,10 +29,12 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="the real CSV: adds the NOT PRIVATE comparison (never publish that report)")
     parser.add_argument("--domain", type=Path, default=None,
                         help="domain JSON of --data (default: the release's own domain; if given, it must agree)")
-    parser.add_argument("--out", type=Path, required=True, help="the report file to write")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="the report file to write (without it: the Markdown report on stdout, for a public "
+                             "report only)")
     parser.add_argument("--format", choices=FORMATS, default=None,
                         help="html (default; charts need the 'report' extra, matplotlib) or md (text, tables only); "
-                             "default: md when --out ends in .md, else html")
+                             "default: md when --out ends in .md or is not given, else html")
     parser.add_argument("--seed", type=integer("--seed"), default=0,
                         help="seed of the baselines drawn from --data (default 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
@@ -52,12 +54,20 @@ def check_domain(path: Path, release: Release) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Public checks first (the output path, the release and its side file, the domain), then the real data.
-    fmt = args.format or ("md" if args.out.suffix.lower() in (".md", ".markdown") else "html")
+    to_stdout = args.out is None
+    if to_stdout and args.data is not None:  # never print the curator's comparison where a terminal log keeps it
+        raise InputError("--out is required with --data: that report is NOT PRIVATE and is written only to a file "
+                         "the curator alone can read")
+    if to_stdout and args.format == "html":
+        raise InputError("--out is required with --format html (one file, charts inline); without --out the report "
+                         "is Markdown on stdout")
+    fmt = args.format or ("md" if to_stdout or args.out.suffix.lower() in (".md", ".markdown") else "html")
     seed = check_positive_int(args.seed, "--seed", minimum=0)
     if args.release.is_dir():  # a folder has no name to put the side file's beside (Path('.').with_name fails)
         raise InputError(f"release {str(args.release)!r} is a folder; give the release's JSON file")
     side = args.release.with_name(side_file_name(args.release))
-    check_output(args.out, args.release, side, args.data, args.domain, flag="--out")
+    if not to_stdout:
+        check_output(args.out, args.release, side, args.data, args.domain, flag="--out")
     progress = terminal_progress(args, "report")
     progress.phase(f"reading {args.release.name}")
     release = Release.load(args.release)
@@ -70,6 +80,10 @@ def run(args: argparse.Namespace) -> int:
     content = build_report(release, real=real, seed=seed)
     progress.phase(f"drawing ({fmt})")
     text = render(content, fmt)
+    if to_stdout:  # a public release's report: nothing private to protect
+        progress.close()
+        print(text, end="" if text.endswith("\n") else "\n")
+        return 0
     progress.phase("write file")
     # Against the real data the report is the curator's alone: mode 0600, whatever the umask.
     write_output("--out", args.out, lambda staged: write_atomic(staged, text), public=real is None)
