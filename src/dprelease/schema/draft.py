@@ -24,6 +24,8 @@ Two modes, and never a silent one:
 
 from __future__ import annotations
 
+import functools
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -139,9 +141,11 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
     doing, not the data's. From epsilon, delta, the column count and how many columns the profiles found needing
     bounds or categories (a noisy output: post-processing)."""
 
-    number_cells = len(_cell_edges(integer=False)) - 1  # decimals have more cells than integers: the larger
+    edges = _cell_edges(integer=False)  # decimals have more cells than integers: the larger thresholds
+    tests = len(edges) - 1 + len(_decade_runs(edges))
     parts = [f"a number's bounds keep the cells (..., 10-19, 20-29, ..., 100-199, ...) holding more than about "
-             f"{_threshold(main / 2, number_cells):,.0f} rows", f"a date's bounds the years holding more than about "
+             f"{_threshold(main / 2, tests):,.0f} rows, or the decades (1-9.99, 10-99.9, ...) more than about "
+             f"{_sum_threshold(main / 2, 9, tests):,.0f}", f"a date's bounds the years holding more than about "
              f"{_threshold(main, 2102 - 1900 + 1):,.0f}"]
     if delta_share > 0:
         parts.append(f"a category needs about {1 + _scale(main) * np.log(2 / float(delta_share)):,.0f} rows")
@@ -290,17 +294,60 @@ def _cell_edges(integer: bool) -> np.ndarray:
     return np.concatenate([[-np.inf], -positive[::-1], [0.0], positive, [np.inf]])
 
 
-def _bounds(name, values, reader, epsilon, edges, integer) -> tuple[float, float] | None:
+def _decade_runs(edges: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Runs of :func:`_cell_edges`' cells within a decade, [10^e, 10^(e+1)) or [-10^(e+1), -10^e), as (first, last,
+    decade's first, decade's last) cell indexes: each decade's prefixes and suffixes of 2 or more cells (public).
+    Near 0 the cells are narrow: hours 0..23 put most rows in one-hour cells that may each fall short of the
+    threshold while a run of them does not. A prefix below the passing cells widens the lower bound to its decade's
+    start, a suffix above them the upper bound to its decade's end (:func:`_bounds`)."""
+    finite = edges[np.isfinite(edges)]
+    runs = set()
+    for power in np.unique(np.floor(np.log10(np.abs(finite[finite != 0])))):
+        for sign in (1.0, -1.0):
+            lo, hi = sorted((sign * 10.0 ** power, sign * 10.0 ** (power + 1)))
+            inside = np.flatnonzero((edges[:-1] >= lo) & (edges[1:] <= hi))
+            if len(inside) < 2:
+                continue
+            s, e = int(inside[0]), int(inside[-1])
+            runs.update((s, s + j, s, e) for j in range(1, e - s + 1))
+            runs.update((e - j, e, s, e) for j in range(1, e - s))
+    return sorted(runs)
+
+
+@functools.lru_cache(maxsize=4096)  # public arguments; one column tests its 476-566 runs at a few sizes
+def _sum_threshold(epsilon: Fraction, cells: int, tests: int) -> float:
+    """The rows a sum of ``cells`` noisy cells must pass so that, with every cell empty, it does with probability
+    <= FALSE_CELL / ``tests``: the Chernoff bound min over 0 < lam < 1/t of e^(-lam x) M(lam)^cells, M the discrete
+    Laplace's moment generating function (1 - p)^2 / ((1 - p e^lam)(1 - p e^-lam)), p = e^(-1/t). Any lam gives a
+    valid bound; a grid of them finds a tight one. For one cell the exact tail, :func:`_threshold`, is tighter."""
+    t = _scale(epsilon)
+    p = math.exp(-1 / t)
+    target = math.log(tests / FALSE_CELL)
+    best = math.inf
+    for u in np.linspace(0.01, 0.99, 99):  # lam = u / t
+        lam = u / t
+        log_mgf = 2 * math.log1p(-p) - math.log1p(-p * math.exp(lam)) - math.log1p(-p * math.exp(-lam))
+        best = min(best, (cells * log_mgf + target) / lam)
+    return best
+
+
+def _bounds(name, values, reader, epsilon, edges, integer, runs=()) -> tuple[float, float] | None:
     """Bounds from a noisy histogram over public cells: the outer edges of the first and last cells whose
-    noisy count passes the threshold T = t ln(#cells / 0.001), t = 2 / epsilon the noise scale (ApproxBounds,
-    Wilson et al. 2020); openly, the exact minimum and maximum. None when no cell passes: the noise then
+    noisy count passes the threshold T = t ln(#tests / 0.001), t = 2 / epsilon the noise scale (ApproxBounds,
+    Wilson et al. 2020), widened to a decade's edge by any of the ``runs`` of cells (:func:`_decade_runs`) that lies
+    below (above) those cells and whose noisy sum passes its own threshold (:func:`_sum_threshold`); #tests counts
+    the cells and the runs. A run never widens past its decade, nor from inside the passing cells: there its sum may
+    be theirs, and a far edge (99 for hours 0..23) would decode rows far past the data. Openly, the exact minimum
+    and maximum. None when no cell passes: the noise then
     hides every cell, and the fullest noisy one (the rule before) was noise's choice among ~290 empty cells
     ([90000000, 99999999] for integers 0..100 on most seeds), not evidence.
 
     The threshold's error rates (discrete Laplace: P(Z >= k) = e^{-k/t} / (1 + e^{-1/t}) <= e^{-k/t}, k >= 1):
-    an empty cell passes with probability <= e^{-T/t} = 0.001 / #cells, so any of them does with probability
-    <= FALSE_CELL = 0.001 (union bound); a cell holding m > T rows fails with probability <= e^{-(m - T)/t}.
-    E.g. 500 rows at epsilon 1 over 6 columns (bounds epsilon 0.075, t = 26.7, 290 integer cells, T = 335):
+    an empty cell passes with probability <= e^{-T/t} = 0.001 / #tests, an empty run likewise (the Chernoff bound),
+    so any of them does with probability <= FALSE_CELL = 0.001 (union bound); a cell holding m > T rows fails with
+    probability <= e^{-(m - T)/t}. The runs are post-processing of the same noisy counts: they cost nothing.
+    E.g. 500 rows at epsilon 1 over 6 columns (bounds epsilon 0.075, t = 26.7, 290 integer cells and 476 runs,
+    T = 361):
     a cell of 500 rows passes with probability >= 0.998 -- but integers 0..100 spread over 11 cells of about
     45 rows, and none passes.
 
@@ -312,12 +359,20 @@ def _bounds(name, values, reader, epsilon, edges, integer) -> tuple[float, float
         if len(values) == 0:
             return 0.0, 0.0
         return float(np.min(values)), float(np.max(values))
-    passed = np.flatnonzero(counts > _threshold(epsilon, len(edges) - 1))
+    tests = len(edges) - 1 + len(runs)
+    passed = np.flatnonzero(counts > _threshold(epsilon, tests))
     if len(passed) == 0:  # nothing stands out of the noise: no bounds (the caller leaves them to the user)
         return None
+    first, last = int(passed[0]), int(passed[-1])  # cell indexes of the bounds
+    outer_first, outer_last = first, last
+    for start, end, decade_start, decade_end in runs:  # see :func:`_decade_runs`
+        below, above = end < first and start == decade_start, start > last and end == decade_end
+        if (below or above) and counts[start:end + 1].sum() > _sum_threshold(epsilon, end - start + 1, tests):
+            outer_first = min(outer_first, decade_start) if below else outer_first
+            outer_last = max(outer_last, decade_end) if above else outer_last
     finite = edges[np.isfinite(edges)]
-    low = float(np.clip(edges[passed[0]], finite[0], finite[-1]))
-    high = float(np.clip(edges[passed[-1] + 1], finite[0], finite[-1]))
+    low = float(np.clip(edges[outer_first], finite[0], finite[-1]))
+    high = float(np.clip(edges[outer_last + 1], finite[0], finite[-1]))
     return low, (high - 1 if integer and high > low else high)
 
 
@@ -357,9 +412,10 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
 def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes) -> Column:
     integer = kind == "integer"
     cells = _cell_edges(integer)
-    bounds = _bounds(name, values, reader, main / 2, cells, integer)
+    runs = _decade_runs(cells)
+    bounds = _bounds(name, values, reader, main / 2, cells, integer, runs)
     if bounds is None:  # no bounds, so no bins to place: the bin edges' half stays unspent
-        return _no_bounds(name, kind, main / 2, len(cells) - 1, has_null, wide, notes)
+        return _no_bounds(name, kind, main / 2, len(cells) - 1 + len(runs), has_null, wide, notes)
     low, high = bounds
     if not integer and low == high:
         high = low + 1
