@@ -3,7 +3,7 @@
 
     .venv/bin/pip install -e '.[bench]'        # scikit-learn (and pandas), for the classifier
     bash benchmarks/peers/setup_peers.sh        # optional: smartnoise-synth's MST and AIM in their own venv
-    nice -n 5 .venv/bin/python benchmarks/bench_raw_adult.py [--seeds 3] [--peers mst,aim] [--aim-time-limit 1200]
+    nice -n 5 .venv/bin/python benchmarks/bench_raw_adult.py [--seeds 3] [--peers mst,aim,mst-matched,aim-matched] [--aim-time-limit 1200]
     .venv/bin/python benchmarks/bench_raw_adult.py --quick          # one seed, no peers: about 2 minutes
     .venv/bin/python benchmarks/bench_raw_adult.py --render-only    # rewrite the markdown from the JSON
 
@@ -24,6 +24,9 @@ Systems, each a fresh process (its wall time and peak RSS are its own, from ``os
   schema's bounds and bin count on age, fnlwgt, capital-gain, capital-loss, hours-per-week); declared bounds
   mean no preprocessing budget (preprocessor_eps = 0, checked). Same eps and delta; rows by i.i.d. sampling.
   AIM is capped at ``--aim-time-limit`` seconds (default 1200) and reported as a timeout past it.
+* ``smartnoise-mst-matched`` / ``smartnoise-aim-matched`` (``--peers mst-matched,aim-matched``): the same peers at
+  the epsilon that gives them dprelease's guarantee under dprelease's unit (replace one record), which is
+  smaller than eps: smartnoise calibrates to add/remove neighbours (benchmarks/peer_guarantee.py).
 
 Scores, the same for every system's decoded rows:
 
@@ -57,6 +60,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from provenance import code_info, machine_info, provenance_line  # noqa: E402
+import peer_guarantee  # noqa: E402  (the peers' epsilon at dprelease's guarantee)
 from scoring import load_scorer, score_rows  # noqa: E402
 
 from dprelease.data import Dataset  # noqa: E402
@@ -67,6 +71,8 @@ from dprelease.schema import encode  # noqa: E402
 
 PEER_PY = REPO / "benchmarks" / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer_raw.py"
+#: A peer name's suffix for the peer run at dprelease's guarantee (``--peers mst-matched,aim-matched``).
+MATCHED = "-matched"
 #: Columns smartnoise gets as continuous (BinTransformer with the schema's bounds); the rest are categorical.
 CONTINUOUS = ("age", "fnlwgt", "capital-gain", "capital-loss", "hours-per-week")
 #: Numeric columns for the classifier and the quantiles (education-num is a number too).
@@ -274,19 +280,26 @@ def run(args) -> dict:
             results.setdefault("notes", []).append(f"peers skipped: {PEER_PY} is missing (bash "
                                                    "benchmarks/peers/setup_peers.sh)")
             break
+        # "mst-matched" / "aim-matched": the same peer at the epsilon that gives it dprelease's guarantee under
+        # dprelease's unit (replace one record; benchmarks/peer_guarantee.py), on the raw table's 15 columns
+        program, matched = (peer[:-len(MATCHED)], True) if peer.endswith(MATCHED) else (peer, False)
+        epsilon = peer_guarantee.matched_epsilon(program, args.eps, args.delta, columns=len(adult_raw_schema().names),
+                                                 rounds=args.aim_rounds if program == "aim" else None) \
+            if matched else args.eps
         for seed in range(args.peer_seeds):
-            limit = args.aim_time_limit if peer == "aim" else args.mst_time_limit
-            name = f"smartnoise-{peer}"
+            limit = args.aim_time_limit if program == "aim" else args.mst_time_limit
+            name = f"smartnoise-{program}"
             extra = []
-            if peer == "aim" and (args.aim_max_model_size != 80.0 or args.aim_rounds is not None):
+            if program == "aim" and (args.aim_max_model_size != 80.0 or args.aim_rounds is not None):
                 name += f"-{args.aim_max_model_size:g}mb-{args.aim_rounds or 'default'}r"
                 extra = ["--aim-max-model-size", str(args.aim_max_model_size)]
                 extra += ["--aim-rounds", str(args.aim_rounds)] if args.aim_rounds is not None else []
+            name += MATCHED if matched else ""
             out, result = tmp / f"{name}-{seed}.csv", tmp / f"{name}-{seed}.json"
             command = [str(PEER_PY), str(PEER_RUNNER), "--data", str(paths["train"]), "--spec", str(peer_spec(tmp)),
-                       "--synth", peer, "--epsilon", str(args.eps), "--delta", str(args.delta), "--seed", str(seed),
+                       "--synth", program, "--epsilon", str(epsilon), "--delta", str(args.delta), "--seed", str(seed),
                        "--out", str(out), "--json", str(result), "--time-limit", str(limit), *extra]
-            record = {"system": name, "seed": seed, "time_limit": limit,
+            record = {"system": name, "seed": seed, "time_limit": limit, "epsilon_run": epsilon,
                       **run_process(command, tmp / f"{name}-{seed}.log")}
             record["peer"] = json.loads(result.read_text()) if result.exists() else {"status": "error"}
             if record["peer"].get("status") == "ok":
@@ -378,8 +391,8 @@ def render(results: dict) -> str:
             gap = trtr[k] - raw["stsr"][k]
             peers = {p: summary[p]["stsr"][k] for p in sorted(summary)
                      if p.startswith("smartnoise-") and summary[p]["stsr"].get(k) is not None}
-            above = ", ".join(f"{'above' if raw['stsr'][k] > v else 'NOT above'} {label_short(p)}'s "
-                              f"{v:.1f}%" for p, v in peers.items()) or "no peer finished"
+            above = ", ".join(f"{'above' if raw['stsr'][k] > v else 'NOT above'} {label_short(p)} "
+                              f"({v:.1f}%)" for p, v in peers.items()) or "no peer finished"
             lines.append(f"- STSR ({k}) {raw['stsr'][k]:.1f}% vs TRTR {trtr[k]:.1f}%: {gap:.1f} points (target <= 3: "
                          f"{'met' if gap <= 3 else 'NOT met'}); {above}.")
         lines.append(f"- one command, wall seconds: {raw['seconds']:.1f} (target <= 60: "
@@ -404,7 +417,8 @@ def render(results: dict) -> str:
             if system not in ("coded", "coded-n32561") else " | ".join("–" for _ in s["classifiers"])
         status = ", ".join(summary[system]["status"])
         categorical = _cell([r["marginals_categorical"]["avg_l1"] for r in ok if "marginals_categorical" in r], ".4f")
-        name = label.get(system) or (f"smartnoise {label_short(system)}, raw Adult, its transformers (capped at "
+        at = f" (run at eps {rs[0]['epsilon_run']:.3f})" if "epsilon_run" in rs[0] else ""
+        name = label.get(system) or (f"smartnoise {label_short(system)}{at}, raw Adult, its transformers (capped at "
                                      f"{rs[0].get('time_limit', s['aim_time_limit']):g} s)")
         lines.append(f"| {name} | {rows} | {_cell([r['marginals']['avg_l1'] for r in ok], '.4f')} "
                      f"| {_cell([r['marginals']['max_error'] for r in ok], '.4f')} | {categorical} | {stsr} "
@@ -446,10 +460,12 @@ def render(results: dict) -> str:
 def quantile_systems(results: dict) -> list[str]:
     present = {r["system"] for r in results["runs"] if "quantiles" in r}
     return [s for s in ("raw", "smartnoise-mst") if s in present] + sorted(
-        s for s in present if s.startswith("smartnoise-aim"))
+        s for s in present if s.startswith("smartnoise-") and s != "smartnoise-mst")
 
 
 def label_short(system: str) -> str:
+    if system.endswith(MATCHED):
+        return f"{label_short(system[:-len(MATCHED)])} at dprelease's guarantee"
     if system.startswith("smartnoise-aim-"):
         mb, rounds = system[len("smartnoise-aim-"):].split("-")
         return f"AIM ({mb[:-2]} MB, {rounds[:-1]} rounds)"
@@ -466,7 +482,8 @@ def main() -> int:
     parser.add_argument("--delta", type=float, default=1e-9)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--systems", default="raw,coded,coded-n32561")
-    parser.add_argument("--peers", default="mst,aim")
+    parser.add_argument("--peers", default="mst,aim,mst-matched,aim-matched",
+                        help="smartnoise peers; NAME-matched runs NAME at dprelease's guarantee (default: all four)")
     parser.add_argument("--peer-seeds", type=int, default=1)
     parser.add_argument("--mst-time-limit", type=float, default=1200)
     parser.add_argument("--aim-time-limit", type=float, default=1200)
