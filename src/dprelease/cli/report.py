@@ -33,7 +33,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="the report file to write (without it: the Markdown report on stdout, for a public "
                              "report only)")
     parser.add_argument("--format", choices=FORMATS, default=None,
-                        help="html (default; charts need the 'report' extra, matplotlib) or md (text, tables only); "
+                        help="html (charts need the 'report' extra, matplotlib) or md (text, tables only); "
                              "default: md when --out ends in .md or is not given, else html")
     parser.add_argument("--seed", type=integer("--seed"), default=0,
                         help="seed of the baselines drawn from --data (default 0)")
