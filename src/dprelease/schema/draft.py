@@ -10,7 +10,8 @@ Two modes, and never a silent one:
   noisy profile (how many values look NULL, boolean, integer, decimal, date, date-time or text), from which
   the kind and the NULL bucket are chosen. The other three quarters are split equally over the columns whose
   kind needs more (a boolean needs nothing more, nor text when delta = 0): for numbers, bounds from a noisy
-  histogram over public cells (0, +-1..9 10^e) and then bin edges (quantiles 1/b .. (b-1)/b) by the
+  histogram over public cells (0, +-1..9 10^e; widened by runs of a decade's cells whose noisy sum stands out)
+  and then bin edges (quantiles 1/b .. (b-1)/b) by the
   exponential mechanism over public candidates inside the bounds; for dates, bounds from a noisy histogram
   over years (for both, where no noisy cell clears the threshold the bounds are left null, refused at every
   use until the user declares them, and no bin edges are bought); for text, categories by a stability
