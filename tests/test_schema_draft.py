@@ -332,13 +332,13 @@ def test_decade_runs_are_public_prefixes_and_suffixes_within_a_decade():
     edges = _cell_edges(integer=True)
     runs = _decade_runs(edges)
     assert len(runs) == 476 and len(set(runs)) == len(runs)
-    one = list(edges).index(1.0)  # the decade 1..9: one-unit cells 1, 2, ..., 9
-    ones = [r for r in runs if r[2] == one]
-    assert {(e - s + 1) for s, e, _, _ in ones} == set(range(2, 10))
-    assert all(s == one or e == one + 8 for s, e, _, _ in ones)  # a prefix or a suffix, nothing in the middle
-    for start, end, first, last in runs:  # within its decade, whose cells lie in one [10^e, 10^(e+1)) or its negative
-        lo, hi = edges[first], edges[last + 1]
-        assert first <= start < end <= last and (lo > 0 and hi <= 10 * lo or hi < 0 and lo >= 10 * hi), (lo, hi)
+    one, nine = list(edges).index(1.0), list(edges).index(9.0)  # the decade 1..9: one-unit cells 1, 2, ..., 9
+    ones = [(s, e) for s, e in runs if one <= s and e <= nine]
+    assert {e - s + 1 for s, e in ones} == set(range(2, 10))
+    assert len(ones) == 15 and all(s == one or e == nine for s, e in ones)  # a prefix or a suffix, no middle
+    for start, end in runs:  # within one decade: [10^e, 10^(e+1)) or its negative
+        lo, hi = edges[start], edges[end + 1]
+        assert start < end and (lo > 0 and hi <= 10 * lo or hi < 0 and lo >= 10 * hi), (lo, hi)
 
 
 def test_sum_threshold_bounds_the_false_alarm_of_a_run_and_is_not_vacuous():

@@ -295,12 +295,12 @@ def _cell_edges(integer: bool) -> np.ndarray:
     return np.concatenate([[-np.inf], -positive[::-1], [0.0], positive, [np.inf]])
 
 
-def _decade_runs(edges: np.ndarray) -> list[tuple[int, int, int, int]]:
-    """Runs of :func:`_cell_edges`' cells within a decade, [10^e, 10^(e+1)) or [-10^(e+1), -10^e), as (first, last,
-    decade's first, decade's last) cell indexes: each decade's prefixes and suffixes of 2 or more cells (public).
-    Near 0 the cells are narrow: hours 0..23 put most rows in one-hour cells that may each fall short of the
-    threshold while a run of them does not. A prefix below the passing cells widens the lower bound to its decade's
-    start, a suffix above them the upper bound to its decade's end (:func:`_bounds`)."""
+def _decade_runs(edges: np.ndarray) -> list[tuple[int, int]]:
+    """Runs of :func:`_cell_edges`' cells within a decade, [10^e, 10^(e+1)) or [-10^(e+1), -10^e), as (first, last)
+    cell indexes: each decade's prefixes and suffixes of 2 or more cells (public). Near 0 the cells are narrow:
+    hours 0..23 put most rows in one-hour cells that may each fall short of the threshold while a run of them does
+    not. A run below (above) the passing cells widens the lower (upper) bound to its own first (last) cell
+    (:func:`_bounds`)."""
     finite = edges[np.isfinite(edges)]
     runs = set()
     for power in np.unique(np.floor(np.log10(np.abs(finite[finite != 0])))):
@@ -310,8 +310,8 @@ def _decade_runs(edges: np.ndarray) -> list[tuple[int, int, int, int]]:
             if len(inside) < 2:
                 continue
             s, e = int(inside[0]), int(inside[-1])
-            runs.update((s, s + j, s, e) for j in range(1, e - s + 1))
-            runs.update((e - j, e, s, e) for j in range(1, e - s))
+            runs.update((s, s + j) for j in range(1, e - s + 1))
+            runs.update((e - j, e) for j in range(1, e - s))
     return sorted(runs)
 
 
@@ -335,11 +335,11 @@ def _sum_threshold(epsilon: Fraction, cells: int, tests: int) -> float:
 def _bounds(name, values, reader, epsilon, edges, integer, runs=()) -> tuple[float, float] | None:
     """Bounds from a noisy histogram over public cells: the outer edges of the first and last cells whose
     noisy count passes the threshold T = t ln(#tests / 0.001), t = 2 / epsilon the noise scale (ApproxBounds,
-    Wilson et al. 2020), widened to a decade's edge by any of the ``runs`` of cells (:func:`_decade_runs`) that lies
-    below (above) those cells and whose noisy sum passes its own threshold (:func:`_sum_threshold`); #tests counts
-    the cells and the runs. A run never widens past its decade, nor from inside the passing cells: there its sum may
-    be theirs, and a far edge (99 for hours 0..23) would decode rows far past the data. Openly, the exact minimum
-    and maximum. None when no cell passes: the noise then
+    Wilson et al. 2020), widened to the outer edge of any of the ``runs`` of cells within a decade
+    (:func:`_decade_runs`) that lies wholly below (above) those cells and whose noisy sum passes its own threshold
+    (:func:`_sum_threshold`); #tests counts the cells and the runs. A run that holds a passing cell does not widen:
+    its sum may be that cell's, and its far edge (99 for hours 0..23) would decode rows far past the data. Openly,
+    the exact minimum and maximum. None when no cell passes: the noise then
     hides every cell, and the fullest noisy one (the rule before) was noise's choice among ~290 empty cells
     ([90000000, 99999999] for integers 0..100 on most seeds), not evidence.
 
@@ -366,11 +366,10 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=()) -> tuple[flo
         return None
     first, last = int(passed[0]), int(passed[-1])  # cell indexes of the bounds
     outer_first, outer_last = first, last
-    for start, end, decade_start, decade_end in runs:  # see :func:`_decade_runs`
-        below, above = end < first and start == decade_start, start > last and end == decade_end
-        if (below or above) and counts[start:end + 1].sum() > _sum_threshold(epsilon, end - start + 1, tests):
-            outer_first = min(outer_first, decade_start) if below else outer_first
-            outer_last = max(outer_last, decade_end) if above else outer_last
+    for start, end in runs:  # see :func:`_decade_runs`
+        if (end < first or start > last) and \
+                counts[start:end + 1].sum() > _sum_threshold(epsilon, end - start + 1, tests):
+            outer_first, outer_last = min(outer_first, start), max(outer_last, end)
     finite = edges[np.isfinite(edges)]
     low = float(np.clip(edges[outer_first], finite[0], finite[-1]))
     high = float(np.clip(edges[outer_last + 1], finite[0], finite[-1]))
