@@ -71,8 +71,6 @@ from dprelease.schema import encode  # noqa: E402
 
 PEER_PY = REPO / "benchmarks" / ".venv-peers" / "bin" / "python"
 PEER_RUNNER = HERE / "peers" / "run_peer_raw.py"
-#: A peer name's suffix for the peer run at dprelease's guarantee (``--peers mst-matched,aim-matched``).
-MATCHED = "-matched"
 #: Columns smartnoise gets as continuous (BinTransformer with the schema's bounds); the rest are categorical.
 CONTINUOUS = ("age", "fnlwgt", "capital-gain", "capital-loss", "hours-per-week")
 #: Numeric columns for the classifier and the quantiles (education-num is a number too).
@@ -282,10 +280,9 @@ def run(args) -> dict:
             break
         # "mst-matched" / "aim-matched": the same peer at the epsilon that gives it dprelease's guarantee under
         # dprelease's unit (replace one record; benchmarks/peer_guarantee.py), on the raw table's 15 columns
-        program, matched = (peer[:-len(MATCHED)], True) if peer.endswith(MATCHED) else (peer, False)
-        epsilon = peer_guarantee.matched_epsilon(program, args.eps, args.delta, columns=len(adult_raw_schema().names),
-                                                 rounds=args.aim_rounds if program == "aim" else None) \
-            if matched else args.eps
+        program = peer_guarantee.program(peer)
+        epsilon = peer_guarantee.run_epsilon(peer, args.eps, args.delta, columns=len(adult_raw_schema().names),
+                                             rounds=args.aim_rounds)
         for seed in range(args.peer_seeds):
             limit = args.aim_time_limit if program == "aim" else args.mst_time_limit
             name = f"smartnoise-{program}"
@@ -294,7 +291,7 @@ def run(args) -> dict:
                 name += f"-{args.aim_max_model_size:g}mb-{args.aim_rounds or 'default'}r"
                 extra = ["--aim-max-model-size", str(args.aim_max_model_size)]
                 extra += ["--aim-rounds", str(args.aim_rounds)] if args.aim_rounds is not None else []
-            name += MATCHED if matched else ""
+            name += peer_guarantee.MATCHED if peer_guarantee.is_matched(peer) else ""
             out, result = tmp / f"{name}-{seed}.csv", tmp / f"{name}-{seed}.json"
             command = [str(PEER_PY), str(PEER_RUNNER), "--data", str(paths["train"]), "--spec", str(peer_spec(tmp)),
                        "--synth", program, "--epsilon", str(epsilon), "--delta", str(args.delta), "--seed", str(seed),
@@ -464,8 +461,8 @@ def quantile_systems(results: dict) -> list[str]:
 
 
 def label_short(system: str) -> str:
-    if system.endswith(MATCHED):
-        return f"{label_short(system[:-len(MATCHED)])} at dprelease's guarantee"
+    if peer_guarantee.is_matched(system):
+        return f"{label_short(peer_guarantee.program(system))} at dprelease's guarantee"
     if system.startswith("smartnoise-aim-"):
         mb, rounds = system[len("smartnoise-aim-"):].split("-")
         return f"AIM ({mb[:-2]} MB, {rounds[:-1]} rounds)"

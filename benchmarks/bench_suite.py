@@ -86,7 +86,6 @@ SYSTEMS = ("dprelease", "dprelease-pure", "independent", "uniform", "mst", "aim"
 #: A peer run at the nominal epsilon under its own privacy unit (add or remove a record), and the same peer run at
 #: the epsilon that gives dprelease's guarantee under dprelease's unit (replace a record; peer_guarantee.py).
 PEERS = ("mst", "aim", "mst-matched", "aim-matched")
-MATCHED = "-matched"
 OPTIONAL_SYSTEMS = ("dprelease-rounds", "mst-matched", "aim-matched")  # run only when named
 CHEAP_TABLE_ORDER = ("adult7", "spread", "small91", "adult-n1000", "adult-n5000", "binary16", "bn-1k", "clinic", "loans",
                      "adult14", "taxi", "wide", "bn-100k", "bn-1m")
@@ -405,17 +404,7 @@ def versions_in_cache(cache: dict) -> dict | None:
     return json.loads(found.pop()) if len(found) == 1 else None
 
 
-def peer_program(peer: str) -> str:
-    """The smartnoise synthesizer behind a peer system: 'mst' for 'mst' and 'mst-matched'."""
-    return peer.removesuffix(MATCHED)
-
-
-def peer_epsilon(peer: str, eps: float, columns: int, args) -> float:
-    """The epsilon the peer is run at: the nominal one, or the one matching dprelease's guarantee (peer_guarantee)."""
-    if not peer.endswith(MATCHED):
-        return eps
-    return peer_guarantee.matched_epsilon(peer_program(peer), eps, DELTA, columns=columns,
-                                          rounds=args.aim_rounds if peer_program(peer) == "aim" else None)
+peer_program = peer_guarantee.program  # 'mst' for 'mst' and 'mst-matched'
 
 
 def peer_settings(peer: str, args, columns: int | None = None) -> dict:
@@ -425,7 +414,7 @@ def peer_settings(peer: str, args, columns: int | None = None) -> dict:
                     "rounds": args.aim_rounds, "delta": DELTA, "sampling": "sample"}
     else:
         settings = {"time_limit": args.mst_time_limit, "delta": DELTA, "sampling": "sample"}
-    if peer.endswith(MATCHED):
+    if peer_guarantee.is_matched(peer):
         factor = peer_guarantee.replace_one_factor(peer_program(peer), columns=columns, rounds=settings.get("rounds"))
         settings.update(guarantee="dprelease's (replace one record)", rho_factor=str(factor))
     return settings
@@ -441,7 +430,7 @@ def run_peer(peer: str, table: str, eps: float, seed: int, args, tables: Tables,
     stem = tmp / f"peer-{table}-{peer}-eps{eps:g}-seed{seed}"
     columns = tables.get(table)["columns"]
     settings = peer_settings(peer, args, columns)
-    eps_run = peer_epsilon(peer, eps, columns, args)
+    eps_run = peer_guarantee.run_epsilon(peer, eps, DELTA, columns=columns, rounds=args.aim_rounds)
     cmd = [str(PEER_PY), str(PEER_RUNNER), "--data", str(csv), "--domain", str(domain), "--synth", peer_program(peer),
            "--epsilon", f"{eps:g}" if eps_run == eps else repr(eps_run), "--delta", f"{DELTA:g}", "--seed", str(seed),
            "--time-limit", f"{settings['time_limit']:g}", "--out", f"{stem}.csv", "--json", f"{stem}.json"]

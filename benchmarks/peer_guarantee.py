@@ -37,6 +37,17 @@ AIM_SELECTION_SHARE = Fraction(1, 10)
 AIM_MEASUREMENT_SHARE = Fraction(9, 10)
 MEASUREMENT_FACTOR = 2   # Delta_2^2: 2 under replace one, 1 under add/remove
 SELECTION_FACTOR = 4     # (2 Delta)^2 / Delta^2 for the exponential mechanism's eps^2 / 8
+#: A peer system's suffix for the peer run at dprelease's guarantee: 'mst-matched' is MST at matched_epsilon.
+MATCHED = "-matched"
+
+
+def program(peer: str) -> str:
+    """The smartnoise synthesizer behind a peer system: 'mst' for 'mst' and 'mst-matched'."""
+    return peer.removesuffix(MATCHED)
+
+
+def is_matched(peer: str) -> bool:
+    return peer.endswith(MATCHED)
 
 
 def replace_one_factor(peer: str, *, columns: int, rounds: int | None = None) -> Fraction:
@@ -64,3 +75,11 @@ def matched_epsilon(peer: str, epsilon: float, delta: float, *, columns: int, ro
 
     rho = rho_for(epsilon=epsilon, delta=delta) / replace_one_factor(peer, columns=columns, rounds=rounds)
     return epsilon_for(rho=rho, delta=delta)
+
+
+def run_epsilon(peer: str, epsilon: float, delta: float, *, columns: int, rounds: int | None = None) -> float:
+    """The epsilon a peer system is run at: ``epsilon`` itself for a nominal peer ('mst'), :func:`matched_epsilon`
+    for a matched one ('mst-matched'). ``rounds`` is AIM's (MST's factor has none)."""
+    if not is_matched(peer):
+        return epsilon
+    return matched_epsilon(program(peer), epsilon, delta, columns=columns, rounds=rounds)

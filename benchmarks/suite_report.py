@@ -10,6 +10,7 @@ import statistics
 
 from scipy.stats import mannwhitneyu
 
+import peer_guarantee  # the peers' names at dprelease's guarantee
 from provenance import commit_label, provenance_line
 
 #: Columns of the compact per-table matrix, in order.
@@ -19,7 +20,7 @@ COLUMNS = ("dprelease", "dprelease [sample]", "dprelease [model]", "dprelease-pu
 #: The peers at the nominal eps (their own unit: add or remove a record), and at dprelease's guarantee under its unit
 #: (replace a record; benchmarks/peer_guarantee.py). Each set gets its own check.
 NOMINAL_PEERS = ("mst", "aim")
-MATCHED_PEERS = ("mst-matched", "aim-matched")
+MATCHED_PEERS = tuple(p + peer_guarantee.MATCHED for p in NOMINAL_PEERS)
 DEFAULTS = ("dprelease", "dprelease-pure")  # the default (delta = 1e-9) and the pure-DP path (delta = 0)
 PURE_VS_DELTA_LIMIT = 1.5      # issue 12, item 6
 ROWS_VS_MODEL_LIMIT = 1.2      # issue 12, "must show": the spread-out case
@@ -140,7 +141,7 @@ def peer_check(by: dict, per_run: dict, table: str, system: str, eps: float, our
     if not peers:
         return "–"
     peer, value = min(peers.items(), key=lambda kv: kv[1])
-    name = peer.removesuffix("-matched").upper()
+    name = peer_guarantee.program(peer).upper()
     if ours > value:
         test = seed_test(per_run.get((table, system, eps), []), per_run.get((table, peer, eps), []))
         failures.append(f"{table}, eps = {eps:g}, {system}: avg L1 {ours:.4f} > {name} {value:.4f}{how} "
@@ -219,6 +220,7 @@ DEFAULT_TITLE = "Tuning suite (issue 12): dprelease's defaults beside the baseli
 
 
 def render(doc: dict) -> str:
+    matched = matched_ran(doc)  # the matched peers' check, note and config line appear together
     info, code, config = doc["machine"], doc["code"], doc["config"]
     L = [f"# {doc.get('title') or DEFAULT_TITLE}", ""]
     L.append(provenance_line("bench_suite.py", info, code, doc.get("total_seconds", 0.0)))
@@ -272,7 +274,7 @@ def render(doc: dict) -> str:
         L[-1] += " Cut to fit the run's time: " + "; ".join(cut) + "."
     if matched_runs:
         L[-1] += (" Peers at dprelease's guarantee: " + "; ".join(
-            f"{p.removesuffix('-matched').upper()} {n} seeds on {', '.join(tables)}"
+            f"{peer_guarantee.program(p).upper()} {n} seeds on {', '.join(tables)}"
             for (p, n), tables in sorted(matched_runs.items())) + ".")
     L.append("")
     L.append("Systems: `dprelease` = `synthesize` with every default (MWEM, delta = 1e-9); `dprelease-pure` = the "
@@ -280,7 +282,7 @@ def render(doc: dict) -> str:
              "themselves (no rows); `independent` = noisy 1-way marginals (IndependentMarginals) and their "
              "product, rows sampled; `uniform` = uniform rows; `mst`, `aim` = smartnoise-synth, rows sampled"
              + ("; `mst-matched`, `aim-matched` = the same peers run at the epsilon that gives them dprelease's "
-                "guarantee under dprelease's privacy unit (below)" if matched_ran(doc) else "") + ". "
+                "guarantee under dprelease's privacy unit (below)" if matched else "") + ". "
              "The rows column says which row method ran (`auto`'s pick for the defaults). Seconds = fit + rows "
              "in the run's own process; peak MB = that process's ru_maxrss (it includes the loaded table).")
     L.append("")
@@ -297,11 +299,11 @@ def render(doc: dict) -> str:
     lines, failures = checks(doc)
     L.append("## The issue's checks (medians over seeds, main workload)")
     L.append("")
-    if matched_ran(doc):
+    if matched:
         L.append(UNITS_NOTE)
         L.append("")
     L.append("Default <= the independent baseline; <= the best peer that ran (MST, AIM)"
-             + ("; <= the best of them at dprelease's guarantee (`-matched`)" if matched_ran(doc) else "")
+             + ("; <= the best of them at dprelease's guarantee (`-matched`)" if matched else "")
              + "; the released rows "
              "(`auto`) <= i.i.d. rows from the same model; rows / model answers (the spread table must be <= "
              f"{ROWS_VS_MODEL_LIMIT}x); the pure-DP path within {PURE_VS_DELTA_LIMIT}x of the default (delta = 1e-9).")

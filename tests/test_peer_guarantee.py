@@ -81,3 +81,15 @@ def test_an_unknown_peer_or_an_impossible_schedule_is_refused_by_name(guarantee)
         guarantee.replace_one_factor("privbayes", columns=4)
     with pytest.raises(ValueError, match="rounds=2"):
         guarantee.replace_one_factor("aim", columns=4, rounds=2)
+
+
+def test_a_peer_systems_name_says_its_program_and_epsilon(guarantee):
+    """'mst' runs MST at the nominal epsilon; 'mst-matched' runs MST at the matched one (AIM's rounds matter, MST's
+    factor ignores them), so the suite and the raw-Adult benchmark read one naming."""
+    assert [guarantee.program(p) for p in ("mst", "mst-matched", "aim", "aim-matched")] == ["mst", "mst", "aim", "aim"]
+    assert guarantee.run_epsilon("aim", 1.0, 1e-9, columns=15, rounds=56) == 1.0
+    assert guarantee.run_epsilon("mst-matched", 1.0, 1e-9, columns=15, rounds=56) == \
+        guarantee.matched_epsilon("mst", 1.0, 1e-9, columns=15)
+    assert guarantee.run_epsilon("aim-matched", 1.0, 1e-9, columns=15, rounds=56) == \
+        guarantee.matched_epsilon("aim", 1.0, 1e-9, columns=15, rounds=56) > \
+        guarantee.run_epsilon("aim-matched", 1.0, 1e-9, columns=15)  # fewer rounds: less on selections (4x)
