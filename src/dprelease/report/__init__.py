@@ -5,7 +5,7 @@
 >>> text = render_html(build_report(Release.load("release.json")))      # doctest: +SKIP
 
 Public sections (post-processing of the release alone): the guarantee and the privacy ledger,
-the mechanism's rounds, the synthetic table beside the released answers. With ``real`` (the
+the mechanism's rounds, how much noise each measurement carries, the synthetic table beside the released answers. With ``real`` (the
 curator's own table) a NOT PRIVATE section is added, and a banner at the top says so: errors per
 marginal against the real table beside two seeded baselines, and the worst marginals drawn.
 
@@ -21,6 +21,7 @@ from dprelease.release import Release
 from dprelease.report.blocks import Report
 from dprelease.report.html import render_html
 from dprelease.report.markdown import render_markdown
+from dprelease.report.noise import noise_section
 from dprelease.report.private import BANNER, private_section
 from dprelease.report.public import answers_section, guarantee_section, ledger_section, rounds_section
 
@@ -29,8 +30,9 @@ FORMATS = ("html", "md")
 
 def build_report(release: Release, *, real: Dataset | None = None, seed: int = 0) -> Report:
     """The report's content; ``real`` (the real table, over the release's domain) adds the NOT PRIVATE part."""
+    noise = noise_section(release)
     sections = [guarantee_section(release), ledger_section(release), rounds_section(release),
-                answers_section(release)]
+                *([noise] if noise is not None else []), answers_section(release)]
     if real is not None:
         sections.append(private_section(release, real, seed=seed))
     spent = release.privacy_ledger.get("spent", {})
