@@ -97,3 +97,25 @@ def test_a_large_budget_flags_nothing():
     assert f"## {TITLE}" in page
     assert "mostly noise in their 1-way measurement" not in page
     assert "measured columns' 1-way measurements carry expected L1 noise under 1" in page
+
+
+def test_synth_on_the_command_line_names_the_drowned_columns(capsys, tmp_path):
+    from dprelease.cli import main
+
+    def run(n: int, epsilon: str) -> str:
+        data = small_table(n)
+        path = tmp_path / f"data{n}.csv"
+        path.write_text(",".join(data.domain.attributes) + "\n"
+                        + "\n".join(",".join(map(str, r)) for r in data.records.tolist()) + "\n")
+        domain = tmp_path / "domain.json"
+        domain.write_text('{"flag": 2, "code": 60, "group": 4, "shift": 3, "site": 5}')
+        assert main(["synth", str(path), "--domain", str(domain), "--epsilon", epsilon, "--workload", "1-2way",
+                     "--out", str(tmp_path / f"out{n}.csv"), "--quiet", "--seed", "4"]) == 0
+        captured = capsys.readouterr()
+        assert len(captured.out.splitlines()) == 2  # stdout keeps its two result lines for scripts
+        return captured.err
+
+    lines = [line for line in run(300, "0.1").splitlines() if line.startswith("note:")]
+    assert len(lines) == 1 and lines[0].startswith("note: at this budget the 1-way measurement of ")
+    assert "(code" in lines[0] and "flag" not in lines[0]
+    assert "note:" not in run(20_000, "10")

@@ -9,6 +9,7 @@ line, exit code 2, nothing written and nothing spent.
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from dprelease.mechanisms import registry
 from dprelease.mechanisms.base import Budget
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
+from dprelease.report.noise import drowned_note
 from dprelease.release.files import side_file_name
 from dprelease.rows import ROW_CHOICES
 from dprelease.schema import Schema, decode
@@ -163,5 +165,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {len(release.rows)} {what} to {args.out}"
           + (f" and the release to {args.release}" if args.release else ""))
     print(f"privacy spent: epsilon={spent['epsilon']:.6g}, delta={spent['delta']:.3g} ({release.guarantee})")
+    note = drowned_note(release)  # public: the transcript's noise scales and the domain
+    if note:  # stderr, beside the warnings: stdout keeps its two result lines for scripts
+        print(note, file=sys.stderr)
     return 0
 

@@ -55,6 +55,22 @@ def measured_noise(release: Release) -> dict[tuple[str, ...], dict]:
     return found
 
 
+def drowned_columns(release: Release) -> tuple[list[str], int]:
+    """(the columns whose 1-way measurement is mostly noise, how many columns were measured on their own)."""
+    one_way = [(m, v) for m, v in measured_noise(release).items() if len(m) == 1]
+    return [m[0] for m, v in one_way if v["expected_l1"] >= 1.0], len(one_way)
+
+
+def drowned_note(release: Release) -> str | None:
+    """One line for the command line when some columns' 1-way measurement is mostly noise; else None."""
+    drowned, measured = drowned_columns(release)
+    if not drowned:
+        return None
+    names = ", ".join(drowned[:8]) + (", ..." if len(drowned) > 8 else "")
+    return (f"note: at this budget the 1-way measurement of {len(drowned)} of {measured} columns is mostly noise "
+            f"({names}): see the noise section of `dprelease report`")
+
+
 def noise_section(release: Release) -> Section | None:
     """The measurements' expected L1 noise, the 1-way marginals' first; None when the transcript records no noise
     scale (mechanisms whose transcripts carry none, e.g. the independent baseline's)."""
@@ -68,7 +84,7 @@ def noise_section(release: Release) -> Section | None:
         "rows), repeated measurements of a marginal averaged. Two distributions differ by at most 2 in L1: at 1 or "
         "more the noise outweighs most of what the measurement can tell apart (mostly noise), under 0.1 it is sharp.")]
     if one_way:
-        drowned = [m[0] for m, v in one_way if v["expected_l1"] >= 1.0]
+        drowned, _ = drowned_columns(release)
         if drowned:
             blocks.append(Paragraph(
                 f"{len(drowned)} of the {len(one_way)} measured columns are mostly noise in their 1-way measurement "
