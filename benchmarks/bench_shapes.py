@@ -1,0 +1,208 @@
+#!/usr/bin/env python
+"""Tables of random shapes that no default was chosen on: the default beside the independent baseline and uniform.
+
+    .venv/bin/python benchmarks/bench_shapes.py [--tables 16] [--seeds 10] [--eps 0.1,1,10] [--jobs 2] [--out DIR]
+    .venv/bin/python benchmarks/bench_shapes.py --render-only
+
+The suite (bench_suite.py) chose the defaults; its held-out and small-domain pages test them on tables written
+by hand. Here the shapes are drawn: table i is a Bayesian network whose width (3-14 columns), column sizes (40 %
+binary, 35 % 3-8 values, 20 % 10-40, 5 % 50-100), parents (0-2 earlier columns), CPT concentration
+(Dirichlet alpha in {0.2, 0.5, 1, 3}: from a few values per parent setting to nearly uniform) and n (200, 1,000,
+5,000 or 30,000) all come from ``numpy.random.default_rng([SHAPES_SEED, i])``. SHAPES_SEED was drawn in session
+30, after every default was chosen, and nothing was tuned on these tables. The workload follows the width the way
+a user's would: all 1-3-way marginals up to 7 columns, all 1-2-way up to 11, all 2-way beyond.
+
+Systems: ``dprelease`` (``synthesize`` with every default; its released rows and its model's own answers are both
+scored), ``independent`` (Laplace 1-way marginals at eps / d, their product, rows sampled: the issue's baseline,
+run per column as in bench_suite.py) and ``uniform`` (uniform rows: what a release that measured nothing gives).
+Scored with bench_suite's scorer (avg L1 over the workload's marginals). Runs go to a pool of ``--jobs`` worker
+processes with one BLAS thread each; seconds are fit + rows inside the worker. Peak memory is not measured here
+(bench_suite.py does, one fresh process a run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import provenance  # noqa: E402
+from suite_report import seed_test  # noqa: E402
+
+SHAPES_SEED = 3001
+OUT = HERE / "results" / "shapes"
+SYSTEMS = ("dprelease", "independent", "uniform")
+#: (probability, low, high) of a column's size class: binary, small, medium, large.
+SIZE_CLASSES = ((0.4, 2, 2), (0.35, 3, 8), (0.2, 10, 40), (0.05, 50, 100))
+ALPHAS = (0.2, 0.5, 1.0, 3.0)
+SIZES_N = (200, 1_000, 5_000, 30_000)
+
+
+def shape(i: int) -> dict:
+    """Table i's shape: columns' sizes and parents, CPT concentration, n and workload (public, seeded)."""
+    import numpy as np
+
+    rng = np.random.default_rng([SHAPES_SEED, i])
+    d = int(rng.integers(3, 15))
+    kinds = rng.choice(len(SIZE_CLASSES), size=d, p=[c[0] for c in SIZE_CLASSES])
+    sizes = [int(rng.integers(SIZE_CLASSES[k][1], SIZE_CLASSES[k][2] + 1)) for k in kinds]
+    alpha = float(rng.choice(ALPHAS))
+    n = int(rng.choice(SIZES_N))
+    nodes = []
+    for j, size in enumerate(sizes):
+        count = 0 if j == 0 else int(rng.choice(min(j, 2) + 1))
+        parents = tuple(f"x{p}" for p in sorted(rng.choice(j, size=count, replace=False))) if count else ()
+        nodes.append((f"x{j}", size, parents))
+    workload = "1-3way" if d <= 7 else "1-2way" if d <= 11 else "2way"
+    return {"table": f"shape{i:02d}", "index": i, "d": d, "sizes": sizes, "alpha": alpha, "n": n,
+            "workload": workload, "cells": math.prod(sizes), "nodes": nodes}
+
+
+def dataset_of(info: dict):
+    import suite_tables
+
+    return suite_tables.drawn_network(info["nodes"], info["alpha"], info["n"], SHAPES_SEED + info["index"])
+
+
+def run_one(job: tuple[int, str, float, int]) -> dict:
+    """One (table, system, eps, seed) run, scored."""
+    import numpy as np
+
+    import bench_suite
+    from dprelease.errors import SeededRunWarning
+    from dprelease.queries.workload import Workload
+
+    warnings.filterwarnings("ignore", category=SeededRunWarning)
+    i, system, eps, seed = job
+    info = shape(i)
+    dataset = dataset_of(info)
+    workload = Workload.from_spec(info["workload"], dataset.domain)
+    real = bench_suite.LazyRowMarginals(dataset)
+    out = {"table": info["table"], "system": system, "epsilon": eps, "seed": seed}
+    t0 = time.perf_counter()
+    if system == "dprelease":
+        from dprelease.api import synthesize
+
+        release = synthesize(dataset, workload, epsilon=eps, seed=seed)
+        out["seconds"] = time.perf_counter() - t0
+        out["rows_avg_l1"] = bench_suite.score_rows(real, release.rows, dataset, {"m": workload})["m"]["avg_l1"]
+        out["model_avg_l1"] = bench_suite.score(real, bench_suite.ReleasedAnswers(release), workload)["avg_l1"]
+        p = release.parameters
+        out["plan"] = ("joint" if p.get("joint_plan") else "direct" if p.get("direct_plan")
+                       else "INIT alone" if not p.get("rounds_run") else f"{p.get('rounds_run')} rounds")
+        out["rows_method"] = release.rows_method
+        return out
+    from dprelease.mechanisms.baselines import IndependentMarginals, uniform_model
+    from dprelease.privacy.rng import make_rng
+
+    rng = make_rng(seed, warn=False)
+    columns = []
+    for attribute in dataset.domain.attributes:  # one 1-column model per attribute, as bench_suite.py runs it
+        column = dataset.select([attribute])
+        model = (IndependentMarginals(epsilon=eps / len(dataset.domain)).run(column, rng=rng)[0]
+                 if system == "independent" else uniform_model(column.domain))
+        columns.append(model.sample(dataset.n, rng)[:, 0])
+    out["seconds"] = time.perf_counter() - t0
+    out["rows_avg_l1"] = bench_suite.score_rows(real, np.stack(columns, axis=1), dataset, {"m": workload})["m"]["avg_l1"]
+    return out
+
+
+def runs_of(doc: dict, table: str, system: str, eps: float, key: str = "rows_avg_l1") -> list[float]:
+    return [r[key] for r in doc["runs"] if r["table"] == table and r["system"] == system and r["epsilon"] == eps]
+
+
+def render(doc: dict) -> str:
+    machine, code = doc["machine"], doc["code"]
+    eps_list, tables = doc["config"]["eps"], doc["tables"]
+    lines = ["# Random shapes: the default on tables no default was chosen on", "",
+             provenance.provenance_line("bench_shapes.py", machine, code, doc["total_seconds"]), "",
+             f"Config: {len(tables)} tables drawn from seed {SHAPES_SEED} (session 30, after every default was chosen); "
+             f"eps {', '.join(f'{e:g}' for e in eps_list)}; seeds 0..{doc['config']['seeds'] - 1}; delta = 1e-9 for "
+             "dprelease (its default). avg L1 = mean over the workload's marginals of the L1 distance between fraction "
+             "vectors, of the released rows (`auto`'s method) unless marked model.", "",
+             "## Tables", "", "| table | n | columns | sizes | alpha | cells | workload |", "|---|---|---|---|---|---|---|"]
+    for t in tables:
+        lines.append(f"| {t['table']} | {t['n']:,} | {t['d']} | {' '.join(map(str, t['sizes']))} | {t['alpha']:g} | "
+                     f"{t['cells']:.3g} | `{t['workload']}` |")
+    below_ind = below_uni = total = 0
+    losses, above_uniform = [], []
+    body = ["", "## Medians over seeds", "",
+            "| table | eps | plan | dprelease rows | dprelease model | independent | uniform | rows / independent | "
+            "seconds |", "|---|---|---|---|---|---|---|---|---|"]
+    for t in tables:
+        for eps in eps_list:
+            ours = runs_of(doc, t["table"], "dprelease", eps)
+            model = runs_of(doc, t["table"], "dprelease", eps, "model_avg_l1")
+            ind, uni = runs_of(doc, t["table"], "independent", eps), runs_of(doc, t["table"], "uniform", eps)
+            if not (ours and ind and uni):
+                continue
+            o, i_, u = statistics.median(ours), statistics.median(ind), statistics.median(uni)
+            plans = sorted({r["plan"] if "rounds" not in r["plan"] else "rounds" for r in doc["runs"]
+                            if r["table"] == t["table"] and r["system"] == "dprelease" and r["epsilon"] == eps})
+            seconds = statistics.median(r["seconds"] for r in doc["runs"] if r["table"] == t["table"]
+                                        and r["system"] == "dprelease" and r["epsilon"] == eps)
+            total += 1
+            below_ind += o <= i_
+            below_uni += o <= u
+            if o > i_:
+                losses.append(f"- {t['table']}, eps = {eps:g}: {o:.4f} > independent {i_:.4f} ({o / i_:.2f}x; "
+                              f"{seed_test(ours, ind)})")
+            if o > u:
+                above_uniform.append(f"- {t['table']}, eps = {eps:g} ({', '.join(plans)}): {o:.4f} > uniform {u:.4f} "
+                                     f"({o / u:.2f}x); n eps = {t['n'] * eps:g} over {t['d']} columns")
+            body.append(f"| {t['table']} | {eps:g} | {', '.join(plans)} | {o:.3f} | {statistics.median(model):.3f} | "
+                        f"{i_:.3f} | {u:.3f} | {o / i_:.2f}x | {seconds:.1f} |")
+    summary = ["", "## Verdicts", "",
+               f"- **Default <= the independent baseline:** {below_ind} of {total}.",
+               f"- **Default <= a uniform table:** {below_uni} of {total}.", ""]
+    summary += ["Losses to the independent baseline:" if losses else "No loss to the independent baseline.", *losses, ""]
+    summary += (["Where the default is above a uniform table (the baseline is above it there too; at this n eps the "
+                 "noisy 1-way marginals carry more noise than the columns' departure from uniform):", *above_uniform]
+                if above_uniform else ["The default is at or below a uniform table everywhere."])
+    return "\n".join(lines + summary + body) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=16, help="how many shapes (tables 0..N-1)")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--eps", default="0.1,1,10")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--render-only", action="store_true")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / "shapes.json"
+    if args.render_only:
+        doc = json.loads(path.read_text())
+    else:
+        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[name] = "1"  # each worker one BLAS thread: N workers use N cores
+        eps_list = [float(e) for e in args.eps.split(",")]
+        machine, code, t0 = provenance.machine_info(), provenance.code_info(), time.perf_counter()
+        jobs = [(i, system, eps, seed) for i in range(args.tables) for eps in eps_list for system in SYSTEMS
+                for seed in range(args.seeds)]
+        with ProcessPoolExecutor(args.jobs) as pool:
+            runs = list(pool.map(run_one, jobs))
+        tables = [{k: v for k, v in shape(i).items() if k != "nodes"} for i in range(args.tables)]
+        doc = {"benchmark": "shapes", "machine": machine, "code": code, "total_seconds": time.perf_counter() - t0,
+               "config": {"tables": args.tables, "seeds": args.seeds, "eps": eps_list, "shapes_seed": SHAPES_SEED},
+               "tables": tables, "runs": runs}
+        path.write_text(json.dumps(doc, indent=1) + "\n")
+    (args.out / "shapes.md").write_text(render(doc))
+    print(f"wrote {path} and {args.out / 'shapes.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""benchmarks/bench_shapes.py: the random shapes are the ones its docstring promises, and its page counts honestly."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def shapes():
+    sys.path.insert(0, str(BENCHMARKS))  # bench_shapes imports its siblings provenance.py and suite_report.py
+    try:
+        spec = importlib.util.spec_from_file_location("bench_shapes", BENCHMARKS / "bench_shapes.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module
+
+
+def test_shapes_are_seeded_and_within_their_stated_ranges(shapes):
+    drawn = [shapes.shape(i) for i in range(40)]
+    assert drawn == [shapes.shape(i) for i in range(40)]  # the same tables on every run
+    sizes_seen = set()
+    for info in drawn:
+        assert 3 <= info["d"] <= 14 and len(info["sizes"]) == info["d"]
+        assert all(any(low <= s <= high for _, low, high in shapes.SIZE_CLASSES) for s in info["sizes"])
+        assert info["alpha"] in shapes.ALPHAS and info["n"] in shapes.SIZES_N
+        assert info["workload"] == ("1-3way" if info["d"] <= 7 else "1-2way" if info["d"] <= 11 else "2way")
+        for j, (name, size, parents) in enumerate(info["nodes"]):
+            assert name == f"x{j}" and size == info["sizes"][j] and len(parents) <= 2
+            assert all(int(p[1:]) < j for p in parents)  # a network: parents come earlier
+        sizes_seen.update(info["sizes"])
+    assert 2 in sizes_seen and max(sizes_seen) >= 50  # both ends of the size classes are drawn
+    assert len({(info["d"], info["n"], info["alpha"]) for info in drawn}) > 20  # shapes differ
+
+
+def test_a_drawn_table_has_its_shape(shapes):
+    info = shapes.shape(9)
+    dataset = shapes.dataset_of(info)
+    assert dataset.n == info["n"] and list(dataset.domain.sizes) == info["sizes"]
+
+
+def doc_with(results: dict[str, dict[str, list[float]]]) -> dict:
+    runs = []
+    for table, systems in results.items():
+        for system, values in systems.items():
+            for seed, value in enumerate(values):
+                run = {"table": table, "system": system, "epsilon": 0.1, "seed": seed, "rows_avg_l1": value,
+                       "seconds": 0.1}
+                if system == "dprelease":
+                    run.update(model_avg_l1=value, plan="INIT alone")
+                runs.append(run)
+    tables = [{"table": t, "n": 1000, "d": 3, "sizes": [2, 3, 4], "alpha": 1.0, "cells": 24, "workload": "1-3way"}
+              for t in results]
+    return {"machine": {"date": "d", "cpu_count": 2, "cpu_model": "c", "python": "3", "numpy": "2"},
+            "code": {"git_commit": "0" * 40, "git_status_src": []}, "total_seconds": 1.0,
+            "config": {"eps": [0.1], "seeds": 3}, "tables": tables, "runs": runs}
+
+
+def test_the_page_counts_losses_to_each_baseline(shapes):
+    page = shapes.render(doc_with({
+        "shapeA": {"dprelease": [0.50, 0.51, 0.52], "independent": [0.60] * 3, "uniform": [0.45] * 3},
+        "shapeB": {"dprelease": [0.70, 0.71, 0.72], "independent": [0.60] * 3, "uniform": [0.90] * 3}}))
+    assert "**Default <= the independent baseline:** 1 of 2." in page
+    assert "**Default <= a uniform table:** 1 of 2." in page
+    loss = next(line for line in page.splitlines() if line.startswith("- shapeB, eps = 0.1: 0.7100 > independent"))
+    assert "Mann-Whitney" in loss
+    assert "- shapeA, eps = 0.1 (INIT alone): 0.5100 > uniform 0.4500 (1.13x); n eps = 100 over 3 columns" in page
+    assert not any(line.startswith("- shapeA, eps = 0.1: ") for line in page.splitlines())  # no loss to independent
+    assert "No loss to the independent baseline." not in page
+
+
+def test_a_clean_page_says_so(shapes):
+    page = shapes.render(doc_with({"shapeA": {"dprelease": [0.5] * 3, "independent": [0.6] * 3,
+                                              "uniform": [0.7] * 3}}))
+    assert "No loss to the independent baseline." in page
+    assert "The default is at or below a uniform table everywhere." in page
