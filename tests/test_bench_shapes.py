@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+from tests.benchmark_modules import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def shapes():
-    sys.path.insert(0, str(BENCHMARKS))  # bench_shapes imports its siblings provenance.py and suite_report.py
-    try:
-        spec = importlib.util.spec_from_file_location("bench_shapes", BENCHMARKS / "bench_shapes.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return module
+    return load_benchmark("bench_shapes")
 
 
 def test_shapes_are_seeded_and_within_their_stated_ranges(shapes):

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
 from dprelease.privacy.zcdp import rho_for
-
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+from tests.benchmark_modules import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def guarantee():
-    spec = importlib.util.spec_from_file_location("peer_guarantee", BENCHMARKS / "peer_guarantee.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("peer_guarantee")
 
 
 def aim_replace_one_rho(rho: float, columns: int, rounds: int, anneal: set[int]) -> float:

@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import statistics
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+from tests.benchmark_modules import BENCHMARKS, load_benchmark
 
 
 @pytest.fixture(scope="module")
 def report():
-    sys.path.insert(0, str(BENCHMARKS))  # suite_report imports its sibling provenance.py
-    try:
-        spec = importlib.util.spec_from_file_location("suite_report", BENCHMARKS / "suite_report.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return module
+    return load_benchmark("suite_report")
 
 
 def suite_doc(runs: dict[str, list[float]]) -> dict:

@@ -8,27 +8,18 @@ fingerprint in its JSON).
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-SUITE_TABLES = Path(__file__).resolve().parent.parent / "benchmarks" / "suite_tables.py"
+from tests.benchmark_modules import BENCHMARKS, load_benchmark
 
 
 @pytest.fixture(scope="module")
 def st():
-    spec = importlib.util.spec_from_file_location("suite_tables", SUITE_TABLES)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["suite_tables"] = module  # dataclasses look their module up while the class is built
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules["suite_tables"]
-    return module
+    return load_benchmark("suite_tables")
 
 
 def dependence(data, a: str, b: str) -> float:
@@ -144,11 +135,9 @@ def test_suite_plans_lists_the_plan_a_run_makes(st, tmp_path, monkeypatch):
 
     from dprelease.api import synthesize
 
-    monkeypatch.syspath_prepend(str(SUITE_TABLES.parent))
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
     monkeypatch.setitem(sys.modules, "suite_tables", st)
-    spec = importlib.util.spec_from_file_location("suite_plans", SUITE_TABLES.parent / "suite_plans.py")
-    plans = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(plans)
+    plans = load_benchmark("suite_plans")
     assert plans.main(["--tables", "small91", "--out", str(tmp_path)]) == 0
     rows = json.loads((tmp_path / "suite_plans.json").read_text())["plans"]
     assert len(rows) == 6 and "| small91 | 1,300 | 1 | pure | laplace |" in (tmp_path / "suite_plans.md").read_text()
@@ -203,11 +192,9 @@ def test_cross_table_workloads_take_the_columns_in_order(st, monkeypatch):
     triples over the columns in order; any other spec is the library's."""
     from dprelease import Domain, Workload
 
-    monkeypatch.syspath_prepend(str(SUITE_TABLES.parent))
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
     monkeypatch.setitem(sys.modules, "suite_tables", st)
-    spec = importlib.util.spec_from_file_location("bench_suite", SUITE_TABLES.parent / "bench_suite.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("bench_suite")
     domain = Domain(tuple("abcdefg"), (2, 3, 2, 4, 2, 5, 2))
     assert bench.workload_for("adjacent-pairs", domain).marginals == tuple(zip("abcdef", "bcdefg"))
     assert bench.workload_for("disjoint-pairs", domain).marginals == (("a", "b"), ("c", "d"), ("e", "f"))
