@@ -189,7 +189,10 @@ def _bounds_from_edges(column: _Binned, edges: list) -> tuple:
         raise InputError(f"{where(column.name)}: edges must list at least 2 values, got {len(edges)}")
     for name, given, edge in (("low", column.low, edges[0]), ("high", column.high, edges[-1])):
         if given is not None and given != edge:
-            raise InputError(f"{where(column.name)}: {name}={given!r} disagrees with the edges, which give {edge!r}")
+            hint = (f"; an integer column's last bin holds its last edge (edges [0, 10, 20] are 0..9 and 10..20)"
+                    if column.kind == "integer" else "")
+            raise InputError(f"{where(column.name)}: {name}={given!r} disagrees with the edges, which give {edge!r}: "
+                             f"the first and last edges are the bounds{hint}")
     return edges[0], edges[-1]
 
 
@@ -304,7 +307,8 @@ class _Temporal(_Binned):
             low, high = edges[0], edges[-1]
             for name, given, edge in (("low", self.low, low), ("high", self.high, high)):
                 if given is not None and _parse_bound(self, given, name, self.code) != edge:
-                    raise InputError(f"{where(self.name)}: {name}={given!r} disagrees with the edges")
+                    raise InputError(f"{where(self.name)}: {name}={given!r} disagrees with the edges, which give "
+                                     f"{self.format_value(edge)!r}: the first and last edges are the bounds")
             thresholds = _range_thresholds(self, low, high, edges, step=None, bins=None, label=self.kind)
             object.__setattr__(self, "edges", tuple(self.format_value(e) for e in edges))
         else:
