@@ -102,7 +102,7 @@ def test_a_large_budget_flags_nothing():
 def test_synth_on_the_command_line_names_the_drowned_columns(capsys, tmp_path):
     from dprelease.cli import main
 
-    def run(n: int, epsilon: str) -> str:
+    def run(n: int, epsilon: str, *quiet: str) -> str:
         data = small_table(n)
         path = tmp_path / f"data{n}.csv"
         path.write_text(",".join(data.domain.attributes) + "\n"
@@ -110,7 +110,7 @@ def test_synth_on_the_command_line_names_the_drowned_columns(capsys, tmp_path):
         domain = tmp_path / "domain.json"
         domain.write_text('{"flag": 2, "code": 60, "group": 4, "shift": 3, "site": 5}')
         assert main(["synth", str(path), "--domain", str(domain), "--epsilon", epsilon, "--workload", "1-2way",
-                     "--out", str(tmp_path / f"out{n}.csv"), "--quiet", "--seed", "4"]) == 0
+                     "--out", str(tmp_path / f"out{n}.csv"), "--seed", "4", *quiet]) == 0
         captured = capsys.readouterr()
         assert len(captured.out.splitlines()) == 2  # stdout keeps its two result lines for scripts
         return captured.err
@@ -119,3 +119,4 @@ def test_synth_on_the_command_line_names_the_drowned_columns(capsys, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("note: at this budget the 1-way measurement of ")
     assert "(code" in lines[0] and "flag" not in lines[0]
     assert "note:" not in run(20_000, "10")
+    assert "note:" not in run(300, "0.1", "--quiet")  # quiet: no progress line and no note

@@ -87,7 +87,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     raw.add_argument("--skip-rows", type=integer("--skip-rows"), default=0, help="lines to skip before the header")
     parser.add_argument("--show-values", action="store_true",
                         help="let error messages quote the table's values and count rows (they may reach logs)")
-    parser.add_argument("--quiet", action="store_true", help="no progress line on stderr (it is drawn on a terminal only)")
+    parser.add_argument("--quiet", action="store_true", help="no progress line (drawn on a terminal only) and no closing note on stderr")
     parser.set_defaults(handler=run)
 
 
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {len(release.rows)} {what} to {args.out}"
           + (f" and the release to {args.release}" if args.release else ""))
     print(f"privacy spent: epsilon={spent['epsilon']:.6g}, delta={spent['delta']:.3g} ({release.guarantee})")
-    note = drowned_note(release)  # public: the transcript's noise scales and the domain
+    note = None if args.quiet else drowned_note(release)  # public: the transcript's noise scales and the domain
     if note:  # stderr, beside the warnings: stdout keeps its two result lines for scripts
         print(note, file=sys.stderr)
     return 0
