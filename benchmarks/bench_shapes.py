@@ -14,7 +14,10 @@ a user's would: all 1-3-way marginals up to 7 columns, all 1-2-way up to 11, all
 
 Systems: ``dprelease`` (``synthesize`` with every default; its released rows and its model's own answers are both
 scored), ``independent`` (Laplace 1-way marginals at eps / d, their product, rows sampled: the issue's baseline,
-run per column as in bench_suite.py) and ``uniform`` (uniform rows: what a release that measured nothing gives).
+run per column as in bench_suite.py), ``uniform`` (uniform rows: what a release that measured nothing gives), and
+smartnoise-synth's MST through benchmarks/peers/run_peer.py (``bash benchmarks/peers/setup_peers.sh`` makes its
+venv; skipped with a note where there is none): ``mst`` at the nominal eps and ``mst-matched`` at the eps that gives
+it dprelease's guarantee (peer_guarantee.py), ``--peer-seeds`` seeds each (rows sampled, delta = 1e-9).
 Scored with bench_suite's scorer (avg L1 over the workload's marginals). Runs go to a pool of ``--jobs`` worker
 processes with one BLAS thread each; seconds are fit + rows inside the worker. Peak memory is not measured here
 (bench_suite.py does, one fresh process a run).
@@ -27,6 +30,7 @@ import json
 import math
 import os
 import statistics
+import subprocess
 import sys
 import time
 import warnings
@@ -42,6 +46,11 @@ from suite_report import seed_test  # noqa: E402
 SHAPES_SEED = 3001
 OUT = HERE / "results" / "shapes"
 SYSTEMS = ("dprelease", "independent", "uniform")
+PEERS = ("mst", "mst-matched")
+PEER_PY = HERE / ".venv-peers" / "bin" / "python"
+PEER_RUNNER = HERE / "peers" / "run_peer.py"
+PEER_TIME_LIMIT = 600.0
+DELTA = 1e-9
 #: (probability, low, high) of a column's size class: binary, small, medium, large.
 SIZE_CLASSES = ((0.4, 2, 2), (0.35, 3, 8), (0.2, 10, 40), (0.05, 50, 100))
 ALPHAS = (0.2, 0.5, 1.0, 3.0)
@@ -74,6 +83,35 @@ def dataset_of(info: dict):
     return suite_tables.drawn_network(info["nodes"], info["alpha"], info["n"], SHAPES_SEED + info["index"])
 
 
+def run_peer(dataset, system: str, eps: float, seed: int) -> tuple[object, dict]:
+    """(rows, fields) of one MST run on ``dataset``'s codes, through run_peer.py in the peers' venv."""
+    import tempfile
+
+    import numpy as np
+
+    import peer_guarantee
+
+    eps_run = peer_guarantee.run_epsilon(system, eps, DELTA, columns=len(dataset.domain))
+    with tempfile.TemporaryDirectory() as folder:
+        data, domain, rows, result = (Path(folder) / name for name in ("data.csv", "domain.json", "rows.csv", "run.json"))
+        header = ",".join(dataset.domain.attributes)
+        np.savetxt(data, dataset.records, fmt="%d", delimiter=",", header=header, comments="")
+        domain.write_text(json.dumps(dict(zip(dataset.domain.attributes, dataset.domain.sizes))))
+        subprocess.run([str(PEER_PY), str(PEER_RUNNER), "--data", str(data), "--domain", str(domain),
+                        "--synth", peer_guarantee.program(system), "--epsilon", repr(eps_run), "--delta", f"{DELTA:g}",
+                        "--seed", str(seed), "--time-limit", f"{PEER_TIME_LIMIT:g}", "--out", str(rows),
+                        "--json", str(result)], capture_output=True, text=True, timeout=PEER_TIME_LIMIT + 300)
+        run = json.loads(result.read_text())
+        fields = {"status": run.get("status"), "seconds": run.get("seconds_fit_sample"), "epsilon_run": eps_run}
+        if run.get("status") != "ok":
+            return None, {**fields, "error": str(run.get("error"))[-500:]}
+        codes = np.loadtxt(rows, delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
+        with rows.open() as handle:  # the peer's columns, put back in the domain's order
+            header = handle.readline().strip().split(",")
+        order = [header.index(a) for a in dataset.domain.attributes]
+        return codes[:, order], fields
+
+
 def run_one(job: tuple[int, str, float, int]) -> dict:
     """One (table, system, eps, seed) run, scored."""
     import numpy as np
@@ -90,6 +128,12 @@ def run_one(job: tuple[int, str, float, int]) -> dict:
     real = bench_suite.LazyRowMarginals(dataset)
     out = {"table": info["table"], "system": system, "epsilon": eps, "seed": seed}
     t0 = time.perf_counter()
+    if system in PEERS:
+        rows, fields = run_peer(dataset, system, eps, seed)
+        out.update(fields)
+        if rows is not None:
+            out["rows_avg_l1"] = bench_suite.score_rows(real, rows, dataset, {"m": workload})["m"]["avg_l1"]
+        return out
     if system == "dprelease":
         from dprelease.api import synthesize
 
@@ -118,7 +162,8 @@ def run_one(job: tuple[int, str, float, int]) -> dict:
 
 
 def runs_of(doc: dict, table: str, system: str, eps: float, key: str = "rows_avg_l1") -> list[float]:
-    return [r[key] for r in doc["runs"] if r["table"] == table and r["system"] == system and r["epsilon"] == eps]
+    return [r[key] for r in doc["runs"] if r["table"] == table and r["system"] == system and r["epsilon"] == eps
+            and key in r]
 
 
 def render(doc: dict) -> str:
@@ -136,9 +181,13 @@ def render(doc: dict) -> str:
                      f"{t['cells']:.3g} | `{t['workload']}` |")
     below_ind = below_uni = total = 0
     losses, above_uniform = [], []
+    peers = [p for p in PEERS if any(r["system"] == p and "rows_avg_l1" in r for r in doc["runs"])]
+    peer_wins = {p: [0, 0] for p in peers}  # [at or below, cases]
+    peer_losses: list[str] = []
     body = ["", "## Medians over seeds", "",
-            "| table | eps | plan | dprelease rows | dprelease model | independent | uniform | rows / independent | "
-            "seconds |", "|---|---|---|---|---|---|---|---|---|"]
+            "| table | eps | plan | dprelease rows | dprelease model | independent | uniform | "
+            + "".join(f"{p} | " for p in peers) + "rows / independent | seconds |",
+            "|---|---|---|---|---|---|---|" + "---|" * len(peers) + "---|---|"]
     for t in tables:
         for eps in eps_list:
             ours = runs_of(doc, t["table"], "dprelease", eps)
@@ -160,12 +209,32 @@ def render(doc: dict) -> str:
             if o > u:
                 above_uniform.append(f"- {t['table']}, eps = {eps:g} ({', '.join(plans)}): {o:.4f} > uniform {u:.4f} "
                                      f"({o / u:.2f}x); n eps = {t['n'] * eps:g} over {t['d']} columns")
+            peer_cells = []
+            for p in peers:
+                theirs = runs_of(doc, t["table"], p, eps)
+                if not theirs:
+                    peer_cells.append("–")
+                    continue
+                m = statistics.median(theirs)
+                peer_cells.append(f"{m:.3f}")
+                peer_wins[p][0] += o <= m
+                peer_wins[p][1] += 1
+                if o > m:
+                    peer_losses.append(f"- {t['table']}, eps = {eps:g}: {o:.4f} > {p} {m:.4f} ({o / m:.2f}x; "
+                                       f"{seed_test(ours, theirs)})")
             body.append(f"| {t['table']} | {eps:g} | {', '.join(plans)} | {o:.3f} | {statistics.median(model):.3f} | "
-                        f"{i_:.3f} | {u:.3f} | {o / i_:.2f}x | {seconds:.1f} |")
+                        f"{i_:.3f} | {u:.3f} | " + "".join(f"{c} | " for c in peer_cells)
+                        + f"{o / i_:.2f}x | {seconds:.1f} |")
     summary = ["", "## Verdicts", "",
                f"- **Default <= the independent baseline:** {below_ind} of {total}.",
-               f"- **Default <= a uniform table:** {below_uni} of {total}.", ""]
+               f"- **Default <= a uniform table:** {below_uni} of {total}."]
+    names = {"mst": "MST at the same nominal eps", "mst-matched": "MST at dprelease's guarantee (`mst-matched`)"}
+    summary += [f"- **Default <= {names[p]}:** {won} of {cases} (medians; MST's seeds 0..{doc['config'].get('peer_seeds', 0) - 1})."
+                for p, (won, cases) in peer_wins.items()]
+    summary += [""]
     summary += ["Losses to the independent baseline:" if losses else "No loss to the independent baseline.", *losses, ""]
+    if peers:
+        summary += ["Losses to MST:" if peer_losses else "No loss to MST.", *peer_losses, ""]
     summary += (["Where the default is above a uniform table (the baseline is above it there too; at this n eps the "
                  "noisy 1-way marginals carry more noise than the columns' departure from uniform):", *above_uniform]
                 if above_uniform else ["The default is at or below a uniform table everywhere."])
@@ -178,6 +247,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--eps", default="0.1,1,10")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--peer-seeds", type=int, default=3, help="MST seeds per case (0: no peers)")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--render-only", action="store_true")
     args = parser.parse_args(argv)
@@ -190,13 +260,18 @@ def main(argv=None) -> int:
             os.environ[name] = "1"  # each worker one BLAS thread: N workers use N cores
         eps_list = [float(e) for e in args.eps.split(",")]
         machine, code, t0 = provenance.machine_info(), provenance.code_info(), time.perf_counter()
-        jobs = [(i, system, eps, seed) for i in range(args.tables) for eps in eps_list for system in SYSTEMS
-                for seed in range(args.seeds)]
+        peer_seeds = args.peer_seeds if PEER_PY.exists() else 0
+        if args.peer_seeds and not peer_seeds:
+            print(f"note: no peers' venv at {PEER_PY} (bash benchmarks/peers/setup_peers.sh): MST not run")
+        jobs = [(i, system, eps, seed) for i in range(args.tables) for eps in eps_list
+                for system, seeds in [*((s, args.seeds) for s in SYSTEMS), *((p, peer_seeds) for p in PEERS)]
+                for seed in range(seeds)]
         with ProcessPoolExecutor(args.jobs) as pool:
             runs = list(pool.map(run_one, jobs))
         tables = [{k: v for k, v in shape(i).items() if k != "nodes"} for i in range(args.tables)]
         doc = {"benchmark": "shapes", "machine": machine, "code": code, "total_seconds": time.perf_counter() - t0,
-               "config": {"tables": args.tables, "seeds": args.seeds, "eps": eps_list, "shapes_seed": SHAPES_SEED},
+               "config": {"tables": args.tables, "seeds": args.seeds, "peer_seeds": peer_seeds, "eps": eps_list,
+                          "shapes_seed": SHAPES_SEED},
                "tables": tables, "runs": runs}
         path.write_text(json.dumps(doc, indent=1) + "\n")
     (args.out / "shapes.md").write_text(render(doc))
