@@ -70,3 +70,17 @@ def test_a_clean_page_says_so(shapes):
                                               "uniform": [0.7] * 3}}))
     assert "No loss to the independent baseline." in page
     assert "The default is at or below a uniform table everywhere." in page
+
+
+def test_the_page_weighs_mst_where_it_ran(shapes):
+    doc = doc_with({"shapeA": {"dprelease": [0.50, 0.51, 0.52], "independent": [0.60] * 3, "uniform": [0.9] * 3,
+                               "mst": [0.40, 0.41, 0.42], "mst-matched": [0.55, 0.56, 0.57]}})
+    doc["config"]["peer_seeds"] = 3
+    page = shapes.render(doc)
+    assert "**Default <= MST at the same nominal eps:** 0 of 1" in page
+    assert "**Default <= MST at dprelease's guarantee (`mst-matched`):** 1 of 1" in page
+    assert any(line.startswith("- shapeA, eps = 0.1: 0.5100 > mst 0.4100 (1.24x; runs 3 vs 3") for line in page.splitlines())
+    assert "| shapeA | 0.1 | INIT alone | 0.510 | 0.510 | 0.600 | 0.900 | 0.410 | 0.560 | 0.85x |" in page
+    failed = doc_with({"shapeA": {"dprelease": [0.5] * 3, "independent": [0.6] * 3, "uniform": [0.9] * 3}})
+    failed["runs"].append({"table": "shapeA", "system": "mst", "epsilon": 0.1, "seed": 0, "status": "timeout"})
+    assert "MST" not in shapes.render(failed)  # a peer with no finished run is not weighed
