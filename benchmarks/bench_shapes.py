@@ -87,16 +87,13 @@ def run_peer(dataset, system: str, eps: float, seed: int) -> tuple[object, dict]
     """(rows, fields) of one MST run on ``dataset``'s codes, through run_peer.py in the peers' venv."""
     import tempfile
 
-    import numpy as np
-
     import peer_guarantee
+    from bench_suite import read_peer_rows, write_peer_files
 
     eps_run = peer_guarantee.run_epsilon(system, eps, DELTA, columns=len(dataset.domain))
     with tempfile.TemporaryDirectory() as folder:
         data, domain, rows, result = (Path(folder) / name for name in ("data.csv", "domain.json", "rows.csv", "run.json"))
-        header = ",".join(dataset.domain.attributes)
-        np.savetxt(data, dataset.records, fmt="%d", delimiter=",", header=header, comments="")
-        domain.write_text(json.dumps(dict(zip(dataset.domain.attributes, dataset.domain.sizes))))
+        write_peer_files(dataset, data, domain)
         subprocess.run([str(PEER_PY), str(PEER_RUNNER), "--data", str(data), "--domain", str(domain),
                         "--synth", peer_guarantee.program(system), "--epsilon", repr(eps_run), "--delta", f"{DELTA:g}",
                         "--seed", str(seed), "--time-limit", f"{PEER_TIME_LIMIT:g}", "--out", str(rows),
@@ -105,17 +102,11 @@ def run_peer(dataset, system: str, eps: float, seed: int) -> tuple[object, dict]
         fields = {"status": run.get("status"), "seconds": run.get("seconds_fit_sample"), "epsilon_run": eps_run}
         if run.get("status") != "ok":
             return None, {**fields, "error": str(run.get("error"))[-500:]}
-        codes = np.loadtxt(rows, delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
-        with rows.open() as handle:  # the peer's columns, put back in the domain's order
-            header = handle.readline().strip().split(",")
-        order = [header.index(a) for a in dataset.domain.attributes]
-        return codes[:, order], fields
+        return read_peer_rows(rows, dataset.domain), fields
 
 
 def run_one(job: tuple[int, str, float, int]) -> dict:
     """One (table, system, eps, seed) run, scored."""
-    import numpy as np
-
     import bench_suite
     from dprelease.errors import SeededRunWarning
     from dprelease.queries.workload import Workload
@@ -146,24 +137,23 @@ def run_one(job: tuple[int, str, float, int]) -> dict:
                        else "INIT alone" if not p.get("rounds_run") else f"{p.get('rounds_run')} rounds")
         out["rows_method"] = release.rows_method
         return out
-    from dprelease.mechanisms.baselines import IndependentMarginals, uniform_model
-    from dprelease.privacy.rng import make_rng
-
-    rng = make_rng(seed, warn=False)
-    columns = []
-    for attribute in dataset.domain.attributes:  # one 1-column model per attribute, as bench_suite.py runs it
-        column = dataset.select([attribute])
-        model = (IndependentMarginals(epsilon=eps / len(dataset.domain)).run(column, rng=rng)[0]
-                 if system == "independent" else uniform_model(column.domain))
-        columns.append(model.sample(dataset.n, rng)[:, 0])
+    rows = bench_suite.baseline_rows(dataset, system, eps, seed)  # the suite's baselines, drawn the same way
     out["seconds"] = time.perf_counter() - t0
-    out["rows_avg_l1"] = bench_suite.score_rows(real, np.stack(columns, axis=1), dataset, {"m": workload})["m"]["avg_l1"]
+    out["rows_avg_l1"] = bench_suite.score_rows(real, rows, dataset, {"m": workload})["m"]["avg_l1"]
     return out
 
 
-def runs_of(doc: dict, table: str, system: str, eps: float, key: str = "rows_avg_l1") -> list[float]:
-    return [r[key] for r in doc["runs"] if r["table"] == table and r["system"] == system and r["epsilon"] == eps
-            and key in r]
+def by_case(doc: dict) -> dict[tuple[str, str, float], list[dict]]:
+    """The runs grouped by (table, system, eps), once, for the page."""
+    grouped: dict[tuple[str, str, float], list[dict]] = {}
+    for run in doc["runs"]:
+        grouped.setdefault((run["table"], run["system"], run["epsilon"]), []).append(run)
+    return grouped
+
+
+def runs_of(grouped: dict, table: str, system: str, eps: float, key: str = "rows_avg_l1") -> list:
+    """One field of a case's runs, from those that have it (a peer's failed run has no score)."""
+    return [r[key] for r in grouped.get((table, system, eps), []) if key in r]
 
 
 def render(doc: dict) -> str:
@@ -181,6 +171,7 @@ def render(doc: dict) -> str:
                      f"{t['cells']:.3g} | `{t['workload']}` |")
     below_ind = below_uni = total = 0
     losses, above_uniform = [], []
+    grouped = by_case(doc)
     peers = [p for p in PEERS if any(r["system"] == p and "rows_avg_l1" in r for r in doc["runs"])]
     peer_wins = {p: [0, 0] for p in peers}  # [at or below, cases]
     peer_losses: list[str] = []
@@ -190,41 +181,38 @@ def render(doc: dict) -> str:
             "|---|---|---|---|---|---|---|" + "---|" * len(peers) + "---|---|"]
     for t in tables:
         for eps in eps_list:
-            ours = runs_of(doc, t["table"], "dprelease", eps)
-            model = runs_of(doc, t["table"], "dprelease", eps, "model_avg_l1")
-            ind, uni = runs_of(doc, t["table"], "independent", eps), runs_of(doc, t["table"], "uniform", eps)
+            ours = runs_of(grouped, t["table"], "dprelease", eps)
+            model = runs_of(grouped, t["table"], "dprelease", eps, "model_avg_l1")
+            ind, uni = runs_of(grouped, t["table"], "independent", eps), runs_of(grouped, t["table"], "uniform", eps)
             if not (ours and ind and uni):
                 continue
             o, i_, u = statistics.median(ours), statistics.median(ind), statistics.median(uni)
-            plans = sorted({r["plan"] if "rounds" not in r["plan"] else "rounds" for r in doc["runs"]
-                            if r["table"] == t["table"] and r["system"] == "dprelease" and r["epsilon"] == eps})
-            seconds = statistics.median(r["seconds"] for r in doc["runs"] if r["table"] == t["table"]
-                                        and r["system"] == "dprelease" and r["epsilon"] == eps)
+            plans = sorted({p if "rounds" not in p else "rounds" for p in runs_of(grouped, t["table"], "dprelease", eps, "plan")})
+            seconds = statistics.median(runs_of(grouped, t["table"], "dprelease", eps, "seconds"))
             total += 1
             below_ind += o <= i_
             below_uni += o <= u
             if o > i_:
                 losses.append(f"- {t['table']}, eps = {eps:g}: {o:.4f} > independent {i_:.4f} ({o / i_:.2f}x; "
                               f"{seed_test(ours, ind)})")
-            if o > u:
-                above_uniform.append(f"- {t['table']}, eps = {eps:g} ({', '.join(plans)}): {o:.4f} > uniform {u:.4f} "
-                                     f"({o / u:.2f}x); n eps = {t['n'] * eps:g} over {t['d']} columns")
-            peer_cells = []
+            medians = {"independent": i_}  # the others' medians in this case, the peers' where they finished
             for p in peers:
-                theirs = runs_of(doc, t["table"], p, eps)
+                theirs = runs_of(grouped, t["table"], p, eps)
                 if not theirs:
-                    peer_cells.append("–")
                     continue
-                m = statistics.median(theirs)
-                peer_cells.append(f"{m:.3f}")
+                m = medians[p] = statistics.median(theirs)
                 peer_wins[p][0] += o <= m
                 peer_wins[p][1] += 1
                 if o > m:
                     peer_losses.append(f"- {t['table']}, eps = {eps:g}: {o:.4f} > {p} {m:.4f} ({o / m:.2f}x; "
                                        f"{seed_test(ours, theirs)})")
+            if o > u:
+                others = "; ".join(f"{name} {m:.4f}" for name, m in medians.items())
+                above_uniform.append(f"- {t['table']}, eps = {eps:g} ({', '.join(plans)}): {o:.4f} > uniform {u:.4f} "
+                                     f"({o / u:.2f}x; {others}); n eps = {t['n'] * eps:g} over {t['d']} columns")
+            peer_cells = "".join(f"{medians[p]:.3f} | " if p in medians else "– | " for p in peers)
             body.append(f"| {t['table']} | {eps:g} | {', '.join(plans)} | {o:.3f} | {statistics.median(model):.3f} | "
-                        f"{i_:.3f} | {u:.3f} | " + "".join(f"{c} | " for c in peer_cells)
-                        + f"{o / i_:.2f}x | {seconds:.1f} |")
+                        f"{i_:.3f} | {u:.3f} | {peer_cells}{o / i_:.2f}x | {seconds:.1f} |")
     summary = ["", "## Verdicts", "",
                f"- **Default <= the independent baseline:** {below_ind} of {total}.",
                f"- **Default <= a uniform table:** {below_uni} of {total}."]
@@ -235,8 +223,8 @@ def render(doc: dict) -> str:
     summary += ["Losses to the independent baseline:" if losses else "No loss to the independent baseline.", *losses, ""]
     if peers:
         summary += ["Losses to MST:" if peer_losses else "No loss to MST.", *peer_losses, ""]
-    summary += (["Where the default is above a uniform table (the baseline is above it there too; at this n eps the "
-                 "noisy 1-way marginals carry more noise than the columns' departure from uniform):", *above_uniform]
+    summary += (["Where the default is above a uniform table (each line gives the baseline's and the peers' medians "
+                 "there):", *above_uniform]
                 if above_uniform else ["The default is at or below a uniform table everywhere."])
     return "\n".join(lines + summary + body) + "\n"
 
@@ -275,7 +263,7 @@ def main(argv=None) -> int:
                "tables": tables, "runs": runs}
         path.write_text(json.dumps(doc, indent=1) + "\n")
     (args.out / "shapes.md").write_text(render(doc))
-    print(f"wrote {path} and {args.out / 'shapes.md'}")
+    print(f"wrote {'' if args.render_only else f'{path} and '}{args.out / 'shapes.md'}")
     return 0
 
 

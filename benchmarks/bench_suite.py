@@ -223,20 +223,8 @@ def run_one(spec: dict) -> dict:
             out["sample_how"] = how
             out["sample_scores"] = score_rows(real, sample_rows, dataset, workloads)
         elif system in ("independent", "uniform"):
-            from dprelease.mechanisms.baselines import IndependentMarginals, uniform_model
-            from dprelease.privacy.rng import make_rng
-
-            rng = make_rng(seed, warn=False)
             t0 = time.perf_counter()
-            columns = []
-            for attribute in dataset.domain.attributes:  # one 1-column model per attribute (see the docstring)
-                column = dataset.select([attribute])
-                if system == "independent":
-                    model, _ = IndependentMarginals(epsilon=eps / len(dataset.domain)).run(column, rng=rng)
-                else:
-                    model = uniform_model(column.domain)
-                columns.append(model.sample(dataset.n, rng)[:, 0])
-            rows = np.stack(columns, axis=1)
+            rows = baseline_rows(dataset, system, eps, seed)
             out["seconds"] = time.perf_counter() - t0
             out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
             out["loadavg1_before_after"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
@@ -246,6 +234,48 @@ def run_one(spec: dict) -> dict:
             raise ValueError(f"unknown system {system!r}")
     out["warnings"] = sorted({f"{w.category.__name__}: {w.message}"[:300] for w in caught})
     return out
+
+
+def baseline_rows(dataset, system: str, eps: float, seed: int):
+    """n rows of a baseline: ``independent`` (IndependentMarginals at eps on every 1-column projection, eps / d
+    each: the same d Laplace measurements and product, without the |X|-cell histogram; see the docstring) or
+    ``uniform``, drawn with ``make_rng(seed)``."""
+    import numpy as np
+
+    from dprelease.mechanisms.baselines import IndependentMarginals, uniform_model
+    from dprelease.privacy.rng import make_rng
+
+    rng = make_rng(seed, warn=False)
+    columns = []
+    for attribute in dataset.domain.attributes:
+        column = dataset.select([attribute])
+        if system == "independent":
+            model, _ = IndependentMarginals(epsilon=eps / len(dataset.domain)).run(column, rng=rng)
+        else:
+            model = uniform_model(column.domain)
+        columns.append(model.sample(dataset.n, rng)[:, 0])
+    return np.stack(columns, axis=1)
+
+
+def write_peer_files(dataset, csv: Path, domain: Path) -> None:
+    """``dataset`` as the integer CSV (header of column names) and domain JSON that run_peer.py reads."""
+    import numpy as np
+
+    csv.parent.mkdir(parents=True, exist_ok=True)
+    tmp = csv.with_suffix(".csv.tmp")
+    np.savetxt(tmp, dataset.records, fmt="%d", delimiter=",", header=",".join(dataset.domain.attributes), comments="")
+    os.replace(tmp, csv)
+    domain.write_text(json.dumps(dataset.domain.to_dict()))
+
+
+def read_peer_rows(csv: Path, domain):
+    """A peer's synthetic rows (integer CSV with a header) as codes in ``domain``'s column order."""
+    import numpy as np
+
+    with open(csv) as f:
+        header = f.readline().strip().split(",")
+    rows = np.loadtxt(csv, delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
+    return rows[:, [header.index(c) for c in domain.attributes]]
 
 
 # ----------------------------------------------------------------------------- the parent
@@ -329,27 +359,13 @@ def helper(mode: str, payload: dict) -> dict:
         dataset, _ = load_table(payload["table"])
         return table_info(payload["table"], dataset)
     if mode == "peer-files":  # the table as an integer CSV and its domain JSON, for run_peer.py
-        import numpy as np
-
         dataset, _ = load_table(payload["table"])
-        csv, domain = Path(payload["csv"]), Path(payload["domain"])
-        csv.parent.mkdir(parents=True, exist_ok=True)
-        tmp = csv.with_suffix(".csv.tmp")
-        np.savetxt(tmp, dataset.records, fmt="%d", delimiter=",", header=",".join(dataset.domain.attributes),
-                   comments="")
-        os.replace(tmp, csv)
-        domain.write_text(json.dumps(dataset.domain.to_dict()))
-        return {"csv": str(csv), "domain": str(domain)}
+        write_peer_files(dataset, Path(payload["csv"]), Path(payload["domain"]))
+        return {"csv": payload["csv"], "domain": payload["domain"]}
     if mode == "peer-score":
-        import numpy as np
-
         dataset, workloads = load_table(payload["table"])
         real = RowMarginals(dataset.records, dataset.domain)
-        with open(payload["csv"]) as f:
-            header = f.readline().strip().split(",")
-        rows = np.loadtxt(payload["csv"], delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
-        rows = rows[:, [header.index(c) for c in dataset.domain.attributes]]
-        return {"scores": score_rows(real, rows, dataset, workloads)}
+        return {"scores": score_rows(real, read_peer_rows(payload["csv"], dataset.domain), dataset, workloads)}
     if mode == "check-scorer":
         return check_scorer()
     raise ValueError(f"unknown helper mode {mode!r}")

@@ -60,7 +60,8 @@ def test_the_page_counts_losses_to_each_baseline(shapes):
     assert "**Default <= a uniform table:** 1 of 2." in page
     loss = next(line for line in page.splitlines() if line.startswith("- shapeB, eps = 0.1: 0.7100 > independent"))
     assert "Mann-Whitney" in loss
-    assert "- shapeA, eps = 0.1 (INIT alone): 0.5100 > uniform 0.4500 (1.13x); n eps = 100 over 3 columns" in page
+    assert ("- shapeA, eps = 0.1 (INIT alone): 0.5100 > uniform 0.4500 (1.13x; independent 0.6000); n eps = 100 over 3 "
+            "columns") in page
     assert not any(line.startswith("- shapeA, eps = 0.1: ") for line in page.splitlines())  # no loss to independent
     assert "No loss to the independent baseline." not in page
 
@@ -81,6 +82,9 @@ def test_the_page_weighs_mst_where_it_ran(shapes):
     assert "**Default <= MST at dprelease's guarantee (`mst-matched`):** 1 of 1" in page
     assert any(line.startswith("- shapeA, eps = 0.1: 0.5100 > mst 0.4100 (1.24x; runs 3 vs 3") for line in page.splitlines())
     assert "| shapeA | 0.1 | INIT alone | 0.510 | 0.510 | 0.600 | 0.900 | 0.410 | 0.560 | 0.85x |" in page
+    above = shapes.render(doc_with({"shapeA": {"dprelease": [0.5] * 3, "independent": [0.6] * 3, "uniform": [0.4] * 3,
+                                               "mst": [0.7] * 3}}))
+    assert "(1.25x; independent 0.6000; mst 0.7000)" in above  # the others' figures where the default is above uniform
     failed = doc_with({"shapeA": {"dprelease": [0.5] * 3, "independent": [0.6] * 3, "uniform": [0.9] * 3}})
     failed["runs"].append({"table": "shapeA", "system": "mst", "epsilon": 0.1, "seed": 0, "status": "timeout"})
     assert "MST" not in shapes.render(failed)  # a peer with no finished run is not weighed

@@ -200,3 +200,26 @@ def test_cross_table_workloads_take_the_columns_in_order(st, monkeypatch):
     assert bench.workload_for("disjoint-pairs", domain).marginals == (("a", "b"), ("c", "d"), ("e", "f"))
     assert bench.workload_for("disjoint-triples", domain).marginals == (("a", "b", "c"), ("d", "e", "f"))
     assert bench.workload_for("1-2way", domain) == Workload.from_spec("1-2way", domain)
+
+
+def test_peer_files_round_trip_in_the_domains_column_order(st, monkeypatch, tmp_path):
+    """What run_peer.py reads (write_peer_files) and what its rows are read back as (read_peer_rows), in the domain's
+    column order whatever order the peer wrote them in."""
+    import json
+
+    import numpy as np
+
+    from dprelease import Dataset, Domain
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    monkeypatch.setitem(sys.modules, "suite_tables", st)
+    bench = load_benchmark("bench_suite")
+    domain = Domain(("a", "b", "c"), (2, 3, 4))
+    data = Dataset.from_records(np.array([[0, 2, 3], [1, 0, 1]]), domain)
+    csv, domain_json = tmp_path / "data" / "t.csv", tmp_path / "data" / "t-domain.json"
+    bench.write_peer_files(data, csv, domain_json)
+    assert csv.read_text() == "a,b,c\n0,2,3\n1,0,1\n"
+    assert Domain.from_dict(json.loads(domain_json.read_text())) == domain
+    rows = tmp_path / "rows.csv"
+    rows.write_text("c,a,b\n3,0,2\n1,1,0\n")  # a peer may write its columns in another order
+    assert bench.read_peer_rows(rows, domain).tolist() == [[0, 2, 3], [1, 0, 1]]
