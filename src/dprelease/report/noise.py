@@ -16,9 +16,12 @@ import math
 from dprelease.release import Release
 from dprelease.report.blocks import Paragraph, Section, Table
 
+#: From this expected L1 noise on, a measurement is "mostly noise" (half the largest L1 distance of two distributions).
+MOSTLY_NOISE = 1.0
 #: Expected L1 noise bands and how the report reads them (lower bound, words).
-READINGS = ((1.0, "mostly noise"), (0.1, "noisy"), (0.0, "sharp"))
-GAUSSIAN_MEAN_ABS = math.sqrt(2.0 / math.pi)  # E|Z| / sigma for a Gaussian
+READINGS = ((MOSTLY_NOISE, "mostly noise"), (0.1, "noisy"), (0.0, "sharp"))
+#: E|Z| / sigma for a Gaussian; mechanisms/mwem_budget.py has its twin (the report never imports mechanisms/).
+GAUSSIAN_MEAN_ABS = math.sqrt(2.0 / math.pi)
 
 
 def reading(expected_l1: float) -> str:
@@ -55,15 +58,16 @@ def measured_noise(release: Release) -> dict[tuple[str, ...], dict]:
     return found
 
 
-def drowned_columns(release: Release) -> tuple[list[str], int]:
-    """(the columns whose 1-way measurement is mostly noise, how many columns were measured on their own)."""
-    one_way = [(m, v) for m, v in measured_noise(release).items() if len(m) == 1]
-    return [m[0] for m, v in one_way if v["expected_l1"] >= 1.0], len(one_way)
+def drowned_columns(found: dict[tuple[str, ...], dict]) -> tuple[list[str], int]:
+    """From :func:`measured_noise`: (the columns whose 1-way measurement is mostly noise, how many columns were
+    measured on their own)."""
+    one_way = [(m, v) for m, v in found.items() if len(m) == 1]
+    return [m[0] for m, v in one_way if v["expected_l1"] >= MOSTLY_NOISE], len(one_way)
 
 
 def drowned_note(release: Release) -> str | None:
     """One line for the command line when some columns' 1-way measurement is mostly noise; else None."""
-    drowned, measured = drowned_columns(release)
+    drowned, measured = drowned_columns(measured_noise(release))
     if not drowned:
         return None
     names = ", ".join(drowned[:8]) + (", ..." if len(drowned) > 8 else "")
@@ -81,10 +85,11 @@ def noise_section(release: Release) -> Section | None:
     larger = [(m, v) for m, v in found.items() if len(m) > 1]
     blocks: list[object] = [Paragraph(
         "Expected L1 noise of a measurement: its cells times the expected absolute noise per cell (fractions of the "
-        "rows), repeated measurements of a marginal averaged. Two distributions differ by at most 2 in L1: at 1 or "
-        "more the noise outweighs most of what the measurement can tell apart (mostly noise), under 0.1 it is sharp.")]
+        f"rows), repeated measurements of a marginal averaged. Two distributions differ by at most 2 in L1: at "
+        f"{MOSTLY_NOISE:g} or more the noise outweighs most of what the measurement can tell apart (mostly noise), under "
+        f"{READINGS[1][0]:g} it is sharp.")]
     if one_way:
-        drowned, _ = drowned_columns(release)
+        drowned, _ = drowned_columns(found)
         if drowned:
             blocks.append(Paragraph(
                 f"{len(drowned)} of the {len(one_way)} measured columns are mostly noise in their 1-way measurement "
@@ -93,7 +98,7 @@ def noise_section(release: Release) -> Section | None:
                 "epsilon sharpens them, as do fewer values per column (merge rare values in the schema).", "warning"))
         else:
             blocks.append(Paragraph(f"All {len(one_way)} measured columns' 1-way measurements carry expected L1 noise "
-                                    "under 1."))
+                                    f"under {MOSTLY_NOISE:g}."))
     rows = [(", ".join(m), f"{v['cells']:,}", str(v["times"]), f"{v['expected_l1']:.3g}", reading(v["expected_l1"]))
             for m, v in one_way + larger]
     header = ("marginal", "cells", "times measured", "expected L1 noise", "reading")
@@ -107,7 +112,7 @@ def noise_section(release: Release) -> Section | None:
         values = sorted(v["expected_l1"] for _, v in larger)
         spread = (f"{values[0]:.3g}" if len(values) == 1 else
                   f"{values[0]:.3g} to {values[-1]:.3g} (median {values[len(values) // 2]:.3g})")
-        drowned = sum(x >= 1.0 for x in values)
+        drowned = sum(x >= MOSTLY_NOISE for x in values)
         blocks.append(Paragraph(
             f"{len(larger)} larger marginal{'s' if len(larger) > 1 else ''} measured: expected L1 noise {spread}"
             + (f"; {drowned} of them mostly noise." if drowned else ".")))
