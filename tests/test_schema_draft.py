@@ -108,6 +108,35 @@ def test_a_table_too_small_for_its_epsilon_is_told_so_column_by_column():
     assert guessed(small_frame(3000)) == ""  # 3,000 values of one class against a threshold of about 710 rows
 
 
+def test_draft_names_the_columns_without_a_null_bucket_and_the_blanks_it_would_miss():
+    """A column gets its null bucket when its noisy count of blanks passes the profile's scale, so a few blanks go
+    unseen and synth would then refuse the table: the note names every column drafted without the bucket and the
+    blanks the noise hides (the public scale 2 / eps_profile, never a count), and the bucket follows the scale."""
+    def draft(frame):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            schema = draft_schema(frame, epsilon=0.5, delta=1e-6, seed=5)
+        lines = [str(w.message) for w in caught if "got no null bucket" in str(w.message)]
+        return schema, lines
+
+    scale = 2 / (0.5 / 4 / 4)  # Laplace scale at a quarter of epsilon over the 4 columns' profiles
+    frame = small_frame(3000)[["age", "job", "member", "day"]].copy()
+    frame.loc[:4 * round(scale), "member"] = ""  # 4x the scale: seen; 5 blanks in job: not
+    frame.loc[:4, "job"] = ""
+    schema, lines = draft(frame)
+    assert schema.column("member").null and not schema.column("job").null
+    (line,) = lines
+    unbucketed = [c.name for c in schema.columns if not c.null]  # a blank-free column may still get one (noise)
+    assert "job" in unbucketed and line.startswith(f"column(s) {unbucketed} got no null bucket")
+    assert f"more than about {scale:,.0f} rows are blank" in line and line in schema.draft.note
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(InputError, match="column 'job': NULL values \\(declare null\\)"):
+            encode(frame, schema)
+    frame.loc[:4 * round(scale), ["age", "job", "day"]] = ""
+    assert draft(frame)[1] == []  # every column's blanks seen: no note
+
+
 def test_kind_follows_the_classes_the_noise_cannot_have_made(monkeypatch):
     """6,000 decimals and 6,000 integers drafted at epsilon 0.5 over 9 columns (the profile's noise scale
     144 rows): numeric and integer on 20 seeds of 20. Deciding on all the clipped noisy counts (the empty

@@ -123,6 +123,9 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      f"{_scale(profile_share):,.0f} rows at epsilon={float(profile_share):.3g} each), so their kinds "
                      "are guesses and their drafts say little: the table may be too small for this epsilon; declare "
                      "their kinds (--types), or draft with a larger epsilon")
+    no_blanks = [p.name for p in profiles if not p.has_null]
+    if private and no_blanks:
+        notes.append(_blanks_note(no_blanks, profile_share))
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes) for p in profiles)
     if epsilon is None:
         warnings.warn(NOT_PUBLIC, UserWarning, stacklevel=2)
@@ -153,6 +156,17 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
     return (f"At epsilon={epsilon:g} over {num_columns} columns ({users} of them needing bounds or categories, "
             f"epsilon={float(main):.3g} each), {', '.join(parts)}: bounds narrower or fewer categories than the "
             "data has are the noise's doing; widen them from public knowledge, or draft with a larger epsilon.")
+
+
+def _blanks_note(names: list[str], profile_share: Fraction) -> str:
+    """Which columns got no ``null`` bucket and how many blanks the profile's noise hides. A column gets the bucket
+    when its noisy count of blanks passes the noise scale (:func:`_profile`), so a few blanks can go unseen, and
+    synth then refuses the table at the first one: a missed bucket costs the user a run, a spurious one at most a
+    few blank synthetic values, so the note names every column it could be (post-processing of the profiles)."""
+    return (f"column(s) {names} got no null bucket: a column's blanks are seen when more than about "
+            f"{_scale(profile_share):,.0f} rows are blank (the profile's Laplace scale at epsilon="
+            f"{float(profile_share):.3g}), so fewer go unseen; if any of these columns may hold blanks, declare "
+            '"null": true, or synth stops with "NULL values (declare null)"')
 
 
 def draft_charges(schema: Schema) -> list[Charge]:
