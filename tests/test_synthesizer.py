@@ -43,6 +43,22 @@ def test_fit_sample_returns_decoded_rows_with_the_schema_columns():
     assert len(synth.sample(1000)) == 1000 and len(synth.sample(7)) == 7
 
 
+def test_a_schema_written_as_a_dict_is_the_same_schema():
+    """A user writes the schema in Python as the file's JSON form: the dict gives the release the Schema gives, and
+    a mistake in it names the field, as the file's would, before anything is spent."""
+    raw = {"format": "dprelease-schema/1", "columns": SCHEMA.to_dict()["columns"]}
+    by_dict = Synthesizer("mwem", epsilon=1.0, workload="1-2way", seed=0, rounds=3)
+    by_schema = Synthesizer("mwem", epsilon=1.0, workload="1-2way", seed=0, rounds=3)
+    pd.testing.assert_frame_equal(by_dict.fit_sample(frame(), schema=raw), by_schema.fit_sample(frame(), schema=SCHEMA))
+    bad = {"format": "dprelease-schema/1", "columns": {**raw["columns"], "age": {"type": "integer"}}}
+    synth = Synthesizer("mwem", epsilon=1.0, workload="1way", seed=0)
+    with pytest.raises(InputError, match="^schema column 'age'"):
+        synth.fit(frame(), schema=bad)
+    assert synth.ledgers["fits"] == []
+    with pytest.raises(InputTypeError, match="a dict in the schema file's form"):
+        synth.fit(frame(), schema=["age"])  # type: ignore[arg-type]
+
+
 def test_fitting_twice_spends_twice_and_says_so(tmp_path):
     path = tmp_path / "schema.json"
     SCHEMA.to_json(path)

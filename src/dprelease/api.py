@@ -276,13 +276,16 @@ def build_release(request: SynthesisRequest, fitted: Fitted, dataset: PrivateTab
 
 
 # ------------------------------------------------------------------ raw tables, through a public schema
-def load_schema(schema: Schema | str | Path, columns: Sequence[str] | None = None) -> Schema:
-    """A :class:`Schema` (or a schema or domain file), restricted to ``columns`` when given (public checks)."""
+def load_schema(schema: Schema | Mapping | str | Path, columns: Sequence[str] | None = None) -> Schema:
+    """A :class:`Schema`, a schema or domain file, or the file's JSON form as a dict (what a user writes in Python),
+    restricted to ``columns`` when given (public checks)."""
     if isinstance(schema, (str, Path)):
         schema = Schema.from_json(schema)
+    elif isinstance(schema, Mapping):
+        schema = Schema.from_dict(schema)  # its messages name the schema and the field
     if not isinstance(schema, Schema):
-        raise InputTypeError(f"schema must be a dprelease Schema or the path of a schema file, got "
-                             f"{type(schema).__name__}")
+        raise InputTypeError(f"schema must be a dprelease Schema, a dict in the schema file's form or the path of a "
+                             f"schema file, got {type(schema).__name__}")
     if columns is None:
         return schema
     if isinstance(columns, str) or not isinstance(columns, Sequence):
@@ -393,7 +396,7 @@ def with_schema(release: Release, schema: Schema) -> Release:
 
 def synthesize_table(
     data: object,
-    schema: Schema | str | Path,
+    schema: Schema | Mapping | str | Path,
     workload: Workload | str | Sequence[Sequence[str]] = "1-3way",
     *,
     epsilon: float,
@@ -418,7 +421,7 @@ def synthesize_table(
     Args:
         data: a pandas DataFrame, a Parquet file or a CSV (see :func:`dprelease.schema.encode`), a glob or a
             folder of them, or a Spark DataFrame.
-        schema: a :class:`Schema`, or a schema file (a domain file of sizes is one).
+        schema: a :class:`Schema`, a schema file (a domain file of sizes is one), or its JSON form as a dict.
         workload, epsilon, delta, mechanism, options: as :func:`synthesize` (an ``epsilon`` above 10 warns,
             above 1000 is refused).
         progress: as :func:`synthesize`, with the phase ``"encode"`` first.

@@ -20,6 +20,7 @@ import difflib
 import json
 import warnings
 from fractions import Fraction
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -102,9 +103,10 @@ class Synthesizer:
         self._rng = None
 
     # ---------------------------------------------------------------------- fit
-    def fit(self, data: object, *, schema: Schema | str | Path | None = None, columns: list[str] | None = None,
-            progress: object = None, **read_options: object) -> Synthesizer:
-        """Encode ``data`` (DataFrame, CSV or Parquet path) by ``schema`` and release a synthetic table.
+    def fit(self, data: object, *, schema: Schema | Mapping | str | Path | None = None,
+            columns: list[str] | None = None, progress: object = None, **read_options: object) -> Synthesizer:
+        """Encode ``data`` (DataFrame, CSV or Parquet path) by ``schema`` (a :class:`Schema`, a schema file, or the
+        file's JSON form as a dict) and release a synthetic table.
 
         ``progress``: ``True`` for a progress line on stderr (when it is a terminal), or a function
         ``progress(phase, step, total)`` (phases ``"encode"``, then those of :func:`~dprelease.api.synthesize`).
@@ -183,7 +185,7 @@ class Synthesizer:
             rows = np.concatenate([np.tile(rows, (copies, 1)), rows[order[:rest]]])
         return decode(rows, self.schema, values=self.values, rng=self._rng).to_dataframe()
 
-    def fit_sample(self, data: object, *, schema: Schema | str | Path, n: int | None = None,
+    def fit_sample(self, data: object, *, schema: Schema | Mapping | str | Path, n: int | None = None,
                    columns: list[str] | None = None, **read_options: object):
         """:meth:`fit`, then :meth:`sample`."""
         return self.fit(data, schema=schema, columns=columns, **read_options).sample(n)
