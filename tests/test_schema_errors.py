@@ -270,6 +270,26 @@ def test_schema_cli_file_mistakes(tmp_path, monkeypatch, capsys, case):
     assert snapshot(tmp_path) == before and charges == [] and draws == []
 
 
+@pytest.mark.parametrize("command", ["schema", "synth-duckdb", "synth-memory"])
+def test_a_file_not_in_utf8_is_refused_with_how_to_convert_it(tmp_path, monkeypatch, capsys, command):
+    """A Windows-1252 export (the usual non-UTF-8 CSV): every reader stops with one line that says the file is not
+    UTF-8 and how to convert it, before anything is charged or written."""
+    data = tmp_path / "data.csv"
+    data.write_bytes(GOOD.replace("clerk", "cl\u00e9rk").encode("cp1252"))
+    schema = tmp_path / "schema.json"
+    Schema.from_dict({"age": {"type": "integer", "bounds": [0, 99]}, "job": {"type": "categorical", "values": ["a"],
+                      "other": True}, "pay": {"type": "numeric", "bounds": [0, 9], "bins": 3, "null": True}}).to_json(schema)
+    out = tmp_path / "out.json" if command == "schema" else tmp_path / "out.csv"
+    argv = {"schema": ["schema", str(data), f"--out={out}", "--epsilon=1"],
+            "synth-duckdb": ["synth", str(data), f"--schema={schema}", "--workload=1way", "--epsilon=1", f"--out={out}"],
+            "synth-memory": ["synth", str(data), f"--schema={schema}", "--workload=1way", "--epsilon=1", f"--out={out}",
+                             "--engine=memory"]}[command]
+    code, captured, charges, draws, before = run_cli(tmp_path, monkeypatch, capsys, argv)
+    assert code == 2 and captured.err.count("\n") == 1, captured.err
+    assert f"data file {str(data)!r} is not UTF-8 text: convert it to UTF-8 first" in captured.err, captured.err
+    assert snapshot(tmp_path) == before and not out.exists() and charges == [] and draws == []
+
+
 def test_schema_cli_control_cases_succeed(tmp_path, monkeypatch, capsys):
     """The cases above differ from commands that work: the counters see a real run."""
     data = tmp_path / "data.csv"

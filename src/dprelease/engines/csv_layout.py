@@ -21,7 +21,7 @@ from typing import TextIO
 
 from dprelease.errors import InputError
 from dprelease.schema.tables import (CSV_DELIMITERS, check_distinct_header, check_read_options, csv_error, csv_rows,
-                                      has_header_row, ragged_problem)
+                                      has_header_row, not_text, ragged_problem)
 
 _SNIFF_CHARS = 65536
 
@@ -100,7 +100,7 @@ def _one(path: str, names: Sequence[str], delimiter: str | None, header: bool | 
     except OSError as exc:
         raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise InputError(f"{source} is not utf-8-sig text") from None
+        raise InputError(not_text(source)) from None
     except csv.Error:
         raise InputError(f"{source} does not parse as CSV (its first row)") from None
     if first is None:
@@ -161,4 +161,4 @@ def _opened(path: str) -> Iterator[TextIO]:
     except OSError as exc:
         raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise InputError(f"{source} is not utf-8-sig text") from None
+        raise InputError(not_text(source)) from None

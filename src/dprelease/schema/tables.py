@@ -134,6 +134,14 @@ QUOTE_PROBLEM = "a quoted field is never closed, or text follows its closing quo
 _ENDINGS = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}
 
 
+def not_text(source: str, encoding: str = "utf-8-sig") -> str:
+    """The message for a file that does not decode: which encoding was expected, and for UTF-8 (the readers' default;
+    a byte-order mark is allowed) how to convert one, since Latin-1 and Windows-1252 exports are the usual cause."""
+    if encoding.lower().replace("_", "-") in ("utf-8-sig", "utf-8", "utf8"):
+        return f"{source} is not UTF-8 text: convert it to UTF-8 first, e.g. with iconv -f windows-1252 -t utf-8"
+    return f"{source} is not {encoding} text"
+
+
 def csv_error(source: str, problem: str) -> InputError:
     """The one-line error for a file that does not read as CSV: ``problem`` names what, never a cell."""
     return InputError(f"{source} cannot be read as CSV ({problem})")
@@ -249,7 +257,7 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
     except OSError as exc:
         raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise InputError(f"{source} is not {encoding} text") from None
+        raise InputError(not_text(source, encoding)) from None
     except LookupError:
         raise InputError(f"encoding {encoding!r} is unknown") from None
     if delimiter is None:
