@@ -29,12 +29,15 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 from typing import TextIO
 
+from dprelease.api import check_schema_use, load_schema
 from dprelease.cli.common import check_output, column_list, integer, number, selected_domain, terminal_progress
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
+from dprelease.engines.registry import open_table
 from dprelease.errors import BudgetExhaustedError, DPReleaseError, InputError
 from dprelease.files import target_of
 from dprelease.mechanisms.online_mw import OnlinePrivateMW
@@ -58,8 +61,12 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "the theorem and printed with the promised accuracy 3 alpha. The whole budget is charged when "
                     "the session starts. At real table sizes the book's promise is vacuous (3 alpha >= 1, and every "
                     "answer comes from the uniform prior): use --mode warm with --accuracy there.")
-    parser.add_argument("data", type=Path, help="CSV of integer codes with a header row")
-    parser.add_argument("--domain", required=True, type=Path, help="JSON file {attribute: number of values}")
+    parser.add_argument("data", type=Path, help="CSV with a header row: integer codes (--domain) or raw values (--schema)")
+    table = parser.add_mutually_exclusive_group(required=True)
+    table.add_argument("--domain", type=Path, help="JSON file {attribute: number of values}: the data holds codes")
+    table.add_argument("--schema", type=Path,
+                       help="a public schema file: the data holds raw values (text, numbers, dates, blanks), encoded "
+                            "by it as synth encodes them; a where-query may name values by their labels")
     parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
     parser.add_argument("--epsilon", type=number("--epsilon"), required=True,
                         help="the privacy budget epsilon (> 0; above 10 warns that it protects little, above 1000 is refused)")
@@ -122,13 +129,18 @@ def run(args: argparse.Namespace) -> int:
     check_positive_int(args.max_cells, "--max-cells")
     # An existing --out is opened in place and appended to (a FIFO or /dev/stdout will do); a new one is created,
     # its missing folders made, as for every output path. --state is replaced atomically.
-    check_output(args.out, args.data, args.domain, args.queries, args.state, flag="--out",
+    table_file = args.domain if args.schema is None else args.schema
+    check_output(args.out, args.data, table_file, args.queries, args.state, flag="--out",
                  in_place=args.out.exists())
     if args.state is not None:
-        check_output(args.state, args.data, args.domain, args.queries, flag="--state")
+        check_output(args.state, args.data, table_file, args.queries, flag="--state")
     if args.queries is not None and not args.queries.is_file():
         raise InputError(f"--queries {str(args.queries)!r} is not a readable file")
-    domain = selected_domain(args)
+    schema = None
+    if args.schema is not None:
+        schema = load_schema(args.schema, args.columns)
+        check_schema_use(schema)  # a schema drafted openly is refused: nothing built on it is private
+    domain = selected_domain(args) if schema is None else schema.domain
     resume = args.state is not None and args.state.exists()
     representation = resolve_representation(args.representation, domain, max_cells=args.max_cells)
     if resume:  # checksum and parameters, before the data is read (OnlinePrivateMW.load checks them again)
@@ -140,7 +152,8 @@ def run(args: argparse.Namespace) -> int:
         warn_if_weak(args.epsilon, "--epsilon")
     progress = terminal_progress(args, "online")
     progress.phase(f"reading {args.data.name}")
-    dataset = Dataset.from_csv(args.data, domain)
+    dataset = Dataset.from_csv(args.data, domain) if schema is None else \
+        open_table(str(args.data), schema=schema, engine="memory")
     progress.phase("resuming" if resume else "warm synopsis (MWEM)" if args.mode == "warm" else "starting")
     if resume:
         session = OnlinePrivateMW.load(args.state, dataset, max_cells=args.max_cells, **_expected(args))
@@ -154,6 +167,12 @@ def run(args: argparse.Namespace) -> int:
             session.save(args.state)  # the budget is spent now: record it before anything else
     progress.close()
     _print_plan(session, resume)
+    if schema is not None and schema.draft is not None:
+        draft_epsilon, draft_delta = schema.draft.spent
+        print(f"the schema's draft spent epsilon={float(draft_epsilon):g}, delta={float(draft_delta):g} before this "
+              f"session: in total epsilon={float(draft_epsilon + Fraction(args.epsilon)):g}, "
+              f"delta={float(draft_delta + Fraction(args.delta)):g} by basic composition (Thm 3.16)")
+    labels = None if schema is None else {c.name: c.labels() for c in schema.columns}
     # Undecodable bytes become a malformed line (an error record), not a crash.
     if args.queries is not None:
         source = args.queries.open(encoding="utf-8-sig", errors="replace")
@@ -166,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
         target_of(args.out).parent.mkdir(parents=True, exist_ok=True)
         with args.out.open("a" if resume else "w", encoding="utf-8") as out:
             for number_, line in _lines(source):
-                record, ok = _handle(session, domain, line, number_, args.state)
+                record, ok = _handle(session, domain, line, number_, args.state, labels)
                 answered += ok
                 out.write(json.dumps(record) + "\n")
                 out.flush()
@@ -238,13 +257,13 @@ def _no_constants(name: str) -> None:
 
 
 def _handle(session: OnlinePrivateMW, domain: Domain, line: str, number_: int,
-            state: Path | None) -> tuple[dict[str, object], int]:
+            state: Path | None, labels: dict[str, tuple[str, ...]] | None = None) -> tuple[dict[str, object], int]:
     """One line's record, and how many queries it got answered (a marginal: one per cell answered)."""
     qid = None
     try:
         record = parse_record(line)
         qid = record.get("id")
-        queries, marginal = parse_queries(record, domain, own_fields=("id",), name=json.dumps(qid))
+        queries, marginal = parse_queries(record, domain, own_fields=("id",), name=json.dumps(qid), labels=labels)
         check_together(session, queries)  # refused or malformed: nothing asked, nothing spent
         answers = [answer_record(session, query) for query in queries]
     except BudgetExhaustedError as exc:

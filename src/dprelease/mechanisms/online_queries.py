@@ -7,6 +7,11 @@ and ``dprelease serve`` (one request body per query), so that both accept exactl
 * ``{"marginal": ["sex", "race"]}``: every cell of the marginal, in C order, each one counting query of the
   session's stream (at most :data:`MAX_MARGINAL_CELLS` cells).
 
+On a table of raw values read through a schema, ``labels`` gives each attribute's label per code (the schema's, as
+a labelled marginal shows them): a ``where`` value may then be a label (a string: ``"Private"``, the bin
+``"21..25"``, ``"NULL"``, ``"<other>"``) or JSON ``null`` for the NULL bucket, besides a code (an integer), and a
+marginal's answer lists its attributes' labels.
+
 Everything here is public: parsing reads the analyst's query and the public domain, the checks read the
 session's public counters and model, and the answers are the session's own (post-processing).
 """
@@ -14,7 +19,7 @@ session's public counters and model, and the answers are the session's own (post
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -29,11 +34,13 @@ FORMS = ("where", "weights", "marginal")
 
 
 def parse_queries(record: dict[str, object], domain: Domain, *, own_fields: Sequence[str] = (),
-                  name: str = "") -> tuple[list[ProductQuery], dict[str, object]]:
+                  name: str = "", labels: Mapping[str, Sequence[str]] | None = None,
+                  ) -> tuple[list[ProductQuery], dict[str, object]]:
     """The queries ``record`` asks, and what to echo with their answers (a marginal's attributes and shape).
 
     ``own_fields`` are the caller's own keys allowed beside the query (``"id"``, ``"request_id"``); ``name``
-    names a ``where`` or ``weights`` query. Raises :class:`InputError` naming what is wrong.
+    names a ``where`` or ``weights`` query; ``labels`` (a schema table's, see the module doc) lets ``where`` name
+    values by label. Raises :class:`InputError` naming what is wrong.
     """
     unknown = sorted(set(record) - {*own_fields, *FORMS})
     if unknown:
@@ -42,7 +49,8 @@ def parse_queries(record: dict[str, object], domain: Domain, *, own_fields: Sequ
     if sum(form in record for form in FORMS) != 1:
         raise InputError("a query needs exactly one of 'where', 'weights' and 'marginal'")
     if "where" in record:
-        return [ProductQuery.conjunction(domain, record["where"], name=name)], {}
+        where = record["where"] if labels is None else coded(record["where"], labels)
+        return [ProductQuery.conjunction(domain, where, name=name)], {}
     if "weights" in record:
         return [ProductQuery.from_weights(domain, record["weights"], name=name)], {}
     attributes = record["marginal"]
@@ -54,7 +62,39 @@ def parse_queries(record: dict[str, object], domain: Domain, *, own_fields: Sequ
         raise InputError(f"marginal {attributes} has {math.prod(shape):,} cells; at most {MAX_MARGINAL_CELLS:,} per "
                          "query (each cell is one query of the session)")
     cells = [dict(zip(attributes, map(int, index))) for index in np.ndindex(*shape)]
-    return [ProductQuery.conjunction(domain, where) for where in cells], {"marginal": attributes, "shape": shape}
+    extra: dict[str, object] = {"marginal": attributes, "shape": shape}
+    if labels is not None:
+        extra["labels"] = [list(labels[a]) for a in attributes]
+    return [ProductQuery.conjunction(domain, where) for where in cells], extra
+
+
+def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
+    """``where`` with its labels (strings) and ``None`` (the NULL bucket) replaced by their codes; integers, unknown
+    attributes and anything malformed pass through for :meth:`ProductQuery.conjunction` to judge. An unknown label
+    is refused, quoted (the analyst's own text) with the attribute's labels (the public schema's)."""
+    if not isinstance(where, Mapping):
+        return where
+    out: dict[str, object] = {}
+    for attribute, wanted in where.items():
+        names = labels.get(attribute) if isinstance(attribute, str) else None
+        if names is None:
+            out[attribute] = wanted
+            continue
+        index = {label: code for code, label in enumerate(names)}
+        values = list(wanted) if isinstance(wanted, (list, tuple)) else [wanted]
+        for position, value in enumerate(values):
+            if value is None:
+                value = "NULL"
+                if value not in index:
+                    raise InputError(f"query value null for attribute {attribute!r}: the column has no NULL bucket")
+            if isinstance(value, str):
+                if value not in index:
+                    shown = ", ".join(map(repr, names[:12])) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
+                    raise InputError(f"query value {value!r:.100} for attribute {attribute!r} is not one of its labels "
+                                     f"({shown})")
+                values[position] = index[value]
+        out[attribute] = values if isinstance(wanted, (list, tuple)) else values[0]
+    return out
 
 
 def check_together(session: OnlinePrivateMW, queries: list[ProductQuery]) -> None:

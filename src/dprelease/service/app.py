@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from dprelease.errors import BudgetExceededError, DPReleaseError, InputError, InputTypeError
 from dprelease.mechanisms.online_queries import parse_queries
 from dprelease.privacy.sparse_vector import dataset_fingerprint
-from dprelease.service.config import ServiceConfig, loads_exact
+from dprelease.service.config import ServiceConfig, decimal_text, loads_exact
 from dprelease.service.db import LedgerUnavailable
 from dprelease.service.ledger import Ledger, LedgerError, RequestIdInUse
 from dprelease.service.releases import ReleaseRequest, Releases
@@ -103,7 +103,8 @@ class Service:
         ledger = Ledger(config.ledger)
         try:
             for name, table in config.tables.items():
-                ledger.register_table(name, epsilon=table.epsilon, delta=table.delta,
+                draft_epsilon, draft_delta = tables[name].draft_spent  # the schema's draft is paid first
+                ledger.register_table(name, epsilon=table.epsilon - draft_epsilon, delta=table.delta - draft_delta,
                                       fingerprint=dataset_fingerprint(tables[name]))
                 ledger.set_caps(name, {g.analyst: (g.epsilon, g.delta) for g in table.grants.values()})
                 ledger.verify(name)
@@ -178,8 +179,12 @@ class Service:
         for name, config in self.config.tables.items():
             if analyst in config.grants:
                 served = self.tables[name]
-                listing.append({"table": name, "domain": served.domain.to_dict(), "n": served.n,
-                                **self.ledger.spent(name)})
+                entry = {"table": name, "domain": served.domain.to_dict(), "n": served.n, **self.ledger.spent(name)}
+                if served.schema is not None:  # public: the schema, and what its draft spent before the budget
+                    entry["labels"] = {a: list(v) for a, v in served.labels().items()}
+                    entry["schema_draft_spent"] = {"epsilon": decimal_text(served.draft_spent[0]),
+                                                   "delta": decimal_text(served.draft_spent[1])}
+                listing.append(entry)
         return json_response(200, {"analyst": analyst, "tables": listing})
 
     def _budget(self, analyst: str, body: bytes | None, table: str) -> Response:
@@ -207,7 +212,8 @@ class Service:
         replay = self._replay(table, analyst, request_id, digest, "query", session)
         if replay is not None:
             return replay
-        queries, extra = parse_queries(record, self.tables[table].domain, own_fields=("request_id",))
+        served = self.tables[table]
+        queries, extra = parse_queries(record, served.domain, own_fields=("request_id",), labels=served.labels())
         result = self.sessions.ask(table=table, analyst=analyst, session_id=session, request_id=request_id,
                                    body_sha256=digest, queries=queries, extra=extra)
         return json_response(200, result)

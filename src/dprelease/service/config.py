@@ -166,7 +166,8 @@ class Grant:
 class TableConfig:
     name: str
     data: Path
-    domain: Path
+    domain: Path | None  # a CSV of codes and its domain, or
+    schema: Path | None  # a CSV of raw values and the public schema that encodes it (exactly one of the two)
     columns: tuple[str, ...] | None
     epsilon: Fraction
     delta: Fraction
@@ -263,10 +264,13 @@ def _build(raw: object, path: Path) -> ServiceConfig:
 
 def _table(name: str, entry: object, base: Path, analysts: dict[str, str]) -> TableConfig:
     where = f"table {name!r}"
-    entry = _object(entry, where, {"data", "domain", "columns", "budget", "analysts"},
-                    required={"data", "domain", "budget", "analysts"})
-    for key in ("data", "domain"):
-        if not isinstance(entry[key], str) or not entry[key]:
+    entry = _object(entry, where, {"data", "domain", "schema", "columns", "budget", "analysts"},
+                    required={"data", "budget", "analysts"})
+    if ("domain" in entry) == ("schema" in entry):
+        raise InputError(f"{where}: give exactly one of domain (a CSV of integer codes) and schema (a CSV of raw "
+                         "values, encoded by the schema)")
+    for key in ("data", "domain", "schema"):
+        if key in entry and (not isinstance(entry[key], str) or not entry[key]):
             raise InputError(f"{where}: {key} must be a file path, got {entry[key]!r}")
     columns = entry.get("columns")
     if columns is not None and (not isinstance(columns, list) or not columns
@@ -283,7 +287,8 @@ def _table(name: str, entry: object, base: Path, analysts: dict[str, str]) -> Ta
         grants[analyst] = Grant(analyst, *(None if caps.get(k) is None else
                                            _amount(caps[k], f"{where}: analyst {analyst!r}'s {k} cap")
                                            for k in ("epsilon", "delta")))
-    return TableConfig(name, base / entry["data"], base / entry["domain"], None if columns is None else tuple(columns),
+    domain, schema = (base / entry[key] if key in entry else None for key in ("domain", "schema"))
+    return TableConfig(name, base / entry["data"], domain, schema, None if columns is None else tuple(columns),
                        epsilon, delta, grants)
 
 

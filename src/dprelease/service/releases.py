@@ -2,7 +2,9 @@
 
 The steps are those of every charge: public checks, then the charge reserved and committed, then
 MWEM reads the data, then the release (its JSON and its rows) is stored in the same transaction that
-marks the charge done. A release lost to a crash after its reservation is never re-run from the same
+marks the charge done. On a table read through a schema the release records the schema (its marginals labelled,
+its guarantee composed with the schema's draft, as ``synth`` does) and its rows are the schema's labels: a
+category as itself, a bin as its label (``21..25``), NULL as the schema's NULL text (post-processing, no draw). A release lost to a crash after its reservation is never re-run from the same
 charge (that would spend it twice); its request id answers "lost".
 """
 
@@ -15,10 +17,11 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dprelease.api import synthesize
+from dprelease.api import synthesize, with_schema
 from dprelease.errors import InputError
 from dprelease.privacy.noise import float_at_most
 from dprelease.queries.workload import Workload
+from dprelease.schema import decode
 from dprelease.service.faults import fault_point
 from dprelease.service.ledger import Ledger
 from dprelease.service.sessions import WORKLOAD_SPEC, NotFound, amount
@@ -87,8 +90,12 @@ class Releases:
             release = synthesize(served, workload, mechanism="mwem", epsilon=float_at_most(request.epsilon),
                                  delta=float_at_most(request.delta), rows=request.rows)
             fault_point("after_count", request_id)
+            if served.schema is not None:  # a raw table: the schema in the release, its rows as the schema's labels
+                release = with_schema(release, served.schema)
+                rows = decode(release.rows, served.schema, values="label").csv()
+            else:
+                rows = release.rows_csv()
             document = release.to_json()
-            rows = release.rows_csv()
             summary = {"release": release_id, "table": table, "mechanism": "mwem", "guarantee": release.guarantee,
                        "charged": {"epsilon": str(reservation.epsilon), "delta": str(reservation.delta)},
                        "rows": len(release.rows), "rows_url": f"/v1/tables/{table}/releases/{release_id}/rows.csv",

@@ -1,0 +1,236 @@
+"""Raw tables behind ``dprelease serve`` and ``dprelease online``: a CSV of text, numbers and blanks read through a
+public schema, queries that name values by their labels, releases whose rows are the schema's labels, and a
+drafted schema's spend taken off the table's budget before anything is served (issue 12's new-user trials).
+
+The server is the real ``dprelease serve`` process on 127.0.0.1 (tests/service_helpers.py); nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from dprelease.cli import main
+from dprelease.domain import Domain
+from dprelease.errors import InputError, InputTypeError
+from dprelease.mechanisms.online_queries import coded, parse_queries
+from dprelease.schema import Schema
+from dprelease.schema.draft import draft_schema
+from tests.service_helpers import TOKENS, ledger_rows, spent, start_server, token_hash
+
+SCHEMA = {"format": "dprelease-schema/1", "columns": {
+    "job": {"type": "categorical", "values": ["clerk", "smith", "baker"], "null": True, "other": True},
+    "age": {"type": "integer", "bounds": [20, 59], "width": 10, "clip": True},
+    "member": {"type": "boolean"}}}
+LABELS = {"job": ("clerk", "smith", "baker", "NULL", "<other>"), "age": ("20..29", "30..39", "40..49", "50..59"),
+          "member": ("false", "true")}
+
+
+def raw_rows(n: int = 3000, seed: int = 7) -> list[list[str]]:
+    """Jobs with blanks and a stray value, ages as text, members as true/false: a table of what people have."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    jobs = rng.choice(["clerk", "smith", "baker", "", "miner"], n, p=[0.5, 0.2, 0.2, 0.07, 0.03])
+    ages = rng.integers(18, 65, n)  # some outside the bounds: clipped
+    members = np.where(rng.random(n) < np.where(jobs == "clerk", 0.7, 0.2), "true", "false")
+    return [[str(j), str(a), str(m)] for j, a, m in zip(jobs, ages, members)]
+
+
+def write_raw(folder, name: str = "people", schema: dict | Schema = SCHEMA) -> tuple[str, str]:
+    data = folder / f"{name}.csv"
+    data.write_text("job,age,member\n" + "".join(",".join(r) + "\n" for r in raw_rows()))
+    path = folder / f"{name}-schema.json"
+    (schema if isinstance(schema, Schema) else Schema.from_dict(schema)).to_json(path)
+    return data.name, path.name
+
+
+def write_service(folder, tables: dict[str, dict]) -> object:
+    config = {"ledger": "ledger.sqlite", "analysts": {a: {"token_sha256": token_hash(t)} for a, t in TOKENS.items()},
+              "tables": tables}
+    path = folder / "config.json"
+    path.write_text(json.dumps(config, indent=1))
+    return path
+
+
+# ----------------------------------------------------------------------------------- the shared query parser
+def test_labels_become_codes_and_the_rest_is_judged_as_before():
+    assert coded({"job": "smith", "age": ["30..39", 3], "member": "true"}, LABELS) == \
+        {"job": 1, "age": [1, 3], "member": 1}
+    assert coded({"job": [None, "<other>"]}, LABELS) == {"job": [3, 4]}  # JSON null: the NULL bucket
+    assert coded({"job": 2, "nope": "x"}, LABELS) == {"job": 2, "nope": "x"}  # codes and unknown attributes pass
+    with pytest.raises(InputError, match=r"query value 'miner' for attribute 'job' is not one of its labels "
+                                         r"\('clerk', 'smith', 'baker', 'NULL', '<other>'\)"):
+        coded({"job": "miner"}, LABELS)
+    with pytest.raises(InputError, match="query value null for attribute 'age': the column has no NULL bucket"):
+        coded({"age": None}, LABELS)
+    domain = Domain(("job", "age", "member"), (5, 4, 2))
+    (by_label,), _ = parse_queries({"where": {"job": "baker", "age": "40..49"}}, domain, labels=LABELS)
+    (by_code,), _ = parse_queries({"where": {"job": 2, "age": 2}}, domain)
+    assert by_label.attributes == by_code.attributes
+    assert all(np.array_equal(a, b) for a, b in zip(by_label.weights, by_code.weights))
+    with pytest.raises(InputTypeError, match="must be an integer code"):  # without labels a label is still refused
+        parse_queries({"where": {"job": "baker"}}, domain)
+    _, extra = parse_queries({"marginal": ["member", "age"]}, domain, labels=LABELS)
+    assert extra == {"marginal": ["member", "age"], "shape": [2, 4],
+                     "labels": [list(LABELS["member"]), list(LABELS["age"])]}
+
+
+# ----------------------------------------------------------------------------------------- dprelease serve
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("serve-schema")
+    data, schema = write_raw(folder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the draft's notes
+        drafted = draft_schema(folder / data, epsilon=0.5, delta=1e-6, seed=3,
+                               types={"job": "categorical", "age": "integer", "member": "boolean"})
+    data2, schema2 = write_raw(folder, "drafted", drafted)
+    config = write_service(folder, {
+        "people": {"data": data, "schema": schema, "budget": {"epsilon": 4}, "analysts": {"alice": {}}},
+        "drafted": {"data": data2, "schema": schema2, "budget": {"epsilon": 2, "delta": 1e-5},
+                    "analysts": {"alice": {"epsilon": 1}}}})
+    server = start_server(config, read_log=folder / "reads.log")
+    yield server, folder, drafted
+    server.stop()
+
+
+def test_a_raw_table_is_listed_with_its_labels_and_a_draft_is_paid_first(served):
+    server, folder, drafted = served
+    status, listing = server.client().call("GET", "/v1/tables")
+    assert status == 200
+    tables = {t["table"]: t for t in listing["tables"]}
+    people = tables["people"]
+    assert people["domain"] == {"job": 5, "age": 4, "member": 2} and people["n"] == 3000
+    assert people["labels"] == {k: list(v) for k, v in LABELS.items()}
+    assert people["schema_draft_spent"] == {"epsilon": "0", "delta": "0"}
+    draft_epsilon, draft_delta = drafted.draft.spent
+    assert draft_epsilon > 0 and draft_delta > 0
+    budget = tables["drafted"]["budget"]  # exact: the configured decimals less the draft's exact spend
+    assert Fraction(budget["epsilon"]) == 2 - draft_epsilon
+    assert Fraction(budget["delta"]) == Fraction("1e-5") - draft_delta
+    (registered,) = ledger_rows(folder / "ledger.sqlite", "SELECT epsilon FROM budgets WHERE table_name = 'drafted'")
+    assert Fraction(registered[0]) == 2 - draft_epsilon
+
+
+def test_queries_name_values_by_label_and_a_wrong_label_costs_nothing(served):
+    server, folder, _ = served
+    client = server.client()
+    status, opened = client.call("POST", "/v1/tables/people/sessions",
+                                 {"mode": "book", "epsilon": 1, "max_queries": 20})
+    assert status == 201, opened
+    session = f"/v1/tables/people/sessions/{opened['session']}/queries"
+    status, answer = client.call("POST", session, {"where": {"job": ["clerk", None], "member": "true"}})
+    assert status == 200 and answer["queries_seen"] == 1
+    status, answer = client.call("POST", session, {"marginal": ["member"]})
+    assert status == 200 and answer["labels"] == [["false", "true"]] and len(answer["answers"]) == 2
+    reads = (folder / "reads.log").read_text() if (folder / "reads.log").exists() else ""
+    was = spent(folder / "ledger.sqlite", "people")
+    status, refused = client.call("POST", session, {"where": {"job": "miner"}})
+    assert status == 400 and "'miner'" in refused["error"] and "not one of its labels" in refused["error"]
+    status, state = client.call("GET", f"/v1/tables/people/sessions/{opened['session']}")
+    assert status == 200 and state["queries_seen"] == 3  # the refused line asked nothing
+    assert spent(folder / "ledger.sqlite", "people") == was
+    assert ((folder / "reads.log").read_text() if (folder / "reads.log").exists() else "") == reads
+
+
+def test_a_release_of_a_raw_table_has_the_schemas_labels_and_its_draft_in_the_guarantee(served):
+    server, folder, _ = served
+    client = server.client()
+    status, made = client.call("POST", "/v1/tables/people/releases", {"epsilon": 1, "workload": "1-2way"})
+    assert status == 201, made
+    status, text = client.call("GET", made["rows_url"])
+    assert status == 200
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == ["job", "age", "member"] and len(rows) == 3001
+    nulls = set(Schema.from_dict(SCHEMA).null_tokens)
+    for column, values in zip(rows[0], zip(*rows[1:])):
+        allowed = set(LABELS[column]) - {"NULL"} | (nulls if "NULL" in LABELS[column] else set())
+        if column == "member":  # a boolean decodes to the schema's written words
+            allowed = {"true", "false"}
+        assert set(values) <= allowed, (column, set(values) - allowed)
+    status, document = client.call("GET", made["release_url"])
+    assert status == 200 and document["schema"]["columns"]["job"]["values"] == ["clerk", "smith", "baker"]
+    status, made = client.call("POST", "/v1/tables/drafted/releases", {"epsilon": 0.5, "workload": "1way"})
+    assert status == 201 and made["guarantee"].startswith("(") and "the schema draft's" in made["guarantee"]
+
+
+@pytest.mark.parametrize("case", ["both", "neither", "open-draft", "draft-too-dear", "caps-after-draft",
+                                  "encode-error"])
+def test_a_raw_table_that_cannot_be_served_stops_the_start_and_writes_nothing(tmp_path, capsys, case):
+    data, schema = write_raw(tmp_path)
+    entry = {"data": data, "schema": schema, "budget": {"epsilon": 1}, "analysts": {"alice": {}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if case == "open-draft":
+            Schema.to_json(draft_schema(tmp_path / data, non_private=True), tmp_path / schema)
+        if case in ("draft-too-dear", "caps-after-draft"):
+            Schema.to_json(draft_schema(tmp_path / data, epsilon=0.6, delta=1e-6, seed=1), tmp_path / schema)
+    if case == "both":
+        entry["domain"] = schema
+    if case == "neither":
+        del entry["schema"]
+    if case == "draft-too-dear":
+        entry["budget"] = {"epsilon": 0.5, "delta": 1e-5}
+    if case == "caps-after-draft":
+        entry.update(budget={"epsilon": 1, "delta": 1e-5}, analysts={"alice": {"epsilon": 0.5}, "bob": {"epsilon": 0.2}})
+    if case == "encode-error":
+        strict = json.loads(json.dumps(SCHEMA))
+        strict["columns"]["job"].pop("null")  # the blanks now have nowhere to go
+        Schema.from_dict(strict).to_json(tmp_path / schema)
+    config = write_service(tmp_path, {"t": entry})
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    assert main(["serve", str(config), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dprelease: error:") and err.count("\n") == 1, err
+    expected = {"both": "give exactly one of domain", "neither": "give exactly one of domain",
+                "open-draft": "drafted by reading the data openly", "draft-too-dear": "which leaves nothing",
+                "caps-after-draft": "the budget leaves after the schema's draft",
+                "encode-error": "column 'job': NULL values (declare null)"}[case]
+    assert expected in err and "table 't'" in err, err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # no lock, no ledger
+
+
+# ---------------------------------------------------------------------------------------- dprelease online
+def test_online_reads_a_raw_table_through_its_schema_and_takes_labels(tmp_path, capsys):
+    data, schema = write_raw(tmp_path)
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"id": 1, "where": {"job": "clerk"}}\n{"id": 2, "where": {"job": "miner"}}\n'
+                       '{"id": 3, "marginal": ["member"]}\n{"id": 4, "where": {"job": 0}}\n')
+    out = tmp_path / "answers.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["online", str(tmp_path / data), "--schema", str(tmp_path / schema), "--epsilon", "1",
+                     "--max-queries", "20", "--seed", "1", "--queries", str(queries), "--out", str(out), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert records[0]["query"] == 1 and "value" in records[0]
+    assert "not one of its labels" in records[1]["error"]
+    assert records[2]["labels"] == [["false", "true"]] and len(records[2]["answers"]) == 2
+    assert records[3]["query"] == 4 and records[3]["value"] == records[0]["value"]  # the same query, by code
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        drafted = draft_schema(tmp_path / data, epsilon=0.5, delta=1e-6, seed=2)
+    drafted.to_json(tmp_path / "drafted.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["online", str(tmp_path / data), "--schema", str(tmp_path / "drafted.json"), "--epsilon", "1",
+                     "--max-queries", "5", "--seed", "1", "--queries", str(queries), "--out",
+                     str(tmp_path / "b.jsonl"), "--quiet"])
+    printed = capsys.readouterr().out
+    epsilon, delta = drafted.draft.spent
+    assert code == 0 and f"in total epsilon={float(epsilon + 1):g}, delta={float(delta):g}" in printed, printed
+
+
+def test_online_needs_exactly_one_of_domain_and_schema(tmp_path, capsys):
+    data, schema = write_raw(tmp_path)
+    for extra in ([], ["--domain", str(tmp_path / schema), "--schema", str(tmp_path / schema)]):
+        with pytest.raises(SystemExit) as stop:
+            main(["online", str(tmp_path / data), *extra, "--epsilon", "1", "--max-queries", "5", "--out",
+                  str(tmp_path / "a.jsonl")])
+        assert stop.value.code == 2
+    assert not (tmp_path / "a.jsonl").exists()
