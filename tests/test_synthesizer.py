@@ -59,6 +59,23 @@ def test_a_schema_written_as_a_dict_is_the_same_schema():
         synth.fit(frame(), schema=["age"])  # type: ignore[arg-type]
 
 
+def test_a_column_with_no_values_of_its_own_is_warned_of_before_the_run():
+    """A private draft on a small table keeps no category its noise hides: such a column has only its other (or
+    NULL) bucket, and every synthetic value there is <other>. The run says so, naming the column (public), and a
+    schema without such a column says nothing."""
+    raw = SCHEMA.to_dict()
+    raw["columns"]["job"] = {"type": "categorical", "values": [], "null": True, "other": True}
+    synth = Synthesizer("mwem", epsilon=1.0, workload="1way", seed=0)
+    with pytest.warns(UserWarning, match=r"column\(s\) \['job'\] have no values in the schema") as caught:
+        out = synth.fit_sample(frame(), schema=raw)
+    assert set(out["job"].dropna().astype(str)) == {"<other>"}
+    with warnings.catch_warnings(record=True) as quiet:
+        warnings.simplefilter("always")  # a schema whose every column has values: no such warning
+        Synthesizer("mwem", epsilon=1.0, workload="1way", seed=0, rounds=2).fit(frame(), schema=SCHEMA)
+    assert not [w for w in quiet if "no values" in str(w.message)] and quiet  # the seed's warning was caught
+    assert len([w for w in caught if "no values" in str(w.message)]) == 1
+
+
 def test_fitting_twice_spends_twice_and_says_so(tmp_path):
     path = tmp_path / "schema.json"
     SCHEMA.to_json(path)
