@@ -234,3 +234,29 @@ def test_online_needs_exactly_one_of_domain_and_schema(tmp_path, capsys):
                   str(tmp_path / "a.jsonl")])
         assert stop.value.code == 2
     assert not (tmp_path / "a.jsonl").exists()
+
+
+def test_a_raw_table_restarts_on_its_ledger_and_a_changed_table_is_refused(tmp_path, capsys):
+    """The raw table is encoded again at every start, to the same codes: the ledger's fingerprint matches and the
+    budget spent survives the restart; a row changed in the raw file is a different table and stops the start."""
+    data, schema = write_raw(tmp_path)
+    config = write_service(tmp_path, {"t": {"data": data, "schema": schema, "budget": {"epsilon": 3},
+                                            "analysts": {"alice": {}}}})
+    server = start_server(config)
+    try:
+        status, _ = server.client().call("POST", "/v1/tables/t/releases", {"epsilon": 1, "workload": "1way"})
+        assert status == 201
+    finally:
+        server.stop()
+    server = start_server(config)
+    try:
+        status, listing = server.client().call("GET", "/v1/tables")
+        assert status == 200 and listing["tables"][0]["spent"]["epsilon"] == "1"
+    finally:
+        server.stop()
+    lines = (tmp_path / data).read_text().splitlines()
+    lines[1] = "smith,33,true" if lines[1] != "smith,33,true" else "baker,44,false"
+    (tmp_path / data).write_text("\n".join(lines) + "\n")
+    assert main(["serve", str(config), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'t'" in err, err
