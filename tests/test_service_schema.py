@@ -19,7 +19,8 @@ import pytest
 from dprelease.cli import main
 from dprelease.domain import Domain
 from dprelease.errors import InputError, InputTypeError
-from dprelease.mechanisms.online_queries import coded, parse_queries
+from dprelease.mechanisms.online_queries import parse_queries
+from dprelease.queries.product import ProductQuery, coded
 from dprelease.schema import Schema
 from dprelease.schema.draft import draft_schema
 from tests.service_helpers import TOKENS, ledger_rows, spent, start_server, token_hash
@@ -75,6 +76,10 @@ def test_labels_become_codes_and_the_rest_is_judged_as_before():
     assert all(np.array_equal(a, b) for a, b in zip(by_label.weights, by_code.weights))
     with pytest.raises(InputTypeError, match="must be an integer code"):  # without labels a label is still refused
         parse_queries({"where": {"job": "baker"}}, domain)
+    schema = Schema.from_dict(SCHEMA)  # from Python: the schema itself gives the labels
+    assert schema.domain == domain
+    from_python = ProductQuery.conjunction(domain, {"job": "baker", "age": "40..49"}, labels=schema)
+    assert all(np.array_equal(a, b) for a, b in zip(from_python.weights, by_code.weights))
     _, extra = parse_queries({"marginal": ["member", "age"]}, domain, labels=LABELS)
     assert extra == {"marginal": ["member", "age"], "shape": [2, 4],
                      "labels": [list(LABELS["member"]), list(LABELS["age"])]}

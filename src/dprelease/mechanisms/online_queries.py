@@ -49,8 +49,7 @@ def parse_queries(record: dict[str, object], domain: Domain, *, own_fields: Sequ
     if sum(form in record for form in FORMS) != 1:
         raise InputError("a query needs exactly one of 'where', 'weights' and 'marginal'")
     if "where" in record:
-        where = record["where"] if labels is None else coded(record["where"], labels)
-        return [ProductQuery.conjunction(domain, where, name=name)], {}
+        return [ProductQuery.conjunction(domain, record["where"], name=name, labels=labels)], {}
     if "weights" in record:
         return [ProductQuery.from_weights(domain, record["weights"], name=name)], {}
     attributes = record["marginal"]
@@ -67,34 +66,6 @@ def parse_queries(record: dict[str, object], domain: Domain, *, own_fields: Sequ
         extra["labels"] = [list(labels[a]) for a in attributes]
     return [ProductQuery.conjunction(domain, where) for where in cells], extra
 
-
-def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
-    """``where`` with its labels (strings) and ``None`` (the NULL bucket) replaced by their codes; integers, unknown
-    attributes and anything malformed pass through for :meth:`ProductQuery.conjunction` to judge. An unknown label
-    is refused, quoted (the analyst's own text) with the attribute's labels (the public schema's)."""
-    if not isinstance(where, Mapping):
-        return where
-    out: dict[str, object] = {}
-    for attribute, wanted in where.items():
-        names = labels.get(attribute) if isinstance(attribute, str) else None
-        if names is None:
-            out[attribute] = wanted
-            continue
-        index = {label: code for code, label in enumerate(names)}
-        values = list(wanted) if isinstance(wanted, (list, tuple)) else [wanted]
-        for position, value in enumerate(values):
-            if value is None:
-                value = "NULL"
-                if value not in index:
-                    raise InputError(f"query value null for attribute {attribute!r}: the column has no NULL bucket")
-            if isinstance(value, str):
-                if value not in index:
-                    shown = ", ".join(map(repr, names[:12])) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
-                    raise InputError(f"query value {value!r:.100} for attribute {attribute!r} is not one of its labels "
-                                     f"({shown})")
-                values[position] = index[value]
-        out[attribute] = values if isinstance(wanted, (list, tuple)) else values[0]
-    return out
 
 
 def check_together(session: OnlinePrivateMW, queries: list[ProductQuery]) -> None:

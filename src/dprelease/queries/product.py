@@ -42,8 +42,17 @@ class ProductQuery:
 
     # ----------------------------------------------------------------- builders
     @classmethod
-    def conjunction(cls, domain: Domain, where: Mapping[str, object], *, name: str = "") -> ProductQuery:
-        """The fraction of rows with ``attr == value`` (or ``attr in [values]``) for every entry."""
+    def conjunction(cls, domain: Domain, where: Mapping[str, object], *, name: str = "",
+                    labels: Mapping[str, Sequence[str]] | object | None = None) -> ProductQuery:
+        """The fraction of rows with ``attr == value`` (or ``attr in [values]``) for every entry.
+
+        A value is a code (an integer); with ``labels`` (a table's schema, or each attribute's label per code) it may
+        also be a label (a string: ``"Private"``, the bin ``"21..25"``, ``"NULL"``, ``"<other>"``) or ``None`` for the
+        NULL bucket (:func:`coded`).
+        """
+        if labels is not None:
+            where = coded(where, labels if isinstance(labels, Mapping) else
+                          {c.name: c.labels() for c in labels.columns})  # a Schema: its columns' labels
         if not isinstance(where, Mapping):
             raise InputTypeError(f"where must be a mapping attribute -> value(s), got {type(where).__name__}")
         weights = {}
@@ -120,3 +129,32 @@ class ProductQuery:
     @property
     def support_size(self) -> int:
         return math.prod(int(np.count_nonzero(w)) for w in self.weights)
+
+
+def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
+    """``where`` with its labels (strings) and ``None`` (the NULL bucket) replaced by their codes; integers, unknown
+    attributes and anything malformed pass through for :meth:`ProductQuery.conjunction` to judge. An unknown label
+    is refused, quoted (the analyst's own text) with the attribute's labels (the public schema's)."""
+    if not isinstance(where, Mapping):
+        return where
+    out: dict[str, object] = {}
+    for attribute, wanted in where.items():
+        names = labels.get(attribute) if isinstance(attribute, str) else None
+        if names is None:
+            out[attribute] = wanted
+            continue
+        index = {label: code for code, label in enumerate(names)}
+        values = list(wanted) if isinstance(wanted, (list, tuple)) else [wanted]
+        for position, value in enumerate(values):
+            if value is None:
+                value = "NULL"
+                if value not in index:
+                    raise InputError(f"query value null for attribute {attribute!r}: the column has no NULL bucket")
+            if isinstance(value, str):
+                if value not in index:
+                    shown = ", ".join(map(repr, names[:12])) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
+                    raise InputError(f"query value {value!r:.100} for attribute {attribute!r} is not one of its labels "
+                                     f"({shown})")
+                values[position] = index[value]
+        out[attribute] = values if isinstance(wanted, (list, tuple)) else values[0]
+    return out
