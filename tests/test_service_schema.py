@@ -241,6 +241,18 @@ def test_online_needs_exactly_one_of_domain_and_schema(tmp_path, capsys):
     assert not (tmp_path / "a.jsonl").exists()
 
 
+def test_a_served_column_with_no_values_is_warned_of_at_start(tmp_path):
+    """As synth warns of it: a served raw table's column with only its NULL or other bucket, named with its table."""
+    bare = json.loads(json.dumps(SCHEMA))
+    bare["columns"]["job"]["values"] = []
+    data, schema = write_raw(tmp_path, schema=bare)
+    config = write_service(tmp_path, {"t": {"data": data, "schema": schema, "budget": {"epsilon": 1},
+                                            "analysts": {"alice": {}}}})
+    start_server(config).stop()
+    log = (tmp_path / "server.log").read_text()
+    assert "dprelease: warning: table 't': column(s) ['job'] have no values in the schema" in log, log
+
+
 def test_a_raw_table_restarts_on_its_ledger_and_a_changed_table_is_refused(tmp_path, capsys):
     """The raw table is encoded again at every start, to the same codes: the ledger's fingerprint matches and the
     budget spent survives the restart; a row changed in the raw file is a different table and stops the start."""

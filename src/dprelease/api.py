@@ -296,6 +296,17 @@ def load_schema(schema: Schema | Mapping | str | Path, columns: Sequence[str] | 
     return schema.select(columns)
 
 
+def warn_of_empty_columns(schema: Schema, *, where: str = "", stacklevel: int = 2) -> None:
+    """Warn of the columns with no value of their own, only a NULL or other bucket (what a private draft leaves of a
+    column whose categories stayed under its noise): everything released of them is blank or ``<other>``. Public.
+    ``where`` prefixes the message (a served table's name)."""
+    empty = [c.name for c in schema.columns if c.value_count == 0]
+    if empty:
+        warnings.warn(f"{where}column(s) {empty} have no values in the schema, only its NULL or other bucket: every "
+                      "synthetic value there will be blank or <other>; declare their values from public knowledge",
+                      UserWarning, stacklevel=stacklevel)
+
+
 def check_schema_use(schema: Schema, *, allow_non_public: bool = False) -> None:
     """Refuse a schema drafted by reading the data openly (``--non-private``), unless ``allow_non_public``;
     then warn: the release it makes is marked not fit for release (:func:`with_schema`). Warn of a column with no
@@ -303,11 +314,7 @@ def check_schema_use(schema: Schema, *, allow_non_public: bool = False) -> None:
     stayed under its noise), whose synthetic values are then all blank or ``<other>``. Public checks only."""
     if not isinstance(allow_non_public, bool):
         raise InputTypeError(f"allow_non_public_schema must be True or False, got {allow_non_public!r}")
-    empty = [c.name for c in schema.columns if c.value_count == 0]
-    if empty:  # a private draft on a small table keeps no category it cannot see above its noise
-        warnings.warn(f"column(s) {empty} have no values in the schema, only its NULL or other bucket: every "
-                      "synthetic value there will be blank or <other>; declare their values from public knowledge",
-                      UserWarning, stacklevel=3)
+    warn_of_empty_columns(schema, stacklevel=4)
     if schema.draft is None or schema.draft.is_public:
         return
     if not allow_non_public:

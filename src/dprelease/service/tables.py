@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from dprelease.api import warn_of_empty_columns
 from dprelease.data import Dataset
 from dprelease.domain import Domain
 from dprelease.engines.logged import LoggedTable
@@ -61,6 +62,7 @@ def load_table(config: TableConfig) -> ServedTable:
             if unknown:
                 raise InputError(f"columns {unknown} are not in the schema {list(schema.names)}")
             schema = schema.select(config.columns)
+        warn_of_empty_columns(schema, where=f"table {config.name!r}: ")
         table = ServedTable(config.name, open_table(str(config.data), schema=schema, engine="memory"),
                             schema=schema, log=read_log())
     except DPReleaseError as exc:
