@@ -118,7 +118,8 @@ def test_altered_side_file_is_one_clear_error(tmp_path, small_release):
 
 @pytest.mark.parametrize(("content", "message"), [
     (None, "cannot be read"), ("{not json", "not valid JSON"), ('{"a": 1}', "not a dprelease release"),
-    ('{"mechanism": "mwem", "privacy_ledger": {}, "workload_answers": []}', "older dprelease"),
+    ('{"mechanism": "mwem", "privacy_ledger": {}, "workload_answers": []}', "lacks an entry of a release"),
+    ('{"format": "dprelease-release/9", "mechanism": "mwem", "privacy_ledger": {}}', "has format 'dprelease-release/9'"),
 ])
 def test_bad_release_json_is_one_clear_error(tmp_path, content, message):
     path = tmp_path / "r.json"
@@ -214,3 +215,32 @@ def test_to_json_is_still_one_whole_document(small_release):
     for entry, answer in zip(document["workload_answers"], small_release.answers):
         assert entry["fractions"] == answer.reshape(-1).tolist()
     assert "side_file" not in document and json.loads(json.dumps(document)) == document
+
+
+def test_a_release_with_its_answers_inline_loads_with_or_without_its_rows(small_release, tmp_path):
+    """What dprelease serve returns (to_json: answers inline, rows counted) reads back: the answers exactly, the rows
+    from the service's rows.csv when given (their count checked), none without it; and format 1, the same document
+    with no format field, reads the same way."""
+    document = small_release.to_json()
+    assert document["format"] == release_files.INLINE_FORMAT
+    path, rows = tmp_path / "service.json", tmp_path / "rows.csv"
+    path.write_text(json.dumps(document))
+    rows.write_text(small_release.rows_csv())
+    bare = Release.load(path)
+    assert all(np.array_equal(a, b) for a, b in zip(bare.answers, small_release.answers))
+    assert bare.workload.marginals == small_release.workload.marginals and bare.guarantee == small_release.guarantee
+    assert bare.rows.shape == (0, 4) and bare.extra["synthetic_rows_released"] == len(small_release.rows)
+    whole = Release.load(path, rows=rows)
+    assert np.array_equal(whole.rows, small_release.rows) and "synthetic_rows_released" not in whole.extra
+    assert whole.privacy_ledger == small_release.privacy_ledger and whole.rows_method == small_release.rows_method
+    legacy = dict(document)
+    del legacy["format"]
+    path.write_text(json.dumps(legacy))
+    assert all(np.array_equal(a, b) for a, b in zip(Release.load(path).answers, small_release.answers))
+    rows.write_text("\n".join(small_release.rows_csv().splitlines()[:-1]) + "\n")  # one row short
+    with pytest.raises(InputError, match="rows file .* has 399 rows; release file .* released 400: it belongs to "
+                                         "another release"):
+        Release.load(path, rows=rows)
+    small_release.save(tmp_path / "r.csv", tmp_path / "r.json")
+    with pytest.raises(InputError, match="keeps its rows in its side file"):
+        Release.load(tmp_path / "r.json", rows=rows)

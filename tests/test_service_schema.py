@@ -21,7 +21,8 @@ from dprelease.domain import Domain
 from dprelease.errors import InputError, InputTypeError
 from dprelease.mechanisms.online_queries import parse_queries
 from dprelease.queries.product import ProductQuery, coded
-from dprelease.schema import Schema
+from dprelease.release import Release
+from dprelease.schema import Schema, decode
 from dprelease.schema.draft import draft_schema
 from tests.service_helpers import TOKENS, ledger_rows, spent, start_server, token_hash
 
@@ -160,6 +161,14 @@ def test_a_release_of_a_raw_table_has_the_schemas_labels_and_its_draft_in_the_gu
         assert set(values) <= allowed, (column, set(values) - allowed)
     status, document = client.call("GET", made["release_url"])
     assert status == 200 and document["schema"]["columns"]["job"]["values"] == ["clerk", "smith", "baker"]
+    # The analyst's copy reads back: answers inline, rows from the label CSV, and dprelease report renders it.
+    saved, rows_file = folder / "served-release.json", folder / "served-rows.csv"
+    saved.write_text(json.dumps(document))
+    rows_file.write_text(text)
+    loaded = Release.load(saved, rows=rows_file)
+    assert loaded.rows.shape == (3000, 3) and document["synthetic_rows"]["count"] == 3000
+    assert decode(loaded.rows, Schema.from_dict(SCHEMA), values="label").csv() == text  # the same rows, as codes
+    assert main(["report", str(saved), "--rows", str(rows_file), "--quiet"]) == 0
     status, made = client.call("POST", "/v1/tables/drafted/releases", {"epsilon": 0.5, "workload": "1way"})
     assert status == 201 and made["guarantee"].startswith("(") and "the schema draft's" in made["guarantee"]
 

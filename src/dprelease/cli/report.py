@@ -24,7 +24,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "beside the released answers. With --data, a NOT PRIVATE section compares the release with the "
                     "real table (and two baselines drawn from it): that file is for the curator's eyes only.")
     parser.add_argument("release", type=Path, help="the release JSON written by synth --release (its .answers.npz "
-                                                   "side file beside it)")
+                                                   "side file beside it), or a release from dprelease serve")
+    parser.add_argument("--rows", type=Path, default=None,
+                        help="a release from dprelease serve (answers inline): its rows.csv, for the sections on the "
+                             "synthetic rows (without it the report has none)")
     parser.add_argument("--data", type=Path, default=None,
                         help="the real CSV: adds the NOT PRIVATE comparison (never publish that report)")
     parser.add_argument("--domain", type=Path, default=None,
@@ -67,10 +70,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"release {str(args.release)!r} is a folder; give the release's JSON file")
     side = args.release.with_name(side_file_name(args.release))
     if not to_stdout:
-        check_output(args.out, args.release, side, args.data, args.domain, flag="--out")
+        check_output(args.out, args.release, side, args.data, args.domain, args.rows, flag="--out")
     progress = terminal_progress(args, "report")
     progress.phase(f"reading {args.release.name}")
-    release = Release.load(args.release)
+    release = Release.load(args.release, rows=args.rows)
     if args.domain is not None:
         check_domain(args.domain, release)
     if args.data is not None:

@@ -21,8 +21,8 @@ from dprelease.domain import Domain
 from dprelease.errors import InputError
 from dprelease.queries.workload import Workload
 from dprelease.release.files import (
-    FORMAT, SideArrays, externalize, internalize, open_side_file, read_document, rows_dtype, side_file_name,
-    write_atomic, write_document, write_side_file,
+    FORMAT, INLINE_FORMAT, SideArrays, externalize, internalize, is_inline, open_side_file, read_document, rows_dtype,
+    side_file_name, write_atomic, write_document, write_side_file,
 )
 from dprelease.release.labels import ValueLabels, labelled
 
@@ -153,6 +153,7 @@ class Release:
         which puts the answers and rows in a binary side file.
         """
         return {
+            "format": INLINE_FORMAT,
             **self._header(),
             "parameters": self.parameters,
             "privacy_ledger": self.privacy_ledger,
@@ -189,14 +190,23 @@ class Release:
         self.location = json_path
 
     @classmethod
-    def load(cls, json_path: str | Path, *, labels: ValueLabels | None = None) -> Release:
-        """Read a release written by :meth:`save`: the JSON and its side file (size and SHA-256 checked).
+    def load(cls, json_path: str | Path, *, labels: ValueLabels | None = None,
+             rows: str | Path | None = None) -> Release:
+        """Read a release written by :meth:`save`: the JSON and its side file (size and SHA-256 checked); or one
+        whole document with its answers inline (:meth:`to_json`, as ``dprelease serve`` returns a release), whose
+        synthetic rows are the service's ``rows.csv``, given as ``rows`` (codes, or the labels of the release's
+        schema; without it the release has no rows).
 
         Raises :class:`~dprelease.errors.InputError` with one clear message when the JSON cannot be read,
         is not a release, or its side file is missing or altered.
         """
         json_path = Path(json_path)
         document = read_document(json_path)
+        if is_inline(document):
+            return cls._inline(document, json_path, labels, rows)
+        if rows is not None:
+            raise InputError(f"release file {str(json_path)!r} keeps its rows in its side file: rows= is for a "
+                             "release with its answers inline (from dprelease serve)")
         entry = document.get("side_file")
         if not isinstance(entry, dict):
             raise InputError(f"release file {str(json_path)!r} names no side file")
@@ -232,3 +242,48 @@ class Release:
             extra={k: internalize(v, read) for k, v in document.items() if k not in _OWN_KEYS},
             schema=document.get("schema"), labels=labels, location=json_path,
         )
+
+    @classmethod
+    def _inline(cls, document: dict[str, object], json_path: Path, labels: ValueLabels | None,
+                rows_path: str | Path | None) -> Release:
+        """A release from one whole document (:meth:`to_json`), its rows read from ``rows_path`` when given."""
+        where = f"release file {str(json_path)!r}"
+        try:
+            domain = Domain.from_dict(document["domain"])
+            workload = Workload(domain, tuple(tuple(a["marginal"]) for a in document["workload_answers"]))
+            answers = [np.asarray(a["fractions"], dtype=np.float64).reshape(a["shape"])
+                       for a in document["workload_answers"]]
+            count, method = int(document["synthetic_rows"]["count"]), document["synthetic_rows"]["method"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"{where} lacks an entry of a release: {exc}") from None
+        schema = document.get("schema")
+        rows = np.zeros((0, len(domain)), dtype=np.int64)
+        if rows_path is not None:
+            rows = _rows_from_csv(Path(rows_path), domain, schema)
+            if len(rows) != count:
+                raise InputError(f"rows file {str(rows_path)!r} has {len(rows):,} rows; {where} released {count:,}: "
+                                 "it belongs to another release")
+        return cls(
+            mechanism=document["mechanism"], domain=domain, workload=workload, guarantee=document["guarantee"],
+            parameters=document.get("parameters", {}), privacy_ledger=document["privacy_ledger"],
+            transcript=document.get("transcript", []), answers=answers, rows=rows, rows_method=method,
+            seeded=not document.get("fit_for_release", False),
+            extra={**{k: v for k, v in document.items() if k not in _OWN_KEYS},
+                   **({"synthetic_rows_released": count} if rows_path is None else {})},
+            schema=schema, labels=labels, location=json_path,
+        )
+
+
+def _rows_from_csv(path: Path, domain: Domain, schema: dict[str, object] | None) -> np.ndarray:
+    """The synthetic rows a service wrote (``rows.csv``): codes over ``domain``, or the labels of ``schema``
+    (each bin by its label, read back by the schema of labels that decoded them). Errors quote no value."""
+    from dprelease.data import Dataset
+    from dprelease.schema import Schema, encode, label_schema
+
+    try:  # no value quoted: a mistaken --rows may be the private table itself
+        if schema is None:
+            return np.asarray(Dataset.from_csv(path, domain).records, dtype=np.int64)
+        return np.asarray(encode(str(path), label_schema(Schema.from_dict(schema))), dtype=np.int64)
+    except InputError as exc:
+        raise InputError(f"rows file {str(path)!r} does not read as this release's synthetic rows ("
+                         f"{'codes' if schema is None else 'the labels of its schema'}): {exc}") from None

@@ -32,6 +32,9 @@ from dprelease.errors import InputError
 from dprelease.files import replace_atomic, write_atomic
 
 FORMAT = "dprelease-release/2"
+#: One whole JSON document, answers inline and rows counted, not listed: what ``dprelease serve`` returns for a
+#: release (:meth:`~dprelease.release.Release.to_json`); its rows are the service's ``rows.csv``.
+INLINE_FORMAT = "dprelease-release-inline/1"
 SIDE_SUFFIX = ".answers.npz"
 SIDE_FORMAT = ("npz (numpy zip): one float64 array per workload marginal (axes in domain order), the synthetic "
                "rows, and the JSON's long numeric arrays; np.load reads it")
@@ -165,12 +168,20 @@ def read_document(path: Path) -> dict[str, object]:
         raise InputError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
     if not isinstance(document, dict) or "mechanism" not in document or "privacy_ledger" not in document:
         raise InputError(f"{where} is not a dprelease release (no mechanism and privacy ledger)")
-    if document.get("format") != FORMAT:
-        if "side_file" not in document and "workload_answers" in document:
-            raise InputError(f"{where} was written by an older dprelease (answers inside the JSON, format 1); "
-                             f"this version reads format {FORMAT!r}: re-run synth with --release")
-        raise InputError(f"{where} has format {document.get('format')!r}; this version reads {FORMAT!r}")
-    return document
+    if document.get("format") in (FORMAT, INLINE_FORMAT) or is_inline(document):
+        return document
+    raise InputError(f"{where} has format {document.get('format')!r}; this version reads {FORMAT!r} (synth --release) "
+                     f"and {INLINE_FORMAT!r} (a release from dprelease serve)")
+
+
+def is_inline(document: dict[str, object]) -> bool:
+    """Whether ``document`` holds its answers inline (``to_json``: the service's form, and format 1's before it,
+    which had no format field) rather than in a side file."""
+    if document.get("format") == INLINE_FORMAT:
+        return True
+    answers = document.get("workload_answers")
+    return ("format" not in document and "side_file" not in document and isinstance(answers, list)
+            and all(isinstance(a, dict) and "fractions" in a for a in answers))
 
 
 def open_side_file(json_path: Path, entry: dict[str, object]) -> dict[str, np.ndarray]:

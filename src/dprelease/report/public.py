@@ -54,13 +54,22 @@ def fmt(value: object) -> str:
 
 
 # ---------------------------------------------------------------- guarantee
+def rows_line(release: Release) -> str:
+    """How many rows and how they were made; for a service's release read without its rows.csv, that they are not
+    in the file (its JSON counts them)."""
+    counted = release.extra.get("synthetic_rows_released")
+    if len(release.rows) == 0 and counted:
+        return f"{counted:,} ({release.rows_method}; not in this file: pass the release's rows.csv with --rows)"
+    return f"{len(release.rows):,} ({release.rows_method})"
+
+
 def guarantee_section(release: Release) -> Section:
     spent = release.privacy_ledger.get("spent", {})
     rows = [("mechanism", release.mechanism), ("guarantee", release.guarantee),
             ("privacy unit", "one record; neighbouring tables have the same public number of rows"),
             ("randomness", "SEEDED: reproducible, NOT fit for a real release" if release.seeded
              else "operating-system CSPRNG"),
-            ("synthetic rows", f"{len(release.rows):,} ({release.rows_method})"),
+            ("synthetic rows", rows_line(release)),
             ("columns", f"{len(release.domain)}: " + ", ".join(release.domain.attributes)),
             ("workload", f"{len(release.workload.marginals):,} marginals, {release.workload.num_queries:,} cells")]
     rows += [(f"spent {k}", fmt(v)) for k, v in spent.items() if not k.endswith("_exact")]
