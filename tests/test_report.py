@@ -178,3 +178,29 @@ def test_a_folder_given_as_the_release_is_one_line(capsys, tmp_path, monkeypatch
         err = capsys.readouterr().err.strip().splitlines()
         assert err == [f"dprelease: error: release {folder!r} is a folder; give the release's JSON file"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_curator_report_of_a_release_made_through_a_schema_reads_the_raw_table(tmp_path, capsys):
+    """--data for a release made through a schema is the raw table (text, blanks), encoded by the release's own
+    schema; before, it was read as codes and refused. The comparison is written, 0600, and says NOT PRIVATE."""
+    import pandas as pd
+
+    from dprelease.synthesizer import Synthesizer
+
+    rng = np.random.Generator(np.random.PCG64(5))
+    frame = pd.DataFrame({"job": rng.choice(["clerk", "smith", ""], 600), "age": rng.integers(18, 80, 600).astype(str)})
+    schema = {"format": "dprelease-schema/1", "columns": {
+        "job": {"type": "categorical", "values": ["clerk", "smith"], "null": True},
+        "age": {"type": "integer", "bounds": [18, 79], "width": 20}}}
+    data = tmp_path / "people.csv"
+    frame.to_csv(data, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = Synthesizer("mwem", epsilon=1.0, workload="1-2way", seed=0)
+        synth.fit(data, schema=schema)
+    synth.release.save(tmp_path / "rows.csv", tmp_path / "release.json")
+    out = tmp_path / "curator.md"
+    assert main(["report", str(tmp_path / "release.json"), "--data", str(data), "--out", str(out), "--quiet"]) == 0
+    text = out.read_text()
+    assert "NOT PRIVATE: the release against the real data" in text and "| job, age |" in text.replace("`", "")
+    assert out.stat().st_mode & 0o777 == 0o600

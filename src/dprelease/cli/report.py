@@ -13,6 +13,7 @@ from dprelease.release import Release
 from dprelease.files import write_atomic, write_output
 from dprelease.release.files import side_file_name
 from dprelease.report import FORMATS, build_report, render
+from dprelease.schema import Schema
 from dprelease.validation import check_positive_int
 
 
@@ -29,7 +30,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="a release from dprelease serve (answers inline): its rows.csv, for the sections on the "
                              "synthetic rows (without it the report has none)")
     parser.add_argument("--data", type=Path, default=None,
-                        help="the real CSV: adds the NOT PRIVATE comparison (never publish that report)")
+                        help="the real CSV (of raw values, for a release made through a schema: encoded by the "
+                             "release's own schema): adds the NOT PRIVATE comparison (never publish that report)")
     parser.add_argument("--domain", type=Path, default=None,
                         help="domain JSON of --data (default: the release's own domain; if given, it must agree)")
     parser.add_argument("--out", type=Path, default=None,
@@ -78,7 +80,10 @@ def run(args: argparse.Namespace) -> int:
         check_domain(args.domain, release)
     if args.data is not None:
         progress.phase(f"reading {args.data.name}")
-    real = Dataset.from_csv(args.data, release.domain) if args.data is not None else None
+    real = None
+    if args.data is not None:  # a release made through a schema compares with the raw table encoded by it
+        real = Dataset.from_csv(args.data, release.domain) if release.schema is None else \
+            Dataset.from_schema(str(args.data), Schema.from_dict(release.schema))
     progress.phase("building the report")
     content = build_report(release, real=real, seed=seed)
     progress.phase(f"drawing ({fmt})")
