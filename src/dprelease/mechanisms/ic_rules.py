@@ -47,7 +47,8 @@ def _required(alpha: float | None, theorems: str, kw: dict[str, object]) -> floa
     if alpha is None:
         raise InputError(
             f"{theorems} guarantee no alpha <= 1 for n={kw['n']}, |X|={kw['universe_size']}, |Q|={kw['num_queries']}, "
-            f"epsilon={kw['epsilon']}: give alpha (and rounds) to run without the accuracy guarantee")
+            f"epsilon={kw['epsilon']}: give alpha (--alpha, and --rounds to cap the rounds) to run without the accuracy "
+            "guarantee")
     return alpha
 
 
