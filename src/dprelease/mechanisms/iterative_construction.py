@@ -104,7 +104,8 @@ class IterativeConstruction:
             if alpha is None:
                 raise InputError(
                     f"Thm 5.4 guarantees no alpha <= 1 for n={n}, |X|={domain.size}, |Q|={num_queries}, "
-                    f"epsilon={self.epsilon}: give alpha (--alpha, and --rounds to cap the rounds) to run without the accuracy guarantee"
+                    f"epsilon={self.epsilon}: give alpha (--alpha, and --rounds to cap the rounds) to run without the "
+                    "accuracy guarantee"
                 )
         theorem_rounds = max(1, math.ceil(self.update.max_updates(alpha=alpha / 2, domain=domain)))
         rounds = theorem_rounds if self.max_rounds is None else min(self.max_rounds, theorem_rounds)

@@ -2,10 +2,12 @@
 
 The steps are those of every charge: public checks, then the charge reserved and committed, then
 MWEM reads the data, then the release (its JSON and its rows) is stored in the same transaction that
-marks the charge done. On a table read through a schema the release records the schema (its marginals labelled,
-its guarantee composed with the schema's draft, as ``synth`` does) and its rows are the schema's labels: a
-category as itself, a bin as its label (``21..25``), NULL as the schema's NULL text (post-processing, no draw). A release lost to a crash after its reservation is never re-run from the same
+marks the charge done. A release lost to a crash after its reservation is never re-run from the same
 charge (that would spend it twice); its request id answers "lost".
+
+On a table read through a schema the release records the schema (its marginals labelled, its guarantee
+composed with the schema's draft, as ``synth`` does) and its rows are the schema's labels: a category as
+itself, a bin as its label (``21..25``), NULL as the schema's NULL text (post-processing, no draw).
 """
 
 from __future__ import annotations
