@@ -277,13 +277,11 @@ class Release:
 def _rows_from_csv(path: Path, domain: Domain, schema: dict[str, object] | None) -> np.ndarray:
     """The synthetic rows a service wrote (``rows.csv``): codes over ``domain``, or the labels of ``schema``
     (each bin by its label, read back by the schema of labels that decoded them). Errors quote no value."""
-    from dprelease.data import Dataset
     from dprelease.schema import Schema, encode, label_schema
 
+    reader = Schema.from_domain(domain) if schema is None else label_schema(Schema.from_dict(schema))
     try:  # no value quoted: a mistaken --rows may be the private table itself
-        if schema is None:
-            return np.asarray(Dataset.from_csv(path, domain).records, dtype=np.int64)
-        return np.asarray(encode(str(path), label_schema(Schema.from_dict(schema))), dtype=np.int64)
+        return np.asarray(encode(str(path), reader), dtype=np.int64)
     except InputError as exc:
         raise InputError(f"rows file {str(path)!r} does not read as this release's synthetic rows ("
                          f"{'codes' if schema is None else 'the labels of its schema'}): {exc}") from None
