@@ -198,3 +198,24 @@ def test_empty_lines_are_no_rows_in_a_one_column_file_of_codes(tmp_path, newline
     for engine in ("memory", "duckdb"):
         with pytest.raises(InputError, match="empty or missing cells"):
             open_table(quoted, domain, engine=engine)
+
+
+@pytest.mark.parametrize("columns", [["b"], ["b", "a"], ["a", "b"]])
+def test_some_columns_of_a_file_without_a_header_are_found_by_their_place(tmp_path, columns):
+    """A file without a header row holds one field per column of the whole schema (raw Adult's adult.data is one):
+    a schema of some of its columns (--columns) reads them by their place in the whole schema, in every engine, to
+    the codes the whole file gives; before, the reader counted the selected columns and refused the file."""
+    whole = Schema.from_dict({"a": {"type": "categorical", "values": ["x", "y"], "other": True, "null": True},
+                              "skip": {"type": "categorical", "values": ["p"], "other": True},
+                              "b": {"type": "integer", "bounds": [0, 9], "null": True}})
+    path = tmp_path / "bare.csv"
+    path.write_text("x,p,1\ny,q,2\nz,p,3\n,p,4\n")
+    expected = encode(path, whole)[:, [whole.names.index(c) for c in columns]]
+    some = whole.select(columns)
+    assert some.file_names == whole.names and some.layout == whole.names and whole.layout is None
+    assert np.array_equal(encode(path, some), expected)
+    assert np.array_equal(open_table(str(path), schema=some, engine="memory").records, expected)
+    with DuckDBTable.open(str(path), schema=some) as table:
+        assert np.array_equal(table.to_records(), expected)
+    with pytest.raises(InputError, match="its rows have 3 fields where the schema has 4 columns"):
+        encode(path, Schema(whole.columns, layout=("a", "skip", "b", "more")))  # the whole schema's count decides

@@ -30,7 +30,7 @@ from dprelease.engines.registry import auto_engine, open_table
 from dprelease.engines.spark_engine import DEFAULT_JAVA_HOME, SparkTable
 from dprelease.errors import InputError
 from dprelease.privacy import accountant as accounting
-from dprelease.schema import encode
+from dprelease.schema import Schema, encode
 from tests import odd_csv
 from tests.counting import count_random_draws
 from tests.engine_tables import DOMAIN, ORDERS, dataset, records, same_bits, write_tables
@@ -227,6 +227,21 @@ def test_a_file_without_a_header_row_is_refused_in_the_same_words_without_its_re
                                       "cells, none of them a declared column (not quoted, as they may be a record: "
                                       "does the file have a header row?)"}, messages
     assert "SECRET" not in capfd.readouterr().err
+
+
+def test_some_columns_of_a_file_without_a_header_are_found_by_their_place_in_spark(spark, tmp_path):
+    """As in memory and DuckDB (tests/test_engines_csv_headers.py): a schema of some columns reads a headerless file
+    by the whole schema's places."""
+    whole = Schema.from_dict({"a": {"type": "categorical", "values": ["x", "y"], "other": True, "null": True},
+                              "skip": {"type": "categorical", "values": ["p"], "other": True},
+                              "b": {"type": "integer", "bounds": [0, 9], "null": True}})
+    path = tmp_path / "bare.csv"
+    path.write_text("x,p,1\ny,q,2\nz,p,3\n,p,4\n")
+    some = whole.select(["b", "a"])
+    codes = encode(path, some)
+    assert np.array_equal(codes, encode(path, whole)[:, [2, 0]])
+    table = open_table(str(path), schema=some, engine="spark", spark=spark)
+    assert table.fingerprint() == Dataset(some.domain, codes, None, len(codes)).fingerprint()
 
 
 def test_a_failed_spark_query_is_not_logged_with_its_message(spark):

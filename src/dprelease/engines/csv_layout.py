@@ -62,10 +62,13 @@ def column_names(header: Sequence[str], keep: Sequence[str]) -> list[str]:
 
 
 def csv_layout(files: Sequence[str], names: Sequence[str], *, delimiter: str | None = None,
-               header: bool | str = "auto", skip_rows: int = 0) -> CsvLayout:
-    """The layout every file shares; an InputError naming a file that cannot be read or differs from the first."""
+               header: bool | str = "auto", skip_rows: int = 0, fields: Sequence[str] | None = None) -> CsvLayout:
+    """The layout every file shares; an InputError naming a file that cannot be read or differs from the first.
+
+    ``fields``: the columns a file without a header row holds, in order (the whole schema's, for a schema of some of
+    its columns; default ``names``)."""
     check_read_options(delimiter, header, skip_rows)
-    layouts = [_one(path, names, delimiter, header, skip_rows) for path in files]
+    layouts = [_one(path, names, delimiter, header, skip_rows, fields) for path in files]
     for path, layout in zip(files[1:], layouts[1:]):
         if layout != layouts[0]:
             first = layouts[0]
@@ -77,7 +80,8 @@ def csv_layout(files: Sequence[str], names: Sequence[str], *, delimiter: str | N
     return layouts[0]
 
 
-def _one(path: str, names: Sequence[str], delimiter: str | None, header: bool | str, skip_rows: int) -> CsvLayout:
+def _one(path: str, names: Sequence[str], delimiter: str | None, header: bool | str, skip_rows: int,
+         fields: Sequence[str] | None = None) -> CsvLayout:
     source = f"data file {path!r}"
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
@@ -106,9 +110,9 @@ def _one(path: str, names: Sequence[str], delimiter: str | None, header: bool | 
     if first is None:
         raise InputError(f"{source} is empty")
     cells = [h.strip() for h in first]
-    if has_header_row(cells, names, header, source):
+    if has_header_row(cells, names, header, source, layout=fields):
         return CsvLayout(delimiter, True, tuple(cells), skip_rows)
-    return CsvLayout(delimiter, False, tuple(names), skip_rows)
+    return CsvLayout(delimiter, False, tuple(names if fields is None else fields), skip_rows)
 
 
 def _chain(head: list[str], rest):

@@ -136,7 +136,8 @@ class DuckDBTable(CountingTable):
         kind = detect_format(files, format)
         layout = None
         if schema is not None and kind == "csv":
-            layout = csv_layout(files, schema.names, delimiter=delimiter, header=header, skip_rows=skip_rows)
+            layout = csv_layout(files, schema.names, delimiter=delimiter, header=header, skip_rows=skip_rows,
+                                fields=schema.file_names)
         duckdb = _duckdb()
         spill = temp_directory or os.path.join(tempfile.gettempdir(), f"dprelease-duckdb-{uuid.uuid4().hex}")
         config = {"memory_limit": f"{max(budget // 2 // 2**20, 8)}MiB", "temp_directory": spill,

@@ -60,7 +60,8 @@ def _from_schema(source: object, schema: Schema, columns: Sequence[str] | None, 
     check_read_options(read_options["delimiter"], read_options["header"], read_options["skip_rows"])
     show = bool(read_options.pop("show_values"))
     table = read_parquet(files[0], schema.names) if kind == "parquet" else \
-        read_csv(files[0], schema.names, show_values=show, strip=schema.strip, **read_options)
+        read_csv(files[0], schema.names, show_values=show, strip=schema.strip, layout=schema.file_names,
+                 **read_options)
     codes = encode_table(table, schema, show_values=show)
     return Dataset(schema.domain, codes, None, len(codes))
 

@@ -221,9 +221,10 @@ class SparkTable(CountingTable):
                 raise InputError("engine 'spark' does not skip lines of a CSV (skip_rows); use engine 'duckdb'")
             keep = schema.names if options.get("columns") is None else options["columns"]
             if remote:  # Spark reads the files: a header row unless told otherwise, a comma unless told
-                layout = CsvLayout(delimiter or ",", header is not False, () if header is not False else tuple(keep))
+                layout = CsvLayout(delimiter or ",", header is not False,
+                                   () if header is not False else tuple(schema.file_names))
             else:
-                layout = csv_layout(files, keep, delimiter=delimiter, header=header)
+                layout = csv_layout(files, keep, delimiter=delimiter, header=header, fields=schema.file_names)
         elif (delimiter, header, skip_rows) != (None, "auto", 0):
             raise InputError("delimiter, header and skip_rows read a raw CSV: give schema=, and a CSV")
         elif kind == "csv":  # codes: a comma and a header row, the names the in-memory reader gives (stripped)

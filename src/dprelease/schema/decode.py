@@ -140,7 +140,7 @@ def label_schema(schema: Schema) -> Schema:
                                  other=column.other, null_tokens=column.null_tokens)
 
     labelled = Schema(tuple(as_labels(c) for c in schema.columns), null_tokens=schema.null_tokens,
-                      strip=schema.strip, draft=schema.draft, description=schema.description)
+                      strip=schema.strip, draft=schema.draft, description=schema.description, layout=schema.layout)
     assert labelled.domain == schema.domain  # same codes, value by value: the comparison needs nothing else
     return labelled
 

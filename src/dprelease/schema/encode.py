@@ -58,14 +58,16 @@ def encode(data: object, schema: Schema, *, show_values: bool = False, delimiter
         raise InputTypeError(f"schema must be a dprelease Schema, got {type(schema).__name__}")
     schema.domain  # noqa: B018 -- refuses a column with undecided bounds (a draft's) before the data is read
     return encode_table(read_table(data, schema.names, delimiter=delimiter, header=header, skip_rows=skip_rows,
-                                   show_values=show_values, strip=schema.strip), schema, show_values=show_values)
+                                   show_values=show_values, strip=schema.strip, layout=schema.file_names),
+                        schema, show_values=show_values)
 
 
 def read_table(data: object, names: Sequence[str] | None, *, delimiter: str | None = None,
                header: bool | str = "auto", skip_rows: int = 0, show_values: bool = False,
-               strip: bool = True) -> Table:
+               strip: bool = True, layout: Sequence[str] | None = None) -> Table:
     """The columns ``names`` (None: all) of ``data`` (see :func:`encode`), not yet encoded; ``strip``: the
-    schema's (False keeps a CSV cell's spaces after the delimiter)."""
+    schema's (False keeps a CSV cell's spaces after the delimiter); ``layout``: the fields of a CSV without a header
+    row (the whole schema's names, :attr:`~dprelease.schema.Schema.file_names`)."""
     if isinstance(data, Table):
         return data
     if isinstance(data, (str, Path)):
@@ -73,7 +75,7 @@ def read_table(data: object, names: Sequence[str] | None, *, delimiter: str | No
         if path.suffix.lower() in PARQUET_SUFFIXES:
             return read_parquet(path, names)
         return read_csv(path, names, delimiter=delimiter, header=header, skip_rows=skip_rows,
-                        show_values=show_values, strip=strip)
+                        show_values=show_values, strip=strip, layout=layout)
     return from_dataframe(data, names)
 
 

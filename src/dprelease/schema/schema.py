@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
@@ -92,13 +92,19 @@ class Draft:
 @dataclass(frozen=True, slots=True)
 class Schema:
     """Ordered columns (public), the text that means NULL by default, whether text is stripped, and how
-    the schema was drafted (None: written from public knowledge)."""
+    the schema was drafted (None: written from public knowledge).
+
+    ``layout``: for a schema of some columns (:meth:`select`), the names of the whole schema's columns in order: a
+    file without a header row holds one field per column of the whole schema, and the readers find the selected
+    columns by their place in it. None for a whole schema (its own names). Not part of the JSON form.
+    """
 
     columns: tuple[Column, ...]
     null_tokens: tuple[str, ...] = ("",)
     strip: bool = True
     draft: Draft | None = None
     description: str = ""
+    layout: tuple[str, ...] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.description, str):
@@ -154,7 +160,13 @@ class Schema:
         names = list(names)
         if len(set(names)) != len(names):
             raise InputError(f"columns {names} name a column twice")
-        return Schema(tuple(self.column(n) for n in names), self.null_tokens, self.strip, self.draft, self.description)
+        return Schema(tuple(self.column(n) for n in names), self.null_tokens, self.strip, self.draft, self.description,
+                      layout=self.file_names)
+
+    @property
+    def file_names(self) -> tuple[str, ...]:
+        """The columns a file without a header row holds, in order: the whole schema's (see ``layout``)."""
+        return self.layout if self.layout is not None else self.names
 
     def encoding_rules(self) -> list[dict[str, object]]:
         """Every column's encoding rule as plain data (categories, thresholds, bucket codes, NULL text),

@@ -204,11 +204,12 @@ def fit_rows(rows: list[list[str]], width: int) -> int | None:
 
 # --------------------------------------------------------------------------- CSV
 def has_header_row(cells: Sequence[str], names: Sequence[str], header: object, source: str,
-                   declared: Collection[str] | None = None) -> bool:
+                   declared: Collection[str] | None = None, layout: Sequence[str] | None = None) -> bool:
     """Whether a CSV's first row (``cells``, stripped) is its header; shared by this reader and the engines'.
 
     ``header`` True/False, or "auto": a header when it names one of ``names``. A header may not name a
-    column twice; rows without one must have one field per name (public: the file's layout, not its values).
+    column twice; rows without one must have one field per column of ``layout`` (the whole schema's names, for a
+    schema of some of its columns; default ``names``) (public: the file's layout, not its values).
     ``declared``: the column names a message may quote (default ``names``; see :func:`header_text`).
     """
     if header == "auto":
@@ -216,9 +217,10 @@ def has_header_row(cells: Sequence[str], names: Sequence[str], header: object, s
     if header:
         check_distinct_header(cells, names if declared is None else declared, source)
         return True
-    if len(cells) != len(names):
+    fields = names if layout is None else layout
+    if len(cells) != len(fields):
         raise InputError(f"{source} has no header row naming the schema's columns, and its rows have "
-                         f"{len(cells)} fields where the schema has {len(names)} columns")
+                         f"{len(cells)} fields where the schema has {len(fields)} columns")
     return False
 
 
@@ -233,7 +235,8 @@ def check_read_options(delimiter: object, header: object, skip_rows: object) -> 
 
 
 def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | None = None, header: bool | str = "auto",
-             skip_rows: int = 0, encoding: str = "utf-8-sig", show_values: bool = False, strip: bool = True) -> Table:
+             skip_rows: int = 0, encoding: str = "utf-8-sig", show_values: bool = False, strip: bool = True,
+             layout: Sequence[str] | None = None) -> Table:
     """The columns ``names`` of a delimited text file.
 
     Args:
@@ -276,11 +279,12 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
         if header == "auto":
             check_header_names(first, source)
         header, names, declared = True, first, ()
-    headed = has_header_row(first, names, header, source, declared)
+    headed = has_header_row(first, names, header, source, declared, layout)
     if headed:
         body, width = rows[1:], len(first)
-    else:
-        body, width, first = rows, len(names), list(names)
+    else:  # one field per column of the whole schema (``layout``), in its order
+        first = list(names if layout is None else layout)
+        body, width = rows, len(first)
     ragged = fit_rows(body, width)
     if ragged is not None:  # which row only where values were asked for: a row's place is private
         where = f"; row {ragged + 1} of the table is one" if show_values else ""
