@@ -86,6 +86,9 @@ def test_synth_with_a_schema_writes_decoded_rows_with_the_original_columns(files
     assert release["privacy_ledger"]["spent"]["epsilon_exact"] == "1"
     loaded = Release.load(files["tmp"] / "release.json")  # the JSON and its side file (the released codes)
     assert np.array_equal(loaded.rows, codes)  # the decoded rows encode back to exactly the released codes
+    city = loaded.marginal("city")  # labelled by the schema the release records, as when it was made
+    assert list(city.index) == ["Paris", "Lyon", "NULL", "<other>"]
+    assert np.allclose(city.to_numpy(), loaded.marginal_array(("city",)))
 
 
 def test_decode_modes_and_parquet_in_and_out(files, capsys):

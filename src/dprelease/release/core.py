@@ -202,6 +202,8 @@ class Release:
         """
         json_path = Path(json_path)
         document = read_document(json_path)
+        if labels is None and isinstance(document.get("schema"), dict):  # a release made through a schema: its labels
+            labels = _schema_labels(document["schema"], json_path)
         if is_inline(document):
             return cls._inline(document, json_path, labels, rows)
         if rows is not None:
@@ -285,3 +287,14 @@ def _rows_from_csv(path: Path, domain: Domain, schema: dict[str, object] | None)
     except InputError as exc:
         raise InputError(f"rows file {str(path)!r} does not read as this release's synthetic rows ("
                          f"{'codes' if schema is None else 'the labels of its schema'}): {exc}") from None
+
+
+def _schema_labels(schema: dict[str, object], json_path: Path) -> ValueLabels:
+    """The value labels of the schema a release records, so that :meth:`Release.marginal` of a loaded release names
+    values as the release did when it was made."""
+    from dprelease.schema import Schema
+
+    try:
+        return Schema.from_dict(schema)
+    except InputError as exc:
+        raise InputError(f"release file {str(json_path)!r}: its schema does not read: {exc}") from None
