@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"the schema's draft spent epsilon={float(draft_epsilon):g}, delta={float(draft_delta):g} before this "
               f"session: in total epsilon={float(draft_epsilon + Fraction(args.epsilon)):g}, "
               f"delta={float(draft_delta + Fraction(args.delta)):g} by basic composition (Thm 3.16)")
-    labels = None if schema is None else {c.name: c.labels() for c in schema.columns}
+    labels = None if schema is None else schema.all_labels()
     # Undecodable bytes become a malformed line (an error record), not a crash.
     if args.queries is not None:
         source = args.queries.open(encoding="utf-8-sig", errors="replace")

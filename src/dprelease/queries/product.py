@@ -51,8 +51,7 @@ class ProductQuery:
         NULL bucket (:func:`coded`).
         """
         if labels is not None:
-            where = coded(where, labels if isinstance(labels, Mapping) else
-                          {c.name: c.labels() for c in labels.columns})  # a Schema: its columns' labels
+            where = coded(where, labels if isinstance(labels, Mapping) else labels.all_labels())  # or a Schema's
         if not isinstance(where, Mapping):
             raise InputTypeError(f"where must be a mapping attribute -> value(s), got {type(where).__name__}")
         weights = {}

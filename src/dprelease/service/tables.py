@@ -42,7 +42,7 @@ class ServedTable(LoggedTable):
 
     def labels(self) -> dict[str, tuple[str, ...]] | None:
         """Each attribute's label per code (public: the schema's), or None for a table of codes."""
-        return None if self.schema is None else {c.name: c.labels() for c in self.schema.columns}
+        return None if self.schema is None else self.schema.all_labels()
 
 
 def load_table(config: TableConfig) -> ServedTable:
