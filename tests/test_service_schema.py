@@ -121,6 +121,8 @@ def test_a_raw_table_is_listed_with_its_labels_and_a_draft_is_paid_first(served)
     assert Fraction(budget["delta"]) == Fraction("1e-5") - draft_delta
     (registered,) = ledger_rows(folder / "ledger.sqlite", "SELECT epsilon FROM budgets WHERE table_name = 'drafted'")
     assert Fraction(registered[0]) == 2 - draft_epsilon
+    status, budget = server.client().call("GET", "/v1/tables/drafted/budget")
+    assert status == 200 and Fraction(budget["schema_draft_spent"]["epsilon"]) == draft_epsilon
 
 
 def test_queries_name_values_by_label_and_a_wrong_label_costs_nothing(served):

@@ -180,16 +180,24 @@ class Service:
             if analyst in config.grants:
                 served = self.tables[name]
                 entry = {"table": name, "domain": served.domain.to_dict(), "n": served.n, **self.ledger.spent(name)}
-                if served.schema is not None:  # public: the schema, and what its draft spent before the budget
+                if served.schema is not None:  # public: the schema's labels, and what its draft spent
                     entry["labels"] = {a: list(v) for a, v in served.labels().items()}
-                    entry["schema_draft_spent"] = {"epsilon": decimal_text(served.draft_spent[0]),
-                                                   "delta": decimal_text(served.draft_spent[1])}
+                    entry.update(self._draft(served))
                 listing.append(entry)
         return json_response(200, {"analyst": analyst, "tables": listing})
 
     def _budget(self, analyst: str, body: bytes | None, table: str) -> Response:
         table = self._table(analyst, table)
-        return json_response(200, {**self.ledger.spent(table), "charge_list": self.ledger.charges(table)})
+        return json_response(200, {**self.ledger.spent(table), "charge_list": self.ledger.charges(table),
+                                   **self._draft(self.tables[table])})
+
+    @staticmethod
+    def _draft(served: ServedTable) -> dict[str, object]:
+        """What the table's schema draft spent before its budget was registered (none for a table of codes)."""
+        if served.schema is None:
+            return {}
+        return {"schema_draft_spent": {"epsilon": decimal_text(served.draft_spent[0]),
+                                       "delta": decimal_text(served.draft_spent[1])}}
 
     def _open_session(self, analyst: str, body: bytes | None, table: str) -> Response:
         table = self._table(analyst, table)
