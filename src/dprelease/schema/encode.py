@@ -168,6 +168,8 @@ def describe(column: Column, issue: tuple[int, int, list[str]], show_values: boo
     elif kind == UNPARSABLE:
         text = "values " + _WRONG_TYPE[column.kind]
         fix = "declare other"
+        if column.kind in ("integer", "numeric"):  # the usual cause: a European export (3,5 or 1.234,5)
+            fix += ", or convert numbers written with a decimal comma to a decimal point first"
     else:
         low, high = column.rule()["low"], column.rule()["high"]
         if isinstance(column, (DateColumn, DatetimeColumn)):
