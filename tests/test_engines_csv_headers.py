@@ -20,7 +20,7 @@ from dprelease.cli import main
 from dprelease.engines.duckdb_engine import DuckDBTable
 from dprelease.engines.registry import open_table
 from dprelease.errors import InputError
-from dprelease.schema import Schema, encode
+from dprelease.schema import Schema, decode, encode
 from tests import odd_csv
 
 SCHEMA = Schema.from_dict({"a": {"type": "categorical", "values": ["x", "y"], "other": True, "null": True},
@@ -219,3 +219,28 @@ def test_some_columns_of_a_file_without_a_header_are_found_by_their_place(tmp_pa
         assert np.array_equal(table.to_records(), expected)
     with pytest.raises(InputError, match="its rows have 3 fields where the schema has 4 columns"):
         encode(path, Schema(whole.columns, layout=("a", "skip", "b", "more")))  # the whole schema's count decides
+
+
+def test_numbers_written_with_a_decimal_comma_encode_alike_in_memory_and_duckdb(tmp_path):
+    """A European export: a semicolon file whose numbers write their decimals with a comma and group thousands with a
+    dot. With "decimal": "," the in-memory reader and DuckDB's SQL read 1.234,5 as 1234.5, to the same codes; the
+    decoded rows write their numbers back with a comma, and encode again to the released codes."""
+    schema = Schema.from_dict({"price": {"type": "numeric", "bounds": [-10, 2000], "width": 10, "clip": True,
+                                         "decimal": ",", "null": True},
+                               "units": {"type": "integer", "bounds": [0, 5000], "width": 1000, "decimal": ","}})
+    path = tmp_path / "eu.csv"
+    path.write_text("price;units\n3,5;7\n12,25;1.200\n1.234,5;3\n-0,5;4.999\n;0\n")
+    codes = encode(path, schema)
+    assert codes.tolist() == [[1, 0], [2, 1], [124, 0], [0, 4], [201, 0]]  # bins of 10 from -10; NULL last
+    with DuckDBTable.open(str(path), schema=schema) as table:
+        assert np.array_equal(table.to_records(), codes)
+    decoded = decode(codes, schema, values="midpoint")
+    text = decoded.csv()
+    assert '"5,0"' in text and '"1235,0"' in text  # 3,5 sits in [0, 10): its midpoint, written with a comma
+    (tmp_path / "back.csv").write_text(text)
+    assert np.array_equal(encode(tmp_path / "back.csv", schema), codes)
+    assert schema.to_dict()["columns"]["price"]["decimal"] == ","
+    with pytest.raises(InputError, match="decimal must be"):
+        Schema.from_dict({"p": {"type": "numeric", "bounds": [0, 1], "bins": 2, "decimal": ";"}})
+    with pytest.raises(InputError, match="unknown field 'decimal' for a date column"):
+        Schema.from_dict({"d": {"type": "date", "bounds": ["2020-01-01", "2020-12-31"], "decimal": ","}})

@@ -244,6 +244,18 @@ def test_some_columns_of_a_file_without_a_header_are_found_by_their_place_in_spa
     assert table.fingerprint() == Dataset(some.domain, codes, None, len(codes)).fingerprint()
 
 
+def test_numbers_written_with_a_decimal_comma_encode_in_spark_as_in_memory(spark, tmp_path):
+    """As in memory and DuckDB (tests/test_engines_csv_headers.py): 1.234,5 is 1234.5 under "decimal": ","."""
+    schema = Schema.from_dict({"price": {"type": "numeric", "bounds": [-10, 2000], "width": 10, "clip": True,
+                                         "decimal": ",", "null": True},
+                               "units": {"type": "integer", "bounds": [0, 5000], "width": 1000, "decimal": ","}})
+    path = tmp_path / "eu.csv"
+    path.write_text("price;units\n3,5;7\n12,25;1.200\n1.234,5;3\n-0,5;4.999\n;0\n")
+    codes = encode(path, schema)
+    table = open_table(str(path), schema=schema, engine="spark", spark=spark)
+    assert table.fingerprint() == Dataset(schema.domain, codes, None, len(codes)).fingerprint()
+
+
 def test_a_failed_spark_query_is_not_logged_with_its_message(spark):
     """PySpark logs a failed query's message (which may quote a value or a record) on stderr as it raises it."""
     import io

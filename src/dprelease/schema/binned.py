@@ -66,6 +66,10 @@ class _Binned(Column):
     width: object = None
     edges: tuple | None = None
     clip: bool = False
+    #: How a number in text writes its decimals: "." (3.5), or "," (3,5 and 1.234,5: a European export, whose dots
+    #: group thousands and are dropped). Integer and numeric columns only; typed values (Parquet, DataFrames) are
+    #: numbers already. Decoded numbers are written back the same way.
+    decimal: str = "."
     thresholds: tuple = field(init=False, default=())  # interior edges, in the column's unit
     bounds: tuple = field(init=False, default=())  # (low, high), in the column's unit
 
@@ -94,12 +98,19 @@ class _Binned(Column):
                     spec[name] = getattr(self, name)
         if self.clip:
             spec["clip"] = True
+        if self.decimal != ".":
+            spec["decimal"] = self.decimal
         return spec
 
     def _rule(self) -> dict[str, object]:
         low, high = self.bounds
         return {"unit": self.unit_name, "low": low, "high": high, "thresholds": list(self.thresholds),
-                "clip": self.clip}
+                "clip": self.clip, **({"decimal": self.decimal} if self.decimal != "." else {})}
+
+
+def _check_decimal(column: _Binned) -> None:
+    if column.decimal not in (".", ","):
+        raise InputError(f"{where(column.name)}: decimal must be \".\" or \",\", got {column.decimal!r:.100}")
 
 
 def _stepped(column: _Binned, first: int, high: int, step: int) -> list[int]:
@@ -155,6 +166,7 @@ class IntegerColumn(_Binned):
 
     def __post_init__(self) -> None:
         check_flag(self.clip, "clip", self.name)
+        _check_decimal(self)
         _choose_one(self)
         bins = _check_bins(self)
         width = _check_count(self.width, "width", self.name)
@@ -211,6 +223,7 @@ class NumericColumn(_Binned):
 
     def __post_init__(self) -> None:
         check_flag(self.clip, "clip", self.name)
+        _check_decimal(self)
         _choose_one(self)
         if self.edges is not None:
             edges = [_finite(self, e, "each edge") for e in _edge_list(self)]
@@ -291,6 +304,8 @@ class _Temporal(_Binned):
 
     def __post_init__(self) -> None:
         check_flag(self.clip, "clip", self.name)
+        if self.decimal != ".":
+            raise InputError(f"{where(self.name)}: decimal applies to integer and numeric columns, not a {self.kind} one")
         if self.bins is not None:
             raise InputError(f"{where(self.name)}: a {self.kind} column takes a unit (and a width) or edges, not bins")
         _choose_one(self)

@@ -104,6 +104,8 @@ class Decoded:
                 text = np.datetime_as_string(values, unit="D" if isinstance(column, DateColumn) else "s").astype(object)
             elif values.dtype.kind == "f":
                 text = np.array([repr(float(v)) for v in values], dtype=object)
+                if getattr(column, "decimal", ".") == ",":  # written back as the table wrote it (3,5)
+                    text = np.array([t.replace(".", ",") for t in text], dtype=object)
             else:
                 text = values.astype(str).astype(object)
             tokens = self.schema.null_tokens_of(column)

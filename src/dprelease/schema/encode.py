@@ -168,8 +168,8 @@ def describe(column: Column, issue: tuple[int, int, list[str]], show_values: boo
     elif kind == UNPARSABLE:
         text = "values " + _WRONG_TYPE[column.kind]
         fix = "declare other"
-        if column.kind in ("integer", "numeric"):  # the usual cause: a European export (3,5 or 1.234,5)
-            fix += ", or convert numbers written with a decimal comma to a decimal point first"
+        if column.kind in ("integer", "numeric") and column.decimal == ".":  # a European export (3,5; 1.234,5)
+            fix += ', or declare "decimal": "," where numbers are written with a decimal comma'
     else:
         low, high = column.rule()["low"], column.rule()["high"]
         if isinstance(column, (DateColumn, DatetimeColumn)):
@@ -216,7 +216,7 @@ def _from_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray
     if isinstance(column, (DateColumn, DatetimeColumn)):
         values, ok = parse_times(text, "D" if isinstance(column, DateColumn) else "s")
         return _place(column, values, ok)
-    floats, ok = parse_floats(text)
+    floats, ok = parse_floats(decimal_point(text, column))
     nan = ok & np.isnan(floats)  # "nan" text: a NULL
     if isinstance(column, NumericColumn):
         codes, status = _place(column, floats, ok & ~nan)
@@ -229,6 +229,15 @@ def _from_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray
     # codes 0..size-1
     status = np.where(ok & whole, np.where((floats < 0) | (floats >= column.value_count), ABOVE, OK), UNPARSABLE)
     return np.where(status == OK, integers, 0), np.where(nan, NULL, status)
+
+
+def decimal_point(text: np.ndarray, column: Column) -> np.ndarray:
+    """``text`` as Python's float() reads numbers: for a column whose numbers write their decimals with a comma
+    (``decimal: ","``), every dot (a thousands separator there) dropped and the comma made a point: 1.234,5 is
+    1234.5. The SQL engines do the same (:mod:`dprelease.engines.schema_sql`)."""
+    if getattr(column, "decimal", ".") == ".":
+        return text
+    return np.array([None if t is None else t.replace(".", "").replace(",", ".") for t in text], dtype=object)
 
 
 # -------------------------------------------------------------- typed -> codes

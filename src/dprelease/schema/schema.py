@@ -261,8 +261,8 @@ _FIELDS = {
     "codes": ("codes",),
     "categorical": ("values",),
     "boolean": ("true", "false"),
-    "integer": ("bounds", "bins", "width", "edges", "clip"),
-    "numeric": ("bounds", "bins", "width", "edges", "clip"),
+    "integer": ("bounds", "bins", "width", "edges", "clip", "decimal"),
+    "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal"),
     "date": ("bounds", "unit", "width", "edges", "clip"),
     "datetime": ("bounds", "unit", "width", "edges", "clip"),
 }
