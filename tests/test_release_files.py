@@ -188,6 +188,14 @@ def test_marginal_labels_come_from_the_hook(small_release):
     series = labelled.marginal(("c", "a"))
     assert series.loc[("c1", "a2")] == small_release.marginal_array(("c", "a"))[1, 2]
 
+    class Bins:  # labels whose sorted order is not the codes' order, as bins' labels are ("21..25" < "6..10")
+        def labels(self, attribute):
+            return [f"{10 - i}..{10 - i}" for i in range(small_release.domain.size_of(attribute))]
+
+    table = Release(**{**small_release.__dict__, "labels": Bins()}).marginal(("a", "b")).unstack()
+    assert list(table.index) == ["10..10", "9..9", "8..8"] and list(table.columns) == ["10..10", "9..9", "8..8", "7..7"]
+    assert np.allclose(table.to_numpy(), small_release.marginal_array(("a", "b")))  # code order, not sorted labels
+
     class Short:
         def labels(self, attribute):
             return ["only one"]

@@ -59,7 +59,8 @@ def labelled(values: np.ndarray, attributes: tuple[str, ...], domain: Domain, ho
     """``values`` (axes in the order of ``attributes``) as a pandas Series, or the array without pandas.
 
     The Series is flat, C order, indexed by a MultiIndex (an Index for one attribute) whose level
-    names are the attributes and whose entries are the value labels; ``series.unstack()`` makes a table.
+    names are the attributes and whose entries are the value labels, each level in code order (ordered categories);
+    ``series.unstack()`` makes a table with rows and columns in that order.
     """
     pandas = pandas_or_none()
     if pandas is None:
@@ -68,6 +69,7 @@ def labelled(values: np.ndarray, attributes: tuple[str, ...], domain: Domain, ho
     levels = [checked_labels(hook, domain, a) for a in attributes]
     if len(attributes) == 1:
         index = pandas.Index(levels[0], name=attributes[0])
-    else:
-        index = pandas.MultiIndex.from_product(levels, names=list(attributes))
+    else:  # ordered categories: unstack() keeps the codes' order, not the labels' sorted one ("21..25" before "6..10")
+        index = pandas.MultiIndex.from_product(
+            [pandas.CategoricalIndex(level, categories=level, ordered=True) for level in levels], names=list(attributes))
     return pandas.Series(values.reshape(-1), index=index, name="fraction")
