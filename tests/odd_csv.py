@@ -40,6 +40,16 @@ CASES = [
     ("LF and a lone CR", "a,b\n0,1\r1,2\n", "its lines end in both LF and CR; save it with one kind of line ending"),
 ]
 #: A quote inside an unquoted field is a character of it (raw only: ``2"x`` is a category of SCHEMA, code 2).
+#: A headerless file of three fields, and its whole schema: a selection reads its columns by their place.
+HEADERLESS_SCHEMA = Schema.from_dict({"a": {"type": "categorical", "values": ["x", "y"], "other": True, "null": True},
+                                      "skip": {"type": "categorical", "values": ["p"], "other": True},
+                                      "b": {"type": "integer", "bounds": [0, 9], "null": True}})
+HEADERLESS = "x,p,1\ny,q,2\nz,p,3\n,p,4\n"
+#: A European export: semicolons, decimal commas, dots grouping thousands, a blank price; and the schema that reads it.
+DECIMAL_SCHEMA = Schema.from_dict({"price": {"type": "numeric", "bounds": [-10, 2000], "width": 10, "clip": True,
+                                             "decimal": ",", "null": True},
+                                   "units": {"type": "integer", "bounds": [0, 5000], "width": 1000, "decimal": ","}})
+DECIMAL = "price;units\n3,5;7\n12,25;1.200\n1.234,5;3\n-0,5;4.999\n;0\n"
 STRAY_QUOTE = ('a,b\n0,1\n1,2"x\n', [[1, 0, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]])
 
 

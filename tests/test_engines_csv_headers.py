@@ -205,11 +205,9 @@ def test_some_columns_of_a_file_without_a_header_are_found_by_their_place(tmp_pa
     """A file without a header row holds one field per column of the whole schema (raw Adult's adult.data is one):
     a schema of some of its columns (--columns) reads them by their place in the whole schema, in every engine, to
     the codes the whole file gives; before, the reader counted the selected columns and refused the file."""
-    whole = Schema.from_dict({"a": {"type": "categorical", "values": ["x", "y"], "other": True, "null": True},
-                              "skip": {"type": "categorical", "values": ["p"], "other": True},
-                              "b": {"type": "integer", "bounds": [0, 9], "null": True}})
+    whole = odd_csv.HEADERLESS_SCHEMA
     path = tmp_path / "bare.csv"
-    path.write_text("x,p,1\ny,q,2\nz,p,3\n,p,4\n")
+    path.write_text(odd_csv.HEADERLESS)
     expected = encode(path, whole)[:, [whole.names.index(c) for c in columns]]
     some = whole.select(columns)
     assert some.file_names == whole.names and some.layout == whole.names and whole.layout is None
@@ -225,11 +223,9 @@ def test_numbers_written_with_a_decimal_comma_encode_alike_in_memory_and_duckdb(
     """A European export: a semicolon file whose numbers write their decimals with a comma and group thousands with a
     dot. With "decimal": "," the in-memory reader and DuckDB's SQL read 1.234,5 as 1234.5, to the same codes; the
     decoded rows write their numbers back with a comma, and encode again to the released codes."""
-    schema = Schema.from_dict({"price": {"type": "numeric", "bounds": [-10, 2000], "width": 10, "clip": True,
-                                         "decimal": ",", "null": True},
-                               "units": {"type": "integer", "bounds": [0, 5000], "width": 1000, "decimal": ","}})
+    schema = odd_csv.DECIMAL_SCHEMA
     path = tmp_path / "eu.csv"
-    path.write_text("price;units\n3,5;7\n12,25;1.200\n1.234,5;3\n-0,5;4.999\n;0\n")
+    path.write_text(odd_csv.DECIMAL)
     codes = encode(path, schema)
     assert codes.tolist() == [[1, 0], [2, 1], [124, 0], [0, 4], [201, 0]]  # bins of 10 from -10; NULL last
     with DuckDBTable.open(str(path), schema=schema) as table:

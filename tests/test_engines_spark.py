@@ -30,7 +30,7 @@ from dprelease.engines.registry import auto_engine, open_table
 from dprelease.engines.spark_engine import DEFAULT_JAVA_HOME, SparkTable
 from dprelease.errors import InputError
 from dprelease.privacy import accountant as accounting
-from dprelease.schema import Schema, encode
+from dprelease.schema import encode
 from tests import odd_csv
 from tests.counting import count_random_draws
 from tests.engine_tables import DOMAIN, ORDERS, dataset, records, same_bits, write_tables
@@ -232,11 +232,9 @@ def test_a_file_without_a_header_row_is_refused_in_the_same_words_without_its_re
 def test_some_columns_of_a_file_without_a_header_are_found_by_their_place_in_spark(spark, tmp_path):
     """As in memory and DuckDB (tests/test_engines_csv_headers.py): a schema of some columns reads a headerless file
     by the whole schema's places."""
-    whole = Schema.from_dict({"a": {"type": "categorical", "values": ["x", "y"], "other": True, "null": True},
-                              "skip": {"type": "categorical", "values": ["p"], "other": True},
-                              "b": {"type": "integer", "bounds": [0, 9], "null": True}})
+    whole = odd_csv.HEADERLESS_SCHEMA
     path = tmp_path / "bare.csv"
-    path.write_text("x,p,1\ny,q,2\nz,p,3\n,p,4\n")
+    path.write_text(odd_csv.HEADERLESS)
     some = whole.select(["b", "a"])
     codes = encode(path, some)
     assert np.array_equal(codes, encode(path, whole)[:, [2, 0]])
@@ -246,11 +244,9 @@ def test_some_columns_of_a_file_without_a_header_are_found_by_their_place_in_spa
 
 def test_numbers_written_with_a_decimal_comma_encode_in_spark_as_in_memory(spark, tmp_path):
     """As in memory and DuckDB (tests/test_engines_csv_headers.py): 1.234,5 is 1234.5 under "decimal": ","."""
-    schema = Schema.from_dict({"price": {"type": "numeric", "bounds": [-10, 2000], "width": 10, "clip": True,
-                                         "decimal": ",", "null": True},
-                               "units": {"type": "integer", "bounds": [0, 5000], "width": 1000, "decimal": ","}})
+    schema = odd_csv.DECIMAL_SCHEMA
     path = tmp_path / "eu.csv"
-    path.write_text("price;units\n3,5;7\n12,25;1.200\n1.234,5;3\n-0,5;4.999\n;0\n")
+    path.write_text(odd_csv.DECIMAL)
     codes = encode(path, schema)
     table = open_table(str(path), schema=schema, engine="spark", spark=spark)
     assert table.fingerprint() == Dataset(schema.domain, codes, None, len(codes)).fingerprint()
