@@ -67,7 +67,6 @@ def parse_queries(record: dict[str, object], domain: Domain, *, own_fields: Sequ
     return [ProductQuery.conjunction(domain, where) for where in cells], extra
 
 
-
 def check_together(session: OnlinePrivateMW, queries: list[ProductQuery]) -> None:
     """The public checks before any of ``queries`` (one, or a marginal's cells) is asked; nothing is drawn.
 

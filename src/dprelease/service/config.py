@@ -184,12 +184,18 @@ class TableConfig:
                 if cap is not None and not 0 <= cap <= total:
                     raise InputError(f"{where}: analyst {grant.analyst!r}'s {kind} cap must be in "
                                      f"[0, {decimal_text(total)}], got {decimal_text(cap)}")
-        for kind, total in (("epsilon", self.epsilon), ("delta", self.delta)):
-            caps = [getattr(g, kind) for g in self.grants.values() if getattr(g, kind) is not None]
-            if sum(caps, Fraction(0)) > total:
-                raise InputError(f"{where}: the analysts' {kind} caps add up to {decimal_text(sum(caps, Fraction(0)))}, "
-                                 f"more than the table's budget {decimal_text(total)}; caps share the one budget, they "
-                                 "never add to it")
+        check_caps_fit(where, self.grants, self.epsilon, self.delta, "the table's budget")
+
+
+def check_caps_fit(where: str, grants: dict[str, Grant], epsilon: Fraction, delta: Fraction, budget: str) -> None:
+    """The analysts' caps may not add up to more than ``budget`` (epsilon, delta): a cap is a ceiling within the one
+    budget, never an addition to it. Public amounts only."""
+    for kind, total in (("epsilon", epsilon), ("delta", delta)):
+        caps = [getattr(g, kind) for g in grants.values() if getattr(g, kind) is not None]
+        if sum(caps, Fraction(0)) > total:
+            raise InputError(f"{where}: the analysts' {kind} caps add up to {decimal_text(sum(caps, Fraction(0)))}, "
+                             f"more than {budget} {decimal_text(total)}; caps share the one budget, they never add "
+                             "to it")
 
 
 @dataclass(frozen=True, slots=True)

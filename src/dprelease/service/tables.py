@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from dprelease.api import warn_of_empty_columns
+from dprelease.api import load_schema, warn_of_empty_columns
 from dprelease.data import Dataset
 from dprelease.domain import Domain
 from dprelease.engines.logged import LoggedTable
 from dprelease.engines.registry import open_table
 from dprelease.errors import DPReleaseError, InputError
 from dprelease.schema import Schema
-from dprelease.service.config import TableConfig, decimal_text
+from dprelease.service.config import TableConfig, check_caps_fit, decimal_text
 from dprelease.service.faults import read_log
 
 
@@ -39,10 +39,12 @@ class ServedTable(LoggedTable):
         spent = (Fraction(0), Fraction(0)) if schema is None or schema.draft is None else schema.draft.spent
         #: What drafting the schema spent, (epsilon, delta), exact: taken off the table's budget.
         self.draft_spent: tuple[Fraction, Fraction] = (Fraction(spent[0]), Fraction(spent[1]))
+        # Made once: every query of the table translates its labels through them.
+        self._labels = None if schema is None else schema.all_labels()
 
     def labels(self) -> dict[str, tuple[str, ...]] | None:
         """Each attribute's label per code (public: the schema's), or None for a table of codes."""
-        return None if self.schema is None else self.schema.all_labels()
+        return self._labels
 
 
 def load_table(config: TableConfig) -> ServedTable:
@@ -52,16 +54,11 @@ def load_table(config: TableConfig) -> ServedTable:
             domain = Domain.from_json(config.domain)
             return ServedTable(config.name, Dataset.from_csv(config.data, domain, columns=config.columns),
                                log=read_log())
-        schema = Schema.from_json(config.schema)
+        schema = load_schema(config.schema, config.columns)
         if schema.draft is not None and not schema.draft.is_public:
             raise InputError("its schema was drafted by reading the data openly (--non-private): nothing served from "
                              "it would be differentially private; replace it with public knowledge, or draft it with "
                              "--epsilon")
-        if config.columns is not None:
-            unknown = [c for c in config.columns if c not in schema.names]
-            if unknown:
-                raise InputError(f"columns {unknown} are not in the schema {list(schema.names)}")
-            schema = schema.select(config.columns)
         warn_of_empty_columns(schema, where=f"table {config.name!r}: ")
         table = ServedTable(config.name, open_table(str(config.data), schema=schema, engine="memory"),
                             schema=schema, log=read_log())
@@ -83,8 +80,4 @@ def check_draft_fits(config: TableConfig, table: ServedTable) -> None:
                          f"delta={decimal_text(delta)}, which leaves nothing of the budget (epsilon="
                          f"{decimal_text(config.epsilon)}, delta={decimal_text(config.delta)}); the budget counts the "
                          "draft, so raise it or draft with less")
-    for kind, total in zip(("epsilon", "delta"), left):
-        caps = [getattr(g, kind) for g in config.grants.values() if getattr(g, kind) is not None]
-        if sum(caps, Fraction(0)) > total:
-            raise InputError(f"{where}: the analysts' {kind} caps add up to {decimal_text(sum(caps, Fraction(0)))}, "
-                             f"more than the {decimal_text(total)} the budget leaves after the schema's draft")
+    check_caps_fit(where, config.grants, *left, "what the budget leaves after the schema's draft,")
