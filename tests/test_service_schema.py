@@ -137,6 +137,7 @@ def test_queries_name_values_by_label_and_a_wrong_label_costs_nothing(served):
     status, answer = client.call("POST", session, {"marginal": ["member"]})
     assert status == 200 and answer["labels"] == [["false", "true"]] and len(answer["answers"]) == 2
     reads = (folder / "reads.log").read_text() if (folder / "reads.log").exists() else ""
+    assert "people\tmarginal" in reads  # the tripwire logs this table's reads: its silence below means something
     was = spent(folder / "ledger.sqlite", "people")
     status, refused = client.call("POST", session, {"where": {"job": "miner"}})
     assert status == 400 and "'miner'" in refused["error"] and "not one of its labels" in refused["error"]
