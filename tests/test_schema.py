@@ -189,6 +189,11 @@ def test_a_messy_csv_goes_through_with_a_schema_and_no_hand_code(tmp_path):
     assert data.records.tolist() == [[1, 2, 2, 1, 0], [8, 2, 1, 0, 2], [7, 4, 0, 1, 1], [0, 0, 3, 2, 3]]
     frame = decode(data, schema, rng=np.random.Generator(np.random.PCG64(5))).to_dataframe()
     assert frame["age"].isna().tolist() == [False, True, False, False]
+    # the schema as the README writes it from Python (the file's JSON as a dict), or the file's path, encodes the same
+    (tmp_path / "schema.json").write_text(json.dumps(MESSY_SCHEMA), encoding="utf-8")
+    for given in (MESSY_SCHEMA, tmp_path / "schema.json", str(tmp_path / "schema.json")):
+        again = Dataset.from_schema(path, given)
+        assert again.domain == data.domain and np.array_equal(again.records, data.records)
     assert frame["joined"].dt.year.tolist() == [2021, 2020, 2019, 2022]
     assert frame["city"].tolist()[:2] == ["Paris", None] or pd.isna(frame["city"].tolist()[1])
 

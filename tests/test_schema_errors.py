@@ -191,8 +191,8 @@ def test_encoding_failures_name_the_column(tmp_path, text, fragments):
 
 
 def test_api_type_mistakes():
-    with pytest.raises(InputTypeError, match="schema must be a dprelease Schema"):
-        encode(pd.DataFrame({"a": [1]}), {"a": 2})
+    with pytest.raises(InputTypeError, match="schema must be a dprelease Schema, a dict .* got int"):
+        encode(pd.DataFrame({"a": [1]}), 2)
     with pytest.raises(InputTypeError, match="DataFrame"):
         encode([[1]], Schema.from_dict({"a": 2}))
     with pytest.raises(InputError, match="shape"):

@@ -279,13 +279,7 @@ def build_release(request: SynthesisRequest, fitted: Fitted, dataset: PrivateTab
 def load_schema(schema: Schema | Mapping | str | Path, columns: Sequence[str] | None = None) -> Schema:
     """A :class:`Schema`, a schema or domain file, or the file's JSON form as a dict (what a user writes in Python),
     restricted to ``columns`` when given (public checks)."""
-    if isinstance(schema, (str, Path)):
-        schema = Schema.from_json(schema)
-    elif isinstance(schema, Mapping):
-        schema = Schema.from_dict(schema)  # its messages name the schema and the field
-    if not isinstance(schema, Schema):
-        raise InputTypeError(f"schema must be a dprelease Schema, a dict in the schema file's form or the path of a "
-                             f"schema file, got {type(schema).__name__}")
+    schema = Schema.coerce(schema)
     if columns is None:
         return schema
     if isinstance(columns, str) or not isinstance(columns, Sequence):

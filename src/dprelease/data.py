@@ -26,6 +26,7 @@ import numpy as np
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.encode import encode as encode_by_schema
+from dprelease.schema.schema import Schema
 from dprelease.schema.tables import check_distinct_header, csv_error, csv_rows, fit_rows, header_text, ragged_problem
 
 
@@ -96,8 +97,10 @@ class Dataset:
 
     @classmethod
     def from_schema(cls, data: object, schema: object, **options: object) -> Dataset:
-        """A raw table (CSV, Parquet, pandas DataFrame) encoded by a public schema; see
-        :func:`dprelease.schema.encode` for ``options`` (delimiter, header, skip_rows, show_values)."""
+        """A raw table (CSV, Parquet, pandas DataFrame) encoded by a public schema (a Schema, a schema file's path or
+        its JSON form as a dict); see :func:`dprelease.schema.encode` for ``options`` (delimiter, header, skip_rows,
+        show_values)."""
+        schema = Schema.coerce(schema)
         codes = encode_by_schema(data, schema, **options)
         return cls(schema.domain, codes, None, len(codes))
 

@@ -21,7 +21,7 @@ Text is parsed once per distinct value (pandas' or numpy's factorization), then 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +42,7 @@ _WRONG_TYPE = {"codes": "not integer codes", "integer": "not whole numbers", "nu
                "boolean": "not true/false words", "categorical": "not in the category list"}
 
 
-def encode(data: object, schema: Schema, *, show_values: bool = False, delimiter: str | None = None,
+def encode(data: object, schema: Schema | Mapping | str | Path, *, show_values: bool = False, delimiter: str | None = None,
            header: bool | str = "auto", skip_rows: int = 0) -> np.ndarray:
     """Codes of a raw table under ``schema``: an (n, d) int64 array over ``schema.domain``, columns in
     schema order. :meth:`dprelease.Dataset.from_schema` wraps them in a Dataset.
@@ -54,8 +54,7 @@ def encode(data: object, schema: Schema, *, show_values: bool = False, delimiter
             reach logs).
         delimiter, header, skip_rows: for text files, see :func:`~dprelease.schema.tables.read_csv`.
     """
-    if not isinstance(schema, Schema):
-        raise InputTypeError(f"schema must be a dprelease Schema, got {type(schema).__name__}")
+    schema = Schema.coerce(schema)
     schema.domain  # noqa: B018 -- refuses a column with undecided bounds (a draft's) before the data is read
     return encode_table(read_table(data, schema.names, delimiter=delimiter, header=header, skip_rows=skip_rows,
                                    show_values=show_values, strip=schema.strip, layout=schema.file_names),

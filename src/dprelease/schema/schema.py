@@ -198,6 +198,19 @@ class Schema:
             raise InputError(f"schema format {raw['format']!r} is not supported; this version reads {FORMAT!r}")
         return cls(columns_from_json(raw))
 
+    @classmethod
+    def coerce(cls, schema: object) -> Schema:
+        """A :class:`Schema` as given, read from a schema (or domain) file's path, or built from the file's JSON form
+        as a dict (what a user writes in Python); anything else is refused, naming what it got."""
+        if isinstance(schema, (str, Path)):
+            schema = cls.from_json(schema)
+        elif isinstance(schema, Mapping):
+            schema = cls.from_dict(schema)  # its messages name the schema and the field
+        if not isinstance(schema, Schema):
+            raise InputTypeError(f"schema must be a dprelease Schema, a dict in the schema file's form or the path of a "
+                                 f"schema file, got {type(schema).__name__}")
+        return schema
+
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"format": FORMAT}
         if self.description:
