@@ -86,6 +86,33 @@ def test_labels_become_codes_and_the_rest_is_judged_as_before():
                      "labels": [list(LABELS["member"]), list(LABELS["age"])]}
 
 
+def test_json_true_and_false_and_a_bins_calendar_name_are_taken_as_its_label():
+    assert coded({"member": True}, LABELS) == {"member": 1}
+    assert coded({"member": [False, np.bool_(True)]}, LABELS) == {"member": [0, 1]}
+    with pytest.raises(InputError, match="query value true for attribute 'job': true and false name a boolean"):
+        coded({"job": True}, LABELS)
+    schema = Schema.from_dict({
+        "when": {"type": "datetime", "bounds": ["2023-01-01T00:00:00", "2024-12-31T23:59:59"], "unit": "month"},
+        "day": {"type": "date", "bounds": ["2020-01-01", "2020-01-03"]},  # day bins: their labels are the days
+        "year": {"type": "date", "bounds": ["2019-01-01", "2021-12-31"], "unit": "year", "null": True},
+        "odd": {"type": "date", "bounds": ["2020-01-10", "2020-03-20"], "unit": "month"}})  # partial first and last
+    labels = schema.all_labels()
+    assert dict(labels) == schema.all_labels() and labels["day"] == ("2020-01-01", "2020-01-02", "2020-01-03")
+    assert labels.aliases["when"]["2023-01"] == 0 and labels.aliases["when"]["2024-12"] == 23
+    assert len(labels.aliases["when"]) == 24 and "day" not in labels.aliases  # a label is never an alias too
+    assert labels.aliases["year"] == {"2019": 0, "2020": 1, "2021": 2}
+    assert labels.aliases["odd"] == {"2020-02": 1}  # January from the 10th and March to the 20th are not months
+    assert coded({"when": ["2023-06", "[2023-07-01T00:00:00, 2023-08-01T00:00:00)"], "year": [None, "2020"]},
+                 labels) == {"when": [5, 6], "year": [3, 1]}
+    with pytest.raises(InputError, match=r"query value '2023-13' for attribute 'when' is not one of its labels .*"
+                                         r"or a bin's calendar name, such as '2023-01'"):
+        coded({"when": "2023-13"}, labels)
+    domain = schema.domain
+    by_name = ProductQuery.conjunction(domain, {"when": "2024-02", "year": "2021"}, labels=schema)
+    by_code = ProductQuery.conjunction(domain, {"when": 13, "year": 2})
+    assert all(np.array_equal(a, b) for a, b in zip(by_name.weights, by_code.weights))
+
+
 # ----------------------------------------------------------------------------------------- dprelease serve
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
@@ -217,7 +244,8 @@ def test_online_reads_a_raw_table_through_its_schema_and_takes_labels(tmp_path, 
     data, schema = write_raw(tmp_path)
     queries = tmp_path / "q.jsonl"
     queries.write_text('{"id": 1, "where": {"job": "clerk"}}\n{"id": 2, "where": {"job": "miner"}}\n'
-                       '{"id": 3, "marginal": ["member"]}\n{"id": 4, "where": {"job": 0}}\n')
+                       '{"id": 3, "marginal": ["member"]}\n{"id": 4, "where": {"job": 0}}\n'
+                       '{"id": 5, "where": {"member": true}}\n')  # JSON true: a boolean column's "true"
     out = tmp_path / "answers.jsonl"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -229,6 +257,7 @@ def test_online_reads_a_raw_table_through_its_schema_and_takes_labels(tmp_path, 
     assert "not one of its labels" in records[1]["error"]
     assert records[2]["labels"] == [["false", "true"]] and len(records[2]["answers"]) == 2
     assert records[3]["query"] == 4 and records[3]["value"] == records[0]["value"]  # the same query, by code
+    assert records[4]["query"] == 5 and "value" in records[4]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         drafted = draft_schema(tmp_path / data, epsilon=0.5, delta=1e-6, seed=2)

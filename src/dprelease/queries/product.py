@@ -133,27 +133,39 @@ class ProductQuery:
 def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
     """``where`` with its labels (strings) and ``None`` (the NULL bucket) replaced by their codes; integers, unknown
     attributes and anything malformed pass through for :meth:`ProductQuery.conjunction` to judge. An unknown label
-    is refused, quoted (the analyst's own text) with the attribute's labels (the public schema's)."""
+    is refused, quoted (the analyst's own text) with the attribute's labels (the public schema's).
+
+    A schema's :class:`~dprelease.schema.schema.Labels` also carries other names of some codes (a month bin's
+    ``"2023-06"``), taken as its labels are; ``True`` and ``False`` (JSON's true and false) name a column's ``"true"``
+    and ``"false"`` labels, a boolean column's values."""
     if not isinstance(where, Mapping):
         return where
+    aliases = getattr(labels, "aliases", {})
     out: dict[str, object] = {}
     for attribute, wanted in where.items():
         names = labels.get(attribute) if isinstance(attribute, str) else None
         if names is None:
             out[attribute] = wanted
             continue
-        index = {label: code for code, label in enumerate(names)}
+        index = {**aliases.get(attribute, {}), **{label: code for code, label in enumerate(names)}}
         values = list(wanted) if isinstance(wanted, (list, tuple)) else [wanted]
         for position, value in enumerate(values):
             if value is None:
                 value = "NULL"
                 if value not in index:
                     raise InputError(f"query value null for attribute {attribute!r}: the column has no NULL bucket")
+            if isinstance(value, (bool, np.bool_)):
+                if str(bool(value)).lower() not in index:
+                    raise InputError(f"query value {str(bool(value)).lower()} for attribute {attribute!r}: true and "
+                                     f"false name a boolean column's values, and this column has no such label")
+                value = str(bool(value)).lower()
             if isinstance(value, str):
                 if value not in index:
                     shown = ", ".join(map(repr, names[:12])) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
+                    other = aliases.get(attribute)
+                    also = f"; or a bin's calendar name, such as {next(iter(other))!r}" if other else ""
                     raise InputError(f"query value {value!r:.100} for attribute {attribute!r} is not one of its labels "
-                                     f"({shown})")
+                                     f"({shown}{also})")
                 values[position] = index[value]
         out[attribute] = values if isinstance(wanted, (list, tuple)) else values[0]
     return out

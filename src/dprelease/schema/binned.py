@@ -351,6 +351,37 @@ class _Temporal(_Binned):
     def format_value(self, value: int) -> str:
         raise NotImplementedError
 
+    def label_aliases(self) -> dict[str, int]:
+        """Each bin that is exactly one calendar year, month or day (UTC), by its ISO name (``"2023"``,
+        ``"2023-06"``, ``"2023-06-15"``): the name a query gives it more naturally than its range label. Public."""
+        low, high = self.bounds
+        starts, ends = [low, *self.thresholds], [*self.thresholds, high + 1]  # ends exclusive; high is in the last bin
+        taken = set(self.labels())
+        aliases = {}
+        for code, (start, end) in enumerate(zip(starts, ends)):
+            name = calendar_name(int(start), int(end), self.per_day)
+            if name is not None and name not in taken:
+                aliases[name] = code
+        return aliases
+
+
+def calendar_name(start: int, end: int, per_day: int) -> str | None:
+    """The ISO name of [start, end) (days, or seconds with ``per_day`` 86400, since 1970-01-01) when it is exactly
+    one calendar day, month or year; else None."""
+    if start % per_day or end % per_day:
+        return None
+    first, stop = start // per_day, end // per_day
+    day = np.datetime64(first, "D")
+    if stop - first == 1:
+        return str(day)
+    month = day.astype("datetime64[M]")
+    if month.astype("datetime64[D]") == day and (month + 1).astype("datetime64[D]").astype(np.int64) == stop:
+        return str(month)
+    year = day.astype("datetime64[Y]")
+    if year.astype("datetime64[D]") == day and (year + 1).astype("datetime64[D]").astype(np.int64) == stop:
+        return str(year)
+    return None
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DateColumn(_Temporal):

@@ -106,6 +106,10 @@ class Column:
     def value_labels(self) -> tuple[str, ...]:
         raise NotImplementedError
 
+    def label_aliases(self) -> dict[str, int]:
+        """Other names a query may give some codes, besides their labels (a date bin's calendar name); public."""
+        return {}
+
     # ----------------------------------------------------------------- JSON
     def to_json(self) -> dict[str, object]:
         spec: dict[str, object] = {"type": self.kind, **self._spec()}

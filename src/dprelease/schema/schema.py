@@ -35,6 +35,16 @@ NOT_PUBLIC = ("NOT PUBLIC: this schema was read openly from the data (--non-priv
               "not differentially private: replace every value, bound and bin with public knowledge first.")
 
 
+class Labels(dict):
+    """Each column's labels, one per code (a plain ``{column: labels}`` dict), and ``aliases``: other names some
+    codes answer to in a query, ``{column: {name: code}}`` (a month bin's ``"2023-06"``; :meth:`Column.label_aliases`).
+    Public, from the schema alone."""
+
+    def __init__(self, labels: Mapping[str, tuple[str, ...]], aliases: Mapping[str, Mapping[str, int]] | None = None):
+        super().__init__(labels)
+        self.aliases = dict(aliases or {})
+
+
 @dataclass(frozen=True, slots=True)
 class Draft:
     """How a drafted schema was made: ``"dp"`` (with its exact privacy ledger) or ``"non-private"``."""
@@ -149,8 +159,10 @@ class Schema:
         """One label per code of column ``name`` (categories, bin ranges, 'NULL', the other marker)."""
         return self.column(name).labels()
 
-    def all_labels(self) -> dict[str, tuple[str, ...]]:
-        return {c.name: c.labels() for c in self.columns}
+    def all_labels(self) -> Labels:
+        """Every column's labels by code, with the other names queries may use (:class:`Labels`)."""
+        return Labels({c.name: c.labels() for c in self.columns},
+                      {c.name: aliases for c in self.columns if (aliases := c.label_aliases())})
 
     def null_tokens_of(self, column: Column) -> tuple[str, ...]:
         return self.null_tokens if column.null_tokens is None else column.null_tokens
