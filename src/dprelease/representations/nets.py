@@ -104,8 +104,8 @@ def check_net(universe_size: int, size: int, *, num_queries: int | None = None,
     raise DomainTooLargeError(
         f"{what} holds every database of m={size} rows over |X|={universe_size} cells: C(|X|+m-1, m) = "
         f"{count_text} databases, above the cap (max_databases={max_databases:,}, and databases x "
-        f"max(|X|, |Q|) <= max_cells={max_cells:,}); use fewer columns or values, a larger alpha, "
-        "or raise the caps"
+        f"max(|X|, |Q|) <= max_cells={max_cells:,}); use fewer columns or values, a larger alpha (--alpha), "
+        "or raise the caps (max_databases, max_cells: Python options)"
     )
 
 
