@@ -276,6 +276,12 @@ def test_console_script_runs_synth_and_reports_errors(capsys, tiny_files, tmp_pa
 
     version = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=120)
     assert version.returncode == 0 and version.stdout.startswith("dprelease ")
+    as_module = subprocess.run([sys.executable, "-m", "dprelease", "--version"], capture_output=True, text=True,
+                               timeout=120)  # where the scripts folder is not on PATH
+    assert as_module.returncode == 0 and as_module.stdout == version.stdout
+    bad_module = subprocess.run([sys.executable, "-m", "dprelease", "synth"], capture_output=True, text=True,
+                                timeout=120)
+    assert bad_module.returncode == 2 and bad_module.stderr.count("\n") == 1
 
 
 # -------------------------------------------------------------------------- demo
