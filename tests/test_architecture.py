@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("api", "synthesizer"),                                           # 10 orchestration
     ("evaluate", "report"),                                           # 11 reading releases (and real data)
     ("service",),                                                     # 12 the HTTP service
-    ("cli",),                                                         # 13 the command line
+    ("cli", "__main__"),                                              # 13 the command line (and python -m dprelease)
 )
 
 #: Attribute reads that touch private records. Outside the seam (engines/, data.py, privacy/) only the
