@@ -472,6 +472,34 @@ def households(n: int = 600, seed: int = HOUSEHOLDS_SEED) -> Dataset:
                      "moved_in": _text(moved), "pets": _text(pets), "internet": _text(internet)}, HOUSEHOLDS_SCHEMA)
 
 
+CLAIMS_SEED = 1209
+CLAIMS_SCHEMA = {"format": "dprelease-schema/1", "columns": {
+    "claim_time": {"type": "datetime", "bounds": ["2023-01-01T00:00:00", "2024-12-31T23:59:59"], "unit": "month"},
+    "state": {"type": "categorical", "values": [f"S{i:02d}" for i in range(50)]},
+    "age": {"type": "integer", "bounds": [16, 99], "width": 10, "null": True, "clip": True},
+    "fraud": {"type": "boolean"},
+    "amount": {"type": "numeric", "edges": [0, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 1000000],
+               "clip": True},
+    "kind": {"type": "categorical", "values": ["auto", "home", "health", "travel"]}}}
+
+
+def claims(n: int = 4_000, seed: int = CLAIMS_SEED) -> Dataset:
+    """Insurance claims, small and mostly independent (session 32's new-user trial, redrawn here): a date-time over two
+    years, 50 states (Dirichlet 0.5 shares), age (4 % blank), a 3 % fraud flag, lognormal amounts four times larger
+    when fraudulent (the one dependence), and the kind of claim. The independent baseline is nearly the truth."""
+    rng = generator(seed, n)
+    state = rng.choice(50, n, p=rng.dirichlet(np.full(50, 0.5)))
+    seconds = rng.integers(0, 2 * 365 * 86400, n)
+    when = np.datetime64("2023-01-01T00:00:00") + seconds.astype("timedelta64[s]")
+    age = np.clip(np.round(rng.normal(45, 15, n)), 16, 99).astype(int)
+    fraud = rng.random(n) < 0.03
+    amount = np.round(rng.lognormal(7, 1.2, n) * (1 + 3 * fraud), 2)
+    kind = rng.choice(np.array(["auto", "home", "health", "travel"]), n, p=[0.4, 0.3, 0.2, 0.1])
+    return _encoded({"claim_time": _text(when), "state": _text(np.char.add("S", np.char.zfill(state.astype(str), 2))),
+                     "age": _text(age, rng.random(n) < 0.04), "fraud": _text(np.where(fraud, "true", "false")),
+                     "amount": _text(amount), "kind": _text(kind)}, CLAIMS_SCHEMA)
+
+
 # ----------------------------------------------------------------------------- the registry
 # ------------------------------------------------------------------------------------ small domains (session 25)
 #: Seed of every small-domain table (each its own stream: ``generator(SMALL_SEED, k)``).
@@ -622,6 +650,9 @@ TABLES: dict[str, SuiteTable] = {t.name: t for t in (
     SuiteTable("households", households, "1-2way", "held out (added after the defaults were chosen): a town's "
                "household survey through a schema (150 streets, Zipf; ages by tens, income bins with blanks, years "
                "moved in): 600 x 12, 4.62e+10 cells; all 78 1-2-way marginals", 600, 12, held_out=True),
+    SuiteTable("claims", claims, "1-3way", "held out (added after the defaults were chosen): insurance claims through "
+               "a schema (date-times by month, 50 states, age with blanks, a 3 % fraud flag, amount bins): 4,000 x 6, "
+               "9.6e+05 cells; all 41 1-3-way marginals", 4_000, 6, held_out=True),
     SuiteTable("bn-1m", lambda: bn(1_000_000), "2way", "the same Bayesian network: 1,000,000 x 32, 4.1e23 cells; "
                "all 496 2-way marginals", 1_000_000, 32),
     SuiteTable("tiny-codes", tiny_codes(1_000), "1-3way", "small domain: 3 independent columns of 2, 3 and 5 values, "
