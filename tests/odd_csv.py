@@ -50,6 +50,14 @@ DECIMAL_SCHEMA = Schema.from_dict({"price": {"type": "numeric", "bounds": [-10, 
                                              "decimal": ",", "null": True},
                                    "units": {"type": "integer", "bounds": [0, 5000], "width": 1000, "decimal": ","}})
 DECIMAL = "price;units\n3,5;7\n12,25;1.200\n1.234,5;3\n-0,5;4.999\n;0\n"
+#: A US export with signs: thousands grouped by commas, a dollar sign (once with a space after it), percents; and a
+#: French column (decimal comma, spaces grouping thousands, a euro sign).
+SIGNS_SCHEMA = Schema.from_dict({
+    "price": {"type": "numeric", "edges": [0, 100, 1000, 10000, 100000], "thousands": ",", "symbols": ["$"]},
+    "share": {"type": "integer", "bounds": [0, 100], "width": 10, "symbols": ["%"]},
+    "fr": {"type": "numeric", "bounds": [-10, 2000], "width": 10, "decimal": ",", "thousands": " ", "symbols": ["€"],
+           "null": True}})
+SIGNS = 'price,share,fr\n"1,234.50",12%,"1 234,5"\n$99.00,5%,"3,5"\n"12,000",50%,€ 12\n850.25,0%,-1\n$ 7,100 %,\n'
 STRAY_QUOTE = ('a,b\n0,1\n1,2"x\n', [[1, 0, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]])
 
 

@@ -219,6 +219,36 @@ def test_some_columns_of_a_file_without_a_header_are_found_by_their_place(tmp_pa
         encode(path, Schema(whole.columns, layout=("a", "skip", "b", "more")))  # the whole schema's count decides
 
 
+def test_numbers_written_with_thousands_separators_and_signs_encode_alike_in_memory_and_duckdb(tmp_path):
+    """A US export ($1,234.50, 12%) and a French column (1 234,5 and a euro sign): with "thousands" and "symbols" the
+    in-memory reader and DuckDB's SQL read them to the same codes; the decoded rows write plain numbers (a decimal
+    comma kept), which encode again to the released codes. Bad options are refused, naming the column."""
+    schema = odd_csv.SIGNS_SCHEMA
+    path = tmp_path / "us.csv"
+    path.write_text(odd_csv.SIGNS, encoding="utf-8")
+    codes = encode(path, schema)
+    # 1,234.50 in [1000, 10000); 12 % in 10..19; 1 234,5 in bin 124 of 10 from -10; "$ 7" in [0, 100); NULL last
+    assert codes.tolist() == [[2, 1, 124], [0, 0, 1], [3, 5, 2], [1, 0, 0], [0, 9, 201]]
+    with DuckDBTable.open(str(path), schema=schema) as table:
+        assert np.array_equal(table.to_records(), codes)
+    text = decode(codes, schema, values="midpoint").csv()
+    assert "$" not in text and "%" not in text and '"1235,0"' in text
+    (tmp_path / "back.csv").write_text(text, encoding="utf-8")
+    assert np.array_equal(encode(tmp_path / "back.csv", schema), codes)
+    assert Schema.from_dict(schema.to_dict()).to_dict() == schema.to_dict()  # the options survive the JSON
+    plain = Schema.from_dict({"price": {"type": "numeric", "edges": [0, 100, 1000, 10000, 100000]}})
+    with pytest.raises(InputError, match='declare "thousands": ","'):  # the hint names the option that reads it
+        encode(tmp_path / "us.csv", plain)
+    for spec, message in [({"thousands": ";"}, "thousands must be one of"),
+                          ({"thousands": ".", "decimal": "."}, "thousands and decimal must differ"),
+                          ({"symbols": "$"}, "symbols must be a list of strings"),
+                          ({"symbols": ["-"]}, "each symbol must be a non-blank string without digits")]:
+        with pytest.raises(InputError, match=message):
+            Schema.from_dict({"p": {"type": "numeric", "bounds": [0, 1], "bins": 2, **spec}})
+    with pytest.raises(InputError, match="unknown field 'symbols' for a date column"):
+        Schema.from_dict({"d": {"type": "date", "bounds": ["2020-01-01", "2020-12-31"], "symbols": ["$"]}})
+
+
 def test_numbers_written_with_a_decimal_comma_encode_alike_in_memory_and_duckdb(tmp_path):
     """A European export: a semicolon file whose numbers write their decimals with a comma and group thousands with a
     dot. With "decimal": "," the in-memory reader and DuckDB's SQL read 1.234,5 as 1234.5, to the same codes; the

@@ -252,6 +252,16 @@ def test_numbers_written_with_a_decimal_comma_encode_in_spark_as_in_memory(spark
     assert table.fingerprint() == Dataset(schema.domain, codes, None, len(codes)).fingerprint()
 
 
+def test_numbers_with_thousands_separators_and_signs_encode_in_spark_as_in_memory(spark, tmp_path):
+    """As in memory and DuckDB (tests/test_engines_csv_headers.py): $1,234.50, 12 % and 1 234,5 read alike."""
+    schema = odd_csv.SIGNS_SCHEMA
+    path = tmp_path / "us.csv"
+    path.write_text(odd_csv.SIGNS, encoding="utf-8")
+    codes = encode(path, schema)
+    table = open_table(str(path), schema=schema, engine="spark", spark=spark)
+    assert table.fingerprint() == Dataset(schema.domain, codes, None, len(codes)).fingerprint()
+
+
 def test_a_failed_spark_query_is_not_logged_with_its_message(spark):
     """PySpark logs a failed query's message (which may quote a value or a record) on stderr as it raises it."""
     import io

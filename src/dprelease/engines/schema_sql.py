@@ -203,8 +203,15 @@ class _Builder:
             code = self.add(1, a + "k", truth)
             return f"(CASE WHEN {null} THEN {NULL} WHEN {code} IS NULL THEN {UNPARSABLE} ELSE {OK} END)", code
         if isinstance(column, _NUMBER_KINDS):
-            if getattr(column, "decimal", ".") == ",":  # as schema.encode.decimal_point: 1.234,5 is 1234.5
-                stripped = f"replace(replace({stripped}, '.', ''), ',', '.')"
+            if not getattr(column, "plain_numbers", True):  # as schema.binned.number_text: symbols, thousands, comma
+                for symbol in column.symbols:
+                    stripped = f"replace({stripped}, {d.text(symbol)}, '')"
+                if column.grouping_character is not None:
+                    stripped = f"replace({stripped}, {d.text(column.grouping_character)}, '')"
+                if column.decimal == ",":
+                    stripped = f"replace({stripped}, ',', '.')"
+                if column.symbols:  # "$ 5": the space the sign left
+                    stripped = d.strip(stripped)
             value = self.add(1, a + "f", d.python_float(stripped))
             return self._number(column, value, null, integral_value=False, stage=2, a=a)
         fields = {name: self.add(1, a + name, sql) for name, sql in iso_fields(d, stripped)}

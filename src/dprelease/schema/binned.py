@@ -70,6 +70,12 @@ class _Binned(Column):
     #: group thousands and are dropped). Integer and numeric columns only; typed values (Parquet, DataFrames) are
     #: numbers already. Decoded numbers are written back the same way.
     decimal: str = "."
+    #: The character that groups a number's thousands in text, dropped before it is read: "," for 1,234.5 (a US
+    #: export), "." (the default where decimal is ","), " " or "'". None: no grouping (with decimal ".").
+    thousands: str | None = None
+    #: Signs written around the numbers in text, each dropped wherever it appears before the number is read:
+    #: ["$", "%"] reads $1,234.50 and 12%. Decoded numbers are written back without them.
+    symbols: tuple[str, ...] = ()
     thresholds: tuple = field(init=False, default=())  # interior edges, in the column's unit
     bounds: tuple = field(init=False, default=())  # (low, high), in the column's unit
 
@@ -100,17 +106,67 @@ class _Binned(Column):
             spec["clip"] = True
         if self.decimal != ".":
             spec["decimal"] = self.decimal
+        if self.thousands is not None:
+            spec["thousands"] = self.thousands
+        if self.symbols:
+            spec["symbols"] = list(self.symbols)
         return spec
+
+    @property
+    def grouping_character(self) -> str | None:
+        """The thousands separator dropped before a number is read: ``thousands``, or "." where decimal is ","."""
+        return self.thousands if self.thousands is not None else ("." if self.decimal == "," else None)
+
+    @property
+    def plain_numbers(self) -> bool:
+        """Whether numbers in text are read as written (no decimal comma, thousands separator or symbols)."""
+        return self.decimal == "." and self.thousands is None and not self.symbols
 
     def _rule(self) -> dict[str, object]:
         low, high = self.bounds
         return {"unit": self.unit_name, "low": low, "high": high, "thresholds": list(self.thresholds),
-                "clip": self.clip, **({"decimal": self.decimal} if self.decimal != "." else {})}
+                "clip": self.clip, **({"decimal": self.decimal} if self.decimal != "." else {}),
+                **({"thousands": self.thousands} if self.thousands is not None else {}),
+                **({"symbols": list(self.symbols)} if self.symbols else {})}
+
+
+THOUSANDS = (",", ".", " ", "'")
 
 
 def _check_decimal(column: _Binned) -> None:
+    """``decimal``, ``thousands`` and ``symbols``: how a number is written in text (public, from the table's format)."""
     if column.decimal not in (".", ","):
         raise InputError(f"{where(column.name)}: decimal must be \".\" or \",\", got {column.decimal!r:.100}")
+    if column.thousands is not None:
+        if column.thousands not in THOUSANDS:
+            raise InputError(f"{where(column.name)}: thousands must be one of {list(THOUSANDS)}, got "
+                             f"{column.thousands!r:.100}")
+        if column.thousands == column.decimal:
+            raise InputError(f"{where(column.name)}: thousands and decimal must differ, both are "
+                             f"{column.decimal!r}")
+    symbols = column.symbols
+    if isinstance(symbols, str) or not isinstance(symbols, (list, tuple)):
+        raise InputError(f"{where(column.name)}: symbols must be a list of strings, got {symbols!r:.100}")
+    for symbol in symbols:
+        if not isinstance(symbol, str) or not symbol.strip() or any(c.isdigit() or c in "+-.," for c in symbol):
+            raise InputError(f"{where(column.name)}: each symbol must be a non-blank string without digits, signs, "
+                             f"dots or commas (a number's own characters), got {symbol!r:.100}")
+    object.__setattr__(column, "symbols", tuple(symbols))
+
+
+def number_text(column: _Binned, text: str) -> str:
+    """One number's text as Python's float() reads it: its ``symbols`` dropped, then its thousands separator
+    (``thousands``, or "." where ``decimal`` is ","), then a decimal comma made a point: $1,234.50 is 1234.5 with
+    thousands ",", and 1.234,5 is 1234.5 with decimal ",". The SQL engines do the same
+    (:mod:`dprelease.engines.schema_sql`)."""
+    for symbol in column.symbols:
+        text = text.replace(symbol, "")
+    grouping = column.grouping_character
+    if grouping is not None:
+        text = text.replace(grouping, "")
+    if column.decimal == ",":
+        text = text.replace(",", ".")
+    return text.strip() if column.symbols else text
 
 
 def _stepped(column: _Binned, first: int, high: int, step: int) -> list[int]:
@@ -304,8 +360,9 @@ class _Temporal(_Binned):
 
     def __post_init__(self) -> None:
         check_flag(self.clip, "clip", self.name)
-        if self.decimal != ".":
-            raise InputError(f"{where(self.name)}: decimal applies to integer and numeric columns, not a {self.kind} one")
+        if self.decimal != "." or self.thousands is not None or self.symbols:
+            raise InputError(f"{where(self.name)}: decimal, thousands and symbols apply to integer and numeric columns, "
+                             f"not a {self.kind} one")
         if self.bins is not None:
             raise InputError(f"{where(self.name)}: a {self.kind} column takes a unit (and a width) or edges, not bins")
         _choose_one(self)

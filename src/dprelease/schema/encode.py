@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
-from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
+from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, number_text
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, format_number
 from dprelease.schema.parse import (FactorColumn, TypedColumn, as_text, datetimes_to_int, parse_booleans,
                                     parse_floats, parse_times, texts, whole_to_int)
@@ -167,8 +167,9 @@ def describe(column: Column, issue: tuple[int, int, list[str]], show_values: boo
     elif kind == UNPARSABLE:
         text = "values " + _WRONG_TYPE[column.kind]
         fix = "declare other"
-        if column.kind in ("integer", "numeric") and column.decimal == ".":  # a European export (3,5; 1.234,5)
-            fix += ', or declare "decimal": "," where numbers are written with a decimal comma'
+        if column.kind in ("integer", "numeric"):  # how the table writes its numbers, in the options that read them
+            fix += ('; where numbers are written 1,234.5 declare "thousands": ","; 3,5 or 1.234,5: "decimal": ","; '
+                    'with signs such as $ or %: "symbols": ["$", "%"]')
     else:
         low, high = column.rule()["low"], column.rule()["high"]
         if isinstance(column, (DateColumn, DatetimeColumn)):
@@ -231,12 +232,12 @@ def _from_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def decimal_point(text: np.ndarray, column: Column) -> np.ndarray:
-    """``text`` as Python's float() reads numbers: for a column whose numbers write their decimals with a comma
-    (``decimal: ","``), every dot (a thousands separator there) dropped and the comma made a point: 1.234,5 is
-    1234.5. The SQL engines do the same (:mod:`dprelease.engines.schema_sql`)."""
-    if getattr(column, "decimal", ".") == ".":
+    """``text`` as Python's float() reads numbers: each value's ``symbols``, thousands separator and decimal comma
+    undone (:func:`~dprelease.schema.binned.number_text`; 1.234,5 is 1234.5 under ``decimal: ","``, $1,234.50 under
+    ``thousands: ","`` and ``symbols: ["$"]``). The SQL engines do the same (:mod:`dprelease.engines.schema_sql`)."""
+    if not isinstance(column, _Binned) or column.plain_numbers:
         return text
-    return np.array([None if t is None else t.replace(".", "").replace(",", ".") for t in text], dtype=object)
+    return np.array([None if t is None else number_text(column, t) for t in text], dtype=object)
 
 
 # -------------------------------------------------------------- typed -> codes

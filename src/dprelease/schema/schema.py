@@ -286,8 +286,8 @@ _FIELDS = {
     "codes": ("codes",),
     "categorical": ("values",),
     "boolean": ("true", "false"),
-    "integer": ("bounds", "bins", "width", "edges", "clip", "decimal"),
-    "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal"),
+    "integer": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols"),
+    "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols"),
     "date": ("bounds", "unit", "width", "edges", "clip"),
     "datetime": ("bounds", "unit", "width", "edges", "clip"),
 }
