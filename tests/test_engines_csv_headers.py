@@ -236,6 +236,12 @@ def test_numbers_written_with_thousands_separators_and_signs_encode_alike_in_mem
     (tmp_path / "back.csv").write_text(text, encoding="utf-8")
     assert np.array_equal(encode(tmp_path / "back.csv", schema), codes)
     assert Schema.from_dict(schema.to_dict()).to_dict() == schema.to_dict()  # the options survive the JSON
+    swiss = Schema.from_dict({"v": {"type": "numeric", "edges": [0, 10, 100, 1000, 10000, 100000], "thousands": "'",
+                                    "symbols": ["CHF"]}})  # an apostrophe: a quote in SQL, escaped there
+    (tmp_path / "ch.csv").write_text("v\n1'234.5\n12'000\n7\nCHF 99\n", encoding="utf-8")
+    assert encode(tmp_path / "ch.csv", swiss).ravel().tolist() == [3, 4, 0, 1]
+    with DuckDBTable.open(str(tmp_path / "ch.csv"), schema=swiss) as table:
+        assert table.to_records().ravel().tolist() == [3, 4, 0, 1]
     plain = Schema.from_dict({"price": {"type": "numeric", "edges": [0, 100, 1000, 10000, 100000]}})
     with pytest.raises(InputError, match='declare "thousands": ","'):  # the hint names the option that reads it
         encode(tmp_path / "us.csv", plain)
