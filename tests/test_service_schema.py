@@ -102,6 +102,7 @@ def test_json_true_and_false_and_a_bins_calendar_name_are_taken_as_its_label():
     assert len(labels.aliases["when"]) == 24 and "day" not in labels.aliases  # a label is never an alias too
     assert labels.aliases["year"] == {"2019": 0, "2020": 1, "2021": 2}
     assert labels.aliases["odd"] == {"2020-02": 1}  # January from the 10th and March to the 20th are not months
+    assert labels.codes["when"]["2023-06"] == 5 and labels.codes["day"]["2020-01-02"] == 1  # each lookup made once
     assert coded({"when": ["2023-06", "[2023-07-01T00:00:00, 2023-08-01T00:00:00)"], "year": [None, "2020"]},
                  labels) == {"when": [5, 6], "year": [3, 1]}
     with pytest.raises(InputError, match=r"query value '2023-13' for attribute 'when' is not one of its labels .*"

@@ -13,7 +13,6 @@ from dprelease.release import Release
 from dprelease.files import write_atomic, write_output
 from dprelease.release.files import side_file_name
 from dprelease.report import FORMATS, build_report, render
-from dprelease.schema import Schema
 from dprelease.validation import check_positive_int
 
 
@@ -83,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     real = None
     if args.data is not None:  # a release made through a schema compares with the raw table encoded by it
         real = Dataset.from_csv(args.data, release.domain) if release.schema is None else \
-            Dataset.from_schema(str(args.data), Schema.from_dict(release.schema))
+            Dataset.from_schema(str(args.data), release.schema)
     progress.phase("building the report")
     content = build_report(release, real=real, seed=seed)
     progress.phase(f"drawing ({fmt})")

@@ -130,6 +130,11 @@ class ProductQuery:
         return math.prod(int(np.count_nonzero(w)) for w in self.weights)
 
 
+def label_codes(labels: Sequence[str], aliases: Mapping[str, int] | None = None) -> dict[str, int]:
+    """``{name: code}`` of one column: its labels (code i for ``labels[i]``) and its ``aliases``, a label winning."""
+    return {**(aliases or {}), **{label: code for code, label in enumerate(labels)}}
+
+
 def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
     """``where`` with its labels (strings) and ``None`` (the NULL bucket) replaced by their codes; integers, unknown
     attributes and anything malformed pass through for :meth:`ProductQuery.conjunction` to judge. An unknown label
@@ -141,13 +146,14 @@ def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
     if not isinstance(where, Mapping):
         return where
     aliases = getattr(labels, "aliases", {})
+    made = getattr(labels, "codes", {})  # a schema's Labels made each column's lookup once
     out: dict[str, object] = {}
     for attribute, wanted in where.items():
         names = labels.get(attribute) if isinstance(attribute, str) else None
         if names is None:
             out[attribute] = wanted
             continue
-        index = {**aliases.get(attribute, {}), **{label: code for code, label in enumerate(names)}}
+        index = made.get(attribute) or label_codes(names)
         values = list(wanted) if isinstance(wanted, (list, tuple)) else [wanted]
         for position, value in enumerate(values):
             if value is None:
@@ -155,10 +161,10 @@ def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
                 if value not in index:
                     raise InputError(f"query value null for attribute {attribute!r}: the column has no NULL bucket")
             if isinstance(value, (bool, np.bool_)):
-                if str(bool(value)).lower() not in index:
-                    raise InputError(f"query value {str(bool(value)).lower()} for attribute {attribute!r}: true and "
-                                     f"false name a boolean column's values, and this column has no such label")
-                value = str(bool(value)).lower()
+                value = "true" if value else "false"
+                if value not in index:
+                    raise InputError(f"query value {value} for attribute {attribute!r}: true and false name a "
+                                     "boolean column's values, and this column has no such label")
             if isinstance(value, str):
                 if value not in index:
                     shown = ", ".join(map(repr, names[:12])) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")

@@ -13,6 +13,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +26,9 @@ from dprelease.release.files import (
     side_file_name, write_atomic, write_document, write_side_file,
 )
 from dprelease.release.labels import ValueLabels, labelled
+
+if TYPE_CHECKING:
+    from dprelease.schema import Schema
 
 PRIVACY_UNIT = (
     "neighbouring tables have the same public number of rows n and differ in one record "
@@ -202,10 +206,10 @@ class Release:
         """
         json_path = Path(json_path)
         document = read_document(json_path)
-        if labels is None and isinstance(document.get("schema"), dict):  # a release made through a schema: its labels
-            labels = _schema_labels(document["schema"], json_path)
+        schema = _recorded_schema(document, json_path)  # a release made through a schema: its labels by default
+        labels = schema if labels is None else labels
         if is_inline(document):
-            return cls._inline(document, json_path, labels, rows)
+            return cls._inline(document, json_path, labels, rows, schema)
         if rows is not None:
             raise InputError(f"release file {str(json_path)!r} keeps its rows in its side file: rows= is for a "
                              "release with its answers inline (from dprelease serve)")
@@ -247,8 +251,9 @@ class Release:
 
     @classmethod
     def _inline(cls, document: dict[str, object], json_path: Path, labels: ValueLabels | None,
-                rows_path: str | Path | None) -> Release:
-        """A release from one whole document (:meth:`to_json`), its rows read from ``rows_path`` when given."""
+                rows_path: str | Path | None, parsed: Schema | None) -> Release:
+        """A release from one whole document (:meth:`to_json`), its rows read from ``rows_path`` when given;
+        ``parsed``: the schema the document records, read."""
         where = f"release file {str(json_path)!r}"
         try:
             domain = Domain.from_dict(document["domain"])
@@ -258,10 +263,9 @@ class Release:
             count, method = int(document["synthetic_rows"]["count"]), document["synthetic_rows"]["method"]
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"{where} lacks an entry of a release: {exc}") from None
-        schema = document.get("schema")
         rows = np.zeros((0, len(domain)), dtype=np.int64)
         if rows_path is not None:
-            rows = _rows_from_csv(Path(rows_path), domain, schema)
+            rows = _rows_from_csv(Path(rows_path), domain, parsed)
             if len(rows) != count:
                 raise InputError(f"rows file {str(rows_path)!r} has {len(rows):,} rows; {where} released {count:,}: "
                                  "it belongs to another release")
@@ -272,16 +276,16 @@ class Release:
             seeded=not document.get("fit_for_release", False),
             extra={**{k: v for k, v in document.items() if k not in _OWN_KEYS},
                    **({"synthetic_rows_released": count} if rows_path is None else {})},
-            schema=schema, labels=labels, location=json_path,
+            schema=document.get("schema"), labels=labels, location=json_path,
         )
 
 
-def _rows_from_csv(path: Path, domain: Domain, schema: dict[str, object] | None) -> np.ndarray:
+def _rows_from_csv(path: Path, domain: Domain, schema: Schema | None) -> np.ndarray:
     """The synthetic rows a service wrote (``rows.csv``): codes over ``domain``, or the labels of ``schema``
     (each bin by its label, read back by the schema of labels that decoded them). Errors quote no value."""
     from dprelease.schema import Schema, encode, label_schema
 
-    reader = Schema.from_domain(domain) if schema is None else label_schema(Schema.from_dict(schema))
+    reader = Schema.from_domain(domain) if schema is None else label_schema(schema)
     try:  # no value quoted: a mistaken --rows may be the private table itself
         return np.asarray(encode(str(path), reader), dtype=np.int64)
     except InputError as exc:
@@ -289,12 +293,14 @@ def _rows_from_csv(path: Path, domain: Domain, schema: dict[str, object] | None)
                          f"{'codes' if schema is None else 'the labels of its schema'}): {exc}") from None
 
 
-def _schema_labels(schema: dict[str, object], json_path: Path) -> ValueLabels:
-    """The value labels of the schema a release records, so that :meth:`Release.marginal` of a loaded release names
-    values as the release did when it was made."""
+def _recorded_schema(document: dict[str, object], json_path: Path) -> Schema | None:
+    """The schema a release records, read once (None for a table of codes): its labels name values as the release did
+    when it was made (:meth:`Release.marginal`), and it reads a service's label rows."""
     from dprelease.schema import Schema
 
+    if not isinstance(document.get("schema"), dict):
+        return None
     try:
-        return Schema.from_dict(schema)
+        return Schema.from_dict(document["schema"])
     except InputError as exc:
         raise InputError(f"release file {str(json_path)!r}: its schema does not read: {exc}") from None

@@ -216,7 +216,7 @@ def _from_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray
     if isinstance(column, (DateColumn, DatetimeColumn)):
         values, ok = parse_times(text, "D" if isinstance(column, DateColumn) else "s")
         return _place(column, values, ok)
-    floats, ok = parse_floats(decimal_point(text, column))
+    floats, ok = parse_floats(number_texts(text, column))
     nan = ok & np.isnan(floats)  # "nan" text: a NULL
     if isinstance(column, NumericColumn):
         codes, status = _place(column, floats, ok & ~nan)
@@ -231,7 +231,7 @@ def _from_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.where(status == OK, integers, 0), np.where(nan, NULL, status)
 
 
-def decimal_point(text: np.ndarray, column: Column) -> np.ndarray:
+def number_texts(text: np.ndarray, column: Column) -> np.ndarray:
     """``text`` as Python's float() reads numbers: each value's ``symbols``, thousands separator and decimal comma
     undone (:func:`~dprelease.schema.binned.number_text`; 1.234,5 is 1234.5 under ``decimal: ","``, $1,234.50 under
     ``thousands: ","`` and ``symbols: ["$"]``). The SQL engines do the same (:mod:`dprelease.engines.schema_sql`)."""

@@ -21,6 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from dprelease.domain import Domain
+from dprelease.queries.product import label_codes
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import BINNED_KINDS, UndecidedColumn
 from dprelease.files import write_atomic
@@ -43,6 +44,9 @@ class Labels(dict):
     def __init__(self, labels: Mapping[str, tuple[str, ...]], aliases: Mapping[str, Mapping[str, int]] | None = None):
         super().__init__(labels)
         self.aliases = dict(aliases or {})
+        #: Per column, every name a query may give a code (its label, or an alias), made once: a served table's
+        #: queries all translate through it.
+        self.codes = {name: label_codes(names, self.aliases.get(name)) for name, names in self.items()}
 
 
 @dataclass(frozen=True, slots=True)
