@@ -65,6 +65,17 @@ def test_the_joint_plan_applies_within_both_public_limits_and_nowhere_else():
     capped = plan(trips, "1-3way", n=20_000, epsilon=10.0)
     assert capped.joint is None and capped.rounds > 0
     assert plan(Domain(tuple("abcd"), (2, 7, 12, 20)), "1-3way", n=10_000, epsilon=10.0).joint == tuple("abcd")
+    # above 1,024 cells the noise limit is 2 sqrt(1,024 / cells): a shop's 2,940-cell joint (3,000 rows) at eps 1 has
+    # noise 1.96 against a limit of 1.18 (the rounds' plan: 0.120 avg L1 against the joint's 0.267), at eps 10 0.20;
+    # 1,024 cells keep the limit of 2 (noise 1.95 at 1,050 rows), and the mixed table at eps 1 (0.67 of 1.10) is joint
+    shop = Domain(("spend", "discount", "tier", "region", "age"), (7, 4, 3, 5, 7))
+    assert plan(shop, "1-3way", n=3000, epsilon=1.0).joint is None
+    assert plan(shop, "1-3way", n=3000, epsilon=10.0).joint == shop.attributes
+    assert plan(shop, "1-3way", n=3000, epsilon=1.7).joint == shop.attributes  # noise 1.153: under the 1.180...
+    assert plan(shop, "1-3way", n=3000, epsilon=1.64).joint is None  # ...and 1.195 over it
+    chain = Domain(tuple("abcde"), (4,) * 5)
+    assert plan(chain, "1-3way", n=1050, epsilon=1.0).joint == chain.attributes
+    assert plan(Domain(tuple("abcd"), (2, 7, 12, 20)), "1-3way", n=10_000, epsilon=1.0).joint == tuple("abcd")
     # only the mechanism's own plan, on an explicit histogram, with the preset that has it
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, rounds=5).joint is None
     assert plan(CODES, "1-3way", n=1000, epsilon=1.0, representation="factored").joint is None

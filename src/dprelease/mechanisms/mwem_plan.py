@@ -40,6 +40,9 @@ INIT_MOST_SHARE = Fraction(1, 2)
 #: limits was chosen on), 20,000 rows, 0.157 avg L1 at eps 1 against 0.038 for the rounds' plan, and 0.017 against
 #: 0.011 at eps 10, where the joint's noise is a tenth of the data's mass (3 seeds; docs/decisions.md).
 JOINT_MAX_CELLS = 4096
+#: Above this many cells the joint plan's noise limit shrinks as sqrt(JOINT_DENSE_CELLS / cells) (see
+#: :meth:`MWEMPlan.joint_plan`): the range where the limit of 2 was checked and held (docs/decisions.md, session 32).
+JOINT_DENSE_CELLS = 1024
 
 
 @dataclass(frozen=True)
@@ -279,7 +282,11 @@ class MWEMPlan:
         benchmarks/results/small_domains/suite.md): past the ratio, where the workload's marginals are much smaller
         than the joint (6 columns of 4 values, all 1-3-way: the joint 64 times the largest marginal), the adaptive
         plan's model wins; within it the joint won or tied in every case up to a noise of 2 but two near 0.6, and beyond
-        it lost as often as it won (docs/decisions.md). It runs
+        it lost as often as it won (docs/decisions.md). Those cases had at most 1,024 cells where the noise was above 1;
+        above :data:`JOINT_DENSE_CELLS` the limit is 2 sqrt(1,024 / cells), since the simplex projection's bias grows
+        with the cells under the noise: a 2,940-cell joint of 3,000 rows at noise 1.96 (eps 1) gave 0.267 avg L1
+        against the rounds' 0.120 and the independent baseline's 0.258, and at noise 0.20 (eps 10) 0.031 against the
+        rounds' 0.036 (10 seeds; the limit there is 1.18). It changes no plan of any benchmark page. It runs
         only the mechanism's own plan (no ``rounds`` given), on an explicit histogram. For a workload of 1-way marginals
         alone it runs only where its answers carry less expected L1 noise than INIT alone's (:meth:`planned_rounds`),
         since there each answer for a cell of attribute A sums cells / |A| of the joint's noisy cells: 4 binary columns
@@ -302,7 +309,7 @@ class MWEMPlan:
             total = self.total(gaussian=gaussian)
             options.append((cell_noise(float(total), n=n, gaussian=gaussian), noise, total))
         per_cell, noise, total = min(options)
-        if cells * per_cell > tuning.joint_noise:
+        if cells * per_cell > tuning.joint_noise * min(1.0, math.sqrt(JOINT_DENSE_CELLS / cells)):
             return None
         if self.one_way_init_alone(workload) and \
                 not self._joint_answers_one_way_better(workload, n=n, joint=per_cell, gaussian=noise == "gaussian"):
