@@ -182,6 +182,53 @@ def test_a_column_of_whole_zeros_and_some_decimals_is_numeric_not_integer():
     assert drafts[-1].column("revenue").other_code is None or not (codes[:, 0] == drafts[-1].column("revenue").other_code).any()
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("$1,234.50", "grouped"), ("12%", "grouped"), ("1,234", "grouped"), ("1,234,567", "grouped"), ("-$5.00", "grouped"),
+    ("\u20ac 3,50", "comma"), ("3,5", "comma"), ("1.234,5", "comma"), ("1.234.567", "comma"),
+    ("1,2,3", "text"), ("Room 12", "text"), ("$", "text"), ("12-14", "text")])
+def test_numbers_written_with_separators_or_signs_have_their_own_classes(text, expected):
+    from dprelease.schema.parse import CLASSES, classify
+
+    assert CLASSES[classify(np.array([text], dtype=object), ("",))[0]] == expected
+
+
+def test_a_column_of_formatted_numbers_is_drafted_numeric_with_its_format():
+    """US money ($1,234.50), European decimals (1.234,50) and percentages (12%): each was text to the draft (a
+    categorical column of amounts). Now the grouped or comma class stands out of the profile's noise, the kind is
+    numeric and the column declares thousands (or decimal) and the public symbols; the drafted schema encodes the
+    table with every value inside the bounds openly, and privately on 5 seeds of 5 (kinds and options)."""
+    rng = np.random.Generator(np.random.PCG64(34))
+    amounts = np.round(rng.lognormal(5.0, 1.2, 4000), 2)
+    frame = pd.DataFrame({
+        "price": [f"${a:,.2f}" for a in amounts],
+        "eu": [f"{a:,.2f}".replace(",", " ").replace(".", ",").replace(" ", ".") for a in amounts],
+        "share": [f"{int(x)}%" for x in rng.integers(0, 100, 4000)],
+        "age": rng.integers(18, 90, 4000).astype(str)})
+    us = {"thousands": ",", "symbols": ["$", "\u20ac", "\u00a3", "\u00a5", "%"]}
+    eu = {"decimal": ",", "symbols": us["symbols"]}
+    expected = [("numeric", us), ("numeric", eu), ("numeric", us), ("integer", {})]
+
+    def shape(schema):
+        out = []
+        for column in schema.columns:
+            spec = column.to_json()
+            out.append((column.kind, {k: spec[k] for k in ("thousands", "decimal", "symbols") if k in spec}))
+        return out
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        open_draft = draft_schema(frame, non_private=True)
+        private = [draft_schema(frame, epsilon=1.0, delta=1e-9, seed=seed) for seed in range(5)]
+    assert shape(open_draft) == expected
+    assert [shape(d) for d in private] == [expected] * 5
+    assert any("column 'price' writes its numbers with thousands separators" in str(w.message) for w in caught)
+    codes = encode(frame, open_draft)
+    parsed = np.array([float(t.replace("$", "").replace(",", "")) for t in frame["price"]])
+    edges = np.asarray(open_draft.column("price").edges)
+    assert np.array_equal(codes[:, 0], np.clip(np.searchsorted(edges[1:-1], parsed, side="right"), 0, len(edges) - 2))
+    assert np.array_equal(codes[:, 0], codes[:, 1])  # the same amounts, written the European way
+
+
 def test_open_draft_is_exact_and_marked_not_public():
     frame = small_frame()
     with pytest.warns(UserWarning, match="NOT PUBLIC"):
@@ -412,10 +459,11 @@ def test_sum_threshold_bounds_the_false_alarm_of_a_run_and_is_not_vacuous():
 def test_a_column_of_hours_keeps_its_small_hours_through_their_decade(monkeypatch):
     """Hours 0..23 (most rows at 5..11 and 13..17), 15,000 rows, epsilon 0.5 over 6 columns: each one-hour cell
     below 8 holds fewer rows than a cell needs and their decade's run more, so the lower bound is 1 (0 is its own
-    cell); without the runs it is 7 (the draft before), which moves the 1,655 rows at hours 0-6 (11 %) to 7. The
-    upper bound stays the passing cell's (19), not the decade's 99. Seeds 1-5; the check without runs uses 1-4, as
-    seed 5 then draws the rare pass of an empty cell (-700..-601; probability <= 0.001 a column) that the runs'
-    larger union bound keeps out."""
+    cell) on most seeds: 46 of 60 (77 %; 52 of 60 with the draft's seven profile classes, before the grouped and
+    comma ones changed its noise stream); the test asks for half of seeds 1-30 (a binomial at 0.77 falls below 15
+    with probability about 1e-4). Without the runs, none of the 30: the bound is 6-8 (the draft before), which moves
+    the 1,655 rows at hours 0-6 (11 %) up. The upper bound stays the passing cell's (19), not the decade's 99, on
+    every seed."""
     import dprelease.schema.draft as draft_module
 
     rng = np.random.Generator(np.random.PCG64(8))
@@ -424,14 +472,16 @@ def test_a_column_of_hours_keeps_its_small_hours_through_their_decade(monkeypatc
     frame = pd.DataFrame({"hour": hours.astype(int).astype(str),
                           **{f"flag{j}": rng.choice(["a", "b"], 15_000) for j in range(5)}})
 
-    def bounds(seed):
+    def bounds() -> list[tuple[int, int]]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return draft_schema(frame, epsilon=0.5, delta=1e-9, seed=seed, types={"hour": "integer"}).column("hour").bounds
+            return [draft_schema(frame, epsilon=0.5, delta=1e-9, seed=seed, types={"hour": "integer"}).column(
+                "hour").bounds for seed in range(1, 31)]
 
-    assert [bounds(seed) for seed in range(1, 6)] == [(1, 19)] * 5
+    with_runs = bounds()
+    assert sum(low == 1 for low, _ in with_runs) >= 15 and {high for _, high in with_runs} == {19}
     monkeypatch.setattr(draft_module, "_decade_runs", lambda edges: [])
-    assert [bounds(seed) for seed in range(1, 5)] == [(7, 19)] * 4
+    assert sum(low == 1 for low, _ in bounds()) == 0
 
 
 def test_runs_widen_an_empty_side_with_probability_at_most_the_target():

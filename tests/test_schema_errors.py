@@ -64,6 +64,13 @@ SCHEMA_CASES = [
      ("'a'", "'bins'")),
     ("boolean-overlap", {"a": {"type": "boolean", "true": ["y"], "false": ["y"]}}, InputError, ("'a'", "['y']")),
     ("tokens-not-list", {"a": {"type": "boolean", "null_tokens": "NA"}}, InputTypeError, ("'a'", "'NA'")),
+    ("category-is-null-token", {"format": "dprelease-schema/1", "null_tokens": ["", "NA"],
+                                "columns": {"a": {"type": "categorical", "values": ["EU", "NA"]}}}, InputError,
+     ("'a'", "category 'NA' is also a NULL token")),
+    ("column-token-is-category", {"a": {"type": "categorical", "values": ["x", "-"], "null_tokens": ["-"]}}, InputError,
+     ("'a'", "category '-'")),
+    ("boolean-word-is-null-token", {"a": {"type": "boolean", "null_tokens": ["N"]}}, InputError,
+     ("'a'", "true/false word 'N'")),
     ("no-columns", {}, InputError, ("at least one column",)),
     ("format-columns", {"format": "dprelease-schema/1", "columns": [1]}, InputError, ("columns must be",)),
     ("format-unknown", {"format": "dprelease-schema/9", "columns": {}}, InputError, ("'dprelease-schema/9'",)),
@@ -322,3 +329,23 @@ def test_too_many_bins_are_refused_before_any_edge_is_made(spec):
     with pytest.raises(InputError, match=rf"'a': bins={spec['bins']} is above the cap of 1,000,000 codes"):
         Schema.from_dict({"a": spec})
     assert time.perf_counter() - start < 0.5
+
+
+def test_a_frame_whose_category_pandas_read_as_missing_is_told_why():
+    """pandas.read_csv turns the text "NA" (North America) into a missing value: the NULL error says so, naming the
+    public category, and only for a DataFrame with such a category (a path is read by dprelease, which keeps it)."""
+    schema = Schema.from_dict({"continent": {"type": "categorical", "values": ["EU", "NA"]},
+                               "device": {"type": "categorical", "values": ["pc", "phone"]}})
+    frame = pd.DataFrame({"continent": ["EU", None, "NA"], "device": ["pc", None, "phone"]})
+    with pytest.raises(InputError) as info:
+        encode(frame, schema)
+    continent, device = str(info.value).split("column 'continent': ")[1].split("; column 'device': ")
+    assert "pandas.read_csv reads the text 'NA'" in continent and "keep_default_na=False" in continent
+    assert device == "NULL values (declare null)"  # no category pandas reads as missing: no hint
+
+
+def test_a_csv_category_named_like_a_blank_is_kept(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("continent\nNA\nEU\n")
+    schema = Schema.from_dict({"continent": {"type": "categorical", "values": ["EU", "NA"]}})
+    assert encode(path, schema)[:, 0].tolist() == [1, 0]

@@ -7,8 +7,9 @@ them, which pays first. Everything it decides from the reader's answers is post-
 Two modes, and never a silent one:
 
 - **private** (``epsilon=``, optionally ``delta=``): a quarter of epsilon buys each column, in equal parts, a
-  noisy profile (how many values look NULL, boolean, integer, decimal, date, date-time or text), from which
-  the kind and the NULL bucket are chosen. The other three quarters are split equally over the columns whose
+  noisy profile (how many values look NULL, boolean, integer, decimal, date, date-time or text, or like a number
+  written with thousands separators or signs (1,234.50, $99, 12%) or a decimal comma (3,5)), from which the kind,
+  the way numbers are written and the NULL bucket are chosen. The other three quarters are split equally over the columns whose
   kind needs more (a boolean needs nothing more, nor text when delta = 0): for numbers, bounds from a noisy
   histogram over public cells (0, +-1..9 10^e; widened by runs of a decade's cells whose noisy sum stands out)
   and then bin edges (quantiles 1/b .. (b-1)/b) by the
@@ -26,6 +27,7 @@ Two modes, and never a silent one:
 from __future__ import annotations
 
 import functools
+import json
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -39,12 +41,13 @@ from dprelease.privacy.accountant import Charge, PrivacyAccountant
 from dprelease.privacy.column_reader import PrivateColumnReader
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
-from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn
+from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn,
+                                     number_text)
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column, on_decimal_grid
 from dprelease.schema.encode import read_table
-from dprelease.schema.parse import (C_BOOLEAN, C_DATE, C_DATETIME, C_DECIMAL, C_INTEGER, C_NULL, CLASSES,
-                                    FactorColumn, TypedColumn, classify, datetimes_to_int, parse_floats, parse_times,
-                                    texts, typed_class)
+from dprelease.schema.parse import (C_BOOLEAN, C_COMMA, C_DATE, C_DATETIME, C_DECIMAL, C_GROUPED, C_INTEGER, C_NULL,
+                                    CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn, classify, datetimes_to_int,
+                                    parse_floats, parse_times, texts, typed_class)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import check_header_names
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
@@ -221,6 +224,8 @@ class _Profiled:
     has_null: bool
     #: whether the kind was declared or some non-NULL class stood out of the noise (else the kind is a guess)
     kind_seen: bool = True
+    #: how a number column writes its numbers in text, as schema options (:func:`_written`); {} when plainly
+    written: tuple[tuple[str, object], ...] = ()
 
     def needs_budget(self, delta: float) -> bool:
         """Whether drafting the rest privately reads the data: a boolean's does not, nor text's when delta = 0."""
@@ -242,8 +247,9 @@ def _profile(name, raw, reader, null_tokens, declared, share) -> _Profiled:
     counts = np.maximum(np.asarray(counts, dtype=np.float64), 0)
     noise = _scale(share)  # the profile's noise scale (0 openly): a class counts when above it
     seen = declared is not None or _visible(counts, noise) is not None
-    return _Profiled(name, raw, text, row_class, counts, noise, declared or _kind(counts, noise),
-                     bool(counts[C_NULL] > noise), seen)
+    kind = declared or _kind(counts, noise)
+    written = tuple(_written(counts, noise).items()) if kind in ("integer", "numeric") else ()
+    return _Profiled(name, raw, text, row_class, counts, noise, kind, bool(counts[C_NULL] > noise), seen, written)
 
 
 def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, notes) -> Column:
@@ -256,14 +262,23 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
     if kind == "categorical":
         return _categories(name, column.raw, column.text, column.row_class, reader, main, delta_share,
                            max_categories, has_null, notes)
+    written = dict(column.written)
     conforming = {"integer": (C_INTEGER,), "numeric": (C_INTEGER, C_DECIMAL), "date": (C_DATE, C_DATETIME),
                   "datetime": (C_DATE, C_DATETIME)}[kind]
+    if written:
+        conforming += (C_COMMA,) if written.get("decimal") == "," else (C_GROUPED,)
     stray = counts.sum() - counts[C_NULL] - sum(counts[c] for c in conforming)
     wide = {"other": True} if stray > 3 * noise * np.sqrt(len(CLASSES)) else {"clip": True}
-    values = _values(kind, column.raw, column.text, np.isin(column.row_class, conforming))
+    values = _values(kind, column.raw, column.text, np.isin(column.row_class, conforming), written)
     if kind in ("date", "datetime"):
         return _dates(name, kind, values, reader, main, has_null, wide, notes)
-    return _numbers(name, kind, values, reader, main, bins, has_null, wide, notes)
+    drafted = _numbers(name, kind, values, reader, main, bins, has_null, wide, notes, written)
+    if written:  # the format is public once chosen from the profile's noisy classes (post-processing)
+        options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
+        notes.append(f"column {name!r} writes its numbers {_written_words(written)}: "
+                     + (f"declare {options} with its bounds" if isinstance(drafted, UndecidedColumn)
+                        else f"the draft declares {options}; remove the symbols it does not use"))
+    return drafted
 
 
 def _scale(epsilon: Fraction) -> float:
@@ -287,6 +302,7 @@ def _kind(counts: np.ndarray, noise: float = 0.0) -> str:
     ("0.0") and 3 % amounts (1,800 of 60,000 rows) would lose every amount; numeric bins hold integers too."""
     visible = _visible(counts, noise)
     decimals_seen = visible is not None and visible[C_DECIMAL] > 0
+    written = _written(counts, noise)
     if visible is not None:
         counts = visible
     present = counts.sum() - counts[C_NULL]
@@ -299,6 +315,8 @@ def _kind(counts: np.ndarray, noise: float = 0.0) -> str:
         return "integer"
     if share(C_INTEGER, C_DECIMAL) >= KIND_SHARE:
         return "numeric"
+    if written and share(C_INTEGER, C_DECIMAL, C_COMMA if written.get("decimal") == "," else C_GROUPED) >= KIND_SHARE:
+        return "numeric"  # 1,234.50 or 3,5: numeric (a whole 1,234 is not told from 1,234.5 by its class)
     if share(C_DATE) >= KIND_SHARE:
         return "date"
     if share(C_DATE, C_DATETIME) >= KIND_SHARE:
@@ -306,8 +324,27 @@ def _kind(counts: np.ndarray, noise: float = 0.0) -> str:
     return "categorical"
 
 
-def _values(kind: str, raw, text, conforming_rows: np.ndarray) -> np.ndarray:
-    """The parsed values of the rows that look like ``kind`` (floats, or integer days / seconds)."""
+def _written(counts: np.ndarray, noise: float) -> dict[str, object]:
+    """How a column writes its numbers, from the classes that stand out of the profile's noise: grouped (1,234.50,
+    $99, 12%) -> ``thousands`` "," and the public :data:`DRAFT_SYMBOLS`; comma (3,5, 1.234,5) -> ``decimal`` ","
+    (its thousands are then "."), with the symbols; the larger wins where both do; {} where neither does."""
+    visible = _visible(counts, noise)
+    if visible is None or max(visible[C_GROUPED], visible[C_COMMA]) <= 0:
+        return {}
+    if visible[C_COMMA] > visible[C_GROUPED]:
+        return {"decimal": ",", "symbols": list(DRAFT_SYMBOLS)}
+    return {"thousands": ",", "symbols": list(DRAFT_SYMBOLS)}
+
+
+def _written_words(written: Mapping[str, object]) -> str:
+    return ("with a decimal comma (3,5; 1.234,5)" if written.get("decimal") == ","
+            else "with thousands separators or signs (1,234.50; $99; 12%)")
+
+
+def _values(kind: str, raw, text, conforming_rows: np.ndarray, written: Mapping[str, object] | None = None
+            ) -> np.ndarray:
+    """The parsed values of the rows that look like ``kind`` (floats, or integer days / seconds), numbers read as
+    ``written`` says (the same rule the encoder applies, :func:`~dprelease.schema.binned.number_text`)."""
     if isinstance(raw, TypedColumn):
         values = raw.values
         if values.dtype.kind == "M":
@@ -315,9 +352,15 @@ def _values(kind: str, raw, text, conforming_rows: np.ndarray) -> np.ndarray:
         return values[conforming_rows].astype(np.float64 if kind in ("integer", "numeric") else np.int64)
     if kind in ("date", "datetime"):
         parsed, _ = parse_times(text, "D" if kind == "date" else "s")
+    elif written:
+        reading = NumericColumn(name="_", edges=(0.0, 1.0), **written)  # carries the format to number_text
+        parsed, _ = parse_floats(np.array([None if t is None else number_text(reading, t) for t in text], dtype=object))
     else:
         parsed, _ = parse_floats(text)
-    return parsed[raw.index[conforming_rows]]
+    values = parsed[raw.index[conforming_rows]]
+    if kind == "integer" and written:  # a declared integer column: its grouped decimals are not integers
+        values = values[np.isfinite(values) & (values == np.floor(values))]
+    return values
 
 
 def _cell_edges(integer: bool) -> np.ndarray:
@@ -441,7 +484,7 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     return steps[(steps > low) & (steps <= high)]
 
 
-def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes) -> Column:
+def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes, written=None) -> Column:
     integer = kind == "integer"
     cells = _cell_edges(integer)
     runs = _decade_runs(cells)
@@ -457,7 +500,7 @@ def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes) -> C
         inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
                                  epsilon=main / 2, label=f"{name}: bin edges")
         edges = sorted({low, high, *(float(e) for e in inner if low < e < high)})
-    common = {"name": name, "null": bool(has_null), **wide}
+    common = {"name": name, "null": bool(has_null), **wide, **(written or {})}
     if integer:
         if len(edges) == 2 and high - low + 1 <= max(bins, 1):
             return IntegerColumn(low=int(low), high=int(high), **common)

@@ -88,7 +88,8 @@ def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> 
             continue
         column_codes, issues = encode_column(column, table.columns[column.name], schema)
         codes[:, i] = column_codes
-        problems += [f"column {column.name!r}: {describe(column, issue, show_values)}" for issue in issues]
+        problems += [f"column {column.name!r}: {describe(column, issue, show_values)}"
+                     + _read_csv_hint(column, issue, table.source) for issue in issues]
     if problems:
         count = len({p.split(":")[0] for p in problems})
         raise InputError(f"{table.source}: cannot encode {count} column{'s' if count > 1 else ''} by the schema: "
@@ -157,6 +158,23 @@ def _resolve(column: Column, codes: np.ndarray, status: np.ndarray, examples) ->
         else:
             issues.append((kind, int(mask.sum()), examples(mask)))
     return codes, issues
+
+
+#: The texts pandas.read_csv takes as missing by default (its na_values; pandas 2.x).
+PANDAS_NA_TEXTS = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+                             "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
+
+
+def _read_csv_hint(column: Column, issue: tuple[int, int, list[str]], source: str) -> str:
+    """Where a DataFrame's categorical column has NULLs and one of its (public) categories is a text pandas reads as
+    missing ("NA" for North America), the likely cause and its fix."""
+    if source != "data frame" or issue[0] != NULL or not isinstance(column, CategoricalColumn):
+        return ""
+    texts = [key for key in column.keys if key in PANDAS_NA_TEXTS]
+    if not texts:
+        return ""
+    return (f"; pandas.read_csv reads the text {texts[0]!r}, one of the column's categories, as missing unless "
+            "keep_default_na=False (or give the file's path, which dprelease reads itself)")
 
 
 def describe(column: Column, issue: tuple[int, int, list[str]], show_values: bool) -> str:

@@ -183,10 +183,32 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 
 
 # ------------------------------------------------------------------ value kinds
-#: What a value looks like, for drafting a schema: its class, in order of precedence.
-CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text")
-C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT = range(len(CLASSES))
+#: What a value looks like, for drafting a schema: its class, in order of precedence. ``grouped`` is a number
+#: written with "," grouping its thousands or with a sign (1,234.50, $99, 12%), ``comma`` one with a decimal comma
+#: (3,5, 1.234,5): they read as numbers with ``"thousands": ","`` or ``"decimal": ","``.
+CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma")
+C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA = range(len(CLASSES))
 _BOOLEAN_WORDS = {"true", "false", "yes", "no", "t", "f", "y", "n"}
+#: The signs a drafted number column may carry (public): a column of grouped or comma numbers declares them all.
+DRAFT_SYMBOLS = ("$", "\u20ac", "\u00a3", "\u00a5", "%")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_US_GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
+_DECIMAL_COMMA = re.compile(r"[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?")
+
+
+def written_number_class(text: str) -> int:
+    """C_GROUPED, C_COMMA or C_TEXT for a text that is not a plain number: $1,234.50 and 12% are grouped, 3,5 and
+    1.234,5 comma. 1,234 reads both ways and counts as grouped (a decimal comma rarely has three digits)."""
+    bare = text
+    for symbol in DRAFT_SYMBOLS:
+        bare = bare.replace(symbol, "")
+    bare = bare.strip()
+    signed = bare != text.strip()
+    if _US_GROUPED.fullmatch(bare) or (signed and _PLAIN_NUMBER.fullmatch(bare)):
+        return C_GROUPED
+    if _DECIMAL_COMMA.fullmatch(bare) and ("," in bare or bare.count(".") > 1 or signed):
+        return C_COMMA
+    return C_TEXT
 
 
 def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
@@ -207,6 +229,8 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
             match = _ISO.match(t.strip())
             if match is not None and parse_iso(t, "s") is not None:
                 out[i] = C_DATE if match.group(2) is None else C_DATETIME
+            elif len(t) <= 64 and any(c.isdigit() for c in t):
+                out[i] = written_number_class(t)
     return out
 
 

@@ -138,6 +138,8 @@ class Schema:
             seen.add(column.name)
         tokens = check_tokens(self.null_tokens, "null_tokens", "*")
         object.__setattr__(self, "null_tokens", tokens)
+        for column in columns:
+            _check_values_are_not_null_tokens(column, self.null_tokens_of(column))
         if not isinstance(self.strip, bool):
             raise InputTypeError(f"schema strip must be true or false, got {self.strip!r}")
         if self.draft is not None and not isinstance(self.draft, Draft):
@@ -295,6 +297,23 @@ _FIELDS = {
     "date": ("bounds", "unit", "width", "edges", "clip"),
     "datetime": ("bounds", "unit", "width", "edges", "clip"),
 }
+
+
+def _check_values_are_not_null_tokens(column: Column, null_tokens: tuple[str, ...]) -> None:
+    """A category (or boolean word) that is also a NULL token could never be matched: the token wins. Refused, so
+    that "NA" for North America beside ``"null_tokens": ["", "NA"]`` is not silently read as a blank."""
+    if isinstance(column, CategoricalColumn):
+        clash = [key for key in column.keys if key in null_tokens]
+        what = "category"
+    elif isinstance(column, BooleanColumn):
+        clash = [token for token in null_tokens if token.lower() in column.true + column.false]
+        what = "true/false word"
+    else:
+        return
+    if clash:
+        raise InputError(f"{where(column.name)}: {what} {clash[0]!r} is also a NULL token, so no value could ever match "
+                         "it; remove it from null_tokens (the file's or the column's) or from the column's "
+                         f"{'values' if what == 'category' else 'true/false words'}")
 
 
 def columns_from_json(specs: Mapping[object, object]) -> tuple[Column, ...]:
