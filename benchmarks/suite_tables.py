@@ -500,6 +500,87 @@ def claims(n: int = 4_000, seed: int = CLAIMS_SEED) -> Dataset:
                      "amount": _text(amount), "kind": _text(kind)}, CLAIMS_SCHEMA)
 
 
+ADMISSIONS_SEED = 1210
+ADMISSIONS_SCHEMA = {"format": "dprelease-schema/1", "columns": {
+    "zip": {"type": "categorical", "values": [f"606{i:02d}" for i in range(60)], "other": True},
+    "ward": {"type": "categorical", "values": [f"W{i}" for i in range(1, 9)]},
+    "specialty": {"type": "categorical", "values": ["medicine", "surgery", "pediatrics", "maternity", "oncology"]},
+    "age": {"type": "integer", "bounds": [0, 100], "width": 5, "clip": True},
+    "los_days": {"type": "integer", "bounds": [1, 60], "edges": [1, 2, 3, 4, 5, 7, 10, 14, 21, 30, 60], "clip": True},
+    "admitted": {"type": "date", "bounds": ["2024-01-01", "2024-12-31"], "unit": "month"},
+    "insurance": {"type": "categorical", "values": ["Medicare", "Medicaid", "Private", "Self-pay"], "null": True,
+                  "other": True},
+    "readmitted": {"type": "boolean"}}}
+
+
+def admissions(n: int = 800, seed: int = ADMISSIONS_SEED) -> Dataset:
+    """Hospital admissions, 800 rows (session 33's new-user trial, redrawn here): 60 Zipf zip codes, a ward that
+    fixes the specialty (a functional dependence), age by specialty (children, mothers, the old), length of stay by
+    specialty, a day in 2024 by month, insurance by age (10 % blank) and readmission by stay and age."""
+    rng = generator(seed, n)
+    zipf = 1 / np.arange(1, 61) ** 1.1
+    ward = rng.choice(8, n, p=[.25, .2, .15, .1, .1, .08, .07, .05])
+    specialty = np.array(["medicine", "medicine", "surgery", "surgery", "pediatrics", "maternity", "oncology",
+                          "medicine"])[ward]
+    age = np.where(specialty == "pediatrics", rng.integers(0, 17, n),
+                   np.where(specialty == "maternity", rng.integers(18, 45, n),
+                            np.clip(rng.normal(66, 15, n), 18, 100).astype(int)))
+    stay = np.clip(rng.geometric(np.where(specialty == "oncology", .08, np.where(specialty == "surgery", .2, .35))), 1, 60)
+    day = np.datetime64("2024-01-01") + rng.integers(0, 366, n).astype("timedelta64[D]")
+    insurance = rng.choice(np.array(["Medicare", "Medicaid", "Private", "Self-pay"]), n, p=[.4, .2, .3, .1])
+    insurance = np.where((age >= 65) & (rng.random(n) < .85), "Medicare", insurance)
+    readmitted = rng.random(n) < 0.03 + 0.004 * stay + 0.001 * np.maximum(age - 60, 0)
+    return _encoded({"zip": _text(np.array([f"606{i:02d}" for i in range(60)])[rng.choice(60, n, p=zipf / zipf.sum())]),
+                     "ward": _text(np.char.add("W", (ward + 1).astype(str))), "specialty": _text(specialty),
+                     "age": _text(age), "los_days": _text(stay), "admitted": _text(day),
+                     "insurance": _text(insurance, rng.random(n) < 0.1),
+                     "readmitted": _text(np.where(readmitted, "yes", "no"))}, ADMISSIONS_SCHEMA)
+
+
+SESSIONS_SEED = 1211
+SESSION_COUNTRIES = {"US": "NA", "CA": "NA", "MX": "NA", "BR": "SA", "AR": "SA", "CL": "SA", "GB": "EU", "DE": "EU",
+                     "FR": "EU", "ES": "EU", "IT": "EU", "PL": "EU", "NL": "EU", "SE": "EU", "IN": "AS", "CN": "AS",
+                     "JP": "AS", "KR": "AS", "ID": "AS", "VN": "AS", "NG": "AF", "ZA": "AF", "EG": "AF", "KE": "AF",
+                     "AU": "OC", "NZ": "OC"}
+SESSIONS_SCHEMA = {"format": "dprelease-schema/1", "columns": {
+    "country": {"type": "categorical", "values": list(SESSION_COUNTRIES), "other": True},
+    "continent": {"type": "categorical", "values": ["NA", "SA", "EU", "AS", "AF", "OC"]},
+    "device": {"type": "categorical", "values": ["desktop", "mobile", "tablet"]},
+    "os": {"type": "categorical", "values": ["Windows", "macOS", "Linux", "Android", "iOS"], "other": True},
+    "hour": {"type": "integer", "bounds": [0, 23]},
+    "pages": {"type": "integer", "bounds": [1, 100], "edges": [1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 50, 100], "clip": True},
+    "duration_s": {"type": "numeric", "bounds": [0, 7200], "edges": [0, 10, 30, 60, 120, 300, 600, 1200, 3600, 7200],
+                   "clip": True},
+    "source": {"type": "categorical", "values": ["search", "direct", "social", "email", "ads"], "other": True},
+    "converted": {"type": "boolean"},
+    "revenue": {"type": "numeric", "bounds": [0, 5000], "edges": [0, 0.01, 10, 25, 50, 100, 250, 500, 5000],
+                "clip": True}}}
+
+
+def sessions(n: int = 60_000, seed: int = SESSIONS_SEED) -> Dataset:
+    """Web sessions, 60,000 rows (session 33's new-user trial, redrawn here): 26 countries (Zipf 0.9) each in its
+    continent (a functional dependence), the operating system by device, hour of day, pages (geometric by device),
+    duration by pages, the source, conversion by pages and device, and revenue zero unless converted."""
+    rng = generator(seed, n)
+    names = np.array(list(SESSION_COUNTRIES))
+    shares = 1 / np.arange(1, len(names) + 1) ** 0.9
+    country = names[rng.choice(len(names), n, p=shares / shares.sum())]
+    device = rng.choice(np.array(["desktop", "mobile", "tablet"]), n, p=[.45, .48, .07])
+    system = np.where(device == "desktop", rng.choice(np.array(["Windows", "macOS", "Linux"]), n, p=[.7, .25, .05]),
+                      rng.choice(np.array(["Android", "iOS"]), n, p=[.6, .4]))
+    hour = (np.round(rng.normal(15, 5, n)) % 24).astype(int)
+    pages = np.clip(rng.geometric(np.where(device == "desktop", .2, .35)), 1, 100)
+    duration = np.round(rng.lognormal(np.log(30 * pages), .6), 1)
+    converted = rng.random(n) < np.clip(0.005 * pages + (device == "desktop") * .02, 0, .6)
+    revenue = np.where(converted, np.round(rng.lognormal(3.5, 1, n), 2), 0.0)
+    source = rng.choice(np.array(["search", "direct", "social", "email", "ads"]), n, p=[.35, .25, .2, .1, .1])
+    return _encoded({"country": _text(country), "continent": _text(np.array([SESSION_COUNTRIES[c] for c in country])),
+                     "device": _text(device), "os": _text(system), "hour": _text(hour), "pages": _text(pages),
+                     "duration_s": _text(duration), "source": _text(source),
+                     "converted": _text(np.where(converted, "true", "false")), "revenue": _text(revenue)},
+                    SESSIONS_SCHEMA)
+
+
 # ----------------------------------------------------------------------------- the registry
 # ------------------------------------------------------------------------------------ small domains (session 25)
 #: Seed of every small-domain table (each its own stream: ``generator(SMALL_SEED, k)``).
@@ -653,6 +734,13 @@ TABLES: dict[str, SuiteTable] = {t.name: t for t in (
     SuiteTable("claims", claims, "1-3way", "held out (added after the defaults were chosen): insurance claims through "
                "a schema (date-times by month, 50 states, age with blanks, a 3 % fraud flag, amount bins): 4,000 x 6, "
                "9.6e+05 cells; all 41 1-3-way marginals", 4_000, 6, held_out=True),
+    SuiteTable("admissions", admissions, "1-3way", "held out (added after the defaults were chosen): hospital "
+               "admissions through a schema (60 Zipf zip codes, ward fixing specialty, age and stay by specialty, "
+               "months, insurance with blanks): 800 x 8, 7.03e+07 cells; all 92 1-3-way marginals", 800, 8,
+               held_out=True),
+    SuiteTable("sessions", sessions, "1-3way", "held out (added after the defaults were chosen): web sessions through a "
+               "schema (26 countries fixing 6 continents, os by device, hours, pages and duration bins, revenue zero "
+               "unless converted): 60,000 x 10, 6.65e+08 cells; all 175 1-3-way marginals", 60_000, 10, held_out=True),
     SuiteTable("bn-1m", lambda: bn(1_000_000), "2way", "the same Bayesian network: 1,000,000 x 32, 4.1e23 cells; "
                "all 496 2-way marginals", 1_000_000, 32),
     SuiteTable("tiny-codes", tiny_codes(1_000), "1-3way", "small domain: 3 independent columns of 2, 3 and 5 values, "
