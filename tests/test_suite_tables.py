@@ -33,7 +33,7 @@ SMALL = ["tiny-codes", "tiny-codes-5k", "chain5", "survey-500", "survey-5k", "la
 
 
 @pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans", "orders", "meters", "households",
-                                  *SMALL])
+                                  "admissions", "sessions", *SMALL])
 def test_table_has_its_declared_shape(st, name):
     dataset, workload, description = st.load(name)
     declared = st.TABLES[name]
@@ -194,8 +194,29 @@ def test_the_claims_table_is_reproducible_raw_text_with_its_one_dependence(st):
     assert dependence(claims, "fraud", "amount") > 3 * dependence(claims, "fraud", "kind")
 
 
+def test_the_admissions_and_sessions_tables_are_reproducible_with_their_dependences(st):
+    """admissions and sessions (held out, session 33): the same codes every time, the schemas' domains, insurance
+    blanks near 10 %, and the functional dependences (the ward fixes the specialty, the country its continent: each
+    conditional has one value); revenue is above 0 only where the session converted."""
+    from dprelease.schema import Schema
+
+    admissions = st.admissions()
+    assert np.array_equal(admissions.records, st.admissions().records)
+    assert admissions.domain == Schema.from_dict(st.ADMISSIONS_SCHEMA).domain and admissions.n == 800
+    insurance = admissions.records[:, admissions.domain.axis("insurance")]
+    assert 0.07 < np.mean(insurance == admissions.domain.size_of("insurance") - 2) < 0.13  # null, then other
+    sessions = st.sessions()
+    assert sessions.domain == Schema.from_dict(st.SESSIONS_SCHEMA).domain and sessions.n == 60_000
+    for data, key, fixed in ((admissions, "ward", "specialty"), (sessions, "country", "continent")):
+        joint = data.marginal((key, fixed)).reshape(data.domain.size_of(key), -1)
+        assert ((joint > 0).sum(axis=1) <= 1).all()  # one value of the second column per value of the first
+    revenue = sessions.records[:, sessions.domain.axis("revenue")]
+    converted = sessions.records[:, sessions.domain.axis("converted")] == 1
+    assert (revenue[~converted] == 0).all() and np.mean(revenue[converted] > 0) > 0.99
+
+
 def test_the_held_out_tables_are_outside_the_suite_the_defaults_are_chosen_on(st):
-    held_out = {"orders", "meters", "households", "claims"}
+    held_out = {"orders", "meters", "households", "claims", "admissions", "sessions"}
     assert {name for name, table in st.TABLES.items() if table.held_out} == held_out
     assert set(st.SMALL_DOMAINS) == {name for name, table in st.TABLES.items() if table.small_domain}
     assert len(st.SMALL_DOMAINS) == 12 and not held_out & set(st.SMALL_DOMAINS)
