@@ -243,12 +243,14 @@ class Schema:
         return out
 
     def dumps(self) -> str:
-        """The JSON text: one line per column, the draft's ledger indented."""
+        """The JSON text: one line per column, the draft's ledger indented; names and values as written (UTF-8: a
+        reviewer reads "€" and "Zürich", not "\\u20ac" and "Z\\u00fcrich")."""
         raw = self.to_dict()
         lines = []
         for key, value in raw.items():
             if key == "columns":
-                inner = [f"  {json.dumps(n)}: {json.dumps(spec)}" for n, spec in value.items()]
+                inner = [f"  {json.dumps(n, ensure_ascii=False)}: {json.dumps(spec, ensure_ascii=False)}"
+                         for n, spec in value.items()]
                 lines.append(' "columns": {\n' + ",\n".join(inner) + "\n }")
             else:
                 lines.append(f" {json.dumps(key)}: " + json.dumps(value, indent=1).replace("\n", "\n "))
