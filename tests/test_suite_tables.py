@@ -33,7 +33,7 @@ SMALL = ["tiny-codes", "tiny-codes-5k", "chain5", "survey-500", "survey-5k", "la
 
 
 @pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans", "orders", "meters", "households",
-                                  "admissions", "sessions", *SMALL])
+                                  "admissions", "sessions", "sensors", *SMALL])
 def test_table_has_its_declared_shape(st, name):
     dataset, workload, description = st.load(name)
     declared = st.TABLES[name]
@@ -215,8 +215,18 @@ def test_the_admissions_and_sessions_tables_are_reproducible_with_their_dependen
     assert (revenue[~converted] == 0).all() and np.mean(revenue[converted] > 0) > 0.99
 
 
+def test_the_sensors_table_is_reproducible_with_its_strong_pairs(st):
+    """sensors (held out, session 33): the same codes every time, neighbours in the chain far more dependent than the
+    chain's ends, and the sixth reading tied to the first (a noisy |x|) though uncorrelated with it."""
+    sensors = st.sensors()
+    assert np.array_equal(sensors.records, st.sensors().records) and sensors.domain.sizes == (16,) * 6
+    assert dependence(sensors, "s0", "s1") > 2 * dependence(sensors, "s0", "s4")
+    assert dependence(sensors, "s0", "s5") > 0.5
+    assert abs(np.corrcoef(sensors.records[:, 0], sensors.records[:, 5])[0, 1]) < 0.05
+
+
 def test_the_held_out_tables_are_outside_the_suite_the_defaults_are_chosen_on(st):
-    held_out = {"orders", "meters", "households", "claims", "admissions", "sessions"}
+    held_out = {"orders", "meters", "households", "claims", "admissions", "sessions", "sensors"}
     assert {name for name, table in st.TABLES.items() if table.held_out} == held_out
     assert set(st.SMALL_DOMAINS) == {name for name, table in st.TABLES.items() if table.small_domain}
     assert len(st.SMALL_DOMAINS) == 12 and not held_out & set(st.SMALL_DOMAINS)
