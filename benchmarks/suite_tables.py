@@ -711,6 +711,12 @@ def _cells(sizes) -> str:
     return f"{math.prod(sizes):.3g}"
 
 
+def _held_out(name: str, build: Callable[[], Dataset], workload: str, shape: str, n: int, columns: int) -> SuiteTable:
+    """A table added after every default was chosen and never used to choose one (its own page, results/heldout/)."""
+    return SuiteTable(name, build, workload, "held out (added after the defaults were chosen): " + shape, n, columns,
+                      held_out=True)
+
+
 TABLES: dict[str, SuiteTable] = {t.name: t for t in (
     SuiteTable("adult7", adult7, "1-3way", "Adult, 7 low-cardinality columns: 48,842 x 7, 120,960 cells; "
                "all 63 1-3-way marginals (small3)", 48_842, 7),
@@ -740,28 +746,25 @@ TABLES: dict[str, SuiteTable] = {t.name: t for t in (
     SuiteTable("loans", loans, "1-3way", "generated library loan log (8 columns of 2-12 values, <= 2 parents, "
                f"Dirichlet(0.5) CPTs): 8,000 x 8, {_cells([s for _, s, _ in LOANS_NODES])} cells; all 92 1-3-way "
                "marginals", 8_000, 8),
-    SuiteTable("orders", orders, "1-2way", "held out (added after the defaults were chosen): a web shop's raw "
-               "orders through a schema (by-week dates, 20 of 60 countries listed, blanks, price bins): 20,000 x 10, "
-               "1.46e+09 cells; all 55 1-2-way marginals", 20_000, 10, held_out=True),
-    SuiteTable("meters", meters, "1-3way", "held out (added after the defaults were chosen): a smart-meter register "
-               "through a schema (postcodes nested in regions, quarters, kWh bins, blanks): 60,000 x 11, "
-               "3.75e+10 cells; all 231 1-3-way marginals", 60_000, 11, held_out=True),
-    SuiteTable("households", households, "1-2way", "held out (added after the defaults were chosen): a town's "
-               "household survey through a schema (150 streets, Zipf; ages by tens, income bins with blanks, years "
-               "moved in): 600 x 12, 4.62e+10 cells; all 78 1-2-way marginals", 600, 12, held_out=True),
-    SuiteTable("claims", claims, "1-3way", "held out (added after the defaults were chosen): insurance claims through "
-               "a schema (date-times by month, 50 states, age with blanks, a 3 % fraud flag, amount bins): 4,000 x 6, "
-               "9.6e+05 cells; all 41 1-3-way marginals", 4_000, 6, held_out=True),
-    SuiteTable("admissions", admissions, "1-3way", "held out (added after the defaults were chosen): hospital "
-               "admissions through a schema (60 Zipf zip codes, ward fixing specialty, age and stay by specialty, "
-               "months, insurance with blanks): 800 x 8, 7.03e+07 cells; all 92 1-3-way marginals", 800, 8,
-               held_out=True),
-    SuiteTable("sessions", sessions, "1-3way", "held out (added after the defaults were chosen): web sessions through a "
-               "schema (26 countries fixing 6 continents, os by device, hours, pages and duration bins, revenue zero "
-               "unless converted): 60,000 x 10, 6.65e+08 cells; all 175 1-3-way marginals", 60_000, 10, held_out=True),
-    SuiteTable("sensors", sensors, "1-3way", "held out (added after the defaults were chosen): six correlated sensor "
-               "readings binned to 16 values (a chain of correlations 0.85, one reading a noisy |x|): 30,000 x 6, "
-               "1.68e+07 cells; all 41 1-3-way marginals", 30_000, 6, held_out=True),
+    _held_out("orders", orders, "1-2way", "a web shop's raw orders through a schema (by-week dates, 20 of 60 "
+              "countries listed, blanks, price bins): 20,000 x 10, 1.46e+09 cells; all 55 1-2-way marginals", 20_000, 10),
+    _held_out("meters", meters, "1-3way", "a smart-meter register through a schema (postcodes nested in regions, "
+              "quarters, kWh bins, blanks): 60,000 x 11, 3.75e+10 cells; all 231 1-3-way marginals", 60_000, 11),
+    _held_out("households", households, "1-2way", "a town's household survey through a schema (150 streets, Zipf; "
+              "ages by tens, income bins with blanks, years moved in): 600 x 12, 4.62e+10 cells; all 78 1-2-way "
+              "marginals", 600, 12),
+    _held_out("claims", claims, "1-3way", "insurance claims through a schema (date-times by month, 50 states, age "
+              "with blanks, a 3 % fraud flag, amount bins): 4,000 x 6, 9.6e+05 cells; all 41 1-3-way marginals",
+              4_000, 6),
+    _held_out("admissions", admissions, "1-3way", "hospital admissions through a schema (60 Zipf zip codes, ward "
+              "fixing specialty, age and stay by specialty, months, insurance with blanks): 800 x 8, 7.03e+07 cells; "
+              "all 92 1-3-way marginals", 800, 8),
+    _held_out("sessions", sessions, "1-3way", "web sessions through a schema (26 countries fixing 6 continents, os "
+              "by device, hours, pages and duration bins, revenue zero unless converted): 60,000 x 10, 6.65e+08 "
+              "cells; all 175 1-3-way marginals", 60_000, 10),
+    _held_out("sensors", sensors, "1-3way", "six correlated sensor readings binned to 16 values (a chain of "
+              "correlations 0.85, one reading a noisy |x|): 30,000 x 6, 1.68e+07 cells; all 41 1-3-way marginals",
+              30_000, 6),
     SuiteTable("bn-1m", lambda: bn(1_000_000), "2way", "the same Bayesian network: 1,000,000 x 32, 4.1e23 cells; "
                "all 496 2-way marginals", 1_000_000, 32),
     SuiteTable("tiny-codes", tiny_codes(1_000), "1-3way", "small domain: 3 independent columns of 2, 3 and 5 values, "
