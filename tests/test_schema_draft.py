@@ -159,7 +159,7 @@ def test_kind_follows_the_classes_the_noise_cannot_have_made(monkeypatch):
 
     assert kinds() == [("numeric", "integer")] * 20
     rule = draft._kind
-    monkeypatch.setattr(draft, "_kind", lambda counts, noise=0.0: rule(counts, 0.0))  # every class counts
+    monkeypatch.setattr(draft, "_kind", lambda counts, noise=0.0, written=None: rule(counts, 0.0))  # every class counts
     assert kinds() != [("numeric", "integer")] * 20
 
 

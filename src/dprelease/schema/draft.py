@@ -9,8 +9,8 @@ Two modes, and never a silent one:
 - **private** (``epsilon=``, optionally ``delta=``): a quarter of epsilon buys each column, in equal parts, a
   noisy profile (how many values look NULL, boolean, integer, decimal, date, date-time or text, or like a number
   written with thousands separators or signs (1,234.50, $99, 12%) or a decimal comma (3,5)), from which the kind,
-  the way numbers are written and the NULL bucket are chosen. The other three quarters are split equally over the columns whose
-  kind needs more (a boolean needs nothing more, nor text when delta = 0): for numbers, bounds from a noisy
+  the way numbers are written and the NULL bucket are chosen. The other three quarters are split equally over the
+  columns whose kind needs more (a boolean needs nothing more, nor text when delta = 0): for numbers, bounds from a noisy
   histogram over public cells (0, +-1..9 10^e; widened by runs of a decade's cells whose noisy sum stands out)
   and then bin edges (quantiles 1/b .. (b-1)/b) by the
   exponential mechanism over public candidates inside the bounds; for dates, bounds from a noisy histogram
@@ -41,10 +41,9 @@ from dprelease.privacy.accountant import Charge, PrivacyAccountant
 from dprelease.privacy.column_reader import PrivateColumnReader
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
-from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn,
-                                     number_text)
+from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column, on_decimal_grid
-from dprelease.schema.encode import read_table
+from dprelease.schema.encode import number_texts, read_table
 from dprelease.schema.parse import (C_BOOLEAN, C_COMMA, C_DATE, C_DATETIME, C_DECIMAL, C_GROUPED, C_INTEGER, C_NULL,
                                     CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn, classify, datetimes_to_int,
                                     parse_floats, parse_times, texts, typed_class)
@@ -247,8 +246,9 @@ def _profile(name, raw, reader, null_tokens, declared, share) -> _Profiled:
     counts = np.maximum(np.asarray(counts, dtype=np.float64), 0)
     noise = _scale(share)  # the profile's noise scale (0 openly): a class counts when above it
     seen = declared is not None or _visible(counts, noise) is not None
-    kind = declared or _kind(counts, noise)
-    written = tuple(_written(counts, noise).items()) if kind in ("integer", "numeric") else ()
+    written = _written(counts, noise)
+    kind = declared or _kind(counts, noise, written)
+    written = tuple(written.items()) if kind in ("integer", "numeric") else ()
     return _Profiled(name, raw, text, row_class, counts, noise, kind, bool(counts[C_NULL] > noise), seen, written)
 
 
@@ -292,17 +292,18 @@ def _visible(counts: np.ndarray, noise: float) -> np.ndarray | None:
     return visible if visible.sum() - visible[C_NULL] > 0 else None
 
 
-def _kind(counts: np.ndarray, noise: float = 0.0) -> str:
+def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] | None = None) -> str:
     """The kind most non-NULL values look like, among the classes the noise cannot have made: a class
     counts when its noisy count passes noise x ln(#classes / 0.001) (an empty one with probability <= 0.001
     in all). Without it, the empty classes' clipped noise (about noise / 2 rows each) swelled the
     denominator: a 6,000-row column of decimals came out categorical at epsilon 0.5 over 9 columns. When no
     class passes (a small table), all the noisy counts decide, as they are. Integers are chosen only where no
     decimal stands out of the noise: an integer column drops a decimal into ``other``, so a column of 97 % zeros
-    ("0.0") and 3 % amounts (1,800 of 60,000 rows) would lose every amount; numeric bins hold integers too."""
+    ("0.0") and 3 % amounts (1,800 of 60,000 rows) would lose every amount; numeric bins hold integers too.
+    ``written``: :func:`_written` of the same counts (the profile computes it once for both)."""
     visible = _visible(counts, noise)
     decimals_seen = visible is not None and visible[C_DECIMAL] > 0
-    written = _written(counts, noise)
+    written = _written(counts, noise) if written is None else written
     if visible is not None:
         counts = visible
     present = counts.sum() - counts[C_NULL]
@@ -352,9 +353,8 @@ def _values(kind: str, raw, text, conforming_rows: np.ndarray, written: Mapping[
         return values[conforming_rows].astype(np.float64 if kind in ("integer", "numeric") else np.int64)
     if kind in ("date", "datetime"):
         parsed, _ = parse_times(text, "D" if kind == "date" else "s")
-    elif written:
-        reading = NumericColumn(name="_", edges=(0.0, 1.0), **written)  # carries the format to number_text
-        parsed, _ = parse_floats(np.array([None if t is None else number_text(reading, t) for t in text], dtype=object))
+    elif written:  # read as the drafted column will be: a column declaring only the format carries it
+        parsed, _ = parse_floats(number_texts(text, NumericColumn(name="_", edges=(0.0, 1.0), **written)))
     else:
         parsed, _ = parse_floats(text)
     values = parsed[raw.index[conforming_rows]]

@@ -32,7 +32,7 @@ from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColu
 from dprelease.schema.parse import (FactorColumn, TypedColumn, as_text, datetimes_to_int, parse_booleans,
                                     parse_floats, parse_times, texts, whole_to_int)
 from dprelease.schema.schema import Schema
-from dprelease.schema.tables import PARQUET_SUFFIXES, Table, from_dataframe, read_csv, read_parquet
+from dprelease.schema.tables import FRAME_SOURCE, PARQUET_SUFFIXES, Table, from_dataframe, read_csv, read_parquet
 
 # Status of each value: placed, NULL, or one of the problems a bucket (or clip) may absorb.
 OK, NULL, UNPARSABLE, UNKNOWN, BELOW, ABOVE = range(6)
@@ -168,7 +168,7 @@ PANDAS_NA_TEXTS = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN
 def _read_csv_hint(column: Column, issue: tuple[int, int, list[str]], source: str) -> str:
     """Where a DataFrame's categorical column has NULLs and one of its (public) categories is a text pandas reads as
     missing ("NA" for North America), the likely cause and its fix."""
-    if source != "data frame" or issue[0] != NULL or not isinstance(column, CategoricalColumn):
+    if source != FRAME_SOURCE or issue[0] != NULL or not isinstance(column, CategoricalColumn):
         return ""
     texts = [key for key in column.keys if key in PANDAS_NA_TEXTS]
     if not texts:

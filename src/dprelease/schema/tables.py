@@ -346,13 +346,17 @@ def _from_numpy(array: np.ndarray, name: str) -> FactorColumn | TypedColumn:
 
 
 # --------------------------------------------------------------------- DataFrame
+#: The source a DataFrame's table names in messages (and by which the encoder knows one).
+FRAME_SOURCE = "data frame"
+
+
 def from_dataframe(frame: object, names: Sequence[str] | None) -> Table:
     """The columns ``names`` of a pandas DataFrame; its dtypes are kept (category, nullable, datetime)."""
     pd = need("pandas", "pandas", "reading a DataFrame")
     if not isinstance(frame, pd.DataFrame):
         raise InputTypeError(f"data must be a pandas DataFrame, a CSV or a Parquet path, got {type(frame).__name__}")
     header = [str(c) for c in frame.columns]
-    check_distinct_header(header, () if names is None else names, "data frame", where="")
+    check_distinct_header(header, () if names is None else names, FRAME_SOURCE, where="")
     names = header if names is None else names
     missing = [n for n in names if n not in header]
     columns = {}
@@ -360,7 +364,7 @@ def from_dataframe(frame: object, names: Sequence[str] | None) -> Table:
         if name not in header:
             continue
         columns[name] = _from_series(frame[frame.columns[header.index(name)]], name, pd)
-    return Table(columns, len(frame), "data frame", tuple(missing))
+    return Table(columns, len(frame), FRAME_SOURCE, tuple(missing))
 
 
 def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
