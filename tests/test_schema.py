@@ -55,12 +55,13 @@ def test_json_round_trip_and_domain_sizes_include_buckets(tmp_path):
 def test_a_schema_file_writes_its_text_as_written(tmp_path):
     """A drafted schema is read by a person: "Zürich" and the euro sign are written as such (UTF-8), not as
     \\u escapes, and read back to the same schema."""
-    schema = Schema.from_dict({"ort": {"type": "categorical", "values": ["Zürich", "Genève"]},
-                               "préis": {"type": "numeric", "edges": [0, 10, 100], "symbols": ["€"]}})
+    schema = Schema.from_dict({"format": "dprelease-schema/1", "description": "Preise in €",
+                               "columns": {"ort": {"type": "categorical", "values": ["Zürich", "Genève"]},
+                                           "préis": {"type": "numeric", "edges": [0, 10, 100], "symbols": ["€"]}}})
     path = tmp_path / "s.json"
     schema.to_json(path)
     text = path.read_text(encoding="utf-8")
-    assert '"Zürich"' in text and '"€"' in text and '"préis"' in text and "\\u" not in text
+    assert '"Zürich"' in text and '"€"' in text and '"préis"' in text and "in €" in text and "\\u" not in text
     assert Schema.from_json(path) == schema
 
 

@@ -253,7 +253,7 @@ class Schema:
                          for n, spec in value.items()]
                 lines.append(' "columns": {\n' + ",\n".join(inner) + "\n }")
             else:
-                lines.append(f" {json.dumps(key)}: " + json.dumps(value, indent=1).replace("\n", "\n "))
+                lines.append(f" {json.dumps(key)}: " + json.dumps(value, indent=1, ensure_ascii=False).replace("\n", "\n "))
         return "{\n" + ",\n".join(lines) + "\n}\n"
 
     @classmethod
