@@ -516,3 +516,21 @@ def test_the_spurious_null_bucket_chance_the_note_gives_is_the_profiles_noise():
     chance = math.exp(-(math.floor(t) + 1) / t) / (1 + math.exp(-1 / t))
     assert abs(rate - chance) < 5 * math.sqrt(chance * (1 - chance) / 20_000)
     assert f"in about {chance:.0%} of drafts" in _spurious_blanks_note(["a"], share)
+
+
+def test_a_column_with_undecided_bounds_keeps_how_its_numbers_are_written(tmp_path):
+    """A drafted column whose bounds stayed null still says how its numbers are written, so that declaring the
+    bounds is all it needs (a new user declared them and was refused: "values not numbers"); a date column cannot
+    carry the number options."""
+    raw = {"price": {"type": "numeric", "bounds": None, "clip": True, "thousands": ",", "symbols": ["$"]}}
+    schema = Schema.from_dict(raw)
+    assert Schema.loads(schema.dumps()) == schema and schema.to_dict()["columns"] == raw
+    with pytest.raises(InputError, match="bounds are undecided"):
+        schema.domain  # noqa: B018
+    declared = Schema.from_dict({"price": {**raw["price"], "bounds": [0, 5000], "edges": [0, 100, 5000]}})
+    (tmp_path / "p.csv").write_text('price\n"$1,234.50"\n$99\n', encoding="utf-8")
+    assert encode(tmp_path / "p.csv", declared).ravel().tolist() == [1, 0]
+    with pytest.raises(InputError, match="unknown field 'symbols' for a date column"):
+        Schema.from_dict({"day": {"type": "date", "bounds": None, "symbols": ["$"]}})
+    with pytest.raises(InputError, match="apply to integer and numeric columns"):
+        UndecidedColumn(name="day", type="date", symbols=("$",))

@@ -491,10 +491,22 @@ class UndecidedColumn(Column):
 
     type: str
     clip: bool = False
+    #: How its numbers are written (integer and numeric only; :class:`_Binned`'s fields): the draft finds that
+    #: too, and keeps it here so that declaring the bounds is all the column then needs.
+    decimal: str = "."
+    thousands: str | None = None
+    symbols: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:  # the kind the draft found (the other kinds name theirs on the class)
         return self.type
+
+    @property
+    def number_format(self) -> dict[str, object]:
+        """``decimal``, ``thousands`` and ``symbols`` as schema fields, those that differ from plain numbers."""
+        return {**({"decimal": self.decimal} if self.decimal != "." else {}),
+                **({"thousands": self.thousands} if self.thousands is not None else {}),
+                **({"symbols": list(self.symbols)} if self.symbols else {})}
 
     def __post_init__(self) -> None:
         if self.type not in BINNED_KINDS:
@@ -506,6 +518,10 @@ class UndecidedColumn(Column):
         check_flag(self.other, "other", self.name)
         check_flag(self.clip, "clip", self.name)
         object.__setattr__(self, "null_tokens", check_tokens(self.null_tokens, "null_tokens", self.name))
+        _check_decimal(self)
+        if self.number_format and self.type not in ("integer", "numeric"):
+            raise InputError(f"{where(self.name)}: decimal, thousands and symbols apply to integer and numeric "
+                             f"columns, not {self.type}")
 
     def _refuse(self) -> InputError:
         more = {"integer": "", "numeric": " and bins, width or edges", "date": " (ISO dates) and a unit",
@@ -524,4 +540,4 @@ class UndecidedColumn(Column):
         raise self._refuse()
 
     def _spec(self) -> dict[str, object]:
-        return {"bounds": None, **({"clip": True} if self.clip else {})}
+        return {"bounds": None, **({"clip": True} if self.clip else {}), **self.number_format}

@@ -272,13 +272,11 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
     values = _values(kind, column.raw, column.text, np.isin(column.row_class, conforming), written)
     if kind in ("date", "datetime"):
         return _dates(name, kind, values, reader, main, has_null, wide, notes)
-    drafted = _numbers(name, kind, values, reader, main, bins, has_null, wide, notes, written)
     if written:  # the format is public once chosen from the profile's noisy classes (post-processing)
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
-        notes.append(f"column {name!r} writes its numbers {_written_words(written)}: "
-                     + (f"declare {options} with its bounds" if isinstance(drafted, UndecidedColumn)
-                        else f"the draft declares {options}; remove the symbols it does not use"))
-    return drafted
+        notes.append(f"column {name!r} writes its numbers {_written_words(written)}: the draft declares {options}; "
+                     "remove the symbols it does not use")
+    return _numbers(name, kind, values, reader, main, bins, has_null, {**wide, **written}, notes)
 
 
 def _scale(epsilon: Fraction) -> float:
@@ -484,7 +482,7 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     return steps[(steps > low) & (steps <= high)]
 
 
-def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes, written=None) -> Column:
+def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes) -> Column:
     integer = kind == "integer"
     cells = _cell_edges(integer)
     runs = _decade_runs(cells)
@@ -500,7 +498,7 @@ def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes, writ
         inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
                                  epsilon=main / 2, label=f"{name}: bin edges")
         edges = sorted({low, high, *(float(e) for e in inner if low < e < high)})
-    common = {"name": name, "null": bool(has_null), **wide, **(written or {})}
+    common = {"name": name, "null": bool(has_null), **wide}
     if integer:
         if len(edges) == 2 and high - low + 1 <= max(bins, 1):
             return IntegerColumn(low=int(low), high=int(high), **common)
