@@ -161,6 +161,9 @@ def render(doc: dict) -> str:
     eps_list, tables = doc["config"]["eps"], doc["tables"]
     lines = ["# Random shapes: the default on tables no default was chosen on", "",
              provenance.provenance_line("bench_shapes.py", machine, code, doc["total_seconds"]), "",
+             *[f"Rerun on {provenance.commit_label(r['code'])} ({r['machine']['date'][:10]}): {r['case']}, "
+               f"{r['seeds']} seeds, {r['seconds']:.0f} s (a default changed it; every other case as above)."
+               for r in doc.get("reruns", [])], *([""] if doc.get("reruns") else []),
              f"Config: {len(tables)} tables drawn from seed {SHAPES_SEED} (session 30, after every default was chosen); "
              f"eps {', '.join(f'{e:g}' for e in eps_list)}; seeds 0..{doc['config']['seeds'] - 1}; delta = 1e-9 for "
              "dprelease (its default). avg L1 = mean over the workload's marginals of the L1 distance between fraction "
@@ -229,6 +232,31 @@ def render(doc: dict) -> str:
     return "\n".join(lines + summary + body) + "\n"
 
 
+def rerun_cases(doc: dict, specs: list[str], *, jobs: int) -> None:
+    """Rerun each ``TABLE:EPS:SYSTEM`` of ``doc`` with as many seeds as it had, replace its runs, record the rerun."""
+    names = [t["table"] for t in doc["tables"]]
+    for spec in specs:
+        try:
+            table, eps, system = spec.split(":")
+            index, eps = names.index(table), float(eps)
+        except ValueError:
+            raise SystemExit(f"--rerun {spec!r}: give TABLE:EPS:SYSTEM with a table of the page ({', '.join(names)})")
+        seeds = sorted(r["seed"] for r in doc["runs"] if (r["table"], r["system"], r["epsilon"]) == (table, system, eps))
+        if not seeds:
+            raise SystemExit(f"--rerun {spec!r}: the page has no such case")
+        t0 = time.perf_counter()
+        todo = [(index, system, eps, seed) for seed in seeds]
+        if jobs == 1:  # in this process (a test loads this script as a module the pool could not pickle from)
+            fresh = [run_one(job) for job in todo]
+        else:
+            with ProcessPoolExecutor(jobs) as pool:
+                fresh = list(pool.map(run_one, todo))
+        doc["runs"] = [r for r in doc["runs"] if (r["table"], r["system"], r["epsilon"]) != (table, system, eps)] + fresh
+        doc.setdefault("reruns", []).append({"case": spec, "seeds": len(seeds), "code": provenance.code_info(),
+                                             "machine": provenance.machine_info(),
+                                             "seconds": time.perf_counter() - t0})
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=16, help="how many shapes (tables 0..N-1)")
@@ -238,11 +266,18 @@ def main(argv=None) -> int:
     parser.add_argument("--peer-seeds", type=int, default=3, help="MST seeds per case (0: no peers)")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--render-only", action="store_true")
+    parser.add_argument("--rerun", action="append", default=[], metavar="TABLE:EPS:SYSTEM",
+                        help="rerun one case of the saved page (every seed) on the current code and replace its runs; "
+                             "the page lists each rerun with its commit (a default change that moves only a few cases)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "shapes.json"
     if args.render_only:
         doc = json.loads(path.read_text())
+    elif args.rerun:
+        doc = json.loads(path.read_text())
+        rerun_cases(doc, args.rerun, jobs=args.jobs)
+        path.write_text(json.dumps(doc, indent=1) + "\n")
     else:
         for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[name] = "1"  # each worker one BLAS thread: N workers use N cores

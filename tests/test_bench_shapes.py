@@ -88,3 +88,23 @@ def test_the_page_weighs_mst_where_it_ran(shapes):
     failed = doc_with({"shapeA": {"dprelease": [0.5] * 3, "independent": [0.6] * 3, "uniform": [0.9] * 3}})
     failed["runs"].append({"table": "shapeA", "system": "mst", "epsilon": 0.1, "seed": 0, "status": "timeout"})
     assert "MST" not in shapes.render(failed)  # a peer with no finished run is not weighed
+
+
+def test_a_rerun_replaces_one_case_and_the_page_says_so(shapes):
+    # shape09 (5,000 rows, 24 cells): the independent baseline's runs at eps 1, rerun on the current code
+    doc = doc_with({"shape09": {"independent": [9.0, 9.0], "uniform": [0.7] * 2}})
+    doc["tables"][0]["table"] = "shape09"
+    for run in doc["runs"]:
+        run["epsilon"] = 1.0
+    doc["config"]["eps"] = [1.0]
+    shapes.rerun_cases(doc, ["shape09:1:independent"], jobs=1)
+    fresh = [r for r in doc["runs"] if r["system"] == "independent"]
+    assert sorted(r["seed"] for r in fresh) == [0, 1] and all(r["rows_avg_l1"] < 1 for r in fresh)
+    assert [r["system"] for r in doc["runs"]].count("uniform") == 2  # the other case kept
+    (rerun,) = doc["reruns"]
+    assert rerun["case"] == "shape09:1:independent" and rerun["seeds"] == 2
+    assert "Rerun on " in shapes.render(doc) and "shape09:1:independent, 2 seeds" in shapes.render(doc)
+    with pytest.raises(SystemExit, match="no such case"):
+        shapes.rerun_cases(doc, ["shape09:0.1:independent"], jobs=1)
+    with pytest.raises(SystemExit, match="TABLE:EPS:SYSTEM"):
+        shapes.rerun_cases(doc, ["shape99:1:independent"], jobs=1)

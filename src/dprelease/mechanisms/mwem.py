@@ -46,6 +46,13 @@ fits the model to them; no INIT, no selection, no rounds. k Laplace mechanisms a
 composition, Thm 3.16) or k Gaussian ones at rho_1 + ... + rho_k = rho (BS Lemma 2.3), each on a marginal of L1
 sensitivity 2/n (L2 sqrt(2)/n).
 
+The gate (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.gate_plan`, public plan, private choice): where the public
+plan is INIT alone over a workload with pairs and the rows allow it, a Laplace measurement at eps_test (a few % of eps)
+of the largest pair dependence ||P_ab - P_a x P_b||_1 over its public level (sensitivity 6/n, Thm 3.6) picks 2 d
+Gaussian rounds or INIT alone for the rest, charged as one (eps - eps_test, delta or 0)-DP stage before it runs
+(:class:`~dprelease.privacy.accountant.StagedAccountant`): (eps, delta)-DP by basic composition, which holds for a
+second mechanism chosen from the first one's output (Thm 3.16).
+
 Privacy: with Laplace noise (delta = 0), (eps, 0)-DP by basic composition (Thm 3.16) of the
 Laplace mechanism on marginals (L1 sensitivity 2/n, Thm 3.6) and the exponential mechanism
 with an L1 score of sensitivity 2/n (Thm 3.10). With Gaussian noise (delta > 0), the budget is
@@ -77,14 +84,14 @@ from dprelease.engines.base import PrivateTable
 from dprelease.errors import DomainTooLargeError
 from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
 from dprelease.mechanisms.mwem_budget import GAUSSIAN_MEAN_ABS, RoundBudget
-from dprelease.mechanisms.mwem_plan import MWEMPlan, mwem_representation
+from dprelease.mechanisms.mwem_plan import GatePlan, MWEMPlan, mwem_representation
 from dprelease.mechanisms.mwem_tuning import tuning_for, with_user_rounds
 from dprelease.mechanisms.progress import Progress
-from dprelease.privacy.accountant import PrivacyAccountant
+from dprelease.privacy.accountant import PrivacyAccountant, StagedAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.noise import laplace_scale
 from dprelease.privacy.rng import RandomSource
-from dprelease.privacy.zcdp import ZCDPAccountant, exponential_epsilon
+from dprelease.privacy.zcdp import ZCDPAccountant, exponential_epsilon, rho_for
 from dprelease.queries.compression import compressed_shape, rare_value_groups
 from dprelease.queries.workload import Workload
 from dprelease.representations import REPRESENTATIONS
@@ -180,6 +187,9 @@ class MWEM(MWEMPlan):
         if representation == "histogram":
             domain.check_fits(self.max_cells)
         progress = progress or Progress.silent()
+        gate = self.gate_plan(workload, n=dataset.n)
+        if gate is not None:
+            return self._gated_run(dataset, workload, gate, rng=rng, progress=progress)
         plan = self.run_plan(workload, n=dataset.n)
         noise, rounds, gaussian, one_way, candidates, split = (plan.noise, plan.rounds, plan.gaussian, plan.one_way,
                                                                plan.candidates, plan.split)
@@ -402,6 +412,8 @@ class MWEM(MWEMPlan):
                       **({} if self.tuning.direct_noise is None else {"direct_noise": self.tuning.direct_noise}),
                       **({} if self.tuning.direct_discrepancy is None else
                          {"direct_discrepancy": self.tuning.direct_discrepancy}),
+                      **({} if self.tuning.gate_share is None else
+                         {"gate_share": self.tuning.gate_share, "gate_ratio": self.tuning.gate_ratio}),
                       "joint_plan": plan.joint is not None,
                       "direct_plan": bool(plan.direct),
                       "final_fit_momentum": momentum,
@@ -418,6 +430,43 @@ class MWEM(MWEMPlan):
             parameters["model_cells"] = model.tree.total_cells
             parameters["skipped_marginals"] = len(skipped)
         return MWEMResult(model, accountant, transcript, measurements, parameters)
+
+    def _gated_run(self, dataset: Dataset, workload: Workload, gate: GatePlan, *, rng: RandomSource,
+                   progress: Progress) -> MWEMResult:
+        """The gate (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.gate_plan`): the Laplace test at
+        ``gate.epsilon``, then the plan it picks with the rest, charged whole before it starts.
+
+        Privacy: the test is (epsilon_test, 0)-DP (Thm 3.6, sensitivity 6/n); the chosen run, whichever it is, is
+        (epsilon - epsilon_test, delta_run)-DP (its own guarantee: basic composition of Laplace steps, or rho-zCDP
+        at rho(epsilon - epsilon_test, delta) converted by CKS 2020), with delta_run = delta for the Gaussian
+        rounds and 0 for Laplace INIT; the pair composes to (epsilon, delta_run)-DP by basic composition, which
+        holds for a second mechanism chosen from the first one's output (Thm 3.16)."""
+        accountant = StagedAccountant(epsilon=self.epsilon, delta=self.delta)
+        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng)
+        statistic = measurer.laplace_dependence(gate.pairs, gate.levels, epsilon=gate.epsilon,
+                                                label=f"gate: the dependence of {len(gate.pairs)} pairs over their levels")
+        passed = statistic >= 0
+        chosen = gate.rounds_run if passed else gate.init_run
+        gaussian = chosen.run_plan(workload, n=dataset.n).gaussian
+        stage_delta = chosen.delta if gaussian else 0.0
+        label = "the rounds' plan (the gate passed)" if passed else "INIT alone (the gate did not pass)"
+        rule = (f"MWEM at rho={float(rho_for(epsilon=chosen.epsilon, delta=chosen.delta)):.6g}-zCDP, converted to "
+                f"(epsilon={chosen.epsilon:.6g}, delta={chosen.delta:g})-DP (CKS 2020); its ledger under 'stages'"
+                if gaussian else f"MWEM's Laplace steps at epsilon={chosen.epsilon:.6g} in all by basic composition "
+                "(Thm 3.16); its ledger under 'stages'")
+        accountant.charge_stage(epsilon=chosen.epsilon, delta=stage_delta, label=label, rule=rule)
+        result = chosen.run(dataset, workload, rng=rng, progress=progress)
+        accountant.attach_stage(label, result.accountant)
+        scale = float(laplace_scale(sensitivity=measurer.dependence_sensitivity, epsilon=gate.epsilon))
+        entry = {"round": 0, "action": "gate", "pairs_tested": len(gate.pairs), "epsilon": float(gate.epsilon),
+                 "gate_laplace_scale": scale, "noisy_dependence_over_level": statistic, "passed": passed}
+        # The chosen run's parameters (its own tuning: the rounds' plan is the user-rounds preset), the gate's beside
+        parameters = {**result.parameters, "epsilon": self.epsilon, "delta": stage_delta,
+                      "gate_share": self.tuning.gate_share, "gate_ratio": self.tuning.gate_ratio,
+                      "gate": {"epsilon": float(gate.epsilon), "run_epsilon": chosen.epsilon,
+                               "noisy_dependence_over_level": statistic, "passed": passed,
+                               "rounds_if_passed": gate.rounds_run.rounds}}
+        return MWEMResult(result.model, accountant, [entry, *result.transcript], result.measurements, parameters)
 
 
 # ----------------------------------------------------------------------------------------- registry entry
@@ -474,7 +523,18 @@ class MWEMMechanism:
         result = runner.run(table, workload, rng=rng, progress=progress)
         gaussian = result.parameters["noise"] == "gaussian"
         joint, direct = result.parameters["joint_plan"], result.parameters["direct_plan"]
-        if gaussian:
+        gate = result.parameters.get("gate")
+        if gate is not None:
+            stage = next(iter(result.accountant.stages.values()))
+            run = (f"MWEM with Gaussian measurements at rho={float(stage.rho):.6g}-zCDP (Bun & Steinke 2016), "
+                   f"converted to (epsilon={gate['run_epsilon']:.6g}, delta={budget.delta:g}) by Canonne, Kamath & "
+                   "Steinke 2020" if gaussian else
+                   f"MWEM with Laplace measurements at epsilon={gate['run_epsilon']:.6g} in all (basic composition)")
+            guarantee = (f"(epsilon={budget.epsilon:g}, delta={budget.delta if gaussian else 0:g})-differential "
+                         f"privacy: a Laplace test of the pairs' dependence at epsilon={gate['epsilon']:.6g} (Thm 3.6, "
+                         f"sensitivity 6/n), then, as it {'passed' if gate['passed'] else 'did not pass'}, {run}; "
+                         "basic composition (Thm 3.16)")
+        elif gaussian:
             what = ("the Gaussian mechanism on the workload attributes' joint table" if joint
                     else "the Gaussian mechanism on each maximal workload marginal" if direct
                     else "MWEM with Gaussian measurements")

@@ -107,6 +107,11 @@ class MWEMTuning:
         direct_discrepancy: the direct plan's fit starts from the product of the 1-way marginals its measurements sum
             to and stops once the model is within this level of their noise (as ``final_discrepancy`` does for the
             rounds' fit). None: it runs all ``final_iterations``.
+        gate_share: where the public plan is INIT alone over a workload with pairs, spend this share of epsilon on a
+            private test of the pairs' dependence (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.gate_plan`), and run
+            the rounds' plan if some pair clears its level, else INIT alone, with what is left. None: never.
+        gate_ratio: a pair's level in that test: the dependence its sampling alone would show, plus this many times
+            the expected L1 noise of measuring it in the rounds' plan.
     """
 
     candidates: str = "workload"
@@ -141,6 +146,8 @@ class MWEMTuning:
     joint_ratio: float = 32.0
     direct_noise: float | None = None
     direct_discrepancy: float | None = None
+    gate_share: float | None = None
+    gate_ratio: float = 0.3
 
     def __post_init__(self) -> None:
         if self.candidates not in CANDIDATES:
@@ -190,6 +197,9 @@ class MWEMTuning:
             check_positive(self.direct_noise, "direct_noise")
         if self.direct_discrepancy is not None:
             check_positive(self.direct_discrepancy, "direct_discrepancy")
+        if self.gate_share is not None:
+            check_fraction(self.gate_share, "gate_share", allow_zero=False)
+        check_positive(self.gate_ratio, "gate_ratio")
 
 
 #: HLM's MWEM as first tuned on 7-column Adult (the presets before issue 12): a quarter of each round to
@@ -244,12 +254,21 @@ CLASSIC = MWEMTuning()
 #: :meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.direct_plan`): on 20 tables with adjacent pairs or disjoint triples,
 #: lower than the rounds in 69 of the 73 cases it changes, median 0.67x (benchmarks/results/cross_tables/). It changes
 #: no plan of the main suite, the held-out, small-domain or 1-way pages.
+#: Where that public test makes the plan INIT alone over a workload with pairs, a private one may overrule it
+#: (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.gate_plan`): up to a tenth of epsilon (``gate_share``; it spends
+#: the least that resolves the levels, 1-7 % where it ran) measures the largest pair dependence over its level, the
+#: dependence sampling alone shows plus a quarter (``gate_ratio``) of the pair's noise in the rounds' plan; above it
+#: the rest runs 2 d Gaussian rounds, else INIT alone. The ratio was chosen on chained normals binned to 16 values
+#: (6 columns, 30,000 and 100,000 rows, eps 0.1: rounds win from correlation 0.8 and 0.6, lose at 0.7 and 0.3) and
+#: checked on tables drawn after it (benchmarks/results/gate/): a hub copied into 7 columns 0.39 avg L1 against
+#: 0.25, two tied pairs among 7 columns 0.30 against 0.26, and on the pages a 200-row shape at eps 10 0.63 against
+#: 0.47; where the columns are independent the test fails and costs 0.4-0.9 % (30 seeds, paired: docs/decisions.md).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
                       final_discrepancy=0.8, final_momentum=1.0, init_allocation="l1", init_only_pair_rounds=2,
                       max_selection_share=0.5, joint_noise=2.0, joint_ratio=32.0, direct_noise=1.0,
-                      direct_discrepancy=0.5)
+                      direct_discrepancy=0.5, gate_share=0.1, gate_ratio=0.25)
 
 #: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
 #: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/ablation.md, docs/decisions.md)

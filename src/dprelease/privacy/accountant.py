@@ -177,6 +177,40 @@ class PrivacyAccountant:
         }
 
 
+class StagedAccountant(PrivacyAccountant):
+    """An (epsilon, delta) ledger where a charge may pay for a whole later stage that keeps its own ledger.
+
+    A run that first spends part of its budget on a private test and then, by the test's noisy outcome, runs one of
+    two sub-runs charges the chosen sub-run's whole (epsilon, delta) here before it starts (:meth:`charge_stage`),
+    as an (epsilon, delta)-DP mechanism chosen adaptively, so the charges add by basic composition (Thm 3.16,
+    which holds for adaptively chosen mechanisms). The sub-run spends within its own ledger (zCDP or (epsilon,
+    delta)), which :meth:`to_json` shows under ``stages``. A zCDP sub-run of budget rho = rho(epsilon_s, delta) is
+    (epsilon_s, delta)-DP by its conversion (CKS 2020), the amount charged here.
+    """
+
+    def __init__(self, *, epsilon: float | Fraction, delta: float | Fraction = 0) -> None:
+        super().__init__(epsilon=epsilon, delta=delta)
+        self.stages: dict[str, object] = {}
+
+    def charge_stage(self, *, epsilon: Fraction | float, delta: Fraction | float, label: str, rule: str) -> Charge:
+        """Charge a sub-run's whole budget before it starts, or raise and record nothing."""
+        if label in self.stages:
+            raise ValueError(f"stage {label!r} is already charged")
+        entry = self.charge(epsilon=epsilon, delta=delta, label=label, rule=rule)
+        self.stages[label] = None
+        return entry
+
+    def attach_stage(self, label: str, ledger: object) -> None:
+        """The charged stage's own ledger (its accountant, with a ``to_json``), once it has run."""
+        if self.stages.get(label, ...) is not None:
+            raise ValueError(f"stage {label!r} was not charged, or has its ledger already")
+        self.stages[label] = ledger
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "stages": {label: None if ledger is None else ledger.to_json()
+                                                for label, ledger in self.stages.items()}}
+
+
 @dataclass
 class Reservation:
     """``count`` pre-paid steps of at most ``epsilon_each`` each; refuses anything beyond."""

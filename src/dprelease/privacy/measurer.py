@@ -31,6 +31,9 @@ n and differ in one record. Hence, for answers normalized by n:
     and L2 sensitivity sqrt(2)/n;
   * the score |f(x) - estimate| has sensitivity 1/n, and ||M(x) - estimate||_1 has 2/n
     (triangle inequality), whatever the public estimate;
+  * a pair's dependence ||P_ab - P_a x P_b||_1 (its marginal's L1 distance from the product of its
+    1-way marginals) has sensitivity 6/n, less any public level and maxed over pairs
+    (:meth:`PrivateMeasurer.laplace_dependence`);
   * boosting's score g(q) = sum over at most T public synopses of a clipped piecewise-linear
     function of |q(x) - q(A_j)| with slope 2/mu has sensitivity 2 T rho / mu (Lemma 6.4).
 """
@@ -137,6 +140,44 @@ class PrivateMeasurer:
         true = self._true_compressed(tuple(attributes), grouping)  # READ (a failed read charges nothing)
         self._pay(epsilon, label)
         return snapped_laplace(true, sensitivity=self.marginal_sensitivity, epsilon=exact(epsilon), rng=self._rng)
+
+    @property
+    def dependence_sensitivity(self) -> Fraction:
+        """Sensitivity of a pair's L1 distance from the product of its 1-way marginals: 6/n
+        (:meth:`laplace_dependence`)."""
+        return Fraction(6, self.n)
+
+    def _dependence_over_level(self, pair: tuple[str, str], level: float) -> Fraction:
+        """||P_ab - P_a x P_b||_1 - ``level``, exactly: sum |n c_ab - c_a c_b| / n^2 over the integer counts."""
+        counts = np.rint(self._dataset.marginal_counts(pair))
+        if self.n > 2**31:  # n c_ab and c_a c_b reach n^2: Python integers past what int64 holds
+            counts = counts.astype(object)
+        else:
+            counts = counts.astype(np.int64)
+        gap = self.n * counts - np.outer(counts.sum(axis=1), counts.sum(axis=0))
+        return Fraction(int(np.abs(gap).sum()), self.n**2) - exact(level)
+
+    def laplace_dependence(self, pairs: Sequence[tuple[str, str]], levels: Sequence[float], *,
+                           epsilon: Fraction | float, label: str) -> float:
+        """max over ``pairs`` of (the pair's dependence - its public level), plus Laplace(6 / (n epsilon)):
+        (epsilon, 0)-DP (Thm 3.6), float-safe (:func:`~dprelease.privacy.noise.snapped_laplace`).
+
+        A pair (a, b)'s dependence is D = ||P_ab - P_a x P_b||_1 over the fractions of rows: 0 where the two columns
+        are independent in the table, up to 2. Sensitivity 6/n: a neighbour (one record replaced) moves P_ab by u
+        with ||u||_1 <= 2/n, and P_a, P_b by v, w with ||v||_1, ||w||_1 <= 2/n; P'_a x P'_b - P_a x P_b =
+        v x P'_b + P_a x w, whose L1 norm is at most ||v||_1 + ||w||_1 <= 4/n (each 1-way marginal sums to 1), so D
+        moves by at most 6/n (triangle inequality). A public level subtracted keeps that, and so does the max over
+        pairs (each term moves by at most 6/n, so the largest does). Computed exactly from the integer counts and
+        rounded to a float once, as every measurement here is.
+        """
+        pairs = [tuple(p) for p in pairs]
+        if not pairs or len(pairs) != len(levels) or any(len(p) != 2 for p in pairs):
+            raise ValueError("laplace_dependence needs one public level per pair of two attributes")
+        value = max(self._dependence_over_level(p, level) for p, level in zip(pairs, levels))  # READ
+        self._pay(epsilon, label)
+        noisy = snapped_laplace(np.array(float(value)), sensitivity=self.dependence_sensitivity,
+                                epsilon=exact(epsilon), rng=self._rng)
+        return float(noisy)
 
     def gaussian_marginal(self, attributes: Sequence[str], *, rho: Fraction | float, label: str,
                           grouping: Grouping | None = None) -> np.ndarray:

@@ -127,7 +127,29 @@ def ledger_section(release: Release) -> Section:
                         tuple((str(i + 1), str(c.get("label", "")), fmt(a), str(c.get("rule", "")))
                               for i, (c, a) in enumerate(zip(charges, amounts))),
                         caption=f"Every charge ({len(charges)})", collapsed=len(charges) > 12))
+    blocks.extend(nested_ledgers(ledger))
     return Section("ledger", "Privacy ledger", tuple(blocks))
+
+
+def nested_ledgers(ledger: dict) -> list[object]:
+    """The charges of a ledger that one charge above stands for: a run composed with its schema draft (``run``), or a
+    stage of a staged run (``stages``: MWEM's gate, then the plan it chose), each in its own unit."""
+    nested = {**({"the run": ledger["run"]} if isinstance(ledger.get("run"), dict) else {}),
+              **{f"the stage '{k}'": v for k, v in (ledger.get("stages") or {}).items() if isinstance(v, dict)}}
+    blocks: list[object] = []
+    for name, inner in nested.items():
+        charges = [c for c in inner.get("charges", []) if isinstance(c, dict)]
+        unit = "rho" if any("rho" in c for c in charges) else "epsilon"
+        spent = inner.get("spent", {})
+        blocks.append(Paragraph(f"Inside {name}: {len(charges)} charges in {unit}, "
+                                f"{fmt(spent.get(unit, ''))} spent in all"
+                                + (f" ({inner['accounting']})" if "accounting" in inner else "") + "."))
+        if charges:
+            blocks.append(Table(("step", "label", unit, "rule"),
+                                tuple((str(i + 1), str(c.get("label", "")), fmt(c.get(unit, "")), str(c.get("rule", "")))
+                                      for i, c in enumerate(charges)),
+                                caption=f"The charges inside {name} ({len(charges)})", collapsed=len(charges) > 12))
+    return blocks
 
 
 # ------------------------------------------------------------------- rounds
