@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """MWEM's gate (session 34): where the public plan is INIT alone, a private test of the pairs' dependence chooses.
 
-    .venv/bin/python benchmarks/bench_gate.py [--seeds 5] [--jobs 2] [--out benchmarks/results/gate]
+    .venv/bin/python benchmarks/bench_gate.py [--seeds 20] [--jobs 2] [--out benchmarks/results/gate]
     .venv/bin/python benchmarks/bench_gate.py --render-only
 
 Generated tables with known structure, each at the eps where the public plan of :meth:`MWEMPlan.planned_rounds` is
@@ -158,7 +158,7 @@ def dependence(name: str) -> float:
 def render(doc: dict) -> str:
     runs = doc["runs"]
     lines = ["# MWEM's gate: a private test before INIT alone", "",
-             provenance_line("benchmarks/bench_gate.py", doc["machine"], doc["code"], doc["total_seconds"]), "",
+             provenance_line("bench_gate.py", doc["machine"], doc["code"], doc["total_seconds"]), "",
              f"Config: {doc['config']['seeds']} seeds per system, delta = {DELTA:g}; generated tables (seed "
              f"{GATE_SEED}) where the public plan is INIT alone and the gate runs. Score: the model's avg L1 over "
              "the workload's marginals, median over seeds. `gated` is the default; `ungated` the default before the "
@@ -199,7 +199,7 @@ def render(doc: dict) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tables", default=",".join(TABLES), help="comma-separated table names")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "gate")
