@@ -25,6 +25,19 @@ def test_the_tables_are_ones_where_the_gate_runs(gate, name):
     assert runner.gate_plan(workload, n=data.n) is not None
 
 
+@pytest.mark.parametrize("name", ["pairs-50k-30col-p0.7", "star-50k-30col-p0.3"])
+def test_the_too_wide_tables_have_no_gate(gate, name):
+    from dprelease.mechanisms.base import Budget
+    from dprelease.mechanisms.mwem import MWEMMechanism
+    from dprelease.mechanisms.mwem_plan import GATE_MOST_PAIRS
+
+    data, workload = gate.build(name)
+    runner = MWEMMechanism().runner(data.domain, Budget(epsilon=gate.TABLES[name][2], delta=gate.DELTA))
+    assert len(workload.marginals) > GATE_MOST_PAIRS
+    assert runner.run_plan(workload, n=data.n).rounds == len(workload.attributes)  # INIT alone, the gate off
+    assert runner.gate_plan(workload, n=data.n) is None
+
+
 def test_the_page_shows_each_systems_median_and_the_gates_choices(gate):
     runs = []
     for seed in range(3):

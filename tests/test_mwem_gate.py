@@ -142,7 +142,7 @@ def chain_table(*, stay: float, n: int = 30_000, columns: int = 4, values: int =
     data = [rng.integers(0, values, n)]
     for _ in range(columns - 1):
         data.append(np.where(rng.random(n) < stay, data[-1], rng.integers(0, values, n)))
-    return Dataset.from_records(np.stack(data, axis=1), Domain(tuple("abcdef"[:columns]), (values,) * columns))
+    return Dataset.from_records(np.stack(data, axis=1), Domain(tuple("abcdefghi"[:columns]), (values,) * columns))
 
 
 def runner(data: Dataset, *, epsilon: float = 0.1, delta: float = DELTA, **options):
@@ -177,6 +177,13 @@ def test_the_gate_runs_only_where_the_public_plan_is_init_alone_and_the_test_can
     assert runner(small).run_plan(workload, n=small.n).rounds == 4 and runner(small).gate_plan(workload, n=1_000) is None
     # where the public plan has rounds, no gate
     assert runner(data, epsilon=10.0).gate_plan(workload, n=data.n) is None
+    # nor on a workload of more than GATE_MOST_PAIRS pairs (9 columns: 36), though its public plan is INIT alone
+    wide = chain_table(stay=0.8, columns=9)
+    wide_workload = Workload.from_spec("1-2way", wide.domain)
+    assert runner(wide).run_plan(wide_workload, n=wide.n).rounds == 9
+    assert runner(wide).gate_plan(wide_workload, n=wide.n) is None
+    assert runner(chain_table(stay=0.8, columns=8)).gate_plan(Workload.from_spec("1-2way", Domain(
+        tuple("abcdefgh"), (12,) * 8)), n=data.n) is not None  # 8 columns: 28 pairs, the most it takes
 
 
 @pytest.mark.parametrize("stay, passed", [(0.8, True), (0.0, False)])

@@ -48,6 +48,12 @@ JOINT_DENSE_CELLS = 1024
 #: The gate (:meth:`MWEMPlan.gate_plan`) runs only where some pair's level is at most this: a pair's dependence
 #: ||P_ab - P_a x P_b||_1 is below 2, and one near it is a column copied into another.
 GATE_MOST_LEVEL = 1.5
+#: ... and only where the workload has at most this many pairs (8 columns' 28): one strong pair is then a large part
+#: of the workload. On wider tables it is a small part, while the rounds' INIT takes two thirds of every 1-way
+#: marginal's budget, and the rounds the test passed lost to INIT alone: two tied pairs among 30 columns of 10 values,
+#: 50,000 rows, eps 0.1, 0.114 avg L1 against 0.098; a hub copied into 29 columns 0.226 against 0.209; two pairs among
+#: 24 columns 0.106 against 0.102; among 12, 0.102 against 0.098 (3 seeds; docs/decisions.md, session 34).
+GATE_MOST_PAIRS = 28
 #: ... and only where the test's Laplace scale (6 / (n epsilon_test)) is at most this share of the smallest pair's
 #: noise term: a test much noisier than the levels it compares with would pay for a coin flip.
 GATE_RESOLUTION = 0.25
@@ -266,9 +272,9 @@ class MWEMPlan:
 
         The test spends the least epsilon at which its Laplace scale, 6 / (n epsilon_test), is :data:`GATE_RESOLUTION`
         of the smallest pair's noise term, and runs only where that is at most ``gate_share`` of epsilon, with delta
-        > 0 (the rounds' plan is Gaussian), ``noise="auto"``, the mechanism's own plan, and some pair's level at most
-        :data:`GATE_MOST_LEVEL`. Elsewhere the plan is as before, INIT alone with
-        the whole budget: where n epsilon is small (1,000 rows at eps 0.1) the test would cost more than it tells.
+        > 0 (the rounds' plan is Gaussian), ``noise="auto"``, the mechanism's own plan, at most
+        :data:`GATE_MOST_PAIRS` pairs, and some pair's level at most :data:`GATE_MOST_LEVEL`. Elsewhere the plan is
+        as before, INIT alone with the whole budget: where n epsilon is small (1,000 rows at eps 0.1) the test would cost more than it tells.
         Pure DP has no gate: with d Laplace rounds in its place the test passed on the 1,000-row Bayesian network at
         eps 1 and the rounds lost to INIT alone, 0.784 avg L1 against 0.589 (the level does not see what selecting
         among 500 candidates at eps / d costs), though they won on the strong tables of benchmarks/results/gate/.
@@ -283,7 +289,7 @@ class MWEMPlan:
         if plan.joint is not None or plan.direct or plan.rounds != d:
             return None
         pairs = [p for p in candidate_marginals(workload, "closure", smallest=2) if len(p) == 2]
-        if not pairs:
+        if not pairs or len(pairs) > GATE_MOST_PAIRS:
             return None
         total = exact(self.epsilon)
         untested = replace(tuning, gate_share=None)
