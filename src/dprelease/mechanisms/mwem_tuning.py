@@ -254,7 +254,7 @@ CLASSIC = MWEMTuning()
 #: :meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.direct_plan`): on 20 tables with adjacent pairs or disjoint triples,
 #: lower than the rounds in 69 of the 73 cases it changes, median 0.67x (benchmarks/results/cross_tables/). It changes
 #: no plan of the main suite, the held-out, small-domain or 1-way pages.
-#: Where that public test makes the plan INIT alone over a workload with pairs, a private one may overrule it
+#: Where that public test makes the plan INIT alone over a workload of 1-28 pairs, a private one may overrule it
 #: (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.gate_plan`): up to a tenth of epsilon (``gate_share``; it spends
 #: the least that resolves the levels, 1-7 % where it ran) measures the largest pair dependence over its level, the
 #: dependence sampling alone shows plus a quarter (``gate_ratio``) of the pair's noise in the rounds' plan; above it
