@@ -262,6 +262,7 @@ def test_the_report_shows_the_gate_and_the_charges_inside_its_stage():
     assert "gate: the dependence of 6 pairs over their levels" in text
     assert "Inside the stage 'the rounds' plan (the gate passed)'" in text
     assert "round 8: measure" in text  # a charge of the stage's own zCDP ledger
+    assert "noisy_dependence_over_level: MWEM's gate: the largest pair dependence" in text  # the field explained
 
 
 def test_a_staged_ledger_charges_a_stage_once_before_it_runs():

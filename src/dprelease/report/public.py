@@ -31,6 +31,10 @@ FIELD_NOTES = {
     "noisy_answer": "the noisy answer to the selected query",
     "model_answer": "the model's answer to it before the update",
     "next_round_budget": "the per-round budget after annealing",
+    "noisy_dependence_over_level": "MWEM's gate: the largest pair dependence ||P_ab - P_a x P_b||_1 less that pair's "
+                                   "level, plus Laplace noise (at or above 0 the rounds ran, else INIT alone)",
+    "gate_laplace_scale": "the Laplace scale of the gate's test (6/n over its epsilon)",
+    "pairs_tested": "the pairs whose largest dependence the gate tested",
 }
 #: Per-round fields that are spends: a round of several measurements (INIT, the direct plan's round 0) spent their sum.
 SPENT_FIELDS = ("epsilon", "rho")
