@@ -255,8 +255,8 @@ CLASSIC = MWEMTuning()
 #: lower than the rounds in 69 of the 73 cases it changes, median 0.67x (benchmarks/results/cross_tables/). It changes
 #: no plan of the main suite, the held-out, small-domain or 1-way pages.
 #: Where that public test makes the plan INIT alone over a workload of 1-28 pairs, a private one may overrule it
-#: (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.gate_plan`): up to a tenth of epsilon (``gate_share``; it spends
-#: the least that resolves the levels, 1-7 % where it ran) measures the largest pair dependence over its level, the
+#: (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.gate_plan`): up to 5 % of epsilon (``gate_share``; it spends
+#: the least that resolves the levels, 0.1-3.6 % where it ran) measures the largest pair dependence over its level, the
 #: dependence sampling alone shows plus a quarter (``gate_ratio``) of the pair's noise in the rounds' plan; above it
 #: the rest runs 2 d Gaussian rounds, else INIT alone. The ratio was chosen on chained normals binned to 16 values
 #: (6 columns, 30,000 and 100,000 rows, eps 0.1: rounds win from correlation 0.8 and 0.6, lose at 0.7 and 0.3) and
@@ -268,7 +268,7 @@ ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
                       final_discrepancy=0.8, final_momentum=1.0, init_allocation="l1", init_only_pair_rounds=2,
                       max_selection_share=0.5, joint_noise=2.0, joint_ratio=32.0, direct_noise=1.0,
-                      direct_discrepancy=0.5, gate_share=0.1, gate_ratio=0.25)
+                      direct_discrepancy=0.5, gate_share=0.05, gate_ratio=0.25)
 
 #: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
 #: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/ablation.md, docs/decisions.md)
