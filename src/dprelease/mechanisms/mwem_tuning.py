@@ -262,7 +262,7 @@ CLASSIC = MWEMTuning()
 #: (6 columns, 30,000 and 100,000 rows, eps 0.1: rounds win from correlation 0.8 and 0.6, lose at 0.7 and 0.3) and
 #: checked on tables drawn after it (benchmarks/results/gate/): a hub copied into 7 columns 0.39 avg L1 against
 #: 0.25, two tied pairs among 7 columns 0.30 against 0.26, and on the pages a 200-row shape at eps 10 0.63 against
-#: 0.47; where the columns are independent the test fails and costs 0.4-0.9 % (30 seeds, paired: docs/decisions.md).
+#: 0.50; where the columns are independent the test fails and costs 0.3-0.7 % (30 seeds, paired: docs/decisions.md).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
