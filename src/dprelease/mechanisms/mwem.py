@@ -187,10 +187,10 @@ class MWEM(MWEMPlan):
         if representation == "histogram":
             domain.check_fits(self.max_cells)
         progress = progress or Progress.silent()
-        gate = self.gate_plan(workload, n=dataset.n)
+        plan = self.run_plan(workload, n=dataset.n)
+        gate = self.gate_plan(workload, n=dataset.n, plan=plan)
         if gate is not None:
             return self._gated_run(dataset, workload, gate, rng=rng, progress=progress)
-        plan = self.run_plan(workload, n=dataset.n)
         noise, rounds, gaussian, one_way, candidates, split = (plan.noise, plan.rounds, plan.gaussian, plan.one_way,
                                                                plan.candidates, plan.split)
         momentum = self.final_momentum_level(workload, rounds)

@@ -258,7 +258,7 @@ class MWEMPlan:
         typical = float(np.median(pairs)) if pairs else float(np.median([workload.cells(m) for m in workload.marginals]))
         return int(min(most, max(d + 1, rounds_for_noise(cells=typical, **plan))))
 
-    def gate_plan(self, workload: Workload, *, n: int) -> GatePlan | None:
+    def gate_plan(self, workload: Workload, *, n: int, plan: RunPlan | None = None) -> GatePlan | None:
         """Where the public plan is INIT alone over a workload with pairs, a private test of whether it should be
         (:class:`GatePlan`); else None. Public quantities only.
 
@@ -287,14 +287,12 @@ class MWEMPlan:
         tuning = self.tuning
         if tuning.gate_share is None or self.rounds is not None or self.delta == 0 or self.noise != "auto":
             return None
-        if self.one_way_init_alone(workload):
-            return None
-        plan = self.run_plan(workload, n=n)
+        plan = plan or self.run_plan(workload, n=n)  # ``plan``: the run's own, where the caller has it already
         d = len(workload.attributes)
         if plan.joint is not None or plan.direct or plan.rounds != d:
             return None
         pairs = [p for p in candidate_marginals(workload, "closure", smallest=2) if len(p) == 2]
-        if not pairs or len(pairs) > GATE_MOST_PAIRS:
+        if not pairs or len(pairs) > GATE_MOST_PAIRS:  # no pairs: a workload of 1-way marginals
             return None
         total = exact(self.epsilon)
         untested = replace(tuning, gate_share=None)

@@ -127,12 +127,17 @@ def ledger_section(release: Release) -> Section:
         Panel(f"{unit} per step, in the order charged", "columns", steps, x_label="step", y_label=unit),
         Panel(f"{unit} per kind of step", "barh", (Series(unit, tuple(per_kind), tuple(per_kind.values())),),
               x_label=unit)), table))
-    blocks.append(Table(("step", "label", unit, "rule"),
-                        tuple((str(i + 1), str(c.get("label", "")), fmt(a), str(c.get("rule", "")))
-                              for i, (c, a) in enumerate(zip(charges, amounts))),
-                        caption=f"Every charge ({len(charges)})", collapsed=len(charges) > 12))
+    blocks.append(charges_table(charges, unit, f"Every charge ({len(charges)})"))
     blocks.extend(nested_ledgers(ledger))
     return Section("ledger", "Privacy ledger", tuple(blocks))
+
+
+def charges_table(charges: list[dict], unit: str, caption: str) -> Table:
+    """One row per charge: its step, label, amount in ``unit`` and rule."""
+    return Table(("step", "label", unit, "rule"),
+                 tuple((str(i + 1), str(c.get("label", "")), fmt(float(c.get(unit, 0.0))), str(c.get("rule", "")))
+                       for i, c in enumerate(charges)),
+                 caption=caption, collapsed=len(charges) > 12)
 
 
 def nested_ledgers(ledger: dict) -> list[object]:
@@ -149,10 +154,7 @@ def nested_ledgers(ledger: dict) -> list[object]:
                                 f"{fmt(spent.get(unit, ''))} spent in all"
                                 + (f" ({inner['accounting']})" if "accounting" in inner else "") + "."))
         if charges:
-            blocks.append(Table(("step", "label", unit, "rule"),
-                                tuple((str(i + 1), str(c.get("label", "")), fmt(c.get(unit, "")), str(c.get("rule", "")))
-                                      for i, c in enumerate(charges)),
-                                caption=f"The charges inside {name} ({len(charges)})", collapsed=len(charges) > 12))
+            blocks.append(charges_table(charges, unit, f"The charges inside {name} ({len(charges)})"))
     return blocks
 
 

@@ -104,13 +104,7 @@ class _Binned(Column):
                     spec[name] = getattr(self, name)
         if self.clip:
             spec["clip"] = True
-        if self.decimal != ".":
-            spec["decimal"] = self.decimal
-        if self.thousands is not None:
-            spec["thousands"] = self.thousands
-        if self.symbols:
-            spec["symbols"] = list(self.symbols)
-        return spec
+        return {**spec, **number_format(self)}
 
     @property
     def grouping_character(self) -> str | None:
@@ -125,12 +119,17 @@ class _Binned(Column):
     def _rule(self) -> dict[str, object]:
         low, high = self.bounds
         return {"unit": self.unit_name, "low": low, "high": high, "thresholds": list(self.thresholds),
-                "clip": self.clip, **({"decimal": self.decimal} if self.decimal != "." else {}),
-                **({"thousands": self.thousands} if self.thousands is not None else {}),
-                **({"symbols": list(self.symbols)} if self.symbols else {})}
+                "clip": self.clip, **number_format(self)}
 
 
 THOUSANDS = (",", ".", " ", "'")
+
+
+def number_format(column: _Binned | UndecidedColumn) -> dict[str, object]:
+    """``decimal``, ``thousands`` and ``symbols`` as schema fields, those that differ from plain numbers (public)."""
+    return {**({"decimal": column.decimal} if column.decimal != "." else {}),
+            **({"thousands": column.thousands} if column.thousands is not None else {}),
+            **({"symbols": list(column.symbols)} if column.symbols else {})}
 
 
 def _check_decimal(column: _Binned) -> None:
@@ -501,13 +500,6 @@ class UndecidedColumn(Column):
     def kind(self) -> str:  # the kind the draft found (the other kinds name theirs on the class)
         return self.type
 
-    @property
-    def number_format(self) -> dict[str, object]:
-        """``decimal``, ``thousands`` and ``symbols`` as schema fields, those that differ from plain numbers."""
-        return {**({"decimal": self.decimal} if self.decimal != "." else {}),
-                **({"thousands": self.thousands} if self.thousands is not None else {}),
-                **({"symbols": list(self.symbols)} if self.symbols else {})}
-
     def __post_init__(self) -> None:
         if self.type not in BINNED_KINDS:
             raise InputError(f"{where(self.name)}: only {list(BINNED_KINDS)} columns may leave their bounds "
@@ -519,7 +511,7 @@ class UndecidedColumn(Column):
         check_flag(self.clip, "clip", self.name)
         object.__setattr__(self, "null_tokens", check_tokens(self.null_tokens, "null_tokens", self.name))
         _check_decimal(self)
-        if self.number_format and self.type not in ("integer", "numeric"):
+        if number_format(self) and self.type not in ("integer", "numeric"):
             raise InputError(f"{where(self.name)}: decimal, thousands and symbols apply to integer and numeric "
                              f"columns, not {self.type}")
 
@@ -540,4 +532,4 @@ class UndecidedColumn(Column):
         raise self._refuse()
 
     def _spec(self) -> dict[str, object]:
-        return {"bounds": None, **({"clip": True} if self.clip else {}), **self.number_format}
+        return {"bounds": None, **({"clip": True} if self.clip else {}), **number_format(self)}
