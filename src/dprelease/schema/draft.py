@@ -466,6 +466,17 @@ def _no_bounds(name: str, kind: str, epsilon: Fraction, cells: int, has_null: bo
     return UndecidedColumn(name=name, type=kind, null=bool(has_null), **wide)
 
 
+def _one_value_note(name: str, value: float, epsilon: Fraction, cells: int, clip: bool) -> str:
+    """A drafted integer column whose bounds hold one value: every row would encode as that value (clipped) or as
+    ``<other>``, the usual fate of a 0/1 flag whose 1s are fewer than the threshold. Named, as the noise's doing,
+    with what to do (public: the name, the drafted value, epsilon and the threshold)."""
+    fate = f"clipped to {value:.0f}" if clip else f"either {value:.0f} or <other>"
+    return (f"column {name!r}: its drafted bounds hold one value, {value:.0f}, so every row's value is {fate}: "
+            f"no other cell of its bounds histogram stood out of the noise (a cell needs more than about "
+            f"{_threshold(epsilon, cells):,.0f} rows at epsilon={float(epsilon):.3g}); if the column takes other "
+            "values (a 0/1 flag), declare its bounds from public knowledge (or draft with a larger epsilon)")
+
+
 def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     """Public candidates strictly inside (low, high]: every integer (when few), else 999 steps rounded to
     three significant digits."""
@@ -490,6 +501,8 @@ def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes) -> C
     if bounds is None:  # no bounds, so no bins to place: the bin edges' half stays unspent
         return _no_bounds(name, kind, main / 2, len(cells) - 1 + len(runs), has_null, wide, notes)
     low, high = bounds
+    if integer and low == high:
+        notes.append(_one_value_note(name, low, main / 2, len(cells) - 1 + len(runs), bool(wide.get("clip"))))
     if not integer and low == high:
         high = low + 1
     edges = [low, high]
