@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -349,3 +350,20 @@ def test_from_csv_accepts_utf8_bom(tmp_path, tiny_domain):
     path.write_bytes(b"\xef\xbb\xbfa,b,c\n1,2,3\n")
     data = Dataset.from_csv(path, tiny_domain)
     np.testing.assert_array_equal(data.records, [[1, 2, 3]])
+
+
+def test_the_constructor_counts_the_rows_it_is_not_told(tiny_domain, tiny_records_array):
+    """``Dataset(domain, records)`` (the dataclass's own constructor, a natural first call) had n = 0, and MWEM then
+    failed on a division by zero in its plan; it now counts the rows, as the loaders do, from records or counts."""
+    from dprelease.api import synthesize
+    from dprelease.queries.workload import Workload
+
+    direct = Dataset(tiny_domain, tiny_records_array)
+    loaded = Dataset.from_records(tiny_records_array, tiny_domain)
+    assert direct.n == loaded.n == len(tiny_records_array)
+    assert Dataset(tiny_domain, None, loaded.histogram()).n == loaded.n
+    assert Dataset(tiny_domain, tiny_records_array, None, 7).n == 7  # a count it is told is trusted, as before
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = synthesize(direct, Workload.from_spec("1-2way", tiny_domain), epsilon=1.0, seed=0)
+    assert len(release.rows) == loaded.n

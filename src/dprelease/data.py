@@ -36,13 +36,21 @@ class Dataset:
     """A private table over ``domain``: either ``records`` (n x d codes) or ``counts`` (|X| cells).
 
     Build with :meth:`from_csv`, :meth:`from_dataframe`, :meth:`from_records` or
-    :meth:`from_histogram`; the constructor itself trusts its arguments.
+    :meth:`from_histogram`; the constructor itself trusts its arguments (it checks nothing), but counts the rows
+    when it is not told them: ``Dataset(domain, records)`` had n = 0, and the first mechanism failed on a division
+    by zero deep in its plan.
     """
 
     domain: Domain
     records: np.ndarray | None = None
     counts: np.ndarray | None = None
     _n: int = field(default=0, repr=False)
+
+    def __post_init__(self) -> None:
+        if self._n == 0 and self.records is not None:
+            object.__setattr__(self, "_n", int(len(self.records)))
+        elif self._n == 0 and self.counts is not None:
+            object.__setattr__(self, "_n", int(np.asarray(self.counts).sum()))
 
     # ------------------------------------------------------------------ loaders
     @classmethod
