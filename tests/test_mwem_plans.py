@@ -226,6 +226,32 @@ def test_init_alone_while_the_smallest_pair_fits_in_at_most_twice_d_useful_round
     assert result.parameters["rounds_run"] == 0 and result.parameters["init_only_pair_rounds"] == 2
 
 
+
+def test_pure_dp_counts_its_rounds_at_half_the_noise_target_and_nothing_else_moves():
+    """Under pure DP the typical pair is measured at ``PURE_ROUNDS_TARGET`` x tau (basic composition: a round's
+    noise grows as T, so the best T's noise is half zCDP's). All 2-way on (3, 4, 2, 5): the pairs' median is 11
+    cells, so at n = 20,000 and eps 0.1 T = floor(0.09 x 20,000 x tau / (2 x 11)): 20 at tau / 2, and 40 for the
+    same Laplace noise under delta > 0, whose plan keeps the whole target (the default's Laplace-or-Gaussian choice
+    is made there). INIT alone's test keeps it too: at 4,800 rows and eps 0.05 (3-way; the smallest pair 6 cells) the
+    pure plan still runs rounds, as in the test above."""
+    from dprelease.mechanisms.mwem_budget import rounds_for_noise
+    from dprelease.mechanisms.mwem_plan import PURE_ROUNDS_TARGET
+
+    assert PURE_ROUNDS_TARGET == 0.5
+    workload = Workload.all_kway(DOMAIN, 2)
+    pure = MWEM(epsilon=0.1, delta=0.0, tuning=PLAN).planned_rounds(workload, n=20_000, total=exact(0.1),
+                                                                    gaussian=False)
+    approx = MWEM(epsilon=0.1, delta=1e-9, tuning=PLAN).planned_rounds(workload, n=20_000, total=exact(0.1),
+                                                                       gaussian=False)
+    common = dict(cells=11, n=20_000, measure=0.9 * 0.1, gaussian=False)
+    assert pure == rounds_for_noise(**common, tau=0.25) == 20
+    assert approx == rounds_for_noise(**common, tau=0.5) == 40
+    tuning = replace(PLAN, init_only_pair_rounds=2)
+    three_way = Workload.all_kway(DOMAIN, 3)
+    assert MWEM(epsilon=0.05, tuning=tuning).planned_rounds(three_way, n=4_800, total=exact(0.05), gaussian=False) > 4
+    result = MWEM(epsilon=0.1, delta=0.0, tuning=PLAN).run(table(20_000), workload, rng=SeededRandom(4))
+    assert result.parameters["rounds"] == 20 and sum(c.epsilon for c in result.accountant.ledger) == exact(0.1)
+
 def test_init_only_pair_rounds_must_be_a_positive_integer():
     with pytest.raises(InputError, match="init_only_pair_rounds"):
         MWEMTuning(init_only_pair_rounds=0)
