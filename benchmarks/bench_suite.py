@@ -731,6 +731,11 @@ def main(argv=None) -> int:
         config["systems"] = list(before["systems"]) + [s for s in systems if s not in before["systems"]]
         config["table_seeds"] = {**before.get("table_seeds", {}), **table_seeds}
         config["table_eps"] = {**before.get("table_eps", {}), **table_eps}
+        # A peer this invocation does not run keeps the settings its kept runs were made with (a --merge of the
+        # dprelease systems alone wrote its own default AIM tables and time limit over the page's).
+        for peer, keys in (("aim", [k for k in before if k.startswith("aim_")]), ("mst", ["mst_seeds"])):
+            if not any(peer_program(s) == peer for s in systems):
+                config.update({k: before[k] for k in keys if k in before})
         doc["notes"] = [n for n in old.get("notes", []) if n not in doc["notes"]] + doc["notes"]
         doc["notes"].append(f"{len(kept)} runs kept from the suite.json of {old['machine']['date']} "
                             f"({'--resume' if args.resume else '--merge'}), commit {provenance.commit_label(old['code'])}")

@@ -227,7 +227,8 @@ class MWEMPlan:
 
         With ``noise_target`` tau, :func:`rounds_for_noise` gives the most rounds at which measuring a marginal
         of C cells adds expected L1 noise <= tau. T is that for a typical pair of attributes (C = the median cells of
-        the closure's pairs; of the workload's marginals when it has none), kept in [d + 1, ``rounds_per_attribute`` * d] (d: the workload's attributes; AIM's 16 d plan
+        the closure's pairs; of the workload's marginals when it has none; under pure DP at
+        :data:`PURE_ROUNDS_TARGET` x tau), kept in [d + 1, ``rounds_per_attribute`` * d] (d: the workload's attributes; AIM's 16 d plan
         when n * epsilon is large, and one round after INIT when it is small). When even the smallest pair
         of attributes could be measured usefully in at most ``init_only_pair_rounds`` x d rounds (INIT spends d
         units; what is left would not measure a pair once per attribute), no round is worth its noise: T = d,
