@@ -349,3 +349,15 @@ def test_a_csv_category_named_like_a_blank_is_kept(tmp_path):
     path.write_text("continent\nNA\nEU\n")
     schema = Schema.from_dict({"continent": {"type": "categorical", "values": ["EU", "NA"]}})
     assert encode(path, schema)[:, 0].tolist() == [1, 0]
+
+
+def test_the_files_form_without_its_format_line_is_named():
+    """``{"columns": {...}}`` without ``"format"`` (what a Python user writes from the file's shape) was read as
+    one column named ``columns`` and refused as "type ... got None". It is now refused naming the missing line;
+    a table with a column that is really named ``columns`` still reads, and so does the full form."""
+    columns = {"dept": {"type": "categorical", "values": ["a", "b"]}, "age": {"type": "integer", "bounds": [0, 9]}}
+    with pytest.raises(InputError, match=r"'columns' object but no \"format\": add \"format\": 'dprelease-schema/1'"):
+        Schema.coerce({"columns": columns})
+    assert Schema.coerce({"format": "dprelease-schema/1", "columns": columns}).names == ("dept", "age")
+    flat = Schema.coerce({"columns": {"type": "categorical", "values": ["x", "y"]}, **columns})
+    assert flat.names == ("columns", "dept", "age")

@@ -214,6 +214,13 @@ class Schema:
                        raw.get("description", ""))
         if isinstance(raw.get("format"), str) and raw["format"].startswith("dprelease-schema"):
             raise InputError(f"schema format {raw['format']!r} is not supported; this version reads {FORMAT!r}")
+        nested = raw.get("columns")
+        if "format" not in raw and isinstance(nested, Mapping) and nested and \
+                all(isinstance(spec, Mapping) for spec in nested.values()):
+            # The file's form without its format line: no column's spec is a mapping of mappings (its "type" is a
+            # string), so this is not a column named "columns"; read as one, it failed with "type ... got None".
+            raise InputError(f"schema has a 'columns' object but no \"format\": add \"format\": {FORMAT!r} beside it "
+                             "(the schema file's form), or give {column: spec} alone")
         return cls(columns_from_json(raw))
 
     @classmethod
