@@ -251,6 +251,9 @@ def test_pure_dp_counts_its_rounds_at_half_the_noise_target_and_nothing_else_mov
     assert MWEM(epsilon=0.05, tuning=tuning).planned_rounds(three_way, n=4_800, total=exact(0.05), gaussian=False) > 4
     result = MWEM(epsilon=0.1, delta=0.0, tuning=PLAN).run(table(20_000), workload, rng=SeededRandom(4))
     assert result.parameters["rounds"] == 20 and sum(c.epsilon for c in result.accountant.ledger) == exact(0.1)
+    assert result.parameters["noise_target"] == 0.5 and result.parameters["rounds_noise_target"] == 0.25
+    approx_run = MWEM(epsilon=0.1, delta=1e-9, tuning=PLAN).run(table(20_000), workload, rng=SeededRandom(4))
+    assert "rounds_noise_target" not in approx_run.parameters  # the release says which target counted its rounds
 
 def test_init_only_pair_rounds_must_be_a_positive_integer():
     with pytest.raises(InputError, match="init_only_pair_rounds"):
