@@ -563,3 +563,53 @@ def test_a_flag_drafted_to_one_value_is_named():
                 fate = "clipped to 0" if column.to_json().get("clip") else "either 0 or <other>"
                 assert fate in told[0] and told[0] in schema.draft.note
     assert collapsed > 0  # the case this guards happened
+
+
+def test_a_table_in_part_files_drafts_as_the_whole(tmp_path):
+    """``dprelease schema 'parts/*.csv'`` (a glob, a folder or a list, as ``synth`` reads them) drafts the rows of
+    every part as one table: seeded, the same schema as the one file holding the same rows in the same order. A
+    part of only blanks in one column keeps them NULL; parts whose headers differ, or that hold a column as text in
+    one and as numbers in another, are refused naming the file or the column and no value."""
+    frame = plain_table(n=900)
+    frame.loc[600:, "grade"] = ""  # the last part's grades are all blank
+    whole = tmp_path / "whole.csv"
+    frame.to_csv(whole, index=False)
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for i, start in enumerate((0, 300, 600)):
+        frame.iloc[start:start + 300].to_csv(parts / f"part-{i}.csv", index=False)
+    options = dict(epsilon=1.0, delta=1e-9, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = draft_schema(str(whole), **options).dumps()
+        for source in (str(parts / "*.csv"), str(parts), [str(parts / f"part-{i}.csv") for i in range(3)]):
+            assert draft_schema(source, **options).dumps() == expected, source
+        frame.iloc[:10].rename(columns={"grade": "Grade"}).to_csv(parts / "part-3.csv", index=False)
+        with pytest.raises(InputError, match=r"part-3.csv'?: its columns differ from those of"):
+            draft_schema(str(parts), **options)
+        (parts / "part-3.csv").unlink()
+        import duckdb
+
+        typed = frame.iloc[:10].assign(score=np.arange(10))  # score as integers here, text in the CSV parts
+        connection = duckdb.connect()
+        connection.register("typed", typed)
+        connection.execute(f"COPY (SELECT * FROM typed) TO '{parts / 'part-3.parquet'}' (FORMAT parquet)")
+        with pytest.raises(InputError, match=r"column 'score': the files of .* different kinds of value") as caught:
+            draft_schema(str(parts), **options)
+    assert "100" not in str(caught.value)
+
+
+def test_concat_tables_keeps_nulls_and_maps_each_parts_values():
+    """Parts' text values factorized together: the same value in two parts gets one code, a typed NULL (-1) stays
+    NULL, and a part whose column is all NULL (no values of its own) joins without an index error."""
+    from dprelease.schema.parse import FactorColumn
+    from dprelease.schema.tables import Table, concat_tables
+
+    parts = [Table({"c": FactorColumn(np.array(["b", "a"], dtype=object), np.array([0, 1, -1, 0]))}, 4, "p0"),
+             Table({"c": FactorColumn(np.array([], dtype=object), np.array([-1, -1]))}, 2, "p1"),
+             Table({"c": FactorColumn(np.array(["a", "z"], dtype=object), np.array([1, 0]))}, 2, "p2")]
+    joined = concat_tables(parts, "parts")
+    column = joined.columns["c"]
+    values = [None if i < 0 else column.uniques[i] for i in column.index]
+    assert values == ["b", "a", None, "b", None, None, "z", "a"] and joined.n == 8 and joined.source == "parts"
+    assert len(column.uniques) == 3

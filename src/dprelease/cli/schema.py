@@ -40,7 +40,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Draft a schema (kinds, bounds, bins, categories, NULL and other buckets) for review. "
                     "--epsilon drafts it with differential privacy and writes the spend into the file; "
                     "--non-private reads the data openly and marks the file NOT PUBLIC.")
-    parser.add_argument("data", type=Path, help="CSV (with a header row) or Parquet file")
+    parser.add_argument("data", type=Path, help="CSV (with a header row) or Parquet file, or the part files of one "
+                                                "table (a quoted glob or a folder, as synth reads them)")
     parser.add_argument("--out", type=Path, required=True, help="the schema (JSON)")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--epsilon", type=number("--epsilon"),

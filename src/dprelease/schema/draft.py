@@ -27,8 +27,10 @@ Two modes, and never a silent one:
 from __future__ import annotations
 
 import functools
+import glob
 import json
 import math
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +38,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from dprelease.engines.files import is_path_source, resolve_files
 from dprelease.errors import InputError, InputTypeError
 from dprelease.privacy.accountant import Charge, PrivacyAccountant
 from dprelease.privacy.column_reader import PrivateColumnReader
@@ -48,7 +51,7 @@ from dprelease.schema.parse import (C_BOOLEAN, C_COMMA, C_DATE, C_DATETIME, C_DE
                                     CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn, classify, datetimes_to_int,
                                     parse_floats, parse_times, texts, typed_class)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
-from dprelease.schema.tables import check_header_names
+from dprelease.schema.tables import Table, check_header_names, concat_tables
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
 
 DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime")
@@ -88,8 +91,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         raise InputError(f"columns must be a list of distinct names, got {columns!r}")
     if epsilon is not None:
         warn_if_weak(epsilon)
-    table = read_table(data, None if columns is None else list(columns), delimiter=delimiter, header=header,
-                       skip_rows=skip_rows, show_values=show_values)
+    table = _read_source(data, None if columns is None else list(columns), delimiter=delimiter, header=header,
+                         skip_rows=skip_rows, show_values=show_values)
     if table.missing:
         raise InputError(f"{table.source} lacks column(s) {list(table.missing)}")
     if columns is None and header is not True:  # header=True: the caller declares the first row names
@@ -184,6 +187,18 @@ def _spurious_blanks_note(names: list[str], profile_share: Fraction) -> str:
     return (f"column(s) {names} got a null bucket: a column that is never blank gets one in about {chance:.0%} of "
             "drafts (the profile's noise alone passes the scale), and its synthetic values then hold a few blanks; "
             'remove "null" from any of these columns that cannot be blank')
+
+
+def _read_source(data: object, names: list[str] | None, **options) -> Table:
+    """The raw table to draft from: one file, a DataFrame or a Table as :func:`read_table` reads it, or the part files
+    that ``synth`` reads as one table (a glob, a folder, a list of paths), each read alike and their rows joined."""
+    if not is_path_source(data) or not (isinstance(data, (list, tuple)) or glob.has_magic(os.fspath(data))
+                                        or os.path.isdir(data)):
+        return read_table(data, names, **options)
+    files, label = resolve_files(data)
+    if len(files) == 1:
+        return read_table(files[0], names, **options)
+    return concat_tables([read_table(file, names, **options) for file in files], label)
 
 
 def draft_charges(schema: Schema) -> list[Charge]:

@@ -421,3 +421,38 @@ def write_parquet(frame: object, path: str | Path, *, dates: Sequence[str] = ())
         raise
     finally:
         connection.close()
+
+
+def concat_tables(tables: Sequence[Table], source: str) -> Table:
+    """The rows of several raw tables (the part files of one table) as one, named ``source``: each column's
+    text values factorized over all the parts, typed values concatenated. The parts must have the same columns in
+    the same order, and a column must be text in every part or typed in every part (Parquet parts of one kind);
+    a mismatch is an InputError naming the file and the column, never a value."""
+    first = tables[0]
+    names = list(first.columns)
+    for table in tables[1:]:
+        if list(table.columns) != names:
+            raise InputError(f"{table.source}: its columns differ from those of {first.source} (the files of one "
+                             "table need the same header)")
+    columns: dict[str, FactorColumn | TypedColumn] = {}
+    for name in names:
+        parts = [table.columns[name] for table in tables]
+        if all(isinstance(part, FactorColumn) for part in parts):
+            merged = factorize(np.concatenate([part.uniques for part in parts]))  # each part's uniques, globally
+            indexes, offset = [], 0
+            for part in parts:
+                index = np.full(part.n, -1, dtype=np.int64)  # -1: a NULL stays one
+                present = part.index >= 0
+                index[present] = merged.index[part.index[present] + offset]
+                indexes.append(index)
+                offset += len(part.uniques)
+            columns[name] = FactorColumn(merged.uniques, np.concatenate(indexes).astype(np.int64))
+        elif all(isinstance(part, TypedColumn) for part in parts) and \
+                len({"M" if part.values.dtype.kind == "M" else "number" for part in parts}) == 1:
+            columns[name] = TypedColumn(np.concatenate([part.values for part in parts]),
+                                        np.concatenate([part.missing for part in parts]))
+        else:
+            raise InputError(f"column {name!r}: the files of {source} hold it as different kinds of value (text in "
+                             "one, numbers or dates in another); write every part the same way")
+    missing = tuple(dict.fromkeys(m for table in tables for m in table.missing))
+    return Table(columns, sum(table.n for table in tables), source, missing)
