@@ -10,6 +10,7 @@ from dprelease.api import load_schema
 from dprelease.cli.common import column_list, integer, number, selected_domain, terminal_progress
 from dprelease.data import Dataset
 from dprelease.domain import Domain
+from dprelease.engines.registry import read_dataset, several_files
 from dprelease.errors import InputError
 from dprelease.evaluate import per_marginal_errors, summarize
 from dprelease.evaluate.baselines import baseline_tables
@@ -66,6 +67,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def read_table(path: Path, domain: Domain, schema: Schema | None) -> Dataset:
     """A table of codes over ``domain``, or a raw table encoded by ``schema`` (no budget: evaluation is not a
     release, so a schema drafted openly is accepted too)."""
+    if several_files(path):  # part files, as synth reads them
+        return read_dataset(str(path), domain if schema is None else None, schema=schema)
     return Dataset.from_csv(path, domain) if schema is None else Dataset.from_schema(path, schema)
 
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from dprelease.cli.common import check_output, integer, terminal_progress
-from dprelease.data import Dataset
+from dprelease.cli.evaluate import read_table
 from dprelease.domain import Domain
 from dprelease.errors import InputError
 from dprelease.release import Release
@@ -81,8 +81,7 @@ def run(args: argparse.Namespace) -> int:
         progress.phase(f"reading {args.data.name}")
     real = None
     if args.data is not None:  # a release made through a schema compares with the raw table encoded by it
-        real = Dataset.from_csv(args.data, release.domain) if release.schema is None else \
-            Dataset.from_schema(str(args.data), release.schema)
+        real = read_table(args.data, release.domain, release.schema)
     progress.phase("building the report")
     content = build_report(release, real=real, seed=seed)
     progress.phase(f"drawing ({fmt})")

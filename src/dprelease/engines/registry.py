@@ -121,3 +121,28 @@ def engine_name(engine: object, source: object) -> str:
     if name not in ENGINES:
         raise InputError(f"engine must be 'auto' or one of {list(ENGINES)}, got {engine!r}")
     return name
+
+
+def several_files(source: object) -> bool:
+    """Whether ``source`` names part files (a glob, a folder, or a list of paths) rather than one file. Public: the
+    names only."""
+    import glob
+    import os
+
+    if not is_path_source(source):
+        return False
+    return isinstance(source, (list, tuple)) or glob.has_magic(os.fspath(source)) or os.path.isdir(source)
+
+
+def read_dataset(source: object, domain: Domain | None = None, *, schema: Schema | None = None):
+    """Part files (:func:`several_files`) read whole into a :class:`~dprelease.data.Dataset`, through DuckDB as
+    ``synth`` reads them (the same codes, the same checks): for the curator's tools, ``evaluate`` and ``report
+    --data``, which compare against every record. One file goes through the Dataset loaders, as before."""
+    from dprelease.data import Dataset
+
+    if not several_files(source):
+        raise InputError("read_dataset reads part files (a glob, a folder or a list); one file has its own loaders")
+    schema = None if schema is None else Schema.coerce(schema)  # a release keeps its schema in the file's form
+    with open_table(source, domain, schema=schema, engine="duckdb") as table:
+        records = table.to_records()
+    return Dataset(domain if schema is None else schema.domain, records, None, len(records))
