@@ -10,7 +10,8 @@ from dprelease.api import load_schema
 from dprelease.cli.common import column_list, integer, number, selected_domain, terminal_progress
 from dprelease.data import Dataset
 from dprelease.domain import Domain
-from dprelease.engines.registry import read_dataset, several_files
+from dprelease.engines.files import several_files
+from dprelease.engines.registry import read_dataset
 from dprelease.errors import InputError
 from dprelease.evaluate import per_marginal_errors, summarize
 from dprelease.evaluate.baselines import baseline_tables

@@ -26,6 +26,14 @@ def is_path_source(source: object) -> bool:
             and all(isinstance(s, (str, os.PathLike)) for s in source))
 
 
+def several_files(source: object) -> bool:
+    """Whether ``source`` names part files (a glob, a folder, or a list of paths) rather than one file. Public: the
+    names only."""
+    if not is_path_source(source):
+        return False
+    return isinstance(source, (list, tuple)) or glob.has_magic(os.fspath(source)) or os.path.isdir(source)
+
+
 def resolve_files(source: object) -> tuple[list[str], str]:
     """(the files, sorted within each pattern; a label naming the source for messages).
 

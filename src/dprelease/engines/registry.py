@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from dprelease.domain import Domain
 from dprelease.engines.base import PrivateTable
-from dprelease.engines.files import is_path_source
+from dprelease.engines.files import is_path_source, several_files
 from dprelease.engines.spark_engine import is_spark_frame
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema import Schema
@@ -121,17 +121,6 @@ def engine_name(engine: object, source: object) -> str:
     if name not in ENGINES:
         raise InputError(f"engine must be 'auto' or one of {list(ENGINES)}, got {engine!r}")
     return name
-
-
-def several_files(source: object) -> bool:
-    """Whether ``source`` names part files (a glob, a folder, or a list of paths) rather than one file. Public: the
-    names only."""
-    import glob
-    import os
-
-    if not is_path_source(source):
-        return False
-    return isinstance(source, (list, tuple)) or glob.has_magic(os.fspath(source)) or os.path.isdir(source)
 
 
 def read_dataset(source: object, domain: Domain | None = None, *, schema: Schema | None = None):

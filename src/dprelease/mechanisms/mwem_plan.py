@@ -69,8 +69,8 @@ GATE_RESOLUTION = 0.5
 #: selection share keep the whole target (halving those too lost on binary16 at eps 0.1, 0.187 against 0.143), and
 #: so does the Laplace-or-Gaussian choice under delta > 0, where the suite chose the default. The pure path against
 #: the whole target (model avg L1; docs/decisions.md, session 35): a 3,000-row orders table at eps 1 0.152 against
-#: 0.215 (8 seeds; the independent baseline 0.195); lower in 13 of the suite's and held-out pages' 25 changed cases
-#: (to 0.83x), higher in 6 (to 1.06x).
+#: 0.215 (8 seeds; the independent baseline 0.195); of the 20 cases it changes on the suite's and held-out pages,
+#: lower in 12 (to 0.84x) and higher in 8 (to 1.06x), still below the independent baseline in all 60.
 PURE_ROUNDS_TARGET = 0.5
 
 

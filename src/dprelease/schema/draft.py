@@ -27,10 +27,8 @@ Two modes, and never a silent one:
 from __future__ import annotations
 
 import functools
-import glob
 import json
 import math
-import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,7 +36,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dprelease.engines.files import is_path_source, resolve_files
+from dprelease.engines.files import resolve_files, several_files
 from dprelease.errors import InputError, InputTypeError
 from dprelease.privacy.accountant import Charge, PrivacyAccountant
 from dprelease.privacy.column_reader import PrivateColumnReader
@@ -192,8 +190,7 @@ def _spurious_blanks_note(names: list[str], profile_share: Fraction) -> str:
 def _read_source(data: object, names: list[str] | None, **options) -> Table:
     """The raw table to draft from: one file, a DataFrame or a Table as :func:`read_table` reads it, or the part files
     that ``synth`` reads as one table (a glob, a folder, a list of paths), each read alike and their rows joined."""
-    if not is_path_source(data) or not (isinstance(data, (list, tuple)) or glob.has_magic(os.fspath(data))
-                                        or os.path.isdir(data)):
+    if not several_files(data):
         return read_table(data, names, **options)
     files, label = resolve_files(data)
     if len(files) == 1:

@@ -448,7 +448,7 @@ def concat_tables(tables: Sequence[Table], source: str) -> Table:
                 offset += len(part.uniques)
             columns[name] = FactorColumn(merged.uniques, np.concatenate(indexes).astype(np.int64))
         elif all(isinstance(part, TypedColumn) for part in parts) and \
-                len({"M" if part.values.dtype.kind == "M" else "number" for part in parts}) == 1:
+                len({_typed_kind(part.values.dtype.kind) for part in parts}) == 1:
             columns[name] = TypedColumn(np.concatenate([part.values for part in parts]),
                                         np.concatenate([part.missing for part in parts]))
         else:
@@ -456,3 +456,8 @@ def concat_tables(tables: Sequence[Table], source: str) -> Table:
                              "one, numbers or dates in another); write every part the same way")
     missing = tuple(dict.fromkeys(m for table in tables for m in table.missing))
     return Table(columns, sum(table.n for table in tables), source, missing)
+
+
+def _typed_kind(dtype_kind: str) -> str:
+    """A typed column's kind of value for :func:`concat_tables`: dates, booleans or numbers (ints and floats join)."""
+    return {"M": "dates", "b": "booleans"}.get(dtype_kind, "numbers")
