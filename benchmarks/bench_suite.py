@@ -644,8 +644,9 @@ def main(argv=None) -> int:
     if args.render_only:
         doc = json.loads(json_path.read_text())
         doc.setdefault("notes", []).extend(args.note)
-        if args.title:  # kept in the JSON, so a later re-render keeps it
+        if args.title:
             doc["title"] = args.title
+        if args.title or args.note:  # kept in the JSON, so a later re-render keeps them
             json_path.write_text(json.dumps(doc, indent=1, default=str) + "\n")
         md_path.write_text(suite_report.render(doc))
         print(f"wrote {md_path}")
