@@ -35,7 +35,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "they are for comparison, not for release. Any domain works (marginals are counted from the "
                     "records). Tables of codes take --domain; raw tables (text, numbers, dates, blanks) take "
                     "the --schema synth ran with.")
-    parser.add_argument("data", type=Path, help="the real table (CSV; Parquet too with --schema)")
+    parser.add_argument("data", type=Path, help="the real table (CSV; Parquet too with --schema), or its part files "
+                                                "(a quoted glob or a folder, as synth reads them)")
     parser.add_argument("synthetic", type=Path, help="the synthetic table, as synth wrote it")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--domain", type=Path, help="JSON file {attribute: number of values}: both tables hold "

@@ -29,8 +29,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="a release from dprelease serve (answers inline): its rows.csv, for the sections on the "
                              "synthetic rows (without it the report has none)")
     parser.add_argument("--data", type=Path, default=None,
-                        help="the real CSV (of raw values, for a release made through a schema: encoded by the "
-                             "release's own schema): adds the NOT PRIVATE comparison (never publish that report)")
+                        help="the real CSV or its part files (a quoted glob or a folder; of raw values, for a "
+                             "release made through a schema: encoded by the release's own schema): adds the NOT "
+                             "PRIVATE comparison (never publish that report)")
     parser.add_argument("--domain", type=Path, default=None,
                         help="domain JSON of --data (default: the release's own domain; if given, it must agree)")
     parser.add_argument("--out", type=Path, default=None,
