@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from dprelease.domain import Domain
 from dprelease.engines.base import PrivateTable
-from dprelease.engines.files import is_path_source, several_files
+from dprelease.engines.files import is_path_source
 from dprelease.engines.spark_engine import is_spark_frame
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema import Schema
@@ -124,13 +124,12 @@ def engine_name(engine: object, source: object) -> str:
 
 
 def read_dataset(source: object, domain: Domain | None = None, *, schema: Schema | None = None):
-    """Part files (:func:`several_files`) read whole into a :class:`~dprelease.data.Dataset`, through DuckDB as
-    ``synth`` reads them (the same codes, the same checks): for the curator's tools, ``evaluate`` and ``report
-    --data``, which compare against every record. One file goes through the Dataset loaders, as before."""
+    """Files (part files, :func:`~dprelease.engines.files.several_files`) read whole into a
+    :class:`~dprelease.data.Dataset`, through DuckDB as ``synth`` reads them (the same codes, the same checks): for
+    the curator's tools, ``evaluate`` and ``report --data``, which compare against every record (they read one file
+    with the Dataset loaders, as before)."""
     from dprelease.data import Dataset
 
-    if not several_files(source):
-        raise InputError("read_dataset reads part files (a glob, a folder or a list); one file has its own loaders")
     schema = None if schema is None else Schema.coerce(schema)  # a release keeps its schema in the file's form
     with open_table(source, domain, schema=schema, engine="duckdb") as table:
         records = table.to_records()

@@ -84,7 +84,7 @@ from dprelease.engines.base import PrivateTable
 from dprelease.errors import DomainTooLargeError
 from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
 from dprelease.mechanisms.mwem_budget import GAUSSIAN_MEAN_ABS, RoundBudget
-from dprelease.mechanisms.mwem_plan import PURE_ROUNDS_TARGET, GatePlan, MWEMPlan, mwem_representation
+from dprelease.mechanisms.mwem_plan import GatePlan, MWEMPlan, mwem_representation
 from dprelease.mechanisms.mwem_tuning import tuning_for, with_user_rounds
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant, StagedAccountant
@@ -396,8 +396,8 @@ class MWEM(MWEMPlan):
                       "warm_start": self.tuning.warm_start, "remeasure": self.tuning.remeasure, "step_growth": self.tuning.step_growth,
                       "rounds_per_attribute": self.tuning.rounds_per_attribute, "noise_target": self.tuning.noise_target,
                       # pure DP counts its own plan's rounds at a sharper target (mwem_plan.PURE_ROUNDS_TARGET)
-                      **({"rounds_noise_target": self.tuning.noise_target * PURE_ROUNDS_TARGET}
-                         if self.delta == 0 and self.rounds is None and self.tuning.noise_target is not None else {}),
+                      **({"rounds_noise_target": self.rounds_noise_target()}
+                         if self.rounds_noise_target() not in (None, self.tuning.noise_target) else {}),
                       "init_per_round": self.tuning.init_per_round, "one_way_candidates": self.tuning.one_way_candidates,
                       "init_allocation": self.tuning.init_allocation,
                       "init_only_pair_rounds": self.tuning.init_only_pair_rounds,

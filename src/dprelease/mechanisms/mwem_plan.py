@@ -268,9 +268,16 @@ class MWEMPlan:
         # A typical pair, not a typical workload marginal: rounds measure the closure's pairs as often as the
         # workload's marginals, and planning for the largest marginals starves wide tables of rounds.
         typical = float(np.median(pairs)) if pairs else float(np.median([workload.cells(m) for m in workload.marginals]))
-        if self.delta == 0:  # pure DP: basic composition, so the typical pair at a sharper target (PURE_ROUNDS_TARGET)
-            plan = {**plan, "tau": plan["tau"] * PURE_ROUNDS_TARGET}
+        plan = {**plan, "tau": self.rounds_noise_target()}
         return int(min(most, max(d + 1, rounds_for_noise(cells=typical, **plan))))
+
+    def rounds_noise_target(self) -> float | None:
+        """The noise target a typical pair's measurement is planned at when the plan counts its own rounds: the
+        tuning's ``noise_target``, or :data:`PURE_ROUNDS_TARGET` of it under pure DP (basic composition). None where
+        the user fixed the rounds or the tuning plans none. Public: the options alone."""
+        if self.rounds is not None or self.tuning.noise_target is None:
+            return None
+        return self.tuning.noise_target * (PURE_ROUNDS_TARGET if self.delta == 0 else 1.0)
 
     def gate_plan(self, workload: Workload, *, n: int, plan: RunPlan | None = None) -> GatePlan | None:
         """Where the public plan is INIT alone over a workload with pairs, a private test of whether it should be
