@@ -2,7 +2,8 @@
 """Tables of random shapes that no default was chosen on: the default beside the independent baseline and uniform.
 
     .venv/bin/python benchmarks/bench_shapes.py [--tables 16] [--seeds 10] [--eps 0.1,1,10] [--jobs 2] [--out DIR]
-    .venv/bin/python benchmarks/bench_shapes.py --render-only
+    .venv/bin/python benchmarks/bench_shapes.py --family mixture [--seeds 3] [--peer-seeds 2]
+    .venv/bin/python benchmarks/bench_shapes.py --render-only [--family mixture]
 
 The suite (bench_suite.py) chose the defaults; its held-out and small-domain pages test them on tables written
 by hand. Here the shapes are drawn: table i is a Bayesian network whose width (3-14 columns), column sizes (40 %
@@ -11,6 +12,12 @@ binary, 35 % 3-8 values, 20 % 10-40, 5 % 50-100), parents (0-2 earlier columns),
 5,000 or 30,000) all come from ``numpy.random.default_rng([SHAPES_SEED, i])``. SHAPES_SEED was drawn in session
 30, after every default was chosen, and nothing was tuned on these tables. The workload follows the width the way
 a user's would: all 1-3-way marginals up to 7 columns, all 1-2-way up to 11, all 2-way beyond.
+
+``--family mixture`` draws a second family from its own seed (MIXTURE_SEED, read off the clock in session 36
+before any run; page in results/shapes-mixture): latent-class mixtures of 3-24 columns with the same size
+classes and n, 2-8 hidden classes and a per-class concentration in {0.3, 1, 3, 10} (suite_tables.latent_mixture,
+the structure of the suite's ``wide``). There every pair of columns is dependent through the class, which no
+tree and no sparse network holds exactly.
 
 Systems: ``dprelease`` (``synthesize`` with every default; its released rows and its model's own answers are both
 scored), ``independent`` (Laplace 1-way marginals at eps / d, their product, rows sampled: the issue's baseline,
@@ -44,6 +51,15 @@ import provenance  # noqa: E402
 from suite_report import seed_test  # noqa: E402
 
 SHAPES_SEED = 3001
+#: The mixture family's seed, read off the clock in session 36 before any mixture table was run.
+MIXTURE_SEED = 62166
+#: family: (seed, when it was drawn, what the tables are).
+FAMILIES = {
+    "network": (SHAPES_SEED, "session 30, after every default was chosen",
+                "Bayesian networks of 3-14 columns, 0-2 parents a column"),
+    "mixture": (MIXTURE_SEED, "session 36, read off the clock before any run",
+                "latent-class mixtures of 3-24 columns: every pair dependent through a hidden class"),
+}
 OUT = HERE / "results" / "shapes"
 SYSTEMS = ("dprelease", "independent", "uniform")
 PEERS = ("mst", "mst-matched")
@@ -55,12 +71,18 @@ DELTA = 1e-9
 SIZE_CLASSES = ((0.4, 2, 2), (0.35, 3, 8), (0.2, 10, 40), (0.05, 50, 100))
 ALPHAS = (0.2, 0.5, 1.0, 3.0)
 SIZES_N = (200, 1_000, 5_000, 30_000)
+MIXTURE_CLASSES = (2, 3, 5, 8)
+#: Per-class concentration of a mixture column around its base distribution: 0.3 sharp classes (strong
+#: dependence between every pair), 10 classes close to one another (nearly independent columns).
+MIXTURE_CONCENTRATIONS = (0.3, 1.0, 3.0, 10.0)
 
 
-def shape(i: int) -> dict:
+def shape(i: int, family: str = "network") -> dict:
     """Table i's shape: columns' sizes and parents, CPT concentration, n and workload (public, seeded)."""
     import numpy as np
 
+    if family == "mixture":
+        return mixture_shape(i)
     rng = np.random.default_rng([SHAPES_SEED, i])
     d = int(rng.integers(3, 15))
     kinds = rng.choice(len(SIZE_CLASSES), size=d, p=[c[0] for c in SIZE_CLASSES])
@@ -77,9 +99,29 @@ def shape(i: int) -> dict:
             "workload": workload, "cells": math.prod(sizes), "nodes": nodes}
 
 
+def mixture_shape(i: int) -> dict:
+    """Mixture table i: width 3-24, the network family's size classes and n, classes and concentration drawn."""
+    import numpy as np
+
+    rng = np.random.default_rng([MIXTURE_SEED, i])
+    d = int(rng.integers(3, 25))
+    kinds = rng.choice(len(SIZE_CLASSES), size=d, p=[c[0] for c in SIZE_CLASSES])
+    sizes = [int(rng.integers(SIZE_CLASSES[k][1], SIZE_CLASSES[k][2] + 1)) for k in kinds]
+    classes = int(rng.choice(MIXTURE_CLASSES))
+    concentration = float(rng.choice(MIXTURE_CONCENTRATIONS))
+    n = int(rng.choice(SIZES_N))
+    workload = "1-3way" if d <= 7 else "1-2way" if d <= 11 else "2way"
+    return {"table": f"mix{i:02d}", "family": "mixture", "index": i, "d": d, "sizes": sizes, "alpha": concentration,
+            "classes": classes, "n": n, "workload": workload, "cells": math.prod(sizes)}
+
+
 def dataset_of(info: dict):
     import suite_tables
 
+    if info.get("family") == "mixture":
+        names = tuple(f"x{j}" for j in range(info["d"]))
+        return suite_tables.latent_mixture(names, tuple(info["sizes"]), info["classes"], info["alpha"], info["n"],
+                                           MIXTURE_SEED + info["index"])
     return suite_tables.drawn_network(info["nodes"], info["alpha"], info["n"], SHAPES_SEED + info["index"])
 
 
@@ -105,15 +147,15 @@ def run_peer(dataset, system: str, eps: float, seed: int) -> tuple[object, dict]
         return read_peer_rows(rows, dataset.domain), fields
 
 
-def run_one(job: tuple[int, str, float, int]) -> dict:
-    """One (table, system, eps, seed) run, scored."""
+def run_one(job: tuple) -> dict:
+    """One (table, system, eps, seed[, family]) run, scored."""
     import bench_suite
     from dprelease.errors import SeededRunWarning
     from dprelease.queries.workload import Workload
 
     warnings.filterwarnings("ignore", category=SeededRunWarning)
-    i, system, eps, seed = job
-    info = shape(i)
+    i, system, eps, seed, *family = job
+    info = shape(i, *family)
     dataset = dataset_of(info)
     workload = Workload.from_spec(info["workload"], dataset.domain)
     real = bench_suite.LazyRowMarginals(dataset)
@@ -159,18 +201,27 @@ def runs_of(grouped: dict, table: str, system: str, eps: float, key: str = "rows
 def render(doc: dict) -> str:
     machine, code = doc["machine"], doc["code"]
     eps_list, tables = doc["config"]["eps"], doc["tables"]
+    seed, when, what = FAMILIES[doc["config"].get("family", "network")]
     lines = ["# Random shapes: the default on tables no default was chosen on", "",
              provenance.provenance_line("bench_shapes.py", machine, code, doc["total_seconds"]), "",
              *[f"Rerun on {provenance.commit_label(r['code'])} ({r['machine']['date'][:10]}): {r['case']}, "
                f"{r['seeds']} seeds, {r['seconds']:.0f} s (a default changed it; every other case as above)."
                for r in doc.get("reruns", [])], *([""] if doc.get("reruns") else []),
-             f"Config: {len(tables)} tables drawn from seed {SHAPES_SEED} (session 30, after every default was chosen); "
+             *([f"MST's runs come from an earlier run of the same tables on {provenance.commit_label(doc['peers_from']['code'])} "
+                f"({doc['peers_from']['machine']['date'][:10]}, {doc['peers_from']['seconds'] / 60:.1f} min with its own "
+                "dprelease runs at fewer seeds); dprelease's and the baselines' runs are this run's.", ""]
+               if doc.get("peers_from") else []),
+             f"Config: {len(tables)} tables drawn from seed {seed} ({when}): {what}; "
              f"eps {', '.join(f'{e:g}' for e in eps_list)}; seeds 0..{doc['config']['seeds'] - 1}; delta = 1e-9 for "
              "dprelease (its default). avg L1 = mean over the workload's marginals of the L1 distance between fraction "
              "vectors, of the released rows (`auto`'s method) unless marked model.", "",
              "## Tables", "", "| table | n | columns | sizes | alpha | cells | workload |", "|---|---|---|---|---|---|---|"]
+    if any("classes" in t for t in tables):  # the mixture family: its alpha is the per-class concentration
+        lines[-2:] = ["| table | n | columns | sizes | classes | concentration | cells | workload |",
+                      "|---|---|---|---|---|---|---|---|"]
     for t in tables:
-        lines.append(f"| {t['table']} | {t['n']:,} | {t['d']} | {' '.join(map(str, t['sizes']))} | {t['alpha']:g} | "
+        shape_cells = f"{t['classes']} | {t['alpha']:g}" if "classes" in t else f"{t['alpha']:g}"
+        lines.append(f"| {t['table']} | {t['n']:,} | {t['d']} | {' '.join(map(str, t['sizes']))} | {shape_cells} | "
                      f"{t['cells']:.3g} | `{t['workload']}` |")
     below_ind = below_uni = total = 0
     losses, above_uniform = [], []
@@ -245,7 +296,8 @@ def rerun_cases(doc: dict, specs: list[str], *, jobs: int) -> None:
         if not seeds:
             raise SystemExit(f"--rerun {spec!r}: the page has no such case")
         t0 = time.perf_counter()
-        todo = [(index, system, eps, seed) for seed in seeds]
+        family = doc["config"].get("family", "network")
+        todo = [(index, system, eps, seed, family) for seed in seeds]
         if jobs == 1:  # in this process (a test loads this script as a module the pool could not pickle from)
             fresh = [run_one(job) for job in todo]
         else:
@@ -257,6 +309,21 @@ def rerun_cases(doc: dict, specs: list[str], *, jobs: int) -> None:
                               "machine": provenance.machine_info(), "seconds": time.perf_counter() - t0})
 
 
+def merge_peers(doc: dict, other: dict, source: str) -> None:
+    """Put ``other``'s peer runs (MST's) into ``doc``, whose own have none: the same family and tables (drawn from
+    the same seed) and eps, so a page can take its dprelease and baseline runs at more seeds than the peers' slow runs
+    were given. The page names the run they came from."""
+    same = ("family", "shapes_seed", "eps")
+    if any(doc["config"].get(k, "network" if k == "family" else None) != other["config"].get(k, "network" if k == "family" else None)
+           for k in same) or [t["table"] for t in doc["tables"]] != [t["table"] for t in other["tables"]]:
+        raise SystemExit(f"--peers-from {source}: not the same family, tables and eps as the page")
+    if any(r["system"] in PEERS for r in doc["runs"]):
+        raise SystemExit("--peers-from: the page has peer runs of its own")
+    doc["runs"] += [r for r in other["runs"] if r["system"] in PEERS]
+    doc["config"]["peer_seeds"] = other["config"].get("peer_seeds", 0)
+    doc["peers_from"] = {"code": other["code"], "machine": other["machine"], "seconds": other["total_seconds"]}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=16, help="how many shapes (tables 0..N-1)")
@@ -264,16 +331,28 @@ def main(argv=None) -> int:
     parser.add_argument("--eps", default="0.1,1,10")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--peer-seeds", type=int, default=3, help="MST seeds per case (0: no peers)")
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--family", choices=sorted(FAMILIES), default="network",
+                        help="network: Bayesian networks (the page in results/shapes); mixture: latent-class mixtures "
+                             "(results/shapes-mixture)")
+    parser.add_argument("--out", type=Path, default=None, help="default: results/shapes or results/shapes-mixture")
     parser.add_argument("--render-only", action="store_true")
+    parser.add_argument("--peers-from", type=Path, metavar="SHAPES_JSON",
+                        help="with --render-only: take MST's runs from an earlier run's shapes.json of the same tables "
+                             "(run this one with --peer-seeds 0 and more seeds); the page says where they came from")
     parser.add_argument("--rerun", action="append", default=[], metavar="TABLE:EPS:SYSTEM",
                         help="rerun one case of the saved page (every seed) on the current code and replace its runs; "
                              "the page lists each rerun with its commit (a default change that moves only a few cases)")
     args = parser.parse_args(argv)
+    args.out = args.out or (OUT if args.family == "network" else OUT.with_name("shapes-mixture"))
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "shapes.json"
+    if args.peers_from and not args.render_only:
+        parser.error("--peers-from goes with --render-only")
     if args.render_only:
         doc = json.loads(path.read_text())
+        if args.peers_from:
+            merge_peers(doc, json.loads(args.peers_from.read_text()), str(args.peers_from))
+            path.write_text(json.dumps(doc, indent=1) + "\n")
     elif args.rerun:
         doc = json.loads(path.read_text())
         rerun_cases(doc, args.rerun, jobs=args.jobs)
@@ -286,15 +365,15 @@ def main(argv=None) -> int:
         peer_seeds = args.peer_seeds if PEER_PY.exists() else 0
         if args.peer_seeds and not peer_seeds:
             print(f"note: no peers' venv at {PEER_PY} (bash benchmarks/peers/setup_peers.sh): MST not run")
-        jobs = [(i, system, eps, seed) for i in range(args.tables) for eps in eps_list
+        jobs = [(i, system, eps, seed, args.family) for i in range(args.tables) for eps in eps_list
                 for system, seeds in [*((s, args.seeds) for s in SYSTEMS), *((p, peer_seeds) for p in PEERS)]
                 for seed in range(seeds)]
         with ProcessPoolExecutor(args.jobs) as pool:
             runs = list(pool.map(run_one, jobs))
-        tables = [{k: v for k, v in shape(i).items() if k != "nodes"} for i in range(args.tables)]
+        tables = [{k: v for k, v in shape(i, args.family).items() if k != "nodes"} for i in range(args.tables)]
         doc = {"benchmark": "shapes", "machine": machine, "code": code, "total_seconds": time.perf_counter() - t0,
                "config": {"tables": args.tables, "seeds": args.seeds, "peer_seeds": peer_seeds, "eps": eps_list,
-                          "shapes_seed": SHAPES_SEED},
+                          "family": args.family, "shapes_seed": FAMILIES[args.family][0]},
                "tables": tables, "runs": runs}
         path.write_text(json.dumps(doc, indent=1) + "\n")
     (args.out / "shapes.md").write_text(render(doc))

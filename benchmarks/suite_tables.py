@@ -171,19 +171,25 @@ def wide(n: int = 100_000, seed: int = WIDE_SEED) -> Dataset:
     Every pair of columns is dependent through the class (not a tree: MST cannot capture it exactly), and
     the 1-way marginals are skewed by b_j.
     """
+    names = tuple(f"w{j:02d}" for j in range(WIDE_COLUMNS))
+    return latent_mixture(names, wide_sizes(), WIDE_CLASSES, WIDE_CONCENTRATION, n, seed)
+
+
+def latent_mixture(names: tuple[str, ...], sizes: tuple[int, ...], classes: int, concentration: float, n: int,
+                   seed: int) -> Dataset:
+    """``n`` rows of a latent-class mixture (:func:`wide`'s structure with ``classes`` classes and per-class
+    concentration ``concentration``): parameters from the stream (seed), rows from the stream (seed, n).
+    Small concentrations make the classes differ sharply (strong dependence between every pair of columns)."""
     rng = generator(seed)
-    sizes = wide_sizes()
-    weights = rng.dirichlet(np.full(WIDE_CLASSES, 2.0))
+    weights = rng.dirichlet(np.full(classes, 2.0))
     tables = []
     for k in sizes:
         base = rng.dirichlet(np.ones(k))
-        tables.append(np.stack([rng.dirichlet(np.maximum(WIDE_CONCENTRATION * k * base, 1e-3))
-                                for _ in range(WIDE_CLASSES)]))
+        tables.append(np.stack([rng.dirichlet(np.maximum(concentration * k * base, 1e-3)) for _ in range(classes)]))
     rows = generator(seed, n)
-    latent = draw_categorical(rows, np.broadcast_to(weights, (1, WIDE_CLASSES)), np.zeros(n, dtype=np.int64))
+    latent = draw_categorical(rows, np.broadcast_to(weights, (1, classes)), np.zeros(n, dtype=np.int64))
     codes = np.stack([draw_categorical(rows, table, latent) for table in tables], axis=1)
-    domain = Domain(tuple(f"w{j:02d}" for j in range(WIDE_COLUMNS)), sizes)
-    return Dataset.from_records(codes, domain)
+    return Dataset.from_records(codes, Domain(names, tuple(sizes)))
 
 
 # ----------------------------------------------------------------------------- generated: Bayesian network

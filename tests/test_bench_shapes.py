@@ -29,6 +29,34 @@ def test_shapes_are_seeded_and_within_their_stated_ranges(shapes):
     assert len({(info["d"], info["n"], info["alpha"]) for info in drawn}) > 20  # shapes differ
 
 
+def test_mixture_shapes_are_seeded_within_their_ranges_and_apart_from_the_networks(shapes):
+    drawn = [shapes.shape(i, "mixture") for i in range(40)]
+    assert drawn == [shapes.shape(i, "mixture") for i in range(40)]
+    for info in drawn:
+        assert 3 <= info["d"] <= 24 and len(info["sizes"]) == info["d"] and info["family"] == "mixture"
+        assert all(any(low <= s <= high for _, low, high in shapes.SIZE_CLASSES) for s in info["sizes"])
+        assert info["classes"] in shapes.MIXTURE_CLASSES and info["alpha"] in shapes.MIXTURE_CONCENTRATIONS
+        assert info["n"] in shapes.SIZES_N
+        assert info["workload"] == ("1-3way" if info["d"] <= 7 else "1-2way" if info["d"] <= 11 else "2way")
+    assert max(info["d"] for info in drawn) > 14  # wider than the network family reaches
+    assert [info["sizes"] for info in drawn] != [shapes.shape(i)["sizes"] for i in range(40)]  # its own seed
+
+
+def test_a_mixture_table_has_its_shape_and_its_columns_depend_on_one_another(shapes):
+    import numpy as np
+
+    info = next(shapes.shape(i, "mixture") for i in range(40)
+                if shapes.shape(i, "mixture")["alpha"] == 0.3 and shapes.shape(i, "mixture")["n"] >= 5_000)
+    dataset = shapes.dataset_of(info)
+    assert dataset.n == info["n"] and list(dataset.domain.sizes) == info["sizes"]
+    assert dataset.fingerprint() == shapes.dataset_of(info).fingerprint()
+    # sharp classes (concentration 0.3): some pair of columns is far from independent (a column may be near constant)
+    names = dataset.domain.attributes[:6]
+    gaps = [np.abs(dataset.marginal((a, b)) - np.outer(dataset.marginal((a,)), dataset.marginal((b,)))).sum()
+            for i, a in enumerate(names) for b in names[i + 1:]]
+    assert max(gaps) > 0.1
+
+
 def test_a_drawn_table_has_its_shape(shapes):
     info = shapes.shape(9)
     dataset = shapes.dataset_of(info)
@@ -108,3 +136,21 @@ def test_a_rerun_replaces_one_case_and_the_page_says_so(shapes):
         shapes.rerun_cases(doc, ["shape09:0.1:independent"], jobs=1)
     with pytest.raises(SystemExit, match="TABLE:EPS:SYSTEM"):
         shapes.rerun_cases(doc, ["shape99:1:independent"], jobs=1)
+
+
+def test_peers_from_an_earlier_run_join_the_page_only_for_the_same_tables(shapes):
+    ours = doc_with({"shapeA": {"dprelease": [0.5] * 10, "independent": [0.6] * 10, "uniform": [0.9] * 10}})
+    earlier = doc_with({"shapeA": {"dprelease": [0.7] * 3, "independent": [0.6] * 3, "mst": [0.8] * 2}})
+    earlier["config"]["peer_seeds"] = 2
+    earlier["code"] = {"git_commit": "1" * 40, "git_status_src": []}
+    shapes.merge_peers(ours, earlier, "old.json")
+    assert [r["rows_avg_l1"] for r in ours["runs"] if r["system"] == "mst"] == [0.8, 0.8]
+    assert [r["seed"] for r in ours["runs"] if r["system"] == "dprelease"] == list(range(10))  # its own kept
+    page = shapes.render(ours)
+    assert "**Default <= MST at the same nominal eps:** 1 of 1 (medians; MST's seeds 0..1)." in page
+    assert "MST's runs come from an earlier run of the same tables on 1111111111" in page
+    with pytest.raises(SystemExit, match="has peer runs of its own"):
+        shapes.merge_peers(ours, earlier, "old.json")
+    other = doc_with({"shapeB": {"mst": [0.8]}})
+    with pytest.raises(SystemExit, match="not the same family, tables and eps"):
+        shapes.merge_peers(doc_with({"shapeA": {"dprelease": [0.5]}}), other, "old.json")
