@@ -77,6 +77,18 @@ MIXTURE_CLASSES = (2, 3, 5, 8)
 MIXTURE_CONCENTRATIONS = (0.3, 1.0, 3.0, 10.0)
 
 
+def drawn_sizes(rng, widest: int) -> list[int]:
+    """A width from 3 to ``widest``, then each column's size from :data:`SIZE_CLASSES` (both families draw alike)."""
+    d = int(rng.integers(3, widest + 1))
+    kinds = rng.choice(len(SIZE_CLASSES), size=d, p=[c[0] for c in SIZE_CLASSES])
+    return [int(rng.integers(SIZE_CLASSES[k][1], SIZE_CLASSES[k][2] + 1)) for k in kinds]
+
+
+def workload_for_width(d: int) -> str:
+    """The workload a user would ask of d columns: all 1-3-way up to 7, all 1-2-way up to 11, all 2-way beyond."""
+    return "1-3way" if d <= 7 else "1-2way" if d <= 11 else "2way"
+
+
 def shape(i: int, family: str = "network") -> dict:
     """Table i's shape: columns' sizes and parents, CPT concentration, n and workload (public, seeded)."""
     import numpy as np
@@ -84,9 +96,8 @@ def shape(i: int, family: str = "network") -> dict:
     if family == "mixture":
         return mixture_shape(i)
     rng = np.random.default_rng([SHAPES_SEED, i])
-    d = int(rng.integers(3, 15))
-    kinds = rng.choice(len(SIZE_CLASSES), size=d, p=[c[0] for c in SIZE_CLASSES])
-    sizes = [int(rng.integers(SIZE_CLASSES[k][1], SIZE_CLASSES[k][2] + 1)) for k in kinds]
+    sizes = drawn_sizes(rng, 14)
+    d = len(sizes)
     alpha = float(rng.choice(ALPHAS))
     n = int(rng.choice(SIZES_N))
     nodes = []
@@ -94,9 +105,8 @@ def shape(i: int, family: str = "network") -> dict:
         count = 0 if j == 0 else int(rng.choice(min(j, 2) + 1))
         parents = tuple(f"x{p}" for p in sorted(rng.choice(j, size=count, replace=False))) if count else ()
         nodes.append((f"x{j}", size, parents))
-    workload = "1-3way" if d <= 7 else "1-2way" if d <= 11 else "2way"
     return {"table": f"shape{i:02d}", "index": i, "d": d, "sizes": sizes, "alpha": alpha, "n": n,
-            "workload": workload, "cells": math.prod(sizes), "nodes": nodes}
+            "workload": workload_for_width(d), "cells": math.prod(sizes), "nodes": nodes}
 
 
 def mixture_shape(i: int) -> dict:
@@ -104,15 +114,13 @@ def mixture_shape(i: int) -> dict:
     import numpy as np
 
     rng = np.random.default_rng([MIXTURE_SEED, i])
-    d = int(rng.integers(3, 25))
-    kinds = rng.choice(len(SIZE_CLASSES), size=d, p=[c[0] for c in SIZE_CLASSES])
-    sizes = [int(rng.integers(SIZE_CLASSES[k][1], SIZE_CLASSES[k][2] + 1)) for k in kinds]
+    sizes = drawn_sizes(rng, 24)
+    d = len(sizes)
     classes = int(rng.choice(MIXTURE_CLASSES))
     concentration = float(rng.choice(MIXTURE_CONCENTRATIONS))
     n = int(rng.choice(SIZES_N))
-    workload = "1-3way" if d <= 7 else "1-2way" if d <= 11 else "2way"
     return {"table": f"mix{i:02d}", "family": "mixture", "index": i, "d": d, "sizes": sizes, "alpha": concentration,
-            "classes": classes, "n": n, "workload": workload, "cells": math.prod(sizes)}
+            "classes": classes, "n": n, "workload": workload_for_width(d), "cells": math.prod(sizes)}
 
 
 def dataset_of(info: dict):
