@@ -565,6 +565,29 @@ def test_a_flag_drafted_to_one_value_is_named():
     assert collapsed > 0  # the case this guards happened
 
 
+def test_a_drafted_boolean_says_how_to_keep_the_tables_words(tmp_path):
+    """A yes/no column drafts as boolean, whose default words write it back as true/false: the draft says so, naming
+    the column and the declaration that keeps yes/no; declared, synth's text writes yes/no again. A table without a
+    boolean column gets no such note."""
+    rng = np.random.Generator(np.random.PCG64(2))
+    n = 3000
+    frame = pd.DataFrame({"owns_home": rng.choice(["yes", "no"], n), "region": rng.choice(list("NESW"), n)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schema = draft_schema(frame, epsilon=1.0, delta=1e-9, seed=0)
+    assert schema.column("owns_home").kind == "boolean"
+    (told,) = [str(w.message) for w in caught if "drafted as boolean" in str(w.message)]
+    assert "['owns_home']" in told and '"true": ["yes"], "false": ["no"]' in told and told in schema.draft.note
+    (tmp_path / "t.csv").write_text("owns_home\nyes\nno\n", encoding="utf-8")
+    declared = Schema.from_dict({"owns_home": {"type": "boolean", "true": ["yes"], "false": ["no"]}})
+    assert encode(tmp_path / "t.csv", declared).ravel().tolist() == [1, 0]
+    assert declared.column("owns_home").written == (("yes",), ("no",))  # what synth's text writes back
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        draft_schema(frame[["region"]], epsilon=1.0, delta=1e-9, seed=0)
+    assert not any("drafted as boolean" in str(w.message) for w in caught)
+
+
 def test_a_table_in_part_files_drafts_as_the_whole(tmp_path):
     """``dprelease schema 'parts/*.csv'`` (a glob, a folder or a list, as ``synth`` reads them) drafts the rows of
     every part as one table: seeded, the same schema as the one file holding the same rows in the same order. A

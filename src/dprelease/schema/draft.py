@@ -133,6 +133,10 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     if private and bucketed:
         notes.append(_spurious_blanks_note(bucketed, profile_share))
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes) for p in profiles)
+    booleans = [c.name for c in drafted if isinstance(c, BooleanColumn)]
+    if booleans:  # public: the kind was chosen from the noisy profile; the words are not read
+        notes.append(f"column(s) {booleans} drafted as boolean: synth writes them back as true/false; if the table "
+                     'writes them otherwise (yes/no, Y/N), declare its words, e.g. "true": ["yes"], "false": ["no"]')
     if epsilon is None:
         warnings.warn(NOT_PUBLIC, UserWarning, stacklevel=2)
         draft = Draft("non-private", NOT_PUBLIC)
