@@ -90,7 +90,8 @@ def workload_for_width(d: int) -> str:
 
 
 def shape(i: int, family: str = "network") -> dict:
-    """Table i's shape: columns' sizes and parents, CPT concentration, n and workload (public, seeded)."""
+    """Table i's shape: columns' sizes and parents, CPT concentration, n and workload (public, seeded); of the
+    ``mixture`` family, :func:`mixture_shape`."""
     import numpy as np
 
     if family == "mixture":
@@ -321,9 +322,12 @@ def merge_peers(doc: dict, other: dict, source: str) -> None:
     """Put ``other``'s peer runs (MST's) into ``doc``, whose own have none: the same family and tables (drawn from
     the same seed) and eps, so a page can take its dprelease and baseline runs at more seeds than the peers' slow runs
     were given. The page names the run they came from."""
-    same = ("family", "shapes_seed", "eps")
-    if any(doc["config"].get(k, "network" if k == "family" else None) != other["config"].get(k, "network" if k == "family" else None)
-           for k in same) or [t["table"] for t in doc["tables"]] != [t["table"] for t in other["tables"]]:
+    def drawn(page: dict) -> tuple:
+        config = page["config"]
+        return (config.get("family", "network"), config.get("shapes_seed"), config["eps"],
+                [t["table"] for t in page["tables"]])
+
+    if drawn(doc) != drawn(other):
         raise SystemExit(f"--peers-from {source}: not the same family, tables and eps as the page")
     if any(r["system"] in PEERS for r in doc["runs"]):
         raise SystemExit("--peers-from: the page has peer runs of its own")
