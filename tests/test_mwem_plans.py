@@ -256,6 +256,7 @@ def test_pure_dp_counts_its_rounds_at_half_the_noise_target_and_nothing_else_mov
     assert "rounds_noise_target" not in approx_run.parameters  # the release says which target counted its rounds
     assert MWEM(epsilon=0.1, delta=0.0, rounds=5, tuning=PLAN).rounds_noise_target() is None  # the user's T
 
+
 def test_init_only_pair_rounds_must_be_a_positive_integer():
     with pytest.raises(InputError, match="init_only_pair_rounds"):
         MWEMTuning(init_only_pair_rounds=0)

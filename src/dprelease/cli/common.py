@@ -15,7 +15,8 @@ from pathlib import Path
 
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
-from dprelease.engines.registry import open_table
+from dprelease.engines.files import several_files
+from dprelease.engines.registry import open_table, read_dataset
 from dprelease.errors import InputError
 from dprelease.files import Outputs, unwritable
 from dprelease.mechanisms.base import Budget
@@ -126,6 +127,15 @@ def load(data: Path, args: argparse.Namespace, mechanism: object = None,
     if Path(data).suffix.lower() in PARQUET_SUFFIXES:  # Parquet of codes: the domain as a schema of codes
         return Dataset.from_schema(data, Schema.from_domain(domain)), workload
     return Dataset.from_csv(data, domain), workload
+
+
+def read_table(path: Path, domain: Domain, schema: Schema | None) -> Dataset:
+    """The real table for the curator's tools (``evaluate``, ``report --data``): a table of codes over ``domain``, or
+    a raw table encoded by ``schema`` (no budget: evaluation is not a release, so a schema drafted openly is accepted
+    too); part files are read as ``synth`` reads them."""
+    if several_files(path):  # part files, as synth reads them
+        return read_dataset(str(path), domain if schema is None else None, schema=schema)
+    return Dataset.from_csv(path, domain) if schema is None else Dataset.from_schema(path, schema)
 
 
 def check_output(path: Path, *inputs: Path | None, flag: str, others: dict[str, Path | None] | None = None,

@@ -7,17 +7,13 @@ import json
 from pathlib import Path
 
 from dprelease.api import load_schema
-from dprelease.cli.common import column_list, integer, number, selected_domain, terminal_progress
-from dprelease.data import Dataset
-from dprelease.domain import Domain
-from dprelease.engines.files import several_files
-from dprelease.engines.registry import read_dataset
+from dprelease.cli.common import column_list, integer, number, read_table, selected_domain, terminal_progress
 from dprelease.errors import InputError
 from dprelease.evaluate import per_marginal_errors, summarize
 from dprelease.evaluate.baselines import baseline_tables
 from dprelease.queries.workload import Workload
 from dprelease.release.files import read_document
-from dprelease.schema import Schema, label_schema
+from dprelease.schema import label_schema
 from dprelease.schema.decode import VALUE_MODES
 from dprelease.validation import check_positive, check_positive_int
 
@@ -64,14 +60,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=integer("--seed"), default=0, help="seed of the baselines' draws (default 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     parser.set_defaults(handler=run)
-
-
-def read_table(path: Path, domain: Domain, schema: Schema | None) -> Dataset:
-    """A table of codes over ``domain``, or a raw table encoded by ``schema`` (no budget: evaluation is not a
-    release, so a schema drafted openly is accepted too)."""
-    if several_files(path):  # part files, as synth reads them
-        return read_dataset(str(path), domain if schema is None else None, schema=schema)
-    return Dataset.from_csv(path, domain) if schema is None else Dataset.from_schema(path, schema)
 
 
 def baseline_epsilon(args: argparse.Namespace) -> float:

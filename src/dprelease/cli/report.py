@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dprelease.cli.common import check_output, integer, terminal_progress
-from dprelease.cli.evaluate import read_table
+from dprelease.cli.common import check_output, integer, read_table, terminal_progress
 from dprelease.domain import Domain
 from dprelease.errors import InputError
 from dprelease.release import Release

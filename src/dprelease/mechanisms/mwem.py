@@ -396,8 +396,8 @@ class MWEM(MWEMPlan):
                       "warm_start": self.tuning.warm_start, "remeasure": self.tuning.remeasure, "step_growth": self.tuning.step_growth,
                       "rounds_per_attribute": self.tuning.rounds_per_attribute, "noise_target": self.tuning.noise_target,
                       # pure DP counts its own plan's rounds at a sharper target (mwem_plan.PURE_ROUNDS_TARGET)
-                      **({"rounds_noise_target": self.rounds_noise_target()}
-                         if self.rounds_noise_target() not in (None, self.tuning.noise_target) else {}),
+                      **({"rounds_noise_target": target}
+                         if (target := self.rounds_noise_target()) not in (None, self.tuning.noise_target) else {}),
                       "init_per_round": self.tuning.init_per_round, "one_way_candidates": self.tuning.one_way_candidates,
                       "init_allocation": self.tuning.init_allocation,
                       "init_only_pair_rounds": self.tuning.init_only_pair_rounds,

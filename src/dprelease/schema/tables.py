@@ -446,7 +446,7 @@ def concat_tables(tables: Sequence[Table], source: str) -> Table:
                 index[present] = merged.index[part.index[present] + offset]
                 indexes.append(index)
                 offset += len(part.uniques)
-            columns[name] = FactorColumn(merged.uniques, np.concatenate(indexes).astype(np.int64))
+            columns[name] = FactorColumn(merged.uniques, np.concatenate(indexes))  # int64 parts
         elif all(isinstance(part, TypedColumn) for part in parts) and \
                 len({_typed_kind(part.values.dtype.kind) for part in parts}) == 1:
             columns[name] = TypedColumn(np.concatenate([part.values for part in parts]),
