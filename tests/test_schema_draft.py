@@ -585,7 +585,28 @@ def test_a_drafted_boolean_says_how_to_keep_the_tables_words(tmp_path):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         draft_schema(frame[["region"]], epsilon=1.0, delta=1e-9, seed=0)
+        typed = draft_schema(frame.assign(owns_home=frame.owns_home == "yes"), epsilon=1.0, delta=1e-9, seed=0)
+    assert typed.column("owns_home").kind == "boolean"  # a DataFrame's booleans are written back as booleans
     assert not any("drafted as boolean" in str(w.message) for w in caught)
+
+
+def test_a_column_drafted_with_no_categories_is_named():
+    """A new user's staff table: an identifier column (one value a row) and a city column of 8 values of about 150
+    rows each, under the threshold (about 360 rows at epsilon 0.5 over 3 columns), drafted with no categories: every synthetic value
+    would have been the other bucket, with only the general note to say so. The draft names exactly those columns
+    (one warning, in the file's note too), not the column whose values stood out."""
+    rng = np.random.Generator(np.random.PCG64(3))
+    n = 1200
+    frame = pd.DataFrame({"employee_id": [f"E{100000 + i}" for i in range(n)],
+                          "city": rng.choice([f"city{i}" for i in range(8)], n),
+                          "department": rng.choice(["Engineering", "Sales"], n)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schema = draft_schema(frame, epsilon=0.5, delta=1e-9, seed=0)
+    assert schema.column("department").values and not schema.column("city").values
+    (told,) = [str(w.message) for w in caught if "drafted with no categories" in str(w.message)]
+    assert told.startswith("column(s) ['employee_id', 'city'] drafted") and told in schema.draft.note
+    assert "identifiers" in told
 
 
 def test_a_table_in_part_files_drafts_as_the_whole(tmp_path):

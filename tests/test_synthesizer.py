@@ -228,3 +228,14 @@ def test_a_misspelt_required_argument_is_named():
         Synthesizer(workload="1way")
     with pytest.raises(InputTypeError, match=r"schema is required: give schema=\.\.\. \('schem' is not an argument"):
         Synthesizer(epsilon=1.0, workload="1way").fit(frame(), schem=SCHEMA)
+
+
+def test_a_missing_schema_says_how_to_draft_one():
+    """A new user's first call, fit_sample(frame) with no schema, met Python's own TypeError; it now names the
+    argument and the function that drafts one, before anything is read or spent."""
+    synth = Synthesizer(epsilon=1.0, workload="1way")
+    for call in (synth.fit, synth.fit_sample):
+        with pytest.raises(InputTypeError, match=r"^schema is required: give schema=\.\.\. \(none yet\? "
+                                                 r"dprelease\.schema\.draft\.draft_schema\(data, epsilon="):
+            call(frame())
+    assert synth.spent == (0, 0)

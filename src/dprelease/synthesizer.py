@@ -46,7 +46,9 @@ def required(name: str, value: object, others: dict[str, object]) -> None:
         return
     near = difflib.get_close_matches(name, list(others), n=1, cutoff=0.75)
     hint = f" ({near[0]!r} is not an argument: did you mean {name}=?)" if near else ""
-    raise InputTypeError(f"{name} is required: give {name}=...{hint}")
+    draft = (" (none yet? dprelease.schema.draft.draft_schema(data, epsilon=..., delta=...) drafts one privately, "
+             "for you to review)") if name == "schema" and not near else ""
+    raise InputTypeError(f"{name} is required: give {name}=...{hint}{draft}")
 
 
 class Synthesizer:
@@ -185,7 +187,7 @@ class Synthesizer:
             rows = np.concatenate([np.tile(rows, (copies, 1)), rows[order[:rest]]])
         return decode(rows, self.schema, values=self.values, rng=self._rng).to_dataframe()
 
-    def fit_sample(self, data: object, *, schema: Schema | Mapping | str | Path, n: int | None = None,
+    def fit_sample(self, data: object, *, schema: Schema | Mapping | str | Path | None = None, n: int | None = None,
                    columns: list[str] | None = None, **read_options: object):
         """:meth:`fit`, then :meth:`sample`."""
         return self.fit(data, schema=schema, columns=columns, **read_options).sample(n)

@@ -133,8 +133,18 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     if private and bucketed:
         notes.append(_spurious_blanks_note(bucketed, profile_share))
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes) for p in profiles)
-    booleans = [c.name for c in drafted if isinstance(c, BooleanColumn)]
-    if booleans:  # public: the kind was chosen from the noisy profile; the words are not read
+    empty = [c.name for c in drafted if isinstance(c, CategoricalColumn) and not c.values and c.other]
+    if private and delta > 0 and empty:  # public: which categories the noisy selection kept (with delta = 0 the
+        # column's own note says none can be chosen)
+        notes.append(f"column(s) {empty} drafted with no categories: no value was common enough to stand out of the "
+                     "noise, so every synthetic value would be the other bucket; list their values from public "
+                     "knowledge, leave out a column of identifiers (one value a row: a synthetic table cannot carry "
+                     "them; --columns, or columns=), or draft with a larger epsilon")
+    # public: the kind was chosen from the noisy profile; the words are not read. A column of typed booleans (a
+    # DataFrame's or Parquet's) is written back as booleans, so only text needs its words declared
+    booleans = [c.name for c, p in zip(drafted, profiles)
+                if isinstance(c, BooleanColumn) and not isinstance(p.raw, TypedColumn)]
+    if booleans:
         notes.append(f"column(s) {booleans} drafted as boolean: synth writes them back as true/false; if the table "
                      'writes them otherwise (yes/no, Y/N), declare its words, e.g. "true": ["yes"], "false": ["no"]')
     if epsilon is None:
