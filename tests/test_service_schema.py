@@ -114,6 +114,34 @@ def test_json_true_and_false_and_a_bins_calendar_name_are_taken_as_its_label():
     assert all(np.array_equal(a, b) for a, b in zip(by_name.weights, by_code.weights))
 
 
+
+def test_a_number_names_a_value_of_a_number_column_never_a_code():
+    """A new user's staff table: {"age": 32} was read as the code 32 (refused: outside 0..10) and {"rating": 4} as the
+    code 4, the rating 5, silently. With a schema a number in a number column is a value: taken where its bin holds
+    it alone, else refused naming the bin's label (the answer would be the whole bin's), outside the bounds or not
+    whole in an integer column refused; a categorical column's integer is still a code."""
+    schema = Schema.from_dict({
+        "rating": {"type": "integer", "bounds": [1, 5], "null": True},
+        "age": {"type": "integer", "bounds": [18, 70], "width": 5, "clip": True},
+        "salary": {"type": "numeric", "bounds": [0, 100000], "width": 10000},
+        "job": {"type": "categorical", "values": ["clerk", "smith"]}})
+    labels = schema.all_labels()
+    assert coded({"rating": [1, 4.0, np.int64(5)], "job": 1}, labels) == {"rating": [0, 3, 4], "job": 1}
+    by_value = ProductQuery.conjunction(schema.domain, {"rating": 4, "age": "28..32"}, labels=schema)
+    by_code = ProductQuery.conjunction(schema.domain, {"rating": 3, "age": 2})
+    assert all(np.array_equal(a, b) for a, b in zip(by_value.weights, by_code.weights))
+    refusals = {"age": (32, r"query value 32 for attribute 'age' lies in the bin '28..32', which holds other values "
+                            r"too: name the bin by its label"),
+                "salary": (85000.5, r"lies in the bin '\[80000, 90000\)'"),
+                "rating": (4.5, r"query value 4.5 for attribute 'rating' is not a whole number")}
+    for attribute, (value, message) in refusals.items():
+        with pytest.raises(InputError, match=message):
+            coded({attribute: value}, labels)
+    for value in (0, 6, float("nan")):
+        with pytest.raises(InputError, match=r"for attribute 'rating' is outside its bounds \[1, 5\]"):
+            coded({"rating": value}, labels)
+
+
 # ----------------------------------------------------------------------------------------- dprelease serve
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):

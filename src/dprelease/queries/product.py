@@ -7,6 +7,7 @@ a marginal cell is a counting query fixing every attribute of the marginal.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -142,10 +143,13 @@ def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
 
     A schema's :class:`~dprelease.schema.schema.Labels` also carries other names of some codes (a month bin's
     ``"2023-06"``), taken as its labels are; ``True`` and ``False`` (JSON's true and false) name a column's ``"true"``
-    and ``"false"`` labels, a boolean column's values."""
+    and ``"false"`` labels, a boolean column's values. For an integer or numeric column of a schema a number is a
+    value: the code of its bin where the bin holds that value alone (``{"rating": 4}``), else refused naming the bin's
+    label (``{"age": 32}`` in the bin ``"28..32"``: its answer would be the bin's), as is a number outside the bounds;
+    elsewhere an integer is a code (a code would be a silent trap there: ``{"age": 5}`` read as the sixth bin)."""
     if not isinstance(where, Mapping):
         return where
-    aliases = getattr(labels, "aliases", {})
+    aliases, numbers = getattr(labels, "aliases", {}), getattr(labels, "numbers", {})
     made = getattr(labels, "codes", {})  # a schema's Labels made each column's lookup once
     out: dict[str, object] = {}
     for attribute, wanted in where.items():
@@ -165,6 +169,23 @@ def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
                 if value not in index:
                     raise InputError(f"query value {value} for attribute {attribute!r}: true and false name a "
                                      "boolean column's values, and this column has no such label")
+            if attribute in numbers and isinstance(value, (int, float, np.integer, np.floating)) and \
+                    not isinstance(value, (bool, np.bool_)):
+                kind, low, high, thresholds = numbers[attribute]
+                if not low <= value <= high:  # NaN too
+                    raise InputError(f"query value {value!r:.100} for attribute {attribute!r} is outside its bounds "
+                                     f"[{low}, {high}]")
+                if kind == "integer" and value != int(value):
+                    raise InputError(f"query value {value!r:.100} for attribute {attribute!r} is not a whole number "
+                                     "(an integer column)")
+                code = bisect.bisect_right(thresholds, value)
+                first = thresholds[code - 1] if code else low
+                last = thresholds[code] - 1 if code < len(thresholds) else high
+                if kind != "integer" or first != last:  # the answer would be the whole bin's
+                    raise InputError(f"query value {value!r:.100} for attribute {attribute!r} lies in the bin "
+                                     f"{names[code]!r}, which holds other values too: name the bin by its label")
+                values[position] = code
+                continue
             if isinstance(value, str):
                 if value not in index:
                     shown = ", ".join(map(repr, names[:12])) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")

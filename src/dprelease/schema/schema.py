@@ -41,9 +41,13 @@ class Labels(dict):
     codes answer to in a query, ``{column: {name: code}}`` (a month bin's ``"2023-06"``; :meth:`Column.label_aliases`).
     Public, from the schema alone."""
 
-    def __init__(self, labels: Mapping[str, tuple[str, ...]], aliases: Mapping[str, Mapping[str, int]] | None = None):
+    def __init__(self, labels: Mapping[str, tuple[str, ...]], aliases: Mapping[str, Mapping[str, int]] | None = None,
+                 numbers: Mapping[str, tuple[str, float, float, tuple]] | None = None):
         super().__init__(labels)
         self.aliases = dict(aliases or {})
+        #: Per integer or numeric column, ``(kind, low, high, thresholds)``: a query's number there names a value, not a code
+        #: (:func:`~dprelease.queries.product.coded`).
+        self.numbers = dict(numbers or {})
         #: Per column, every name a query may give a code (its label, or an alias), made once: a served table's
         #: queries all translate through it.
         self.codes = {name: label_codes(names, self.aliases.get(name)) for name, names in self.items()}
@@ -168,7 +172,9 @@ class Schema:
     def all_labels(self) -> Labels:
         """Every column's labels by code, with the other names queries may use (:class:`Labels`)."""
         return Labels({c.name: c.labels() for c in self.columns},
-                      {c.name: aliases for c in self.columns if (aliases := c.label_aliases())})
+                      {c.name: aliases for c in self.columns if (aliases := c.label_aliases())},
+                      {c.name: (c.kind, *c.bounds, c.thresholds) for c in self.columns
+                       if c.kind in ("integer", "numeric")})
 
     def null_tokens_of(self, column: Column) -> tuple[str, ...]:
         return self.null_tokens if column.null_tokens is None else column.null_tokens
