@@ -197,8 +197,10 @@ def test_queries_name_values_by_label_and_a_wrong_label_costs_nothing(served):
     was = spent(folder / "ledger.sqlite", "people")
     status, refused = client.call("POST", session, {"where": {"job": "miner"}})
     assert status == 400 and "'miner'" in refused["error"] and "not one of its labels" in refused["error"]
+    status, refused = client.call("POST", session, {"where": {"age": 32}})  # a value in a 10-wide bin, not a code
+    assert status == 400 and "lies in the bin '30..39'" in refused["error"]
     status, state = client.call("GET", f"/v1/tables/people/sessions/{opened['session']}")
-    assert status == 200 and state["queries_seen"] == 3  # the refused line asked nothing
+    assert status == 200 and state["queries_seen"] == 3  # the refused lines asked nothing
     assert spent(folder / "ledger.sqlite", "people") == was
     assert ((folder / "reads.log").read_text() if (folder / "reads.log").exists() else "") == reads
 
