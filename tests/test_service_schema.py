@@ -124,16 +124,19 @@ def test_a_number_names_a_value_of_a_number_column_never_a_code():
         "rating": {"type": "integer", "bounds": [1, 5], "null": True},
         "age": {"type": "integer", "bounds": [18, 70], "width": 5, "clip": True},
         "salary": {"type": "numeric", "bounds": [0, 100000], "width": 10000},
-        "job": {"type": "categorical", "values": ["clerk", "smith"]}})
+        "job": {"type": "categorical", "values": ["clerk", "smith"]},
+        "hired": {"type": "date", "bounds": ["2010-01-01", "2019-12-31"], "unit": "year"}})
     labels = schema.all_labels()
-    assert coded({"rating": [1, 4.0, np.int64(5)], "job": 1}, labels) == {"rating": [0, 3, 4], "job": 1}
+    assert coded({"rating": [1, 4.0, np.int64(5)], "job": 1, "hired": "2015"}, labels) == \
+        {"rating": [0, 3, 4], "job": 1, "hired": 5}
     by_value = ProductQuery.conjunction(schema.domain, {"rating": 4, "age": "28..32"}, labels=schema)
     by_code = ProductQuery.conjunction(schema.domain, {"rating": 3, "age": 2})
     assert all(np.array_equal(a, b) for a, b in zip(by_value.weights, by_code.weights))
     refusals = {"age": (32, r"query value 32 for attribute 'age' lies in the bin '28..32', which holds other values "
                             r"too: name the bin by its label"),
                 "salary": (85000.5, r"lies in the bin '\[80000, 90000\)'"),
-                "rating": (4.5, r"query value 4.5 for attribute 'rating' is not a whole number")}
+                "rating": (4.5, r"query value 4.5 for attribute 'rating' is not a whole number"),
+                "hired": (5, r"query value 5 for attribute 'hired': a date column's bins are named by their labels")}
     for attribute, (value, message) in refusals.items():
         with pytest.raises(InputError, match=message):
             coded({attribute: value}, labels)

@@ -45,8 +45,8 @@ class Labels(dict):
                  numbers: Mapping[str, tuple[str, float, float, tuple]] | None = None):
         super().__init__(labels)
         self.aliases = dict(aliases or {})
-        #: Per integer or numeric column, ``(kind, low, high, thresholds)``: a query's number there names a value, not a code
-        #: (:func:`~dprelease.queries.product.coded`).
+        #: Per integer, numeric, date or date-time column, ``(kind, low, high, thresholds)``: a query's number there is
+        #: a value, or refused, never a code (:func:`~dprelease.queries.product.coded`).
         self.numbers = dict(numbers or {})
         #: Per column, every name a query may give a code (its label, or an alias), made once: a served table's
         #: queries all translate through it.
@@ -174,7 +174,7 @@ class Schema:
         return Labels({c.name: c.labels() for c in self.columns},
                       {c.name: aliases for c in self.columns if (aliases := c.label_aliases())},
                       {c.name: (c.kind, *c.bounds, c.thresholds) for c in self.columns
-                       if c.kind in ("integer", "numeric")})
+                       if c.kind in ("integer", "numeric", "date", "datetime")})
 
     def null_tokens_of(self, column: Column) -> tuple[str, ...]:
         return self.null_tokens if column.null_tokens is None else column.null_tokens
