@@ -45,8 +45,8 @@ def test_mixture_shapes_are_seeded_within_their_ranges_and_apart_from_the_networ
 def test_a_mixture_table_has_its_shape_and_its_columns_depend_on_one_another(shapes):
     import numpy as np
 
-    info = next(shapes.shape(i, "mixture") for i in range(40)
-                if shapes.shape(i, "mixture")["alpha"] == 0.3 and shapes.shape(i, "mixture")["n"] >= 5_000)
+    info = next(info for info in (shapes.shape(i, "mixture") for i in range(40))
+                if info["alpha"] == 0.3 and info["n"] >= 5_000)
     dataset = shapes.dataset_of(info)
     assert dataset.n == info["n"] and list(dataset.domain.sizes) == info["sizes"]
     assert dataset.fingerprint() == shapes.dataset_of(info).fingerprint()

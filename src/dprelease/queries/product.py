@@ -7,7 +7,6 @@ a marginal cell is a counting query fixing every attribute of the marginal.
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -136,29 +135,6 @@ def label_codes(labels: Sequence[str], aliases: Mapping[str, int] | None = None)
     return {**(aliases or {}), **{label: code for code, label in enumerate(labels)}}
 
 
-def _number_code(attribute: str, value: float, column: tuple, names: Sequence[str]) -> int:
-    """The code a query's number names in a schema's number or date column (``column``: its kind, bounds and
-    thresholds): its bin's, where that bin is an integer column's one value; else refused, saying why (public: the
-    analyst's own number and the schema)."""
-    kind, low, high, thresholds = column
-    if kind in ("date", "datetime"):
-        raise InputError(f"query value {value!r:.100} for attribute {attribute!r}: a date column's bins are named by "
-                         f"their labels, such as {names[0]!r}")
-    if not low <= value <= high:  # NaN too
-        raise InputError(f"query value {value!r:.100} for attribute {attribute!r} is outside its bounds "
-                         f"[{low}, {high}]")
-    if kind == "integer" and value != int(value):
-        raise InputError(f"query value {value!r:.100} for attribute {attribute!r} is not a whole number (an integer "
-                         "column)")
-    code = bisect.bisect_right(thresholds, value)
-    alone = kind == "integer" and (thresholds[code - 1] if code else low) == \
-        (thresholds[code] - 1 if code < len(thresholds) else high)
-    if not alone:  # the answer would be the whole bin's
-        raise InputError(f"query value {value!r:.100} for attribute {attribute!r} lies in the bin {names[code]!r}, "
-                         "which holds other values too: name the bin by its label")
-    return code
-
-
 def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
     """``where`` with its labels (strings) and ``None`` (the NULL bucket) replaced by their codes; integers, unknown
     attributes and anything malformed pass through for :meth:`ProductQuery.conjunction` to judge. An unknown label
@@ -169,8 +145,7 @@ def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
     and ``"false"`` labels, a boolean column's values. For an integer or numeric column of a schema a number is a
     value: the code of its bin where the bin holds that value alone (``{"rating": 4}``), else refused naming the bin's
     label (``{"age": 32}`` in the bin ``"28..32"``: its answer would be the bin's), as is a number outside the bounds
-    or in a date column (:func:`_number_code`); a categorical column's integer is a code (a code in a number column
-    would be a silent trap: ``{"age": 5}`` read as the sixth bin)."""
+    or in a date column (``labels.numbers``: the schema's rule); a categorical column's integer is a code."""
     if not isinstance(where, Mapping):
         return where
     aliases, numbers = getattr(labels, "aliases", {}), getattr(labels, "numbers", {})
@@ -195,7 +170,7 @@ def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
                                      "boolean column's values, and this column has no such label")
             if attribute in numbers and isinstance(value, (int, float, np.integer, np.floating)) and \
                     not isinstance(value, (bool, np.bool_)):
-                values[position] = _number_code(attribute, value, numbers[attribute], names)
+                values[position] = numbers[attribute](value)  # a schema's number column: the value's bin, or refused
                 continue
             if isinstance(value, str):
                 if value not in index:

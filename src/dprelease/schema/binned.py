@@ -94,6 +94,29 @@ class _Binned(Column):
         """Each bin's lower edge, in the column's unit."""
         return np.array((self.bounds[0], *self.thresholds))
 
+    def bin_codes(self, values: np.ndarray) -> np.ndarray:
+        """The codes of values inside the bounds, in the column's unit (compared in the values' own type): the one
+        bin rule the encoder and a query's number both use."""
+        return np.searchsorted(np.asarray(self.thresholds, dtype=values.dtype), values, side="right").astype(np.int64)
+
+    def query_code(self, value: float) -> int:
+        """The code a query's number names (``{"rating": 4}``): its bin's, where that bin is an integer column's one
+        value; else refused, saying why. A code would be a silent trap here (``{"age": 5}`` read as the sixth bin),
+        and a number inside a wider bin would answer for the whole bin. Public: the analyst's number, the schema."""
+        low, high = self.bounds
+        if not low <= value <= high:  # NaN too
+            raise InputError(f"query value {value!r:.100} for attribute {self.name!r} is outside its bounds "
+                             f"[{low}, {high}]")
+        if self.kind == "integer" and value != int(value):
+            raise InputError(f"query value {value!r:.100} for attribute {self.name!r} is not a whole number (an "
+                             "integer column)")
+        code = int(self.bin_codes(np.array([value]))[0])
+        ends = [t - 1 for t in self.thresholds] + [high]
+        if self.kind != "integer" or self.bin_starts()[code] != ends[code]:
+            raise InputError(f"query value {value!r:.100} for attribute {self.name!r} lies in the bin "
+                             f"{self.labels()[code]!r}, which holds other values too: name the bin by its label")
+        return code
+
     def _spec(self) -> dict[str, object]:
         if self.edges is not None:
             spec: dict[str, object] = {"edges": list(self.edges)}
@@ -406,6 +429,11 @@ class _Temporal(_Binned):
 
     def format_value(self, value: int) -> str:
         raise NotImplementedError
+
+    def query_code(self, value: float) -> int:
+        """A date column's bins are named by their labels: a number would be a code or a count of days."""
+        raise InputError(f"query value {value!r:.100} for attribute {self.name!r}: a {self.kind} column's bins are "
+                         f"named by their labels, such as {self.labels()[0]!r}")
 
     def label_aliases(self) -> dict[str, int]:
         """Each bin that is exactly one calendar year, month or day (UTC), by its ISO name (``"2023"``,

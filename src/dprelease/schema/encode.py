@@ -216,8 +216,7 @@ def _place(column: _Binned, values: np.ndarray, ok: np.ndarray) -> tuple[np.ndar
     status = np.where(ok & (values > high), ABOVE, status)
     inside = status == OK
     codes = np.zeros(len(values), dtype=np.int64)
-    thresholds = np.asarray(column.thresholds, dtype=values.dtype)
-    codes[inside] = np.searchsorted(thresholds, values[inside], side="right")
+    codes[inside] = column.bin_codes(values[inside])
     return codes, status
 
 
@@ -284,8 +283,7 @@ def _typed(column: Column, values: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
             status = np.where(values < low, BELOW, np.where(values > high, ABOVE, OK))
             codes = np.zeros(len(values), dtype=np.int64)
             inside = status == OK
-            codes[inside] = np.searchsorted(np.asarray(column.thresholds, dtype=np.int64),
-                                            values[inside].astype(np.int64), side="right")
+            codes[inside] = column.bin_codes(values[inside].astype(np.int64))
             return codes, status
         outside = (values < 0) | (values >= column.value_count)
         return np.where(outside, 0, values).astype(np.int64), np.where(outside, ABOVE, OK)

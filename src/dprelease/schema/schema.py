@@ -15,7 +15,7 @@ kept in the schema's own ledger. See docs/schema.md for the JSON format, with ex
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -23,7 +23,7 @@ from pathlib import Path
 from dprelease.domain import Domain
 from dprelease.queries.product import label_codes
 from dprelease.errors import InputError, InputTypeError
-from dprelease.schema.binned import BINNED_KINDS, UndecidedColumn
+from dprelease.schema.binned import BINNED_KINDS, UndecidedColumn, _Binned
 from dprelease.files import write_atomic
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, check_tokens, where
 from dprelease.spent import Spent
@@ -42,11 +42,11 @@ class Labels(dict):
     Public, from the schema alone."""
 
     def __init__(self, labels: Mapping[str, tuple[str, ...]], aliases: Mapping[str, Mapping[str, int]] | None = None,
-                 numbers: Mapping[str, tuple[str, float, float, tuple]] | None = None):
+                 numbers: Mapping[str, Callable[[float], int]] | None = None):
         super().__init__(labels)
         self.aliases = dict(aliases or {})
-        #: Per integer, numeric, date or date-time column, ``(kind, low, high, thresholds)``: a query's number there is
-        #: a value, or refused, never a code (:func:`~dprelease.queries.product.coded`).
+        #: Per integer, numeric, date or date-time column, the code a query's number names there (a value, or
+        #: refused; never a code: :meth:`~dprelease.schema.binned._Binned.query_code`).
         self.numbers = dict(numbers or {})
         #: Per column, every name a query may give a code (its label, or an alias), made once: a served table's
         #: queries all translate through it.
@@ -173,8 +173,7 @@ class Schema:
         """Every column's labels by code, with the other names queries may use (:class:`Labels`)."""
         return Labels({c.name: c.labels() for c in self.columns},
                       {c.name: aliases for c in self.columns if (aliases := c.label_aliases())},
-                      {c.name: (c.kind, *c.bounds, c.thresholds) for c in self.columns
-                       if c.kind in ("integer", "numeric", "date", "datetime")})
+                      {c.name: c.query_code for c in self.columns if isinstance(c, _Binned)})
 
     def null_tokens_of(self, column: Column) -> tuple[str, ...]:
         return self.null_tokens if column.null_tokens is None else column.null_tokens
