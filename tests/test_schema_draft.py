@@ -565,6 +565,28 @@ def test_a_flag_drafted_to_one_value_is_named():
     assert collapsed > 0  # the case this guards happened
 
 
+
+def test_amounts_that_are_mostly_zero_drafted_to_the_cell_at_zero_are_named():
+    """A new user's library loans: a late fee written $0.00 on 90 % of 4,000 rows and $0.25-$5.00 on the rest,
+    drafted at epsilon 0.5 over 3 columns. Only the decimals' cell [0, 0.001] passed its threshold, and the draft then
+    placed 10 noisy bins inside it, with clip: every fee would have been written $0.00, with only the general note to
+    say so. It is now named as the integers' one value is, with no bins inside; amounts spread over many cells are
+    not named."""
+    rng = np.random.Generator(np.random.PCG64(11))
+    n = 4000
+    late = rng.random(n) < 0.1
+    frame = pd.DataFrame({"fee": np.where(late, [f"${v:.2f}" for v in rng.uniform(0.25, 5, n)], "$0.00"),
+                          "spread": [f"{v:.2f}" for v in rng.uniform(10, 90, n)],
+                          "branch": rng.choice(["Central", "Harbor"], n)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schema = draft_schema(frame, epsilon=0.5, delta=1e-9, seed=0, types={"fee": "numeric", "spread": "numeric"})
+    told = [str(w.message) for w in caught if "drafted bounds hold one value" in str(w.message)]
+    assert len(told) == 1 and told[0].startswith("column 'fee': its drafted bounds hold one value, 0 (its bounds "
+                                                 "are [0, 0.001])") and told[0] in schema.draft.note
+    assert schema.column("fee").to_json()["edges"] == [0.0, 0.001]
+    assert len(schema.column("spread").to_json()["edges"]) > 2
+
 def test_a_drafted_boolean_says_how_to_keep_the_tables_words(tmp_path):
     """A yes/no column drafts as boolean, whose default words write it back as true/false: the draft says so, naming
     the column and the declaration that keeps yes/no; declared, synth's text writes yes/no again. A table without a

@@ -387,10 +387,15 @@ def _values(kind: str, raw, text, conforming_rows: np.ndarray, written: Mapping[
     return values
 
 
+#: The width of the decimals' bounds cells next to 0 (:func:`_cell_edges`): bounds of that one cell hold 0 alone.
+ZERO_CELL = 1e-3
+
+
 def _cell_edges(integer: bool) -> np.ndarray:
     """Public cells for the bounds: edges 0 and +-m 10^e (m = 1..9; e = -3..15, e >= 0 for integers),
     with -inf and +inf outside, so every value has a cell."""
-    positive = np.unique(np.outer(np.arange(1, 10), 10.0 ** np.arange(0 if integer else -3, 16)).ravel())
+    positive = np.unique(np.outer(np.arange(1, 10), 10.0 ** np.arange(0 if integer else round(math.log10(ZERO_CELL)),
+                                                                       16)).ravel())
     return np.concatenate([[-np.inf], -positive[::-1], [0.0], positive, [np.inf]])
 
 
@@ -492,15 +497,18 @@ def _no_bounds(name: str, kind: str, epsilon: Fraction, cells: int, has_null: bo
     return UndecidedColumn(name=name, type=kind, null=bool(has_null), **wide)
 
 
-def _one_value_note(name: str, value: float, epsilon: Fraction, cells: int, clip: bool) -> str:
-    """A drafted integer column whose bounds hold one value: every row would encode as that value (clipped) or as
-    ``<other>``, the usual fate of a 0/1 flag whose 1s are fewer than the threshold. Named, as the noise's doing,
-    with what to do (public: the name, the drafted value, epsilon and the threshold)."""
-    fate = f"clipped to {value:.0f}" if clip else f"either {value:.0f} or <other>"
-    return (f"column {name!r}: its drafted bounds hold one value, {value:.0f}, so every row's value is {fate}: "
+def _one_value_note(name: str, low: float, high: float, epsilon: Fraction, cells: int, clip: bool) -> str:
+    """A drafted column whose bounds hold one value: an integer column's [v, v], or a decimal one's cell next to 0,
+    [0, 0.001] (a fee that is $0.00 on most rows): every row would encode as that value (clipped) or as ``<other>``,
+    the usual fate of a 0/1 flag whose 1s, or of the non-zero amounts, are fewer than the threshold. Named, as the
+    noise's doing, with what to do (public: the name, the drafted bounds, epsilon and the threshold)."""
+    value = f"{low:.0f}" if low == high else f"0 (its bounds are [{low:g}, {high:g}])"
+    fate = f"clipped to {value.split()[0]}" if clip else f"either {value.split()[0]} or <other>"
+    return (f"column {name!r}: its drafted bounds hold one value, {value}, so every row's value is {fate}: "
             f"no other cell of its bounds histogram stood out of the noise (a cell needs more than about "
             f"{_threshold(epsilon, cells):,.0f} rows at epsilon={float(epsilon):.3g}); if the column takes other "
-            "values (a 0/1 flag), declare its bounds from public knowledge (or draft with a larger epsilon)")
+            "values (a 0/1 flag, amounts that are mostly 0), declare its bounds from public knowledge (or draft with "
+            "a larger epsilon)")
 
 
 def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
@@ -527,12 +535,13 @@ def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes) -> C
     if bounds is None:  # no bounds, so no bins to place: the bin edges' half stays unspent
         return _no_bounds(name, kind, main / 2, len(cells) - 1 + len(runs), has_null, wide, notes)
     low, high = bounds
-    if integer and low == high:
-        notes.append(_one_value_note(name, low, main / 2, len(cells) - 1 + len(runs), bool(wide.get("clip"))))
+    zero_cell = not integer and (low, high) in ((0.0, ZERO_CELL), (-ZERO_CELL, 0.0))  # the decimals' cell next to 0
+    if (integer and low == high) or zero_cell:
+        notes.append(_one_value_note(name, low, high, main / 2, len(cells) - 1 + len(runs), bool(wide.get("clip"))))
     if not integer and low == high:
         high = low + 1
     edges = [low, high]
-    if bins > 1 and not (integer and high - low + 1 <= bins):
+    if bins > 1 and not (integer and high - low + 1 <= bins) and not zero_cell:  # bins inside one value: noise
         # BIN EDGES: quantiles 1/b .. (b-1)/b by the exponential mechanism, candidates inside the bounds.
         inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
                                  epsilon=main / 2, label=f"{name}: bin edges")
