@@ -10,7 +10,7 @@ from dprelease.api import load_schema
 from dprelease.cli.common import column_list, integer, number, read_table, selected_domain, terminal_progress
 from dprelease.errors import InputError
 from dprelease.evaluate import per_marginal_errors, summarize
-from dprelease.evaluate.baselines import baseline_tables
+from dprelease.evaluate.baselines import baseline_tables, run_epsilon
 from dprelease.queries.workload import Workload
 from dprelease.release.files import read_document
 from dprelease.schema import label_schema
@@ -54,24 +54,26 @@ def register(commands: argparse._SubParsersAction) -> None:
                              "first (--json: in workload order, with each max error); errors only, never the real "
                              "table's counts, but NOT PRIVATE: for the curator's eyes only")
     parser.add_argument("--epsilon", type=number("--epsilon"), default=None,
-                        help="epsilon of the noisy 1-way baseline (default: the budget of --release, else 1)")
+                        help="epsilon of the noisy 1-way baseline (default: the run's budget in --release, without "
+                             "a schema draft's spend, else 1)")
     parser.add_argument("--release", type=Path, default=None,
-                        help="the release JSON of the synthetic table: its epsilon is the baseline's")
+                        help="the release JSON of the synthetic table: its run's epsilon is the baseline's")
     parser.add_argument("--seed", type=integer("--seed"), default=0, help="seed of the baselines' draws (default 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     parser.set_defaults(handler=run)
 
 
 def baseline_epsilon(args: argparse.Namespace) -> float:
-    """--epsilon, else the budget of --release, else 1 (public: read before any data)."""
+    """--epsilon, else the run's epsilon in --release (:func:`~dprelease.evaluate.baselines.run_epsilon`: without a
+    schema draft's spend), else 1 (public: read before any data)."""
     if args.epsilon is not None:
         return check_positive(args.epsilon, "--epsilon")
     if args.release is None:
         return 1.0
-    budget = read_document(args.release)["privacy_ledger"].get("budget", {})
-    if not isinstance(budget.get("epsilon"), (int, float)):
+    epsilon = run_epsilon(read_document(args.release)["privacy_ledger"])
+    if epsilon is None:
         raise InputError(f"--release {str(args.release)!r} states no epsilon budget; give --epsilon")
-    return float(budget["epsilon"])
+    return epsilon
 
 
 def run(args: argparse.Namespace) -> int:

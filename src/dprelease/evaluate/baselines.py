@@ -30,6 +30,20 @@ INDEPENDENT = "independent noisy 1-way marginals"
 UNIFORM = "uniform (no data)"
 
 
+def run_epsilon(ledger: dict) -> float | None:
+    """The epsilon a release's run was given, the baseline's like for like: a ledger that composes a privately
+    drafted schema with the run (``ledger["run"]``) gives the run's budget alone, since the baseline needs the same
+    schema and the draft's spend is behind both; else the budget's, else the spent epsilon. None where it states
+    none (public: the release file only)."""
+    run = ledger.get("run")
+    source = run if isinstance(run, dict) and isinstance(run.get("budget"), dict) else ledger
+    for part in ("budget", "spent"):
+        value = (source.get(part) or {}).get("epsilon")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return float(value)
+    return None
+
+
 @dataclass(frozen=True)
 class Baselines:
     """The two baseline tables (rows over the real table's domain) and what drew them."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from dprelease.data import Dataset
 from dprelease.evaluate import per_marginal_errors, summarize
-from dprelease.evaluate.baselines import baseline_tables
+from dprelease.evaluate.baselines import baseline_tables, run_epsilon
 from dprelease.release import Release
 from dprelease.release.labels import CodeLabels, checked_labels
 from dprelease.report.blocks import Chart, Panel, Paragraph, Section, Series, Table
@@ -38,12 +38,8 @@ class Answers:
 
 
 def release_epsilon(release: Release) -> float:
-    """The budget's epsilon (the baseline's), else the epsilon spent, else 1."""
-    for part in ("budget", "spent"):
-        value = release.privacy_ledger.get(part, {}).get("epsilon")
-        if isinstance(value, (int, float)) and value > 0:
-            return float(value)
-    return 1.0
+    """The run's epsilon (the baseline's; :func:`~dprelease.evaluate.baselines.run_epsilon`), else 1."""
+    return run_epsilon(release.privacy_ledger) or 1.0
 
 
 def worst_cells(real: np.ndarray, synthetic: np.ndarray, count: int) -> np.ndarray:
@@ -69,7 +65,8 @@ def private_section(release: Release, real: Dataset, *, seed: int = 0, worst: in
         "NOT PRIVATE: everything in this section is computed from the real table passed with --data and is not "
         "differentially private. It tells the curator how good the release is; it must not be published.",
         "warning"),
-        Paragraph(f"Baselines: {baselines.describe()} (the release's epsilon), {n_rows:,} rows each. "
+        Paragraph(f"Baselines: {baselines.describe()} (the run's epsilon: a schema draft's spend is left out, since "
+                  f"the baselines need the same schema), {n_rows:,} rows each. "
                   "L1 is the sum over a marginal's cells of |real - table| (fractions); max error the largest cell.")]
     summaries = {name: summarize(errors, name) for name in names}
     blocks.append(Table(("table", "average L1", "max L1", "max error", "worst marginal (max error)"), tuple(
