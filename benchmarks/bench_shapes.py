@@ -19,6 +19,11 @@ classes and n, 2-8 hidden classes and a per-class concentration in {0.3, 1, 3, 1
 the structure of the suite's ``wide``). There every pair of columns is dependent through the class, which no
 tree and no sparse network holds exactly.
 
+``--family copula`` draws a third (COPULA_SEED, read off the clock in session 38 before any run; page in
+results/shapes-copula): ordinal columns binned from a Gaussian factor model (suite_tables.ordinal_copula), 3-16
+columns of the same size classes and n, 1-3 factors, a load strength in {0, 0.4, 0.7, 0.9}, each column's marginal
+flat, long-tailed (Zipf) or skewed. Neighbouring values go together, as between a real table's age, hours and income.
+
 Systems: ``dprelease`` (``synthesize`` with every default; its released rows and its model's own answers are both
 scored), ``independent`` (Laplace 1-way marginals at eps / d, their product, rows sampled: the issue's baseline,
 run per column as in bench_suite.py), ``uniform`` (uniform rows: what a release that measured nothing gives), and
@@ -53,12 +58,16 @@ from suite_report import seed_test  # noqa: E402
 SHAPES_SEED = 3001
 #: The mixture family's seed, read off the clock in session 36 before any mixture table was run.
 MIXTURE_SEED = 62166
+#: The copula family's seed, read off the clock in session 38 (date +%s mod 100,000) before any copula table was run.
+COPULA_SEED = 79948
 #: family: (seed, when it was drawn, what the tables are).
 FAMILIES = {
     "network": (SHAPES_SEED, "session 30, after every default was chosen",
                 "Bayesian networks of 3-14 columns, 0-2 parents a column"),
     "mixture": (MIXTURE_SEED, "session 36, read off the clock before any run",
                 "latent-class mixtures of 3-24 columns: every pair dependent through a hidden class"),
+    "copula": (COPULA_SEED, "session 38, read off the clock before any run",
+               "ordinal columns of 3-16 binned from a Gaussian factor model, flat, long-tailed or skewed"),
 }
 OUT = HERE / "results" / "shapes"
 SYSTEMS = ("dprelease", "independent", "uniform")
@@ -75,6 +84,9 @@ MIXTURE_CLASSES = (2, 3, 5, 8)
 #: Per-class concentration of a mixture column around its base distribution: 0.3 sharp classes (strong
 #: dependence between every pair), 10 classes close to one another (nearly independent columns).
 MIXTURE_CONCENTRATIONS = (0.3, 1.0, 3.0, 10.0)
+COPULA_FACTORS = (1, 2, 3)
+#: A copula column's load on its factor (times U(0.6, 1)): 0 independent columns, 0.9 strongly tied ones.
+COPULA_STRENGTHS = (0.0, 0.4, 0.7, 0.9)
 
 
 def drawn_sizes(rng, widest: int) -> list[int]:
@@ -96,6 +108,8 @@ def shape(i: int, family: str = "network") -> dict:
 
     if family == "mixture":
         return mixture_shape(i)
+    if family == "copula":
+        return copula_shape(i)
     rng = np.random.default_rng([SHAPES_SEED, i])
     sizes = drawn_sizes(rng, 14)
     d = len(sizes)
@@ -124,6 +138,20 @@ def mixture_shape(i: int) -> dict:
             "classes": classes, "n": n, "workload": workload_for_width(d), "cells": math.prod(sizes)}
 
 
+def copula_shape(i: int) -> dict:
+    """Copula table i: width 3-16, the network family's size classes and n, factors and strength drawn."""
+    import numpy as np
+
+    rng = np.random.default_rng([COPULA_SEED, i])
+    sizes = drawn_sizes(rng, 16)
+    d = len(sizes)
+    factors = int(rng.choice(COPULA_FACTORS))
+    strength = float(rng.choice(COPULA_STRENGTHS))
+    n = int(rng.choice(SIZES_N))
+    return {"table": f"cop{i:02d}", "family": "copula", "index": i, "d": d, "sizes": sizes, "alpha": strength,
+            "factors": factors, "n": n, "workload": workload_for_width(d), "cells": math.prod(sizes)}
+
+
 def dataset_of(info: dict):
     import suite_tables
 
@@ -131,6 +159,9 @@ def dataset_of(info: dict):
         names = tuple(f"x{j}" for j in range(info["d"]))
         return suite_tables.latent_mixture(names, tuple(info["sizes"]), info["classes"], info["alpha"], info["n"],
                                            MIXTURE_SEED + info["index"])
+    if info.get("family") == "copula":
+        return suite_tables.ordinal_copula(tuple(info["sizes"]), info["factors"], info["alpha"], info["n"],
+                                           COPULA_SEED + info["index"])
     return suite_tables.drawn_network(info["nodes"], info["alpha"], info["n"], SHAPES_SEED + info["index"])
 
 
@@ -228,8 +259,12 @@ def render(doc: dict) -> str:
     if any("classes" in t for t in tables):  # the mixture family: its alpha is the per-class concentration
         lines[-2:] = ["| table | n | columns | sizes | classes | concentration | cells | workload |",
                       "|---|---|---|---|---|---|---|---|"]
+    if any("factors" in t for t in tables):  # the copula family: its alpha is the factor loading's strength
+        lines[-2:] = ["| table | n | columns | sizes | factors | strength | cells | workload |",
+                      "|---|---|---|---|---|---|---|---|"]
     for t in tables:
-        shape_cells = f"{t['classes']} | {t['alpha']:g}" if "classes" in t else f"{t['alpha']:g}"
+        shape_cells = (f"{t['classes']} | {t['alpha']:g}" if "classes" in t else f"{t['factors']} | {t['alpha']:g}"
+                       if "factors" in t else f"{t['alpha']:g}")
         lines.append(f"| {t['table']} | {t['n']:,} | {t['d']} | {' '.join(map(str, t['sizes']))} | {shape_cells} | "
                      f"{t['cells']:.3g} | `{t['workload']}` |")
     below_ind = below_uni = total = 0
@@ -345,8 +380,8 @@ def main(argv=None) -> int:
     parser.add_argument("--peer-seeds", type=int, default=3, help="MST seeds per case (0: no peers)")
     parser.add_argument("--family", choices=sorted(FAMILIES), default="network",
                         help="network: Bayesian networks (the page in results/shapes); mixture: latent-class mixtures "
-                             "(results/shapes-mixture)")
-    parser.add_argument("--out", type=Path, default=None, help="default: results/shapes or results/shapes-mixture")
+                             "(results/shapes-mixture); copula: binned Gaussian factor models (results/shapes-copula)")
+    parser.add_argument("--out", type=Path, default=None, help="default: results/shapes or results/shapes-FAMILY")
     parser.add_argument("--render-only", action="store_true")
     parser.add_argument("--peers-from", type=Path, metavar="SHAPES_JSON",
                         help="with --render-only: take MST's runs from an earlier run's shapes.json of the same tables "
@@ -355,7 +390,7 @@ def main(argv=None) -> int:
                         help="rerun one case of the saved page (every seed) on the current code and replace its runs; "
                              "the page lists each rerun with its commit (a default change that moves only a few cases)")
     args = parser.parse_args(argv)
-    args.out = args.out or (OUT if args.family == "network" else OUT.with_name("shapes-mixture"))
+    args.out = args.out or (OUT if args.family == "network" else OUT.with_name(f"shapes-{args.family}"))
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "shapes.json"
     if args.peers_from and not args.render_only:

@@ -192,6 +192,41 @@ def latent_mixture(names: tuple[str, ...], sizes: tuple[int, ...], classes: int,
     return Dataset.from_records(codes, Domain(names, tuple(sizes)))
 
 
+#: An ordinal column's marginal in :func:`ordinal_copula`: ``flat`` (Dirichlet(5): near uniform), ``zipf`` (p_v
+#: proportional to (v + 1)^-1.2 in the values' order: a long tail, as income or counts have) or ``skewed``
+#: (Dirichlet(0.3) over the values in order: a few values hold most rows, with gaps between them).
+COPULA_TAILS = ("flat", "zipf", "skewed")
+
+
+def ordinal_copula(sizes: tuple[int, ...], factors: int, strength: float, n: int, seed: int) -> Dataset:
+    """``n`` rows of ordinal columns binned from a Gaussian factor model (a Gaussian copula): columns ``x0..``.
+
+    Structure (public, from the stream (seed)): each column loads on one of ``factors`` standard normal factors with
+    weight ``strength`` x U(0.6, 1) and a random sign, or on none (probability 0.3: a column independent of the rest);
+    its latent normal is that load plus independent noise, unit variance in all. The column's value is the latent
+    normal cut at the normal quantiles of its marginal, one of :data:`COPULA_TAILS`. So neighbouring values of a column
+    go together (a smooth, monotone dependence, as between age, hours and income), unlike a network's unordered
+    Dirichlet tables. Rows from the stream (seed, n).
+    """
+    from scipy.stats import norm
+
+    rng = generator(seed)
+    loads = np.zeros((len(sizes), factors))
+    cuts = []
+    for j, k in enumerate(sizes):
+        if rng.random() >= 0.3:
+            loads[j, rng.integers(factors)] = strength * rng.uniform(0.6, 1.0) * rng.choice((-1.0, 1.0))
+        tail = COPULA_TAILS[rng.integers(len(COPULA_TAILS))]
+        p = (rng.dirichlet(np.full(k, 5.0)) if tail == "flat" else rng.dirichlet(np.full(k, 0.3)) if tail == "skewed"
+             else np.arange(1, k + 1) ** -1.2)
+        cuts.append(norm.ppf(np.cumsum(p / p.sum())[:-1]))
+    rows = generator(seed, n)
+    latent = rows.standard_normal((n, factors)) @ loads.T
+    latent += rows.standard_normal((n, len(sizes))) * np.sqrt(1.0 - (loads ** 2).sum(axis=1))
+    codes = np.stack([np.searchsorted(cut, latent[:, j]) for j, cut in enumerate(cuts)], axis=1).astype(np.int64)
+    return Dataset.from_records(codes, Domain(tuple(f"x{j}" for j in range(len(sizes))), tuple(sizes)))
+
+
 # ----------------------------------------------------------------------------- generated: Bayesian network
 BN_NODES = 32
 BN_LARGE = 10          # nodes with 50 values; the other 22 are binary

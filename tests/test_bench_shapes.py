@@ -57,6 +57,36 @@ def test_a_mixture_table_has_its_shape_and_its_columns_depend_on_one_another(sha
     assert max(gaps) > 0.1
 
 
+def test_copula_shapes_are_seeded_within_their_ranges_and_apart_from_the_others(shapes):
+    drawn = [shapes.shape(i, "copula") for i in range(40)]
+    assert drawn == [shapes.shape(i, "copula") for i in range(40)]
+    for info in drawn:
+        assert 3 <= info["d"] <= 16 and len(info["sizes"]) == info["d"] and info["family"] == "copula"
+        assert all(any(low <= s <= high for _, low, high in shapes.SIZE_CLASSES) for s in info["sizes"])
+        assert info["factors"] in shapes.COPULA_FACTORS and info["alpha"] in shapes.COPULA_STRENGTHS
+        assert info["n"] in shapes.SIZES_N
+    assert {info["alpha"] for info in drawn} == set(shapes.COPULA_STRENGTHS)
+    assert [info["sizes"] for info in drawn] != [shapes.shape(i, "mixture")["sizes"] for i in range(40)]
+
+
+def test_a_copula_table_ties_its_columns_by_its_strength(shapes):
+    """Strength 0: no two columns' ranks go together beyond sampling (30,000 rows: |rho| about 0.006 apiece);
+    strength 0.9: some pair's ranks go together strongly (two loads of 0.9 x U(0.6, 1) on one factor)."""
+    import numpy as np
+    from scipy.stats import spearmanr
+
+    def largest_rank_correlation(info):
+        dataset = shapes.dataset_of(info)
+        assert dataset.n == info["n"] and list(dataset.domain.sizes) == info["sizes"]
+        rho = spearmanr(dataset.records).correlation
+        return np.abs(rho - np.eye(len(rho))).max()
+
+    drawn = [shapes.shape(i, "copula") for i in range(40)]
+    free = next(info for info in drawn if info["alpha"] == 0.0 and info["n"] == 30_000)
+    tied = next(info for info in drawn if info["alpha"] == 0.9 and info["n"] == 30_000)
+    assert largest_rank_correlation(free) < 0.03 and largest_rank_correlation(tied) > 0.5
+
+
 def test_a_drawn_table_has_its_shape(shapes):
     info = shapes.shape(9)
     dataset = shapes.dataset_of(info)
