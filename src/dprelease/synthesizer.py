@@ -103,6 +103,7 @@ class Synthesizer:
         self._fits: list[dict[str, object]] = []
         self._drafts: dict[str, dict[str, object]] = {}
         self._rng = None
+        self._zones: dict[str, object] = {}
 
     # ---------------------------------------------------------------------- fit
     def fit(self, data: object, *, schema: Schema | Mapping | str | Path | None = None,
@@ -123,7 +124,7 @@ class Synthesizer:
                                    read_options=read_options, seed=self.seed, engine=self.engine,
                                    memory_limit=self.memory_limit,
                                    progress=self.progress if progress is None else progress, **self.options)
-        self._release, self._schema = release, used
+        self._release, self._schema, self._zones = release, used, time_zones(data, used)
         self._fits.append(release.privacy_ledger.get("run", release.privacy_ledger))
         if used.draft is not None and used.draft.is_public:
             self._drafts[json.dumps(used.draft.ledger, sort_keys=True)] = dict(used.draft.ledger)
@@ -176,7 +177,8 @@ class Synthesizer:
         with the schema's column names, order and dtypes.
 
         Rows are drawn from the released rows (without replacement up to their number, whole copies
-        beyond it), then decoded; post-processing, it spends nothing.
+        beyond it), then decoded; post-processing, it spends nothing. A date-time column fitted from a DataFrame
+        column with a time zone comes back in that zone (its bins are UTC, as the schema's are).
         """
         need("pandas", "pandas", "Synthesizer.sample (a DataFrame)")
         rows = self.release.rows
@@ -185,7 +187,10 @@ class Synthesizer:
             copies, rest = divmod(n, len(rows))
             order = self._rng.permutation(len(rows))
             rows = np.concatenate([np.tile(rows, (copies, 1)), rows[order[:rest]]])
-        return decode(rows, self.schema, values=self.values, rng=self._rng).to_dataframe()
+        frame = decode(rows, self.schema, values=self.values, rng=self._rng).to_dataframe()
+        for name, zone in self._zones.items():
+            frame[name] = frame[name].dt.tz_localize("UTC").dt.tz_convert(zone)
+        return frame
 
     def fit_sample(self, data: object, *, schema: Schema | Mapping | str | Path | None = None, n: int | None = None,
                    columns: list[str] | None = None, **read_options: object):
@@ -195,3 +200,19 @@ class Synthesizer:
     def __repr__(self) -> str:
         return (f"Synthesizer({self.mechanism!r}, epsilon={self.epsilon!r}, delta={self.delta!r}, "
                 f"workload={self.workload!r})")
+
+
+def time_zones(data: object, schema: Schema) -> dict[str, object]:
+    """The time zone of each date-time column of a pandas DataFrame that has one (its dtype's, public like the
+    schema: no record's value). The encoder reads such a column in UTC; :meth:`Synthesizer.sample` gives it back
+    in its zone, so a user's Berlin times do not come back as naive UTC ones, hours apart."""
+    if not type(data).__module__.startswith("pandas"):  # a path, or a Spark DataFrame (its columns have no dtype)
+        return {}
+    zones = {}
+    for column in schema.columns:
+        if column.kind == "datetime" and column.name in data.columns:
+            zone = getattr(data[column.name].dtype, "tz", None)
+            if zone is not None:
+                zones[column.name] = zone
+    return zones
+
