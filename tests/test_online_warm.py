@@ -58,6 +58,19 @@ def test_the_plan_takes_the_largest_cutoff_the_online_budget_affords(accuracy, s
     assert WarmPlan.from_json(json.loads(json.dumps(plan.to_json()))) == plan
 
 
+def test_the_plan_says_when_the_stream_stops_and_what_accuracy_buys_twice_the_updates():
+    """A small cut-off ends the stream at its c-th miss however long it was asked to be (a new user's 200-query
+    session ended at query 2); the plan says so, and the accuracy it names does buy 2c when asked for."""
+    one = WarmPlan.solve(n=12_000, universe_size=10**6, epsilon=0.5, accuracy=0.1, max_queries=200)
+    assert one.cutoff == 1 and one.halting.startswith("at most 1 update: each query the hypothesis misses")
+    named = float(one.halting.split("accuracy=")[1].split(" ")[0])
+    twice = WarmPlan.solve(n=12_000, universe_size=10**6, epsilon=0.5, accuracy=named * 1.001, max_queries=200)
+    assert twice.cutoff >= 2 and "however many of the 200 are left" in one.halting
+    assert "updates:" in twice.halting
+    everything = WarmPlan.solve(n=10**6, universe_size=64, epsilon=1.0, accuracy=0.1, max_queries=5)
+    assert everything.cutoff >= 5 and everything.halting.startswith("every one of the 5 queries")
+
+
 def test_an_accuracy_the_budget_cannot_buy_is_refused_before_anything_is_spent():
     with pytest.raises(InputError, match=r"accuracy=0.001 is below what NumericSparse \(Thm 3.28\) promises") as e:
         WarmPlan.solve(n=10_000, universe_size=64, epsilon=1.0, accuracy=0.001, max_queries=100)

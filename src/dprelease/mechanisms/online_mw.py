@@ -446,7 +446,7 @@ class OnlinePrivateMW:
                    "privacy_ledger": self.accountant.to_json(), "seeded": self.seeded,
                    "representation": self.representation}
         if self.mode != "book":  # the book's summary is unchanged (tests/test_identical_releases.py)
-            summary |= {"mode": self.mode, "synopsis": self.synopsis}
+            summary |= {"mode": self.mode, "synopsis": self.synopsis, "halting": self.plan.halting}
         return summary
 
 

@@ -7,6 +7,7 @@ session and :mod:`~dprelease.mechanisms.online_state` saves it; both import the 
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 
@@ -258,6 +259,21 @@ class WarmPlan:
     def alpha(self) -> float:
         """T / 2, the book's alpha for the MW step (eta = alpha / 2); >= alpha_NS by construction."""
         return self.threshold / 2
+
+    @property
+    def halting(self) -> str:
+        """When the stream stops, in words (public): the analyst's accuracy buys c updates, and a session whose c is
+        small ends at its c-th miss however long the stream was asked to be; says what accuracy would buy twice c."""
+        c = self.cutoff
+        if c >= self.max_queries:
+            return f"every one of the {self.max_queries} queries can be answered (the cut-off c={c} is not reached)"
+        needed = 3 * self.numeric_sparse_alpha_at(2 * c)
+        places = 2 - math.floor(math.log10(needed))  # three significant digits, rounded up so that it does buy 2c
+        more = math.ceil(needed * 10**places) / 10**places
+        return (f"at most {c} update{'' if c == 1 else 's'}: each query the hypothesis misses by more than the "
+                f"threshold T={self.threshold:.4g} is measured and uses one, and after the last every query is refused, "
+                f"however many of the {self.max_queries} are left; accuracy={more:.3g} would allow {2 * c} (or more "
+                "epsilon, or a smaller warm_share)")
 
     @property
     def theorem(self) -> str:
