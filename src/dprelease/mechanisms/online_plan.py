@@ -271,8 +271,8 @@ class WarmPlan:
         places = 2 - math.floor(math.log10(needed))  # three significant digits, rounded up so that it does buy 2c
         more = math.ceil(needed * 10**places) / 10**places
         return (f"at most {c} update{'' if c == 1 else 's'}: each query the hypothesis misses by more than the "
-                f"threshold T={self.threshold:.4g} is measured and uses one, and after the last every query is refused, "
-                f"however many of the {self.max_queries} are left; accuracy={more:.3g} would allow {2 * c} (or more "
+                f"threshold T={self.threshold:.4g} is measured and uses one, and after the last every query is "
+                f"refused, however many of the {self.max_queries} are left; accuracy={more:g} would allow {2 * c} (or more "
                 "epsilon, or a smaller warm_share)")
 
     @property
