@@ -24,7 +24,6 @@ from dprelease.mechanisms.independent import IndependentMechanism
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
-from dprelease.representations import MWEM_HISTOGRAM_CELLS
 from dprelease.validation import check_positive, check_positive_int
 
 INDEPENDENT = "independent noisy 1-way marginals"
@@ -67,11 +66,8 @@ def baseline_tables(real: Dataset, *, epsilon: float, n_rows: int, seed: int = 0
     seed = check_positive_int(seed, "seed", minimum=0)
     rng = make_rng(seed, warn=False)
     domain = real.domain
-    # the product kept factored past MWEM's histogram limit: as a 32-million-cell histogram it took 1.7 GB and 6 s to
-    # evaluate 12,000 rows, for the same distribution (below the limit every baseline draw is as before)
-    baseline = IndependentMechanism(max_cells=MWEM_HISTOGRAM_CELLS)
-    fitted = baseline.fit(real, Workload(domain, tuple((a,) for a in domain.attributes)),
-                          budget=Budget(epsilon=epsilon), rng=rng, progress=Progress.silent())
+    fitted = IndependentMechanism().fit(real, Workload(domain, tuple((a,) for a in domain.attributes)),
+                                        budget=Budget(epsilon=epsilon), rng=rng, progress=Progress.silent())
     spent = fitted.accountant.spent_epsilon
     independent = fitted.row_model.sample(n_rows, rng)
     uniform = np.stack([uniform_model(domain.project([a])).sample(n_rows, rng)[:, 0] for a in domain.attributes],
