@@ -40,11 +40,11 @@ from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.registry import open_table
 from dprelease.errors import BudgetExhaustedError, DPReleaseError, InputError
 from dprelease.files import target_of
-from dprelease.mechanisms.online_mw import OnlinePrivateMW
+from dprelease.mechanisms.online_mw import OnlinePrivateMW, session_rule
 from dprelease.mechanisms.online_plan import DEFAULT_WARM_SHARE, DEFAULT_WARM_WORKLOAD, MODES
 from dprelease.mechanisms.online_queries import answer_record, check_together, parse_queries
 from dprelease.mechanisms.online_state import check_resumed, read_body
-from dprelease.representations import REPRESENTATIONS, resolve_representation
+from dprelease.representations import REPRESENTATIONS
 from dprelease.validation import check_delta, check_epsilon, check_open_unit, check_positive_int, warn_if_weak
 
 STATE_HELP = ("the session's state file: resumed if it exists, else created; saved (atomically) before each answer "
@@ -99,8 +99,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
                         help="the hypothesis: histogram (explicit, up to --max-cells), factored (log-linear on the "
                              "attribute sets of the queries that caused updates, any domain size; a query that would "
-                             "push it over its cap gets an error record and spends nothing), auto (histogram when the "
-                             "domain fits; default). A resumed session keeps its original representation")
+                             "push it over its cap gets an error record and spends nothing), auto (default: the "
+                             "histogram up to 1,000,000 cells, factored past them with its cap raised to --max-cells; "
+                             "the same answers). A resumed session keeps its original representation")
     parser.set_defaults(handler=run)
 
 
@@ -142,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
         check_schema_use(schema)  # a schema drafted openly is refused: nothing built on it is private
     domain = selected_domain(args) if schema is None else schema.domain
     resume = args.state is not None and args.state.exists()
-    representation = resolve_representation(args.representation, domain, max_cells=args.max_cells)
+    representation = session_rule(domain, representation=args.representation,
+                                  max_cells=args.max_cells).resolved_representation(domain)
     if resume:  # checksum and parameters, before the data is read (OnlinePrivateMW.load checks them again)
         representation = check_resumed(read_body(args.state), _expected(args), where=f"state file {str(args.state)!r}",
                                        spell=_flag)
@@ -162,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
                                                "warm_share": args.warm_share, "warm_workload": args.warm_workload}
         session = OnlinePrivateMW(dataset, epsilon=args.epsilon, delta=args.delta, alpha=args.alpha,
                                   max_queries=args.max_queries, beta=args.beta, seed=args.seed,
-                                  max_cells=args.max_cells, representation=representation, **warm)
+                                  max_cells=args.max_cells, representation=args.representation, **warm)
         if args.state is not None:
             session.save(args.state)  # the budget is spent now: record it before anything else
     progress.close()

