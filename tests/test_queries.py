@@ -255,12 +255,23 @@ def test_from_spec_rejects_bad_specs(tiny_domain, spec, fragments):
     ids=["unknown-attribute", "malformed", "object", "flat-list", "non-string", "empty", "empty-marginal",
          "repeated-attribute"],
 )
-def test_from_spec_rejects_bad_json_files(write_file, tiny_domain, text, fragments):
-    path = write_file("w.json", text)
+@pytest.mark.parametrize("inline", [False, True], ids=["file", "inline"])
+def test_from_spec_rejects_bad_json_files(write_file, tiny_domain, text, fragments, inline):
+    """The same checks whether the list is in a file or written inline (a shell user's '[["a", "b"]]')."""
+    if inline and not text.lstrip().startswith("["):
+        fragments = ["neither", "a JSON list of attribute lists"]  # inline JSON is a list: anything else is a path
+    spec = text if inline else str(write_file("w.json", text))
     with pytest.raises(InputError) as info:
-        Workload.from_spec(str(path), tiny_domain)
+        Workload.from_spec(spec, tiny_domain)
     for fragment in fragments:
         assert fragment in str(info.value), str(info.value)
+
+
+def test_from_spec_takes_a_json_list_inline_as_from_a_file(write_file, tiny_domain):
+    text = '[["a", "b"], ["c"]]'
+    inline = Workload.from_spec(text, tiny_domain)
+    filed = Workload.from_spec(str(write_file("w.json", text)), tiny_domain)
+    assert inline.marginals == filed.marginals == (("a", "b"), ("c",))
 
 
 def test_from_spec_rejects_non_string(tiny_domain):

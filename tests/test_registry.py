@@ -131,6 +131,27 @@ def test_independent_keeps_its_product_factored_past_mwems_histogram_limit():
         assert release.parameters["representation"] == kind
 
 
+def test_a_column_no_measurement_touched_is_named():
+    """A survey's four questions outside the user's cross-tables came out as uniform draws without a word. MWEM
+    measures the workload's columns only, and says which it left; the independent mechanism measures every column."""
+    from dprelease.report.noise import noise_section
+
+    rng = np.random.Generator(np.random.PCG64(7))
+    domain = Domain(("a", "b", "c", "d"), (3, 4, 2, 5))
+    data = Dataset.from_records(rng.integers(0, [3, 4, 2, 5], size=(2_000, 4)), domain)
+
+    def warned(workload, mechanism="mwem"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            release = synthesize(data, workload, mechanism=mechanism, epsilon=1.0, seed=0)
+        return [str(w.message) for w in caught if "no marginal this run measured" in str(w.message)], release
+
+    named, release = warned([["a", "b"]])
+    assert len(named) == 1 and named[0].startswith("column(s) ['c', 'd'] are in no marginal")
+    assert "2 column(s) are in no measurement (c, d)" in str(noise_section(release))  # the report says it too
+    assert warned("1-2way")[0] == [] and warned([["a", "b"]], mechanism="independent")[0] == []
+
+
 def test_auto_keeps_mwem_histograms_under_a_million_cells_and_theory_paths_up_to_max_cells():
     """MWEM's ``auto`` takes the factored model above MWEM_HISTOGRAM_CELLS (minutes slower there and no more
     accurate: docs/decisions.md); IC-MW keeps MW over all of X up to ``max_cells``; a lower cap still wins."""

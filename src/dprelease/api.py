@@ -34,6 +34,7 @@ from dprelease.privacy.zcdp import epsilon_for
 from dprelease.progress import Progress
 from dprelease.queries.workload import Workload
 from dprelease.release import Release
+from dprelease.release.core import unmeasured_columns
 from dprelease.representations import REPRESENTATIONS
 from dprelease.rows import ROW_CHOICES, ROW_METHODS
 from dprelease.schema import Schema
@@ -205,6 +206,11 @@ def synthesize(
             warn_if_delta_weak(budget.delta, table.n)
             fitted = entry.fit(table, workload, budget=budget, rng=rng, progress=bar)
             bar.done()
+            unmeasured = unmeasured_columns(fitted.transcript, table.domain)
+            if unmeasured:
+                warnings.warn(f"column(s) {unmeasured} are in no marginal this run measured (the workload leaves them "
+                              "out): their synthetic values carry nothing of the data (uniform draws); add them to the "
+                              "workload, or leave them out of the table (--columns, columns=)", UserWarning, stacklevel=2)
             if seed is not None:
                 warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
                               "it is not fit for a real release", SeededRunWarning, stacklevel=2)

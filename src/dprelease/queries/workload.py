@@ -90,7 +90,8 @@ class Workload:
 
     @classmethod
     def from_spec(cls, spec: str, domain: Domain) -> Workload:
-        """``"3way"``, ``"1-3way"``, or the path of a JSON file with a list of attribute lists."""
+        """``"3way"``, ``"1-3way"``, a JSON list of attribute lists (``'[["age", "sex"]]'``), or the path of a JSON
+        file holding one."""
         if not isinstance(spec, str):
             raise InputTypeError(f"workload spec must be a string, got {type(spec).__name__}")
         match = _SPEC.match(spec.strip())
@@ -100,15 +101,24 @@ class Workload:
             if k < 1:
                 raise InputError(f"workload {spec!r}: k must be >= 1")
             return cls.all_kway(domain, k, smallest=smallest)
-        path = Path(spec)
-        if not path.exists():
-            raise InputError(f"workload {spec!r} is neither 'Kway', 'J-Kway' nor an existing JSON file")
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"workload file {spec!r} is not valid JSON: {exc}") from None
+        if spec.lstrip().startswith("["):  # the list itself, as a shell user writes it: '[["age", "sex"]]'
+            where = f"workload {spec!r}"
+            try:
+                raw = json.loads(spec)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{where} is not valid JSON: {exc}") from None
+        else:
+            path = Path(spec)
+            if not path.exists():
+                raise InputError(f"workload {spec!r} is neither 'Kway', 'J-Kway', a JSON list of attribute lists nor an "
+                                 "existing JSON file")
+            where = f"workload file {spec!r}"
+            try:
+                raw = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise InputError(f"{where} is not valid JSON: {exc}") from None
         if not isinstance(raw, list) or not all(isinstance(m, list) and all(isinstance(a, str) for a in m) for m in raw):
-            raise InputError(f"workload file {spec!r} must hold a JSON list of lists of attribute names")
+            raise InputError(f"{where} must hold a JSON list of lists of attribute names")
         return cls(domain, tuple(tuple(m) for m in raw))
 
     # ----------------------------------------------------------------- geometry

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +39,18 @@ PRIVACY_UNIT = (
 _OWN_KEYS = ("format", "dprelease_version", "mechanism", "guarantee", "privacy_unit", "fit_for_release",
              "randomness", "domain", "schema", "parameters", "privacy_ledger", "transcript", "synthetic_rows",
              "workload_answers", "side_file")
+
+
+def unmeasured_columns(transcript: Sequence[object], domain: Domain) -> list[str]:
+    """The columns no measurement in ``transcript`` touched, where it lists its measured marginals (public: the
+    transcript is released). A survey's 4 questions outside a user's cross-tables came out as uniform draws without a
+    word; MWEM measures the workload's columns only, the independent mechanism every column."""
+    measured = [entry["marginal"] for entry in transcript
+                if isinstance(entry, dict) and entry.get("action") == "measure" and entry.get("marginal")]
+    if not measured:
+        return []
+    seen = {a for marginal in measured for a in marginal}
+    return [a for a in domain.attributes if a not in seen]
 
 
 @dataclass

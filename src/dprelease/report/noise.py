@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from dprelease.release import Release
+from dprelease.release.core import unmeasured_columns
 from dprelease.report.blocks import Paragraph, Section, Table
 
 #: From this expected L1 noise on, a measurement is "mostly noise" (half the largest L1 distance of two distributions).
@@ -99,6 +100,12 @@ def noise_section(release: Release) -> Section | None:
         else:
             blocks.append(Paragraph(f"All {len(one_way)} measured columns' 1-way measurements carry expected L1 noise "
                                     f"under {MOSTLY_NOISE:g}."))
+    unmeasured = unmeasured_columns(release.transcript, release.domain)
+    if unmeasured:
+        blocks.append(Paragraph(
+            f"{len(unmeasured)} column(s) are in no measurement ({', '.join(unmeasured[:12])}"
+            f"{', ...' if len(unmeasured) > 12 else ''}): the workload leaves them out, so their released values "
+            "carry nothing of the data (uniform draws).", "warning"))
     rows = [(", ".join(m), f"{v['cells']:,}", str(v["times"]), f"{v['expected_l1']:.3g}", reading(v["expected_l1"]))
             for m, v in one_way + larger]
     header = ("marginal", "cells", "times measured", "expected L1 noise", "reading")
