@@ -124,32 +124,29 @@ def shape(i: int, family: str = "network") -> dict:
             "workload": workload_for_width(d), "cells": math.prod(sizes), "nodes": nodes}
 
 
-def mixture_shape(i: int) -> dict:
-    """Mixture table i: width 3-24, the network family's size classes and n, classes and concentration drawn."""
+def family_shape(i: int, *, family: str, seed: int, prefix: str, widest: int, knobs: tuple) -> dict:
+    """Table i of a drawn family: a width from 3 to ``widest`` and the network family's size classes, then each knob
+    ``(key, choices, cast)`` drawn in order, then n (the same stream as the family's first pages)."""
     import numpy as np
 
-    rng = np.random.default_rng([MIXTURE_SEED, i])
-    sizes = drawn_sizes(rng, 24)
-    d = len(sizes)
-    classes = int(rng.choice(MIXTURE_CLASSES))
-    concentration = float(rng.choice(MIXTURE_CONCENTRATIONS))
+    rng = np.random.default_rng([seed, i])
+    sizes = drawn_sizes(rng, widest)
+    drawn = {key: cast(rng.choice(choices)) for key, choices, cast in knobs}
     n = int(rng.choice(SIZES_N))
-    return {"table": f"mix{i:02d}", "family": "mixture", "index": i, "d": d, "sizes": sizes, "alpha": concentration,
-            "classes": classes, "n": n, "workload": workload_for_width(d), "cells": math.prod(sizes)}
+    return {"table": f"{prefix}{i:02d}", "family": family, "index": i, "d": len(sizes), "sizes": sizes, **drawn,
+            "n": n, "workload": workload_for_width(len(sizes)), "cells": math.prod(sizes)}
+
+
+def mixture_shape(i: int) -> dict:
+    """Mixture table i: width 3-24, the network family's size classes and n, classes and concentration drawn."""
+    return family_shape(i, family="mixture", seed=MIXTURE_SEED, prefix="mix", widest=24,
+                        knobs=(("classes", MIXTURE_CLASSES, int), ("alpha", MIXTURE_CONCENTRATIONS, float)))
 
 
 def copula_shape(i: int) -> dict:
     """Copula table i: width 3-16, the network family's size classes and n, factors and strength drawn."""
-    import numpy as np
-
-    rng = np.random.default_rng([COPULA_SEED, i])
-    sizes = drawn_sizes(rng, 16)
-    d = len(sizes)
-    factors = int(rng.choice(COPULA_FACTORS))
-    strength = float(rng.choice(COPULA_STRENGTHS))
-    n = int(rng.choice(SIZES_N))
-    return {"table": f"cop{i:02d}", "family": "copula", "index": i, "d": d, "sizes": sizes, "alpha": strength,
-            "factors": factors, "n": n, "workload": workload_for_width(d), "cells": math.prod(sizes)}
+    return family_shape(i, family="copula", seed=COPULA_SEED, prefix="cop", widest=16,
+                        knobs=(("factors", COPULA_FACTORS, int), ("alpha", COPULA_STRENGTHS, float)))
 
 
 def dataset_of(info: dict):

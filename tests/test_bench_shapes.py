@@ -29,16 +29,20 @@ def test_shapes_are_seeded_and_within_their_stated_ranges(shapes):
     assert len({(info["d"], info["n"], info["alpha"]) for info in drawn}) > 20  # shapes differ
 
 
-def test_mixture_shapes_are_seeded_within_their_ranges_and_apart_from_the_networks(shapes):
-    drawn = [shapes.shape(i, "mixture") for i in range(40)]
-    assert drawn == [shapes.shape(i, "mixture") for i in range(40)]
+@pytest.mark.parametrize("family,widest,knob,choices", [("mixture", 24, "classes", "MIXTURE_CLASSES"),
+                                                          ("copula", 16, "factors", "COPULA_FACTORS")])
+def test_drawn_families_are_seeded_within_their_ranges_and_apart_from_the_networks(shapes, family, widest, knob,
+                                                                                   choices):
+    alphas = {"mixture": shapes.MIXTURE_CONCENTRATIONS, "copula": shapes.COPULA_STRENGTHS}[family]
+    drawn = [shapes.shape(i, family) for i in range(40)]
+    assert drawn == [shapes.shape(i, family) for i in range(40)]
     for info in drawn:
-        assert 3 <= info["d"] <= 24 and len(info["sizes"]) == info["d"] and info["family"] == "mixture"
+        assert 3 <= info["d"] <= widest and len(info["sizes"]) == info["d"] and info["family"] == family
         assert all(any(low <= s <= high for _, low, high in shapes.SIZE_CLASSES) for s in info["sizes"])
-        assert info["classes"] in shapes.MIXTURE_CLASSES and info["alpha"] in shapes.MIXTURE_CONCENTRATIONS
-        assert info["n"] in shapes.SIZES_N
+        assert info[knob] in getattr(shapes, choices) and info["alpha"] in alphas and info["n"] in shapes.SIZES_N
         assert info["workload"] == ("1-3way" if info["d"] <= 7 else "1-2way" if info["d"] <= 11 else "2way")
     assert max(info["d"] for info in drawn) > 14  # wider than the network family reaches
+    assert {info["alpha"] for info in drawn} == set(alphas)
     assert [info["sizes"] for info in drawn] != [shapes.shape(i)["sizes"] for i in range(40)]  # its own seed
 
 
@@ -55,18 +59,6 @@ def test_a_mixture_table_has_its_shape_and_its_columns_depend_on_one_another(sha
     gaps = [np.abs(dataset.marginal((a, b)) - np.outer(dataset.marginal((a,)), dataset.marginal((b,)))).sum()
             for i, a in enumerate(names) for b in names[i + 1:]]
     assert max(gaps) > 0.1
-
-
-def test_copula_shapes_are_seeded_within_their_ranges_and_apart_from_the_others(shapes):
-    drawn = [shapes.shape(i, "copula") for i in range(40)]
-    assert drawn == [shapes.shape(i, "copula") for i in range(40)]
-    for info in drawn:
-        assert 3 <= info["d"] <= 16 and len(info["sizes"]) == info["d"] and info["family"] == "copula"
-        assert all(any(low <= s <= high for _, low, high in shapes.SIZE_CLASSES) for s in info["sizes"])
-        assert info["factors"] in shapes.COPULA_FACTORS and info["alpha"] in shapes.COPULA_STRENGTHS
-        assert info["n"] in shapes.SIZES_N
-    assert {info["alpha"] for info in drawn} == set(shapes.COPULA_STRENGTHS)
-    assert [info["sizes"] for info in drawn] != [shapes.shape(i, "mixture")["sizes"] for i in range(40)]
 
 
 def test_a_copula_table_ties_its_columns_by_its_strength(shapes):
