@@ -96,7 +96,8 @@ class BoostingForQueries:
     def __post_init__(self) -> None:
         check_positive(self.epsilon, "epsilon")
         if self.delta == 0:
-            raise InputError("boosting for queries needs delta > 0 (Thm 6.1 composes by Thm 3.20), got 0")
+            raise InputError("boosting for queries needs delta > 0 (Thm 6.1 composes by Thm 3.20), got 0: give delta "
+                             "(--delta), well below 1/n, e.g. 1e-9")
         check_open_unit(self.delta, "delta")
         if not isinstance(self.base, BaseSynopsisGenerator):
             raise InputTypeError(f"base must be a base synopsis generator (plan, generate), got "
