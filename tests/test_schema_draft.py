@@ -241,6 +241,17 @@ def test_open_draft_is_exact_and_marked_not_public():
     assert len(encode(frame, schema)) == len(frame)
 
 
+def test_columns_named_as_identifiers_are_named_from_the_header_alone():
+    """A new user's trips kept trip_id, drafted as a ten-bin integer column: the draft cannot tell a running number
+    from a spread column without reading more, but the header (public) often says it; 'valid' and 'PAID' are not."""
+    frame = pd.DataFrame({name: np.arange(40) % 7 for name in ("trip_id", "valid", "customerId", "PAID", "id", "kind")})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        draft_schema(frame, non_private=True)
+    named = [str(w.message) for w in caught if "look like identifiers" in str(w.message)]
+    assert named == [named[0]] and named[0].startswith("column(s) ['trip_id', 'customerId', 'id'] look like identifiers")
+
+
 def test_draft_needs_exactly_one_mode():
     with pytest.raises(ValueError, match="exactly one mode"):
         draft_schema(small_frame(10))

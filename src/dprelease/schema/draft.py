@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +58,9 @@ DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime
 KIND_SHARE = 0.9
 #: Probability that any empty cell passes the private bounds' threshold.
 FALSE_CELL = 0.001
+#: Column names that read as identifiers (``id``, ``trip_id``, ``customer-uuid``, ``customerId``): the draft names them,
+#: from the header alone (public), since it cannot tell a running number from a spread column without reading more.
+IDENTIFIER_NAMES = (re.compile(r"(?i)^(id|uuid|guid)$|[_\s.-](id|uuid|guid)$"), re.compile(r"[a-z0-9](Id|ID)$"))
 _FIRST_DAY, _LAST_DAY = -25567, 47846  # 1900-01-01 .. 2100-12-31, in days since 1970-01-01
 
 
@@ -144,6 +148,11 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     # DataFrame's or Parquet's) is written back as booleans, so only text needs its words declared
     booleans = [c.name for c, p in zip(drafted, profiles)
                 if isinstance(c, BooleanColumn) and not isinstance(p.raw, TypedColumn)]
+    identifiers = [name for name in names if any(pattern.search(name) for pattern in IDENTIFIER_NAMES)]
+    if identifiers:
+        notes.append(f"column(s) {identifiers} look like identifiers by their names: a synthetic table cannot carry "
+                     "identifiers (each value belongs to one record); if they are, leave them out of the schema (a "
+                     "column outside it is not read)")
     if booleans:
         notes.append(f"column(s) {booleans} drafted as boolean: synth writes them back as true/false; if the table "
                      'writes them otherwise (yes/no, Y/N), declare its words, e.g. "true": ["yes"], "false": ["no"]')
