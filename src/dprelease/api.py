@@ -210,7 +210,8 @@ def synthesize(
             if unmeasured:
                 warnings.warn(f"column(s) {unmeasured} are in no marginal this run measured (the workload leaves them "
                               "out): their synthetic values carry nothing of the data (uniform draws); add them to the "
-                              "workload, or leave them out of the table (--columns, columns=)", UserWarning, stacklevel=2)
+                              "workload, or leave them out of the table (--columns, columns=)", UserWarning,
+                              stacklevel=2)
             if seed is not None:
                 warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
                               "it is not fit for a real release", SeededRunWarning, stacklevel=2)

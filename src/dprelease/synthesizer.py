@@ -215,4 +215,3 @@ def time_zones(data: object, schema: Schema) -> dict[str, object]:
             if zone is not None:
                 zones[column.name] = zone
     return zones
-

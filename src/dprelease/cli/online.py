@@ -222,7 +222,8 @@ def _print_plan(session: OnlinePrivateMW, resumed: bool) -> None:
               f"{plan.warm_workload} at epsilon={float(plan.epsilon_offline):.6g}, then NumericSparse, Thm 3.28; "
               f"{session.representation} hypothesis): every answer within accuracy={plan.accuracy:g} w.p. >= "
               f"{1 - plan.beta:g}; up to {plan.max_queries} queries, {plan.halting}; privacy "
-              f"(epsilon={plan.epsilon:g}, delta={plan.delta:g}), spent epsilon={float(session.epsilon_spent):.6g} at the start")
+              f"(epsilon={plan.epsilon:g}, delta={plan.delta:g}), spent epsilon={float(session.epsilon_spent):.6g} "
+              "at the start")
         sys.stdout.flush()
         return
     note = " (vacuous: 3 alpha >= 1 at this n)" if plan.vacuous else ""

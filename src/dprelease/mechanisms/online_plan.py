@@ -272,8 +272,8 @@ class WarmPlan:
         more = math.ceil(needed * 10**places) / 10**places
         return (f"at most {c} update{'' if c == 1 else 's'}: each query the hypothesis misses by more than the "
                 f"threshold T={self.threshold:.4g} is measured and uses one, and after the last every query is "
-                f"refused, however many of the {self.max_queries} are left; accuracy={more:g} would allow {2 * c} (or more "
-                "epsilon, or a smaller warm_share)")
+                f"refused, however many of the {self.max_queries} are left; accuracy={more:g} would allow {2 * c} "
+                "(or more epsilon, or a smaller warm_share)")
 
     @property
     def theorem(self) -> str:

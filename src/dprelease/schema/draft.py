@@ -144,15 +144,15 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      "noise, so every synthetic value would be the other bucket; list their values from public "
                      "knowledge, leave out a column of identifiers (one value a row: a synthetic table cannot carry "
                      "them; --columns, or columns=), or draft with a larger epsilon")
+    identifiers = [name for name in names if any(pattern.search(name) for pattern in IDENTIFIER_NAMES)]
+    if identifiers:  # public: the header
+        notes.append(f"column(s) {identifiers} look like identifiers by their names: a synthetic table cannot carry "
+                     "identifiers (each value belongs to one record); if they are, leave them out of the schema (a "
+                     "column outside it is not read)")
     # public: the kind was chosen from the noisy profile; the words are not read. A column of typed booleans (a
     # DataFrame's or Parquet's) is written back as booleans, so only text needs its words declared
     booleans = [c.name for c, p in zip(drafted, profiles)
                 if isinstance(c, BooleanColumn) and not isinstance(p.raw, TypedColumn)]
-    identifiers = [name for name in names if any(pattern.search(name) for pattern in IDENTIFIER_NAMES)]
-    if identifiers:
-        notes.append(f"column(s) {identifiers} look like identifiers by their names: a synthetic table cannot carry "
-                     "identifiers (each value belongs to one record); if they are, leave them out of the schema (a "
-                     "column outside it is not read)")
     if booleans:
         notes.append(f"column(s) {booleans} drafted as boolean: synth writes them back as true/false; if the table "
                      'writes them otherwise (yes/no, Y/N), declare its words, e.g. "true": ["yes"], "false": ["no"]')
@@ -511,9 +511,10 @@ def _one_value_note(name: str, low: float, high: float, epsilon: Fraction, cells
     [0, 0.001] (a fee that is $0.00 on most rows): every row would encode as that value (clipped) or as ``<other>``,
     the usual fate of a 0/1 flag whose 1s, or of the non-zero amounts, are fewer than the threshold. Named, as the
     noise's doing, with what to do (public: the name, the drafted bounds, epsilon and the threshold)."""
-    value = f"{low:.0f}" if low == high else f"0 (its bounds are [{low:g}, {high:g}])"
-    fate = f"clipped to {value.split()[0]}" if clip else f"either {value.split()[0]} or <other>"
-    return (f"column {name!r}: its drafted bounds hold one value, {value}, so every row's value is {fate}: "
+    value = f"{low:.0f}" if low == high else "0"  # the decimals' cell next to 0 holds 0 alone
+    shown = value if low == high else f"0 (its bounds are [{low:g}, {high:g}])"
+    fate = f"clipped to {value}" if clip else f"either {value} or <other>"
+    return (f"column {name!r}: its drafted bounds hold one value, {shown}, so every row's value is {fate}: "
             f"no other cell of its bounds histogram stood out of the noise (a cell needs more than about "
             f"{_threshold(epsilon, cells):,.0f} rows at epsilon={float(epsilon):.3g}); if the column takes other "
             "values (a 0/1 flag, amounts that are mostly 0), declare its bounds from public knowledge (or draft with "
