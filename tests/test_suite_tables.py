@@ -33,7 +33,8 @@ SMALL = ["tiny-codes", "tiny-codes-5k", "chain5", "survey-500", "survey-5k", "la
 
 
 @pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans", "orders", "meters", "households",
-                                  "admissions", "sessions", "sensors", *SMALL])
+                                  "admissions", "sessions", "sensors", "likert",
+                                  "customers", *SMALL])
 def test_table_has_its_declared_shape(st, name):
     dataset, workload, description = st.load(name)
     declared = st.TABLES[name]
@@ -225,8 +226,32 @@ def test_the_sensors_table_is_reproducible_with_its_strong_pairs(st):
     assert abs(np.corrcoef(sensors.records[:, 0], sensors.records[:, 5])[0, 1]) < 0.05
 
 
+def test_the_likert_and_customers_tables_are_reproducible_with_their_structure(st):
+    """likert and customers (held out, session 39): the same codes every time, the schemas' domains, blanks near the
+    generated rates, items on one latent factor far more dependent than items on two, the newsletter flag only for
+    retail customers, and the postcodes' long tail (most of the 2,000 hold few rows, a few hold many)."""
+    from dprelease.schema import Schema
+
+    likert = st.likert()
+    assert np.array_equal(likert.records, st.likert().records)
+    assert likert.domain == Schema.from_dict(st.LIKERT_SCHEMA).domain and likert.n == 3_000
+    item = likert.records[:, likert.domain.axis("q01")]
+    assert 0.035 < np.mean(item == likert.domain.size_of("q01") - 1) < 0.065  # 5 % blank
+    assert dependence(likert, "q01", "q04") > 3 * dependence(likert, "q01", "q02")  # same factor against another
+    customers = st.customers()
+    assert np.array_equal(customers.records, st.customers().records)
+    assert customers.domain == Schema.from_dict(st.CUSTOMERS_SCHEMA).domain and customers.n == 50_000
+    rating = customers.records[:, customers.domain.axis("rating")]
+    assert 0.37 < np.mean(rating == customers.domain.size_of("rating") - 1) < 0.43  # 40 % blank
+    segment = customers.records[:, customers.domain.axis("segment")]
+    newsletter = customers.records[:, customers.domain.axis("newsletter")]
+    assert not newsletter[segment != 0].any() and 0.25 < newsletter[segment == 0].mean() < 0.35
+    counts = np.sort(np.bincount(customers.records[:, customers.domain.axis("postcode")], minlength=2_000))
+    assert counts[:1_000].sum() < 0.05 * customers.n and counts[-100:].sum() > 0.3 * customers.n
+
+
 def test_the_held_out_tables_are_outside_the_suite_the_defaults_are_chosen_on(st):
-    held_out = {"orders", "meters", "households", "claims", "admissions", "sessions", "sensors"}
+    held_out = {"orders", "meters", "households", "claims", "admissions", "sessions", "sensors", "likert", "customers"}
     assert {name for name, table in st.TABLES.items() if table.held_out} == held_out
     assert set(st.SMALL_DOMAINS) == {name for name, table in st.TABLES.items() if table.small_domain}
     assert len(st.SMALL_DOMAINS) == 12 and not held_out & set(st.SMALL_DOMAINS)
