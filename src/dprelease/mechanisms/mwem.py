@@ -327,7 +327,12 @@ class MWEM(MWEMPlan):
                 cap = self.tuning.max_measure_l1
                 pool = [i for i in active if measured_cells(candidates[i]) * expected_noise <= cap] or active
             options = [candidates[i] for i in pool]
-            estimates = [model.marginal(m) for m in options]
+            # One batch on the factored model (a wide table's pairs from a walk of the tree per attribute); equal to
+            # one-by-one answers up to float rounding, so the annealing test below asks for its marginal alone.
+            if representation == "factored":
+                estimates = model.marginals(options)
+            else:
+                estimates = [model.marginal(m) for m in options]
             # SELECT: exponential mechanism over marginals, L1 score (sensitivity 2/n)
             sizes = np.array([measured_cells(m) for m in options], dtype=np.float64)
             penalties = self.tuning.size_penalty * expected_noise * sizes if self.tuning.size_penalty else None
@@ -335,6 +340,7 @@ class MWEM(MWEMPlan):
                                              weights=[weights[i] for i in pool] if weights else None,
                                              label=f"round {t}: select")
             chosen = options[index]
+            chosen_estimate = model.marginal(chosen) if representation == "factored" else estimates[index]
             # MEASURE: Laplace(2 / (n eps_m)) or Gaussian on each cell of the chosen marginal
             entry = {"round": t, "action": "select+measure"}
             if not gaussian:
@@ -353,7 +359,7 @@ class MWEM(MWEMPlan):
                 # expected L1 size, so the coming rounds need sharper measurements. AIM compares the model
                 # before and after a fit run to convergence; our fit takes a few steps a round, so we compare
                 # the measurement itself with the model's earlier answer. Public: noisy output, model, scale.
-                seen = measured.model_view(estimates[index])
+                seen = measured.model_view(chosen_estimate)
                 surprise = float(np.abs(measured.values.reshape(seen.shape) - seen).sum())
                 if surprise <= expected_noise * seen.size:
                     budget.sharpen()
