@@ -79,6 +79,11 @@ def _summed_to(array: np.ndarray, attributes: Clique, kept: Clique) -> np.ndarra
     return summed.copy() if summed is array else summed
 
 
+def _given(marginal: np.ndarray, clique: Clique, separator: Clique) -> np.ndarray:
+    """p(clique | separator) from the clique's ``marginal``, shaped like it (0 where the separator's value has none)."""
+    return ratio_or_zero(marginal, expand(separator, sum_to(marginal, clique, separator), clique))
+
+
 def _in_order(array: np.ndarray, canonical: Clique, asked: Sequence[str]) -> np.ndarray:
     """``array`` (over ``canonical``, domain order) with its axes in the order ``asked`` (itself if the same)."""
     asked = tuple(asked)
@@ -205,9 +210,7 @@ class FactoredModel:
         key = ("c", index)
         if key not in self._cache:
             tree = self.tree
-            clique, separator = tree.cliques[index], tree.separators[index]
-            marginal = self._probability(index)
-            self._cache[key] = ratio_or_zero(marginal, expand(separator, sum_to(marginal, clique, separator), clique))
+            self._cache[key] = _given(self._probability(index), tree.cliques[index], tree.separators[index])
         return self._cache[key]
 
     def _conditional_given_kid(self, kid: int) -> np.ndarray:
@@ -217,9 +220,7 @@ class FactoredModel:
         if key not in self._cache:
             tree = self.tree
             parent = tree.parent[kid]
-            clique, separator = tree.cliques[parent], tree.separators[kid]
-            marginal = self._probability(parent)
-            self._cache[key] = ratio_or_zero(marginal, expand(separator, sum_to(marginal, clique, separator), clique))
+            self._cache[key] = _given(self._probability(parent), tree.cliques[parent], tree.separators[kid])
         return self._cache[key]
 
     def _cross_pairs(self, pairs: Sequence[Clique]) -> dict[Clique, np.ndarray]:
