@@ -327,12 +327,7 @@ class MWEM(MWEMPlan):
                 cap = self.tuning.max_measure_l1
                 pool = [i for i in active if measured_cells(candidates[i]) * expected_noise <= cap] or active
             options = [candidates[i] for i in pool]
-            # One batch on the factored model (a wide table's pairs from a walk of the tree per attribute); equal to
-            # one-by-one answers up to float rounding, so the annealing test below asks for its marginal alone.
-            if representation == "factored":
-                estimates = model.marginals(options)
-            else:
-                estimates = [model.marginal(m) for m in options]
+            estimates = model.marginals(options)  # one batch (a factored model's pairs from a walk per attribute)
             # SELECT: exponential mechanism over marginals, L1 score (sensitivity 2/n)
             sizes = np.array([measured_cells(m) for m in options], dtype=np.float64)
             penalties = self.tuning.size_penalty * expected_noise * sizes if self.tuning.size_penalty else None
@@ -340,6 +335,8 @@ class MWEM(MWEMPlan):
                                              weights=[weights[i] for i in pool] if weights else None,
                                              label=f"round {t}: select")
             chosen = options[index]
+            # The factored batch agrees with one-by-one answers to float rounding only, and the transcript records the
+            # annealing test's surprise: that test asks for the chosen marginal alone.
             chosen_estimate = model.marginal(chosen) if representation == "factored" else estimates[index]
             # MEASURE: Laplace(2 / (n eps_m)) or Gaussian on each cell of the chosen marginal
             entry = {"round": t, "action": "select+measure"}

@@ -23,6 +23,7 @@ Everything here is post-processing: a model only ever sees public noisy answers.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -234,36 +235,30 @@ class FactoredModel:
         time on a wide table's thousands of 2-way candidates.
         """
         tree = self.tree
-        neighbours: list[list[int]] = [[] for _ in tree.cliques]
-        for kid, parent in enumerate(tree.parent):
-            if parent >= 0:
-                neighbours[kid].append(parent)
-                neighbours[parent].append(kid)
         wanted: dict[str, set[str]] = {}
         for first, second in pairs:
             wanted.setdefault(first, set()).add(second)
         result: dict[Clique, np.ndarray] = {}
         for first, seconds in wanted.items():
             start = tree.containing((first,))
-            frontier = [(start, tree.cliques[start], self._probability(start))]
-            reached = {start}
+            # breadth first; each entry: (clique, the clique it was reached from, p(first, clique) over ``attributes``)
+            frontier = deque([(start, -1, tree.cliques[start], self._probability(start))])
             while frontier and seconds:
-                index, attributes, joint = frontier.pop(0)  # breadth first: p(first, clique) over ``attributes``
-                for second in seconds & tree._clique_sets[index]:
+                index, came_from, attributes, joint = frontier.popleft()
+                for second in seconds.intersection(tree.cliques[index]):
                     pair = self.domain.canonical((first, second))
                     result[pair] = _summed_to(joint, attributes, pair)
-                seconds = seconds - tree._clique_sets[index]
-                for nxt in neighbours[index]:
-                    if nxt in reached:
+                seconds = seconds.difference(tree.cliques[index])
+                for nxt in (*tree.kids[index], tree.parent[index]):
+                    if nxt in (-1, came_from):  # the root's parent, or the way back
                         continue
-                    reached.add(nxt)
                     down = tree.parent[nxt] == index
                     separator = tree.separators[nxt] if down else tree.separators[index]
                     given = self.domain.canonical({first, *separator})
                     target = self.domain.canonical({first, *tree.cliques[nxt]})
                     conditional = self._conditional(nxt) if down else self._conditional_given_kid(index)
                     carried = expand(given, sum_to(joint, attributes, given), target)
-                    frontier.append((nxt, target, carried * expand(tree.cliques[nxt], conditional, target)))
+                    frontier.append((nxt, index, target, carried * expand(tree.cliques[nxt], conditional, target)))
         return result
 
     def _sorted_marginal(self, attributes: Clique) -> np.ndarray:

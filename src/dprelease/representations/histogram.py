@@ -51,6 +51,10 @@ class HistogramModel:
         """Fractions of the marginal on ``attributes`` (in the order given)."""
         return marginalize(self.domain, self.probabilities, tuple(attributes))
 
+    def marginals(self, cliques: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """The marginals on ``cliques``, each exactly as :meth:`marginal` gives it (the factored model's batch)."""
+        return [self.marginal(c) for c in cliques]
+
     def answer(self, query: LinearQuery) -> float:
         return query.evaluate(self)
 
