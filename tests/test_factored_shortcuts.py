@@ -72,22 +72,25 @@ def test_candidates_checked_in_chunks_give_what_one_batch_gives(monkeypatch):
 @pytest.mark.parametrize("seed", range(4))
 def test_pairs_in_no_tree_clique_from_one_walk_match_elimination(seed):
     """The batch of marginals answers a pair no tree clique holds from one walk of the tree per first attribute
-    (``FactoredModel._cross_pairs``): within 1e-12 of elimination on the pair's subtree, in the order asked, and
-    every other marginal of the batch as before."""
+    (``FactoredModel._cross_pairs``), or as independent where the two lie in different parts of the tree: within
+    1e-12 of elimination on the pair's subtree, in the order asked, and every other marginal of the batch as
+    before."""
     g = np.random.Generator(np.random.PCG64(seed))
-    checked = 0
+    checked = apart = 0
     for _ in range(15):
         domain, cliques, _ = random_case(g)
         model = FactoredModel(domain, {c: g.normal(size=[domain.size_of(a) for a in c]) * 2
                                         for c in dict.fromkeys(cliques)})
         asked = [pair[::-1] if g.random() < 0.5 else pair for pair in itertools.combinations(domain.attributes, 2)]
         asked += [(a,) for a in domain.attributes] + list(dict.fromkeys(cliques))[:3]
-        crossing = {domain.canonical(q) for q in asked if len(q) == 2 and model.tree.containing(q) is None}
+        tree = model.tree
+        crossing = {domain.canonical(q) for q in asked if len(q) == 2 and tree.containing(q) is None}
         checked += len(crossing)
+        apart += sum(tree.part[tree.containing(q[:1])] != tree.part[tree.containing(q[1:])] for q in crossing)
         for query, batch in zip(asked, model.marginals(asked)):
             one = model.marginal(query)
             assert batch.shape == one.shape and np.abs(batch - one).max() < 1e-12
-    assert checked > 50  # the walk was exercised, not only the cliques' own sums
+    assert checked - apart > 50 and apart > 50  # the walk and the independent parts, not only the cliques' own sums
 
 
 @pytest.mark.parametrize("criterion", ["min-size", "min-fill"])

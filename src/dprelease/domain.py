@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dprelease.errors import DomainTooLargeError, InputError, InputTypeError
@@ -31,11 +31,14 @@ class Domain:
 
     attributes: tuple[str, ...]
     sizes: tuple[int, ...]
+    # Each attribute's position: a wide table's model work asks millions of times (tuple.index was O(d) each).
+    _position: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         attributes, sizes = tuple(self.attributes), tuple(self.sizes)
         object.__setattr__(self, "attributes", attributes)
         object.__setattr__(self, "sizes", sizes)
+        object.__setattr__(self, "_position", {name: i for i, name in enumerate(attributes)})
         if len(attributes) == 0:
             raise InputError("domain must have at least one attribute, got none")
         if len(attributes) != len(sizes):
@@ -110,8 +113,8 @@ class Domain:
     def axis(self, attribute: str) -> int:
         """Position of ``attribute``; a clear error names an unknown one."""
         try:
-            return self.attributes.index(attribute)
-        except ValueError:
+            return self._position[attribute]
+        except (KeyError, TypeError):  # TypeError: an unhashable name, which is no attribute either
             raise InputError(
                 f"unknown attribute {attribute!r}; the domain has {list(self.attributes)}"
             ) from None

@@ -68,10 +68,14 @@ def _greedy_step(logs: np.ndarray, live: np.ndarray, alive: np.ndarray,
                  criterion: str) -> tuple[np.ndarray, np.ndarray]:
     """One step of :func:`_eliminate_greedy` on K graphs: (the vertex eliminated, its elimination clique), an empty
     clique for a graph with no vertex left. Updates in place ``alive`` and ``live``, the (K, d, d) 0/1 float64
-    adjacency among the vertices alive (kept as floats: converting it every step was most of the check's time)."""
+    adjacency among the vertices alive (kept as floats: converting it every step was most of the check's time).
+    ``logs`` is (d,), or (K, d) where each graph numbers its own vertices (:func:`_resumed_cells`)."""
     k, d = alive.shape
     rows = np.arange(k)
-    weight = np.round(logs[None, :] + live @ logs, 9)
+    if logs.ndim == 1:
+        weight = np.round(logs[None, :] + live @ logs, 9)
+    else:
+        weight = np.round(logs + (live @ logs[:, :, None])[:, :, 0], 9)
     if criterion == "min-fill":
         # Counts of at most d^2 are exact in a float matmul, which is BLAS's (numpy's int64 matmul is a plain
         # loop: 5x slower, and most of a round's time on a 60-column table checking 1,830 candidates).
@@ -224,9 +228,11 @@ def _maximal_in_order(cliques: np.ndarray, eliminated: np.ndarray) -> np.ndarray
 
 
 def _kept_cells(logs: np.ndarray, cliques: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """(K, steps): the cells of each clique kept, else 0 (whole numbers below 2^53)."""
+    """(K, steps): the cells of each clique kept, else 0 (whole numbers below 2^53). ``logs`` as in
+    :func:`_greedy_step`: (d,), or (K, d) per graph."""
     cells = np.zeros(keep.shape)
-    cells[keep] = np.rint(np.where(cliques[keep], np.exp(logs)[None, :], 1.0).prod(axis=1))
+    sizes = np.exp(logs)[None, :] if logs.ndim == 1 else np.exp(logs)[np.nonzero(keep)[0]]
+    cells[keep] = np.rint(np.where(cliques[keep], sizes, 1.0).prod(axis=1))
     return cells
 
 
@@ -274,33 +280,59 @@ def _chunk_rows(d: int) -> int:
 def _resumed_cells(logs: np.ndarray, members: np.ndarray, order: np.ndarray, base_cliques: np.ndarray,
                    states: np.ndarray, label: np.ndarray, part: np.ndarray) -> np.ndarray:
     """:func:`_min_size_cells` for one chunk of candidates, given the base graph's elimination: its ``order``,
-    cliques, edge ``states`` before each step, component ``label`` of each vertex and cells per component."""
+    cliques, edge ``states`` before each step, component ``label`` of each vertex and cells per component.
+
+    Each candidate graph is held on the vertices of the components it joins only, numbered in index order (so the
+    lowest index still breaks ties): a pair of two small components is a few vertices, not d, and the run's cost
+    follows the components, not the table's width (at 200 columns the d x d graphs were most of a release's time).
+    """
     k, d = members.shape
     touched = np.zeros((k, d), dtype=bool)  # touched[i, c]: candidate i joins component c
     graph, vertex = np.nonzero(members)
     touched[graph, label[vertex]] = True
     untouched = np.where(touched, 0.0, part[None, :]).sum(axis=1)
     joined = touched[:, label]  # the vertices of the components each candidate joins
+    size = np.count_nonzero(joined, axis=1)
+    width = int(size.max(initial=0))
+    if width == 0:
+        return untouched
     position = np.argsort(order)
     start = np.where(members, position, d).min(axis=1)  # the step each candidate graph resumes from
-    left = np.count_nonzero(joined & (position[None, :] >= start[:, None]), axis=1)
+    done = np.count_nonzero(joined & (position[None, :] < start[:, None]), axis=1)  # steps the base already took
+    left = size - done
     # Sorted by steps left, the graphs still running are a prefix.
     by_left = np.argsort(-left, kind="stable")
-    members, joined, start, left = members[by_left], joined[by_left], start[by_left], left[by_left]
-    live = (states[start] | (members[:, :, None] & members[:, None, :])).astype(np.float64)
-    live[:, np.arange(d), np.arange(d)] = 0.0
-    alive = joined & (position[None, :] >= start[:, None])
-    # The joined components' cliques: the base's before the start, then the resumed run's.
-    prefix = (np.arange(d)[None, :] < start[:, None]) & joined[:, order]
-    cliques = prefix[:, :, None] & base_cliques
-    eliminated = np.where(prefix, order[None, :], -1)
+    members, joined, start, done, left = (members[by_left], joined[by_left], start[by_left], done[by_left],
+                                          left[by_left])
+    untouched, size = untouched[by_left], size[by_left]
+    rows = np.arange(k)
+    valid = np.arange(width)[None, :] < size[:, None]
+    # vertex[i, c]: the vertex candidate i numbers c (joined vertices in index order; 0 past the end, not valid)
+    vertex = np.where(valid, np.argsort(~joined, axis=1, kind="stable")[:, :width], 0)
+    pair = valid[:, :, None] & valid[:, None, :]
+    live = (states[start[:, None, None], vertex[:, :, None], vertex[:, None, :]]
+            | (members[rows[:, None], vertex][:, :, None] & members[rows[:, None], vertex][:, None, :])) & pair
+    live = live.astype(np.float64)
+    live[:, np.arange(width), np.arange(width)] = 0.0
+    alive = valid & (position[vertex] >= start[:, None])
+    own_logs = np.where(valid, logs[vertex], 0.0)
+    # The joined components' cliques, in elimination order: the base's before the start, then the resumed run's.
+    number = np.full((k, d), -1)
+    number[rows[:, None].repeat(width, 1)[valid], vertex[valid]] = np.nonzero(valid)[1]
+    taken = np.where(valid, position[vertex], d)
+    first_steps = np.sort(taken, axis=1)  # the base steps of each candidate's joined vertices, in order
+    prefix = np.arange(width)[None, :] < done[:, None]
+    step_vertex = np.where(prefix, order[np.minimum(first_steps, d - 1)], 0)
+    cliques = base_cliques[0][np.where(prefix, first_steps, 0)[:, :, None], vertex[:, None, :]] & prefix[:, :, None]
+    cliques &= valid[:, None, :]
+    eliminated = np.where(prefix, number[rows[:, None], step_vertex], -1)
     for j in range(int(left.max(initial=0))):
         n = int(np.count_nonzero(left > j))
-        best, clique = _greedy_step(logs, live[:n], alive[:n], "min-size")
-        cliques[np.arange(n), start[:n] + j] = clique
-        eliminated[np.arange(n), start[:n] + j] = best
+        best, clique = _greedy_step(own_logs[:n], live[:n], alive[:n], "min-size")
+        cliques[np.arange(n), done[:n] + j] = clique
+        eliminated[np.arange(n), done[:n] + j] = best
     totals = np.empty(k)
-    totals[by_left] = untouched[by_left] + _kept_cells(logs, cliques, _maximal_in_order(cliques, eliminated)).sum(1)
+    totals[by_left] = untouched + _kept_cells(own_logs, cliques, _maximal_in_order(cliques, eliminated)).sum(1)
     return totals
 
 
@@ -368,6 +400,16 @@ class JunctionTree:
     def _containing(self) -> dict[frozenset[str], int | None]:
         return {}  # attributes -> :meth:`containing`'s answer: a fit asks the same few thousand times
 
+    @cached_property
+    def part(self) -> tuple[int, ...]:
+        """Each clique's part of the tree, labelled by its top clique: the cliques of one connected component of the
+        model's graph, which non-empty separators join (an empty separator joins independent parts)."""
+        label = [-1] * len(self.cliques)
+        for i in self.order:  # parents first
+            p = self.parent[i]
+            label[i] = label[p] if p != -1 and self.separators[i] else i
+        return tuple(label)
+
     def cells(self, index: int) -> int:
         return self._cell_counts[index]
 
@@ -386,8 +428,10 @@ class JunctionTree:
         wanted = frozenset(attributes)
         if wanted not in self._containing:
             best, cells = None, self._cell_counts
-            for i, clique in enumerate(self._clique_sets):
-                if wanted <= clique and (best is None or cells[i] < cells[best]):
+            # A holder holds any one wanted attribute: its list (in index order) is all the search needs.
+            pool = self._holding.get(next(iter(wanted)), []) if wanted else range(len(self.cliques))
+            for i in pool:
+                if wanted <= self._clique_sets[i] and (best is None or cells[i] < cells[best]):
                     best = i
             self._containing[wanted] = best
         return self._containing[wanted]
