@@ -252,6 +252,21 @@ def test_columns_named_as_identifiers_are_named_from_the_header_alone():
     assert named == [named[0]] and named[0].startswith("column(s) ['trip_id', 'customerId', 'id'] look like identifiers")
 
 
+def test_survey_and_ledger_identifiers_are_named_too():
+    """Session 39's survey kept its ``respondent`` column, named only as a column without categories: respondent and
+    participant numbers, ``_no``/``_number``/``_key`` suffixes and pandas' saved index are named by the header;
+    'number_of_children', 'notes', 'keystone' and 'phone' are not."""
+    names = ("respondent", "order_no", "case number", "Unnamed: 0", "participant", "row_key",
+             "number_of_children", "notes", "keystone", "phone")
+    frame = pd.DataFrame({name: np.arange(40) % 7 for name in names})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        draft_schema(frame, non_private=True)
+    named = [str(w.message) for w in caught if "look like identifiers" in str(w.message)]
+    assert len(named) == 1 and named[0].startswith(
+        "column(s) ['respondent', 'order_no', 'case number', 'Unnamed: 0', 'participant', 'row_key'] look like")
+
+
 def test_draft_needs_exactly_one_mode():
     with pytest.raises(ValueError, match="exactly one mode"):
         draft_schema(small_frame(10))

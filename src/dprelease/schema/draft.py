@@ -58,9 +58,12 @@ DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime
 KIND_SHARE = 0.9
 #: Probability that any empty cell passes the private bounds' threshold.
 FALSE_CELL = 0.001
-#: Column names that read as identifiers (``id``, ``trip_id``, ``customer-uuid``, ``customerId``): the draft names them,
-#: from the header alone (public), since it cannot tell a running number from a spread column without reading more.
-IDENTIFIER_NAMES = (re.compile(r"(?i)^(id|uuid|guid)$|[_\s.-](id|uuid|guid)$"), re.compile(r"[a-z0-9](Id|ID)$"))
+#: Column names that read as identifiers (``id``, ``trip_id``, ``customer-uuid``, ``customerId``, ``order_no``,
+#: ``respondent``, pandas' saved index ``Unnamed: 0``): the draft names them, from the header alone (public), since it
+#: cannot tell a running number from a spread column without reading more.
+IDENTIFIER_NAMES = (re.compile(r"(?i)^(id|uuid|guid|respondent|participant)$"
+                               r"|[_\s.-](id|uuid|guid|no|num|number|key)$|^unnamed: \d+$"),
+                    re.compile(r"[a-z0-9](Id|ID)$"))
 _FIRST_DAY, _LAST_DAY = -25567, 47846  # 1900-01-01 .. 2100-12-31, in days since 1970-01-01
 
 
