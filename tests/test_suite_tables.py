@@ -34,7 +34,7 @@ SMALL = ["tiny-codes", "tiny-codes-5k", "chain5", "survey-500", "survey-5k", "la
 
 @pytest.mark.parametrize("name", ["spread", "taxi", "bn-1k", "clinic", "loans", "orders", "meters", "households",
                                   "admissions", "sessions", "sensors", "likert",
-                                  "customers", *SMALL])
+                                  "customers", "genotypes-100", *SMALL])
 def test_table_has_its_declared_shape(st, name):
     dataset, workload, description = st.load(name)
     declared = st.TABLES[name]
@@ -250,8 +250,23 @@ def test_the_likert_and_customers_tables_are_reproducible_with_their_structure(s
     assert counts[:1_000].sum() < 0.05 * customers.n and counts[-100:].sum() > 0.3 * customers.n
 
 
+
+def test_the_genotype_tables_are_reproducible_with_linkage_inside_blocks_only(st):
+    """genotypes-100 and -200 (held out, session 40): the same codes every time, 0/1/2 calls, neighbours inside a
+    block strongly correlated, markers in different blocks not (every block is drawn alone)."""
+    table = st.TABLES["genotypes-100"].build()
+    assert np.array_equal(table.records, st.TABLES["genotypes-100"].build().records)
+    assert table.n == 10_000 and table.domain.sizes == (3,) * 100 and set(np.unique(table.records)) == {0, 1, 2}
+    r = np.corrcoef(table.records.T.astype(float))
+    inside = [r[j, j + 1] for j in range(99) if (j + 1) % st.GENOTYPE_BLOCK]
+    across = [r[j, j + 1] for j in range(99) if not (j + 1) % st.GENOTYPE_BLOCK]
+    assert min(inside) > 0.6 and max(abs(c) for c in across) < 0.06
+    wider = st.TABLES["genotypes-200"].build()
+    assert wider.n == 10_000 and len(wider.domain) == 200
+
 def test_the_held_out_tables_are_outside_the_suite_the_defaults_are_chosen_on(st):
-    held_out = {"orders", "meters", "households", "claims", "admissions", "sessions", "sensors", "likert", "customers"}
+    held_out = {"orders", "meters", "households", "claims", "admissions", "sessions", "sensors", "likert", "customers",
+                "genotypes-100", "genotypes-200"}
     assert {name for name, table in st.TABLES.items() if table.held_out} == held_out
     assert set(st.SMALL_DOMAINS) == {name for name, table in st.TABLES.items() if table.small_domain}
     assert len(st.SMALL_DOMAINS) == 12 and not held_out & set(st.SMALL_DOMAINS)
