@@ -55,54 +55,88 @@ def _eliminate_greedy(logs: np.ndarray, adjacency: np.ndarray, criterion: str) -
     Vectorized over the K graphs: checking every candidate clique against the cap is one call.
     """
     k, d = adjacency.shape[0], adjacency.shape[1]
-    live = adjacency.astype(np.float64)
-    alive = np.ones((k, d), dtype=bool)
+    graphs = _Graphs.start(logs, adjacency.astype(np.float64), np.ones((k, d), dtype=bool))
     orders = np.zeros((k, d), dtype=np.intp)
     cliques = np.zeros((k, d, d), dtype=bool)
     for step in range(d):
-        orders[:, step], cliques[:, step] = _greedy_step(logs, live, alive, criterion)
+        orders[:, step], cliques[:, step], _ = _greedy_step(graphs, criterion)
     return orders, cliques
 
 
-def _greedy_step(logs: np.ndarray, live: np.ndarray, alive: np.ndarray,
-                 criterion: str) -> tuple[np.ndarray, np.ndarray]:
-    """One step of :func:`_eliminate_greedy` on K graphs: (the vertex eliminated, its elimination clique), an empty
-    clique for a graph with no vertex left. Updates in place ``alive`` and ``live``, the (K, d, d) 0/1 float64
-    adjacency among the vertices alive (kept as floats: converting it every step was most of the check's time).
-    ``logs`` is (d,), or (K, d) where each graph numbers its own vertices (:func:`_resumed_cells`)."""
+@dataclass
+class _Graphs:
+    """K graphs under greedy elimination, updated in place by :func:`_greedy_step`.
+
+    ``live`` is the (K, d, d) 0/1 float64 adjacency, right among the vertices ``alive``: an eliminated vertex's edges
+    are left in place (clearing a column of every graph was a sixth of the check's time on wide tables), so a reader
+    masks them out. ``counts[k, v, s]`` counts v's live neighbours of log size ``sizes[s]``, so a vertex's min-size
+    weight is its own log size plus ``counts @ sizes``: O(K d S) a step for S distinct sizes, where summing the
+    adjacency's rows was O(K d^2) (most of a 200-column release's time). The weight is then a function of the
+    multiset of neighbour sizes alone, so two vertices with equal multisets tie exactly. ``logs`` (and ``kind``,
+    each vertex's index into ``sizes``) is (d,), or (K, d) where each graph numbers its own vertices
+    (:func:`_resumed_cells`)."""
+
+    logs: np.ndarray
+    kind: np.ndarray
+    sizes: np.ndarray
+    live: np.ndarray
+    alive: np.ndarray
+    counts: np.ndarray
+
+    @staticmethod
+    def start(logs: np.ndarray, live: np.ndarray, alive: np.ndarray, sizes: np.ndarray | None = None) -> _Graphs:
+        """The state for graphs ``live`` (float64, diagonal 0); ``sizes``: the distinct log sizes, where ``logs`` holds
+        only some of them (a resumed graph's own vertices)."""
+        sizes = np.unique(logs) if sizes is None else sizes
+        kind = np.searchsorted(sizes, logs)
+        one_hot = (kind[..., None] == np.arange(len(sizes))).astype(np.float64)
+        return _Graphs(logs, kind, sizes, live, alive, live @ one_hot)  # exact: sums of 0/1 below 2^53
+
+    def first(self, n: int) -> _Graphs:
+        """The first n graphs (views: a step on them updates these)."""
+        logs, kind = (self.logs, self.kind) if self.logs.ndim == 1 else (self.logs[:n], self.kind[:n])
+        return _Graphs(logs, kind, self.sizes, self.live[:n], self.alive[:n], self.counts[:n])
+
+
+def _greedy_step(graphs: _Graphs, criterion: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One step of :func:`_eliminate_greedy` on K graphs: (the vertex eliminated, its elimination clique, the clique's
+    log cells), an empty clique for a graph with no vertex left. Updates ``graphs`` in place."""
+    live, alive = graphs.live, graphs.alive
     k, d = alive.shape
     rows = np.arange(k)
-    if logs.ndim == 1:
-        weight = np.round(logs[None, :] + live @ logs, 9)
-    else:
-        weight = np.round(logs + (live @ logs[:, :, None])[:, :, 0], 9)
+    log_cells = graphs.logs + graphs.counts @ graphs.sizes
+    weight = np.round(log_cells, 9)
     if criterion == "min-fill":
         # Counts of at most d^2 are exact in a float matmul, which is BLAS's (numpy's int64 matmul is a plain
         # loop: 5x slower, and most of a round's time on a 60-column table checking 1,830 candidates).
-        a = live.astype(_count_dtype(d))
-        degree = np.count_nonzero(live, axis=2)
+        a = (live * alive[:, None, :]).astype(_count_dtype(d))  # the edges among the vertices alive
+        degree = np.count_nonzero(a, axis=2)
         edges = np.rint((a * (a @ a)).sum(axis=2)).astype(np.int64) // 2  # edges among each vertex's neighbours
         fill = degree * (degree - 1) // 2 - edges
         fill = np.where(alive, fill, np.iinfo(np.int64).max)
         weight = np.where(fill == fill.min(axis=1, keepdims=True), weight, np.inf)
     weight = np.where(alive, weight, np.inf)
     best = np.argmin(weight, axis=1)
-    neighbours = live[rows, best] > 0  # (k, d)
+    log_cells = log_cells[rows, best]
+    neighbours = (live[rows, best] > 0) & alive  # (k, d)
     clique = neighbours.copy()
     clique[rows, best] = alive[rows, best]
-    live[rows, best, :] = 0.0
-    live[rows, :, best] = 0.0
     # Fill-in: each graph's neighbours of the vertex become a clique. Pairs listed, not a (k, d, d) mask: a
     # few neighbours each.
     graph, vertex = np.nonzero(neighbours)
+    gone = graphs.kind[best] if graphs.kind.ndim == 1 else graphs.kind[rows, best]
+    graphs.counts[graph, vertex, gone[graph]] -= 1.0  # each neighbour loses the vertex (one entry each)
     size = np.bincount(graph, minlength=k)[graph]  # the neighbours of its graph, for each neighbour
     first = np.searchsorted(graph, graph)  # where its graph's neighbours start
     left = np.repeat(np.arange(len(vertex)), size)
     right = np.repeat(first, size) + np.arange(len(left)) - np.repeat(np.cumsum(size) - size, size)
+    new = (left != right) & (live[graph[left], vertex[left], vertex[right]] == 0.0)  # the edges fill-in adds
+    left, right = left[new], right[new]
+    added = graphs.kind[vertex[right]] if graphs.kind.ndim == 1 else graphs.kind[graph[right], vertex[right]]
+    np.add.at(graphs.counts, (graph[left], vertex[left], added), 1.0)
     live[graph[left], vertex[left], vertex[right]] = 1.0
-    live[graph, vertex, vertex] = 0.0
     alive[rows, best] = False
-    return best, clique
+    return best, clique, log_cells
 
 
 def _maximal_mask(cliques: np.ndarray) -> np.ndarray:
@@ -250,27 +284,31 @@ def _min_size_cells(logs: np.ndarray, base: np.ndarray, members: np.ndarray) -> 
       clique and its fill-in stay in one component). The components the candidate does not touch keep their base
       cells, and the resumed run eliminates only the touched ones.
 
-    Each resumed graph holds only its joined components' vertices (:func:`_resumed_cells`), so a weight sums the same
-    terms as from scratch in another float order; weights are rounded to 9 decimals before the argmin, so the order
-    matters only within an ulp of a rounding boundary, and ties break by the lowest index as from scratch (tested
-    against from-scratch cells, ties and all). The candidates run in chunks of :func:`_chunk_rows` graphs (sized for
+    Each resumed graph holds only its joined components' vertices (:func:`_resumed_cells`), numbered in index order.
+    A weight is the same float there as from scratch: it comes from the vertex's neighbour counts by size
+    (:class:`_Graphs`), not from a sum over a row whose length the numbering changes; so ties break by the lowest
+    index as from scratch (tested against from-scratch cells and the plain one-vertex-at-a-time elimination, ties
+    and all). The candidates run in chunks of :func:`_chunk_rows` graphs (sized for
     d x d, the most one can need): all 4,950 pairs of a 100-column table at once held 0.4 GB as d x d graphs.
     """
     k, d = members.shape
-    live, alive = base[None].astype(np.float64), np.ones((1, d), dtype=bool)
+    graphs = _Graphs.start(logs, base[None].astype(np.float64), np.ones((1, d), dtype=bool))
     order, base_cliques, states = np.zeros(d, dtype=np.intp), np.zeros((1, d, d), dtype=bool), []
     for step in range(d):
-        states.append(live[0] > 0)  # the base's edges among the vertices left before this step
-        best, base_cliques[:, step] = _greedy_step(logs, live, alive, "min-size")
+        # the base's edges among the vertices left before this step
+        states.append((graphs.live[0] > 0) & graphs.alive[0][:, None] & graphs.alive[0][None, :])
+        best, base_cliques[:, step], _ = _greedy_step(graphs, "min-size")
         order[step] = best[0]
-    states.append(live[0] > 0)  # and after the last (where a candidate of no attribute starts)
-    base_cells = _kept_cells(logs, base_cliques, _maximal_in_order(base_cliques, order[None]))[0]
+    states.append(np.zeros((d, d), dtype=bool))  # and after the last (where a candidate of no attribute starts)
+    step_cells = _kept_cells(logs, base_cliques, np.ones((1, d), dtype=bool))[0]  # every step's clique, exactly
+    base_cells = np.where(_maximal_in_order(base_cliques, order[None])[0], step_cells, 0.0)
     label = _components(base)
     part = np.zeros(d)
     np.add.at(part, label[order], base_cells)  # each component's cells
     stacked = np.stack(states)
     rows = _chunk_rows(d)
-    return np.concatenate([_resumed_cells(logs, members[i:i + rows], order, base_cliques, stacked, label, part)
+    return np.concatenate([_resumed_cells(logs, members[i:i + rows], order, base_cliques, step_cells, stacked, label,
+                                          part)
                            for i in range(0, k, rows)] or [np.zeros(0)])
 
 
@@ -280,9 +318,10 @@ def _chunk_rows(d: int) -> int:
 
 
 def _resumed_cells(logs: np.ndarray, members: np.ndarray, order: np.ndarray, base_cliques: np.ndarray,
-                   states: np.ndarray, label: np.ndarray, part: np.ndarray) -> np.ndarray:
+                   base_step_cells: np.ndarray, states: np.ndarray, label: np.ndarray, part: np.ndarray) -> np.ndarray:
     """:func:`_min_size_cells` for one chunk of candidates, given the base graph's elimination: its ``order``,
-    cliques, edge ``states`` before each step, component ``label`` of each vertex and cells per component.
+    cliques and their cells, edge ``states`` before each step, component ``label`` of each vertex and cells per
+    component.
 
     Each candidate graph is held on the vertices of the components it joins only, numbered in index order (so the
     lowest index still breaks ties): a pair of two small components is a few vertices, not d, and the run's cost
@@ -312,8 +351,9 @@ def _resumed_cells(logs: np.ndarray, members: np.ndarray, order: np.ndarray, bas
     # vertex[i, c]: the vertex candidate i numbers c (joined vertices in index order; 0 past the end, not valid)
     vertex = np.where(valid, np.argsort(~joined, axis=1, kind="stable")[:, :width], 0)
     pair = valid[:, :, None] & valid[:, None, :]
-    live = (states[start[:, None, None], vertex[:, :, None], vertex[:, None, :]]
-            | (members[rows[:, None], vertex][:, :, None] & members[rows[:, None], vertex][:, None, :])) & pair
+    inside = members[rows[:, None], vertex]
+    groups = _same_rows(joined)
+    live = (_submatrices(states, start, vertex, size, groups) | (inside[:, :, None] & inside[:, None, :])) & pair
     live = live.astype(np.float64)
     live[:, np.arange(width), np.arange(width)] = 0.0
     alive = valid & (position[vertex] >= start[:, None])
@@ -325,17 +365,67 @@ def _resumed_cells(logs: np.ndarray, members: np.ndarray, order: np.ndarray, bas
     first_steps = np.sort(taken, axis=1)  # the base steps of each candidate's joined vertices, in order
     prefix = np.arange(width)[None, :] < done[:, None]
     step_vertex = np.where(prefix, order[np.minimum(first_steps, d - 1)], 0)
-    cliques = base_cliques[0][np.where(prefix, first_steps, 0)[:, :, None], vertex[:, None, :]] & prefix[:, :, None]
+    cliques = _submatrices(base_cliques[0], np.where(prefix, first_steps, 0), vertex, size, groups)
+    cliques &= prefix[:, :, None]
     cliques &= valid[:, None, :]
     eliminated = np.where(prefix, number[rows[:, None], step_vertex], -1)
+    cells = np.where(prefix, base_step_cells[np.minimum(first_steps, d - 1)], 0.0)
+    graphs = _Graphs.start(own_logs, live, alive, sizes=np.unique(logs))
     for j in range(int(left.max(initial=0))):
         n = int(np.count_nonzero(left > j))
-        best, clique = _greedy_step(own_logs[:n], live[:n], alive[:n], "min-size")
-        cliques[np.arange(n), done[:n] + j] = clique
-        eliminated[np.arange(n), done[:n] + j] = best
+        best, clique, log_cells = _greedy_step(graphs.first(n), "min-size")
+        steps = done[:n] + j
+        cliques[np.arange(n), steps] = clique
+        eliminated[np.arange(n), steps] = best
+        cells[np.arange(n), steps] = _whole_cells(log_cells, clique, own_logs[:n])
     totals = np.empty(k)
-    totals[by_left] = untouched + _kept_cells(own_logs, cliques, _maximal_in_order(cliques, eliminated)).sum(1)
+    totals[by_left] = untouched + np.where(_maximal_in_order(cliques, eliminated), cells, 0.0).sum(1)
     return totals
+
+
+def _submatrices(matrices: np.ndarray, which: np.ndarray, vertex: np.ndarray, size: np.ndarray,
+                 groups: list[np.ndarray]) -> np.ndarray:
+    """(K, w, w) from ``vertex`` (K, w), whose first ``size`` entries are valid: with ``matrices`` (M, d, d) and
+    ``which`` (K,), ``matrices[which[i]]``'s rows and columns at ``vertex[i]``; with ``matrices`` (M, d) and
+    ``which`` (K, w), rows ``matrices[which[i]]`` and their columns at ``vertex[i]``. Zero past ``size``.
+
+    ``groups`` lists the candidates that share their vertices (they join the same components): each group is
+    gathered together, each axis by one list, where a gather by three index arrays, one element at a time, was a
+    sixth of the check's time on wide tables."""
+    k, width = vertex.shape
+    out = np.zeros((k, width, width), dtype=matrices.dtype)
+    for rows in groups:
+        chosen = vertex[rows[0], :size[rows[0]]]
+        if matrices.ndim == 2:
+            out[rows, :, :len(chosen)] = np.take(matrices[which[rows]], chosen, axis=2)
+        else:
+            out[rows, :len(chosen), :len(chosen)] = np.take(np.take(matrices[which[rows]], chosen, axis=1), chosen,
+                                                            axis=2)
+    return out
+
+
+def _same_rows(mask: np.ndarray) -> list[np.ndarray]:
+    """The row indices of each distinct row of boolean ``mask`` (K, d), in groups."""
+    packed = np.ascontiguousarray(np.packbits(mask, axis=1))
+    keys = packed.view(np.dtype((np.void, packed.shape[1])))[:, 0]
+    _, group = np.unique(keys, return_inverse=True)
+    order = np.argsort(group.reshape(-1), kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(group.reshape(-1)[order])) + 1)
+
+
+#: Below this many cells a clique's cells are rint(exp(log cells)): the float sum of at most d log sizes errs by
+#: under 1e-11 even with thousands of terms, so exp errs by under 0.05 cells there (rint exact); above it, the product.
+EXACT_FROM_LOGS = 2.0 ** 32
+
+
+def _whole_cells(log_cells: np.ndarray, cliques: np.ndarray, logs: np.ndarray) -> np.ndarray:
+    """The cells of K cliques (whole numbers, exact below 2^53) from their log cells, as :func:`_kept_cells` gives
+    them: a product over each clique's d attributes was most of the check's time on wide tables."""
+    cells = np.rint(np.exp(log_cells))
+    large = cells >= EXACT_FROM_LOGS
+    if large.any():
+        cells[large] = np.rint(np.where(cliques[large], np.exp(logs[large]), 1.0).prod(axis=1))
+    return cells
 
 
 def _candidate_graphs(domain: Domain, cliques: Iterable[Clique], candidates: Sequence[Clique]) -> np.ndarray:
