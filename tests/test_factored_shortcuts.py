@@ -33,17 +33,27 @@ def random_case(g: np.random.Generator) -> tuple[Domain, list[tuple[str, ...]], 
     return domain, cliques, candidates
 
 
+def members_of(domain: Domain, candidates: list[tuple[str, ...]]) -> np.ndarray:
+    """(K, d): each candidate's attributes."""
+    members = np.zeros((len(candidates), len(domain)), dtype=bool)
+    for i, c in enumerate(candidates):
+        members[i, list(domain.axes(c))] = True
+    return members
+
+
+def shared_matches_from_scratch(domain: Domain, cliques, candidates) -> np.ndarray:
+    """Asserts the shared elimination's cells equal the from-scratch min-size triangulation's; returns them."""
+    logs = _logs(domain)
+    direct = _criterion_cells(logs, _candidate_graphs(domain, cliques, candidates), "min-size")[0]
+    assert np.array_equal(_min_size_cells(logs, _adjacency(domain, cliques), members_of(domain, candidates)), direct)
+    return direct
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_shared_elimination_gives_each_candidate_graphs_min_size_cells(seed):
     g = np.random.Generator(np.random.PCG64(seed))
     for _ in range(25):
-        domain, cliques, candidates = random_case(g)
-        members = np.zeros((len(candidates), len(domain)), dtype=bool)
-        for i, c in enumerate(candidates):
-            members[i, list(domain.axes(c))] = True
-        logs = _logs(domain)
-        direct = _criterion_cells(logs, _candidate_graphs(domain, cliques, candidates), "min-size")[0]
-        assert np.array_equal(_min_size_cells(logs, _adjacency(domain, cliques), members), direct)
+        shared_matches_from_scratch(*random_case(g))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -62,12 +72,7 @@ def test_wide_blocky_graphs_resume_on_their_own_components_as_from_scratch(seed)
         if a != b:
             cliques.append(domain.canonical((names[a], names[b])))
     candidates = [domain.canonical(tuple(g.choice(names, int(g.integers(1, 4)), replace=False))) for _ in range(300)]
-    members = np.zeros((len(candidates), d), dtype=bool)
-    for i, c in enumerate(candidates):
-        members[i, list(domain.axes(c))] = True
-    logs = _logs(domain)
-    direct = _criterion_cells(logs, _candidate_graphs(domain, cliques, candidates), "min-size")[0]
-    assert np.array_equal(_min_size_cells(logs, _adjacency(domain, cliques), members), direct)
+    shared_matches_from_scratch(domain, cliques, candidates)
 
 def test_candidates_checked_in_chunks_give_what_one_batch_gives(monkeypatch):
     """A wide table's candidates run in chunks (memory): chunks of 1, 2 and 5 graphs give the cells and the fits of
@@ -79,9 +84,7 @@ def test_candidates_checked_in_chunks_give_what_one_batch_gives(monkeypatch):
     cases = [random_case(g) for _ in range(20)]
     whole = []
     for domain, cliques, candidates in cases:
-        members = np.zeros((len(candidates), len(domain)), dtype=bool)
-        for i, c in enumerate(candidates):
-            members[i, list(domain.axes(c))] = True
+        members = members_of(domain, candidates)
         cap = int(np.median(_min_size_cells(_logs(domain), _adjacency(domain, cliques), members)))
         whole.append((members, cap, _min_size_cells(_logs(domain), _adjacency(domain, cliques), members),
                       jt.candidates_fit(domain, cliques, candidates, cap)))
@@ -176,13 +179,7 @@ def test_cells_past_two_to_the_32_are_the_exact_product():
     names = domain.attributes
     cliques = [(names[i], names[i + 1], names[i + 2]) for i in range(d - 2)]
     candidates = [domain.canonical(tuple(g.choice(names, int(g.integers(2, 4)), replace=False))) for _ in range(60)]
-    members = np.zeros((len(candidates), d), dtype=bool)
-    for i, c in enumerate(candidates):
-        members[i, list(domain.axes(c))] = True
-    logs = _logs(domain)
-    direct = _criterion_cells(logs, _candidate_graphs(domain, cliques, candidates), "min-size")[0]
-    assert direct.max() > 2.0 ** 48  # the case this test is for
-    assert np.array_equal(_min_size_cells(logs, _adjacency(domain, cliques), members), direct)
+    assert shared_matches_from_scratch(domain, cliques, candidates).max() > 2.0 ** 48  # the case this test is for
 
 
 @pytest.mark.parametrize("criterion", ["min-size", "min-fill"])

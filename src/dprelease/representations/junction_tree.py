@@ -408,9 +408,9 @@ def _same_rows(mask: np.ndarray) -> list[np.ndarray]:
     """The row indices of each distinct row of boolean ``mask`` (K, d), in groups."""
     packed = np.ascontiguousarray(np.packbits(mask, axis=1))
     keys = packed.view(np.dtype((np.void, packed.shape[1])))[:, 0]
-    _, group = np.unique(keys, return_inverse=True)
-    order = np.argsort(group.reshape(-1), kind="stable")
-    return np.split(order, np.flatnonzero(np.diff(group.reshape(-1)[order])) + 1)
+    group = np.unique(keys, return_inverse=True)[1].reshape(-1)
+    order = np.argsort(group, kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(group[order])) + 1)
 
 
 #: Below this many cells a clique's cells are rint(exp(log cells)): the float sum of at most d log sizes errs by
