@@ -74,6 +74,7 @@ def test_wide_blocky_graphs_resume_on_their_own_components_as_from_scratch(seed)
     candidates = [domain.canonical(tuple(g.choice(names, int(g.integers(1, 4)), replace=False))) for _ in range(300)]
     shared_matches_from_scratch(domain, cliques, candidates)
 
+
 def test_candidates_checked_in_chunks_give_what_one_batch_gives(monkeypatch):
     """A wide table's candidates run in chunks (memory): chunks of 1, 2 and 5 graphs give the cells and the fits of
     the one batch, and the chunk holds about 2^25 float cells, at least one graph."""
