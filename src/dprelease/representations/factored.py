@@ -227,14 +227,15 @@ class FactoredModel:
     def _cross_pairs(self, pairs: Sequence[Clique]) -> dict[Clique, np.ndarray]:
         """The marginals of attribute pairs (domain order) that no tree clique holds, grouped by their first attribute.
 
-        One walk of the tree from a clique holding ``a`` carries p(a, C) to every clique C it reaches: across the
+        One walk of the tree from a clique holding ``a`` carries p(a, C) to every clique C on the way: across the
         edge from C to a neighbour D with separator S, p(a, D) = p(a, S) p(D | S), since D is independent of ``a``
         given S (running intersection). Each pair (a, b) is summed from the first clique holding b that the walk
-        reaches. A walk costs about |a| times the tree's cells and serves every pair starting with ``a``, where
-        elimination on each pair's subtree (:meth:`_sorted_marginal`) walked a path once per pair: most of a round's
-        time on a wide table's thousands of 2-way candidates. The walk stays in the part of the tree that holds
-        ``a`` (:attr:`JunctionTree.part`): a pair across parts is independent, p(a, b) = p(a) p(b), and walking every
-        part for every attribute was most of a 200-column table's time.
+        reaches. A walk costs about |a| times the cells it crosses and serves every pair starting with ``a``, where
+        elimination (:meth:`_sorted_marginal`) walks each pair's path once per pair: most of a round's time on a
+        wide table's thousands of 2-way candidates. The walk goes only along the paths to those first holders
+        (:meth:`_route`; a branch holding no wanted attribute changes nothing it sums), and where carrying ``a``'s
+        values costs more than the pairs' own paths (few pairs, large cliques: full Adult), each pair is eliminated
+        alone. A pair across parts of the tree (:attr:`JunctionTree.part`) is independent, p(a, b) = p(a) p(b).
         """
         tree = self.tree
         wanted: dict[str, set[str]] = {}
@@ -256,6 +257,14 @@ class FactoredModel:
                 pair = self.domain.canonical((first, second))
                 result[pair] = np.multiply.outer(alone(pair[0]), alone(pair[1]))
             seconds = seconds - apart
+            if not seconds:
+                continue
+            route, walk_cells, alone_cells = self._route(first, start, seconds)
+            if walk_cells > alone_cells:
+                for second in seconds:
+                    pair = self.domain.canonical((first, second))
+                    result[pair] = self._sorted_marginal(pair)
+                continue
             # breadth first; each entry: (clique, the clique it was reached from, p(first, clique) over ``attributes``)
             frontier = deque([(start, -1, tree.cliques[start], self._probability(start))])
             while frontier and seconds:
@@ -265,18 +274,51 @@ class FactoredModel:
                     result[pair] = _summed_to(joint, attributes, pair)
                 seconds = seconds.difference(tree.cliques[index])
                 for nxt in (*tree.kids[index], tree.parent[index]):
-                    if nxt in (-1, came_from):  # the root's parent, or the way back
+                    if nxt in (-1, came_from) or nxt not in route:  # the root's parent, the way back, a dead end
                         continue
                     down = tree.parent[nxt] == index
                     separator = tree.separators[nxt] if down else tree.separators[index]
-                    if not separator:  # another part: its pairs were answered above
-                        continue
                     given = self.domain.canonical({first, *separator})
                     target = self.domain.canonical({first, *tree.cliques[nxt]})
                     conditional = self._conditional(nxt) if down else self._conditional_given_kid(index)
                     carried = expand(given, sum_to(joint, attributes, given), target)
                     frontier.append((nxt, index, target, carried * expand(tree.cliques[nxt], conditional, target)))
         return result
+
+    def _route(self, first: str, start: int, seconds: set[str]) -> tuple[set[int], int, int]:
+        """The walk of :meth:`_cross_pairs` from ``start`` planned on the tree's shape alone (public, no arrays).
+
+        Returns the cliques on the paths from ``start`` to the first clique holding each of ``seconds`` (a
+        breadth-first search in the walk's own order, so each is the clique the walk sums its pair from), the cells
+        the walk would carry along them (|first| x each clique's cells, where the clique lacks ``first``), and the
+        cells elimination would cross pair by pair (each pair's path).
+        """
+        tree = self.tree
+        size = self.domain.size_of(first)
+        came = {start: -1}
+        depth_cells = {start: 0}  # cells from ``start`` (excluded) to each clique along its path
+        holder: dict[str, int] = {}
+        queue = deque([start])
+        while queue and len(holder) < len(seconds):
+            index = queue.popleft()
+            for second in seconds.intersection(tree.cliques[index]):
+                holder.setdefault(second, index)
+            for nxt in (*tree.kids[index], tree.parent[index]):
+                if nxt == -1 or nxt in came:
+                    continue
+                if not (tree.separators[nxt] if tree.parent[nxt] == index else tree.separators[index]):
+                    continue  # another part
+                came[nxt] = index
+                depth_cells[nxt] = depth_cells[index] + tree.cells(nxt)
+                queue.append(nxt)
+        route: set[int] = set()
+        for index in holder.values():
+            while index != -1 and index not in route:
+                route.add(index)
+                index = came[index]
+        walk_cells = sum(tree.cells(i) * (1 if first in tree._clique_sets[i] else size) for i in route if i != start)
+        alone_cells = sum(depth_cells[i] for i in holder.values())
+        return route, walk_cells, alone_cells
 
     def _sorted_marginal(self, attributes: Clique) -> np.ndarray:
         """The marginal on ``attributes`` (domain order): one clique's sum, else elimination on a subtree."""
