@@ -24,8 +24,11 @@ $(VENV)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(BIN)/dprelease demo
 
+# The tests run in TEST_WORKERS processes (pytest-xdist; 0: one process, in order).
+TEST_WORKERS ?= 2
+
 test: $(VENV)/.installed
-	DPRELEASE_REQUIRE_SPARK=$(if $(JAVA_FOUND),1,0) $(BIN)/python -m pytest
+	DPRELEASE_REQUIRE_SPARK=$(if $(JAVA_FOUND),1,0) $(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_small3.py
