@@ -18,6 +18,7 @@ from dprelease.representations.contraction import _elimination_plan, contract, e
 from dprelease.representations.factored import FactoredModel
 from dprelease.representations.junction_tree import (JunctionTree, _adjacency, _candidate_graphs, _criterion_cells,
                                                      _eliminate_greedy, _logs, _maximal_in_order, _maximal_mask,
+                                                     _neighbour_edges,
                                                      _min_size_cells, expand, sum_to)
 
 
@@ -182,6 +183,32 @@ def test_the_walk_on_its_planned_route_gives_the_full_walks_bits_and_the_switch_
         for pair in picked:
             assert np.abs(batch[pair] - model._sorted_marginal(pair)).max() < 1e-12
     assert ways["walk"] > 10 and ways["alone"] > 10
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_neighbour_edges_on_the_vertices_alive_alone_are_the_full_products(seed):
+    """min-fill's counts (each vertex's neighbours among the vertices alive and the edges among them) from the
+    product on the alive vertices alone equal the full d x d product's wherever a vertex is alive: graphs with the
+    same number alive (gathered), with different numbers (the full product), with none alive and with all alive."""
+    g = np.random.Generator(np.random.PCG64(300 + seed))
+    gathered = 0
+    for _ in range(30):
+        k, d = int(g.integers(1, 6)), int(g.integers(1, 40))
+        live = (g.random((k, d, d)) < g.uniform(0.05, 0.6)).astype(np.float64)
+        live = np.triu(live, 1) + np.triu(live, 1).transpose(0, 2, 1)
+        alive = np.zeros((k, d), dtype=bool)
+        same = g.random() < 0.7
+        for i in range(k):
+            count = int(g.integers(0, d + 1)) if not same or i == 0 else int(alive[0].sum())
+            alive[i, g.choice(d, count, replace=False)] = True
+        a = (live * alive[:, None, :]).astype(np.float64)
+        degree = np.count_nonzero(a, axis=2)
+        edges = np.rint((a * (a @ a)).sum(axis=2)).astype(np.int64) // 2
+        got_degree, got_edges = _neighbour_edges(live, alive)
+        assert np.array_equal(np.where(alive, got_degree, 0), np.where(alive, degree, 0))
+        assert np.array_equal(np.where(alive, got_edges, 0), np.where(alive, edges, 0))
+        gathered += same and 0 < alive[0].sum() < d
+    assert gathered > 5
 
 
 def plain_elimination(logs: np.ndarray, adjacency: np.ndarray, criterion: str) -> tuple[list[int], list[set[int]]]:
