@@ -149,15 +149,12 @@ def _neighbour_edges(live: np.ndarray, alive: np.ndarray) -> tuple[np.ndarray, n
     dtype = _count_dtype(d)
     alive_count = alive.sum(axis=1)
     if k and alive_count.min() == alive_count.max() and alive_count[0] < d:
-        m = int(alive_count[0])
+        index = np.nonzero(alive)[1].reshape(k, int(alive_count[0]))  # each graph's alive vertices, in index order
+        graph = np.arange(k)[:, None]
+        a = (live[graph[:, :, None], index[:, :, None], index[:, None, :]] != 0).astype(dtype)  # (k, m, m)
         degree, edges = np.zeros((k, d), dtype=np.int64), np.zeros((k, d), dtype=np.int64)
-        if m == 0:
-            return degree, edges
-        index = np.nonzero(alive)[1].reshape(k, m)  # each graph's alive vertices, in index order
-        rows = np.arange(k)[:, None, None]
-        a = (live[rows, index[:, :, None], index[:, None, :]] != 0).astype(dtype)  # (k, m, m)
-        degree[np.arange(k)[:, None], index] = np.count_nonzero(a, axis=2)
-        edges[np.arange(k)[:, None], index] = np.rint((a * (a @ a)).sum(axis=2)).astype(np.int64) // 2
+        degree[graph, index] = np.count_nonzero(a, axis=2)
+        edges[graph, index] = np.rint((a * (a @ a)).sum(axis=2)).astype(np.int64) // 2
         return degree, edges
     a = (live * alive[:, None, :]).astype(dtype)  # the edges among the vertices alive
     degree = np.count_nonzero(a, axis=2)
