@@ -305,6 +305,22 @@ def test_boolean_words_decode_as_declared_and_match_without_case():
     assert decode(np.array([[1], [0]]), default, values="midpoint").text_columns()[0].tolist() == ["true", "false"]
 
 
+def test_boolean_words_come_back_in_a_dataframe_and_its_own_csv_reads_again(tmp_path):
+    """A Y/N column decodes to Y/N in a DataFrame as in the CLI's CSV (it was True/False, so ``frame.to_csv`` wrote
+    text the same schema refused); NULL and the other marker stay; default words keep a typed boolean."""
+    schema = Schema.from_dict({"helmet": {"type": "boolean", "true": ["Y", "Yes"], "false": ["N"], "null": True,
+                                          "other": True},
+                               "seen": {"type": "boolean", "true": ["1e+20"], "false": ["0"]},
+                               "plain": {"type": "boolean", "null": True}})
+    codes = random_codes(schema, 400, 7)
+    frame = decode(codes, schema, rng=np.random.Generator(np.random.PCG64(0))).to_dataframe()
+    assert list(frame["helmet"].cat.categories) == ["N", "Y", OTHER] and frame["helmet"].isna().any()
+    assert list(frame["seen"].cat.categories) == ["0", "1e+20"] and str(frame["plain"].dtype) == "boolean"
+    assert np.array_equal(encode(frame, schema), codes)
+    frame.to_csv(tmp_path / "pandas.csv", index=False)
+    assert np.array_equal(encode(tmp_path / "pandas.csv", schema), codes)
+
+
 @pytest.mark.parametrize(("low", "high", "width", "last"), [(0, 100, 10, "90..100"), (-50, 50, 10, "40..50"),
                                                             (0, 10, 10, "0..10"), (0, 99, 10, "90..99"),
                                                             (0, 100, 1, "100")])

@@ -251,6 +251,17 @@ class BooleanColumn(Column):
     def value_labels(self) -> tuple[str, ...]:
         return ("false", "true")
 
+    @property
+    def words_declared(self) -> bool:
+        """Whether the schema gave its own true or false words: the column is then written with them (Y/N), in a
+        DataFrame too, where a column with the default words is a typed boolean."""
+        return self.written != (TRUE_WORDS, FALSE_WORDS)
+
+    @property
+    def first_words(self) -> tuple[str, str]:
+        """The words false and true decode to: each list's first word, as declared."""
+        return self.written[1][0], self.written[0][0]
+
     def _spec(self) -> dict[str, object]:
         spec: dict[str, object] = {}
         if self.written[0] != TRUE_WORDS:

@@ -1,10 +1,10 @@
 """Decoding codes back to values by the schema: post-processing, it reads nothing private.
 
-Per code: a category its value; a boolean False/True; a bin a value inside it, drawn uniformly (from an
-explicit ``rng``), its midpoint, or its label (``values=``); integers stay integers, dates dates. A decimal
-drawn uniformly keeps two digits below its bin's width (a draw in [5, 10) reads 6.52, not 6.5268052265018515:
-:func:`decimal_grid`); the digits past that told nothing, since the release is the bin. The
-last bin is closed, so a uniform draw may be its top edge, and a draw in any other bin stays strictly
+Per code: a category its value; a boolean False/True, or its declared words (N/Y) where the schema gives them; a
+bin a value inside it, drawn uniformly (from an explicit ``rng``), its midpoint, or its label (``values=``);
+integers stay integers, dates dates. A decimal drawn uniformly keeps two digits below its bin's width (a draw in
+[5, 10) reads 6.52, not 6.5268052265018515: :func:`decimal_grid`); the digits past that told nothing, since the
+release is the bin. The last bin is closed, so a uniform draw may be its top edge, and a draw in any other bin stays strictly
 below the next bin's edge (float rounding is clamped), so encoding a decoded value gives its code back.
 The ``null`` code decodes to NULL; the ``other`` code to the marker :data:`~dprelease.schema.OTHER`
 (``"<other>"``), which encodes back to ``other`` (a column with an other bucket is then an object column
@@ -58,11 +58,13 @@ class Decoded:
     def _series(self, column: Column, pd):
         values, null, other = self.values[column.name], self.null[column.name], self.other[column.name]
         marked = self.marker is not None and column.other
-        if isinstance(column, CategoricalColumn):
-            categories = list(column.values) + ([self.marker] if marked else [])
+        if isinstance(column, CategoricalColumn) or isinstance(column, BooleanColumn) and column.words_declared:
+            # a Y/N column comes back Y/N, as the CLI writes it, so ``to_csv`` gives text the same schema reads
+            words = column.first_words if isinstance(column, BooleanColumn) else column.values
+            categories = list(words) + ([self.marker] if marked else [])
             codes = np.asarray(values, dtype=np.int64)
             codes = np.where(null | (other & (self.marker is None)), -1, codes)
-            codes = np.where(other & marked, len(column.values), codes)
+            codes = np.where(other & marked, len(words), codes)
             return pd.Categorical.from_codes(codes, categories=categories)
         if self.mode == "label" and isinstance(column, _Binned) or marked:
             out = np.array([self._python(column, v) for v in values], dtype=object)
@@ -99,7 +101,7 @@ class Decoded:
                 text = keys[np.where(self.null[column.name] | self.other[column.name], len(column.keys), values)]
             elif isinstance(column, BooleanColumn):
                 # the schema's first words as declared (public): a Y/N column is written back Y/N
-                text = np.where(values.astype(bool), column.written[0][0], column.written[1][0]).astype(object)
+                text = np.array(column.first_words, dtype=object)[values.astype(np.int64)]
             elif values.dtype.kind == "M":
                 text = np.datetime_as_string(values, unit="D" if isinstance(column, DateColumn) else "s").astype(object)
             elif values.dtype.kind == "f":
