@@ -13,7 +13,6 @@ with differential privacy, the draft's charges composed into the release's ledge
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -25,7 +24,7 @@ from dprelease.engines.base import PrivateTable
 from dprelease.engines.counting import parse_memory_limit
 from dprelease.engines.files import is_path_source
 from dprelease.engines.registry import engine_name, open_table
-from dprelease.errors import InputError, InputTypeError, SeededRunWarning
+from dprelease.errors import InputError, InputTypeError, SeededRunWarning, warn_user
 from dprelease.mechanisms import registry
 from dprelease.mechanisms.base import Budget, Fitted
 from dprelease.privacy.accountant import Charge
@@ -208,13 +207,12 @@ def synthesize(
             bar.done()
             unmeasured = unmeasured_columns(fitted.transcript, table.domain)
             if unmeasured:
-                warnings.warn(f"column(s) {unmeasured} are in no marginal this run measured (the workload leaves them "
-                              "out): their synthetic values carry nothing of the data (uniform draws); add them to the "
-                              "workload, or leave them out of the table (--columns, columns=)", UserWarning,
-                              stacklevel=2)
+                warn_user(f"column(s) {unmeasured} are in no marginal this run measured (the workload leaves them "
+                          "out): their synthetic values carry nothing of the data (uniform draws); add them to the "
+                          "workload, or leave them out of the table (--columns, columns=)", UserWarning)
             if seed is not None:
-                warnings.warn(f"seed={seed} makes this run reproducible and its noise predictable: "
-                              "it is not fit for a real release", SeededRunWarning, stacklevel=2)
+                warn_user(f"seed={seed} makes this run reproducible and its noise predictable: "
+                          "it is not fit for a real release", SeededRunWarning)
             return build_release(request, fitted, table, workload, rng, progress=bar)
     finally:
         if bar is not progress:  # made here (from True or a function): ended here
@@ -297,15 +295,15 @@ def load_schema(schema: Schema | Mapping | str | Path, columns: Sequence[str] | 
     return schema.select(columns)
 
 
-def warn_of_empty_columns(schema: Schema, *, where: str = "", stacklevel: int = 2) -> None:
+def warn_of_empty_columns(schema: Schema, *, where: str = "") -> None:
     """Warn of the columns with no value of their own, only a NULL or other bucket (what a private draft leaves of a
     column whose categories stayed under its noise): everything released of them is blank or ``<other>``. Public.
     ``where`` prefixes the message (a served table's name)."""
     empty = [c.name for c in schema.columns if c.value_count == 0]
     if empty:
-        warnings.warn(f"{where}column(s) {empty} have no values in the schema, only its NULL or other bucket: every "
-                      "synthetic value there will be blank or <other>; declare their values from public knowledge",
-                      UserWarning, stacklevel=stacklevel)
+        warn_user(f"{where}column(s) {empty} have no values in the schema, only its NULL or other bucket: every "
+                  "synthetic value there will be blank or <other>; declare their values from public knowledge",
+                  UserWarning)
 
 
 def check_schema_use(schema: Schema, *, allow_non_public: bool = False) -> None:
@@ -315,7 +313,7 @@ def check_schema_use(schema: Schema, *, allow_non_public: bool = False) -> None:
     stayed under its noise), whose synthetic values are then all blank or ``<other>``. Public checks only."""
     if not isinstance(allow_non_public, bool):
         raise InputTypeError(f"allow_non_public_schema must be True or False, got {allow_non_public!r}")
-    warn_of_empty_columns(schema, stacklevel=4)
+    warn_of_empty_columns(schema)
     if schema.draft is None or schema.draft.is_public:
         return
     if not allow_non_public:
@@ -323,8 +321,8 @@ def check_schema_use(schema: Schema, *, allow_non_public: bool = False) -> None:
                          "is not differentially private; replace it with public knowledge, or draft it with "
                          "--epsilon (or pass --allow-non-public-schema / allow_non_public_schema=True to experiment: "
                          "the release is then marked not fit for release)")
-    warnings.warn("the schema was drafted by reading the data openly: this release is NOT differentially private "
-                  "and is marked not fit for release", UserWarning, stacklevel=3)
+    warn_user("the schema was drafted by reading the data openly: this release is NOT differentially private "
+              "and is marked not fit for release", UserWarning)
 
 
 def run_epsilon_delta(ledger: Mapping[str, object]) -> tuple[Fraction, Fraction, str]:

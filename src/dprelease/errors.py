@@ -7,6 +7,22 @@ way. The CLI turns exactly these into one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+from pathlib import Path
+
+_PACKAGE = str(Path(__file__).resolve().parent) + os.sep
+
+
+def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn``, shown at the first line outside dprelease that led here: the user's own call (their
+    ``fit_sample``, not the library's ``synthesize`` inside it), however deep the path in between."""
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(_PACKAGE):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, category, stacklevel=level)
+
 
 class DPReleaseError(Exception):
     """Base class of every error dprelease raises on purpose."""

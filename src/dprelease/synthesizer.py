@@ -18,7 +18,6 @@ from __future__ import annotations
 import difflib
 
 import json
-import warnings
 from fractions import Fraction
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 from dprelease.api import SynthesisRequest, load_schema, run_epsilon_delta, synthesize_table
 from dprelease.engines.counting import parse_memory_limit
 from dprelease.engines.registry import engine_name
-from dprelease.errors import InputError, InputTypeError
+from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.privacy.rng import make_rng
 from dprelease.progress import Progress
 from dprelease.release import Release
@@ -133,10 +132,10 @@ class Synthesizer:
             epsilon, delta = self.spent
             # what this fit's ledger says it spent, not the asked delta: a plan may choose Laplace noise and spend none
             this_epsilon, this_delta, _ = run_epsilon_delta(self._fits[-1])
-            warnings.warn(f"this Synthesizer has now been fitted {len(self._fits)} times: this fit spent "
-                          f"epsilon={float(this_epsilon):.6g}, delta={float(this_delta):.3g} again (each fit is a new "
-                          f"release); in total epsilon={float(epsilon):.6g}, delta={float(delta):.3g} (.spent)",
-                          UserWarning, stacklevel=2)
+            warn_user(f"this Synthesizer has now been fitted {len(self._fits)} times: this fit spent "
+                      f"epsilon={float(this_epsilon):.6g}, delta={float(this_delta):.3g} again (each fit is a new "
+                      f"release); in total epsilon={float(epsilon):.6g}, delta={float(delta):.3g} (.spent)",
+                      UserWarning)
         return self
 
     @property

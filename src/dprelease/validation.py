@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 
-from dprelease.errors import InputError, InputTypeError, WeakPrivacyWarning
+from dprelease.errors import InputError, InputTypeError, WeakPrivacyWarning, warn_user
 
 #: Above this epsilon a run warns (:class:`WeakPrivacyWarning`) and goes on.
 WEAK_EPSILON = 10.0
@@ -44,7 +43,7 @@ def check_epsilon(value: object, name: str = "epsilon") -> float:
     return x
 
 
-def warn_if_weak(epsilon: float, name: str = "epsilon", *, stacklevel: int = 3) -> bool:
+def warn_if_weak(epsilon: float, name: str = "epsilon") -> bool:
     """Warn when ``epsilon`` > :data:`WEAK_EPSILON`; return whether it warned.
 
     Not an error: benchmarks and research runs use large budgets on purpose. But at epsilon = 20 the
@@ -54,14 +53,14 @@ def warn_if_weak(epsilon: float, name: str = "epsilon", *, stacklevel: int = 3) 
     if epsilon <= WEAK_EPSILON:
         return False
     factor = epsilon / math.log(10)  # e^eps = 10^(eps / ln 10), printable at any size
-    warnings.warn(f"{name}={epsilon:g} is above {WEAK_EPSILON:g}: the probability of any output may then differ "
-                  f"by a factor up to e^{epsilon:g} (about 10^{factor:.3g}) between tables that differ in one "
-                  "record, so the guarantee protects almost nothing; the run goes on as asked",
-                  WeakPrivacyWarning, stacklevel=stacklevel)
+    warn_user(f"{name}={epsilon:g} is above {WEAK_EPSILON:g}: the probability of any output may then differ "
+              f"by a factor up to e^{epsilon:g} (about 10^{factor:.3g}) between tables that differ in one "
+              "record, so the guarantee protects almost nothing; the run goes on as asked",
+              WeakPrivacyWarning)
     return True
 
 
-def warn_if_delta_weak(delta: float, n: int, *, stacklevel: int = 3) -> bool:
+def warn_if_delta_weak(delta: float, n: int) -> bool:
     """Warn when ``delta`` >= 1/n; return whether it warned.
 
     (epsilon, delta)-DP with delta >= 1/n admits a mechanism that publishes one randomly chosen record
@@ -70,9 +69,9 @@ def warn_if_delta_weak(delta: float, n: int, *, stacklevel: int = 3) -> bool:
     """
     if delta == 0 or delta * n < 1:
         return False
-    warnings.warn(f"delta={delta:g} is not below 1/n for this table: (epsilon, delta)-DP then allows publishing a "
-                  "randomly chosen record outright; choose delta far below 1/n (MWEM's default is 1e-9); the run "
-                  "goes on as asked", WeakPrivacyWarning, stacklevel=stacklevel)
+    warn_user(f"delta={delta:g} is not below 1/n for this table: (epsilon, delta)-DP then allows publishing a "
+              "randomly chosen record outright; choose delta far below 1/n (MWEM's default is 1e-9); the run "
+              "goes on as asked", WeakPrivacyWarning)
     return True
 
 

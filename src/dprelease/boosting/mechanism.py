@@ -24,7 +24,6 @@ x^2); mu = 4 alpha T rho / eps*. Accuracy: every query within lambda + mu w.p. >
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import ClassVar
@@ -42,7 +41,7 @@ from dprelease.bounds.boosting import (
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.base import PrivateTable
-from dprelease.errors import InputError, InputTypeError
+from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
 from dprelease.mechanisms.ic_rules import release_models
 from dprelease.mechanisms.iterative_construction import AccuracyNotGuaranteedWarning
@@ -144,13 +143,12 @@ class BoostingForQueries:
         plan = self.plan(n=dataset.n, domain=dataset.domain, queries=queries)  # public, before any data is read
         base_plan: BasePlan = plan["base_plan"]
         if plan["bound_vacuous"]:
-            warnings.warn(f"boosting is private, but Thm 6.1's error bound here is {float(plan['error_bound']):.3g}, "
-                          "above 1, so it guarantees nothing about answers in [0, 1] (more rows or a larger epsilon "
-                          "shrink it)", AccuracyNotGuaranteedWarning, stacklevel=2)
+            warn_user(f"boosting is private, but Thm 6.1's error bound here is {float(plan['error_bound']):.3g}, "
+                      "above 1, so it guarantees nothing about answers in [0, 1] (more rows or a larger epsilon "
+                      "shrink it)", AccuracyNotGuaranteedWarning)
         elif not plan["accuracy_guaranteed"]:
-            warnings.warn(f"boosting with {plan['rounds']} rounds (Thm 6.1 asks for {plan['theorem_rounds']}) is "
-                          "private, but Thm 6.1 does not guarantee its accuracy", AccuracyNotGuaranteedWarning,
-                          stacklevel=2)
+            warn_user(f"boosting with {plan['rounds']} rounds (Thm 6.1 asks for {plan['theorem_rounds']}) is "
+                      "private, but Thm 6.1 does not guarantee its accuracy", AccuracyNotGuaranteedWarning)
         rounds, k, domain = plan["rounds"], plan["k"], dataset.domain
         accountant = PrivacyAccountant(epsilon=self.epsilon, delta=self.delta)
         measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng)

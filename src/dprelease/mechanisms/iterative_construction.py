@@ -32,14 +32,13 @@ calls it, and builds D_0, before any budget is reserved.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dprelease.bounds import ic_accuracy_holds, ic_mw_alpha
 from dprelease.data import Dataset
 from dprelease.distinguishers import ExponentialMechanismDistinguisher, PrivateDistinguisher
-from dprelease.errors import InputError
+from dprelease.errors import InputError, warn_user
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
@@ -134,9 +133,9 @@ class IterativeConstruction:
             update = specialise(queries, dataset.domain)
         model = update.initial(dataset.domain)
         if not plan["accuracy_guaranteed"]:
-            warnings.warn(
+            warn_user(
                 f"IC with alpha={plan['alpha']:.4g} and {plan['rounds']} rounds is private, but Thm 5.4 does not "
-                "guarantee its accuracy at these parameters", AccuracyNotGuaranteedWarning, stacklevel=2)
+                "guarantee its accuracy at these parameters", AccuracyNotGuaranteedWarning)
         rounds, epsilon0, alpha = plan["rounds"], plan["epsilon0"], plan["alpha"]
         accountant = PrivacyAccountant(epsilon=self.epsilon, delta=self.delta)
         # Thm 5.3: 2T steps of eps0 (basic for (eps, 0); Thm 3.20 with delta' = delta for (eps, delta)),

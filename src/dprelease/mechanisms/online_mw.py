@@ -64,7 +64,6 @@ they compose by basic composition (Thm 3.16); see :class:`OnlinePrivateMW`.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -72,7 +71,7 @@ from pathlib import Path
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
 from dprelease.engines.base import PrivateTable
-from dprelease.errors import BudgetExhaustedError, InputError, InputTypeError, SeededRunWarning
+from dprelease.errors import BudgetExhaustedError, InputError, InputTypeError, SeededRunWarning, warn_user
 from dprelease.mechanisms.online_plan import (
     DEFAULT_WARM_SHARE,
     DEFAULT_WARM_WORKLOAD,
@@ -223,8 +222,8 @@ class OnlinePrivateMW:
         if rng is None:
             rng = make_rng(seed, warn=False)
             if seed is not None:
-                warnings.warn(f"seed={seed} makes this session reproducible and its noise predictable: "
-                              "it is not fit for a real release", SeededRunWarning, stacklevel=2)
+                warn_user(f"seed={seed} makes this session reproducible and its noise predictable: "
+                          "it is not fit for a real release", SeededRunWarning)
         model = update.initial(dataset.domain)  # x^0, before anything is spent
         accountant = PrivacyAccountant(epsilon=epsilon, delta=delta)
         # Thm 4.13: the only access to x; its c runs and c answers are charged here, up front.
@@ -275,8 +274,8 @@ class OnlinePrivateMW:
         if rng is not None:
             return rng
         if seed is not None:
-            warnings.warn(f"seed={seed} makes this session reproducible and its noise predictable: "
-                          "it is not fit for a real release", SeededRunWarning, stacklevel=4)
+            warn_user(f"seed={seed} makes this session reproducible and its noise predictable: "
+                      "it is not fit for a real release", SeededRunWarning)
         return make_rng(seed, warn=False)
 
     def _start(self, dataset: Dataset, plan: OnlineMWPlan | WarmPlan, accountant: PrivacyAccountant,

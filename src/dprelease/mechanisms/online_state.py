@@ -41,7 +41,6 @@ import hashlib
 import json
 import math
 import numbers
-import warnings
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from pathlib import Path
@@ -51,7 +50,7 @@ import numpy as np
 from dprelease import __version__
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS
-from dprelease.errors import DPReleaseError, InputError, InputTypeError, SeededRunWarning
+from dprelease.errors import DPReleaseError, InputError, InputTypeError, SeededRunWarning, warn_user
 from dprelease.files import write_atomic
 from dprelease.mechanisms.online_plan import (
     SPARSE_LABEL,
@@ -390,8 +389,8 @@ def rng_from_state(state: object) -> RandomSource:
         return SecureRandom()  # a secure session resumes with fresh secure randomness
     if kind == "seeded":
         rng = SeededRandom.from_state({k: v for k, v in state.items() if k != "kind"})
-        warnings.warn(f"resuming a seeded session (seed={rng.seed}): its noise is predictable, "
-                      "it is not fit for a real release", SeededRunWarning, stacklevel=4)
+        warn_user(f"resuming a seeded session (seed={rng.seed}): its noise is predictable, "
+                  "it is not fit for a real release", SeededRunWarning)
         return rng
     raise InputError(f"the random source in the state is invalid: {state!r:.100}")
 

@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import warnings
 from dataclasses import dataclass
 
-from dprelease.errors import InputError, InputTypeError
+from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.mechanisms.base import Budget, Fitted, Mechanism
 
 #: Every mechanism, as ``module:entry class``, in the order ``--help`` lists them. One line per mechanism.
@@ -109,7 +108,7 @@ def create(name: str, **given: object) -> Mechanism:
             raise InputError(f"{key}={value!r} is for mechanism={takers} only, got mechanism={name!r}")
         if key == "representation":  # "auto" or a representation the mechanism keeps: nothing to say
             continue
-        warnings.warn(f"{key} is not used by mechanism {name!r}", UserWarning, stacklevel=3)
+        warn_user(f"{key} is not used by mechanism {name!r}", UserWarning)
     return entry(**chosen)
 
 

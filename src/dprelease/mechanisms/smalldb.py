@@ -23,7 +23,6 @@ are computed here, publicly; the private step (scoring against the true answers 
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -33,7 +32,7 @@ from dprelease.bounds import thm_4_5_smalldb_alpha
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.base import PrivateTable
-from dprelease.errors import InputError
+from dprelease.errors import InputError, warn_user
 from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant
@@ -164,7 +163,7 @@ class SmallDBMechanism:
     def fit(self, table: PrivateTable, workload: Workload, *, budget: Budget, rng: RandomSource,
             progress: Progress) -> Fitted:
         if budget.delta:
-            warnings.warn("SmallDB is (epsilon, 0)-DP in one step: delta is not used", UserWarning, stacklevel=3)
+            warn_user("SmallDB is (epsilon, 0)-DP in one step: delta is not used", UserWarning)
         result = SmallDB(epsilon=budget.epsilon, alpha=self.alpha).run(table, workload, rng=rng)
         guarantee = (f"(epsilon={budget.epsilon:g}, delta=0)-differential privacy: SmallDB, the exponential "
                      "mechanism (Prop. 4.1)")

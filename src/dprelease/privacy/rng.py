@@ -14,11 +14,10 @@ Nothing in dprelease draws from numpy's global state or the ``random`` module.
 from __future__ import annotations
 
 import os
-import warnings
 
 import numpy as np
 
-from dprelease.errors import InputError, SeededRunWarning
+from dprelease.errors import InputError, SeededRunWarning, warn_user
 from dprelease.validation import check_positive_int
 
 _TWO_53 = float(2**53)
@@ -110,9 +109,6 @@ def make_rng(seed: int | None = None, *, warn: bool = True) -> RandomSource:
         return SecureRandom()
     rng = SeededRandom(seed)
     if warn:
-        warnings.warn(
-            f"seed={seed} makes this run reproducible and its noise predictable: it is not fit for a real release",
-            SeededRunWarning,
-            stacklevel=2,
-        )
+        warn_user(f"seed={seed} makes this run reproducible and its noise predictable: it is not fit for a real release",
+                  SeededRunWarning)
     return rng

@@ -30,7 +30,6 @@ import functools
 import json
 import math
 import re
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,7 +37,7 @@ from fractions import Fraction
 import numpy as np
 
 from dprelease.engines.files import resolve_files, several_files
-from dprelease.errors import InputError, InputTypeError
+from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.privacy.accountant import Charge, PrivacyAccountant
 from dprelease.privacy.column_reader import PrivateColumnReader
 from dprelease.privacy.noise import exact
@@ -160,14 +159,14 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         notes.append(f"column(s) {booleans} drafted as boolean: synth writes them back as true/false; if the table "
                      'writes them otherwise (yes/no, Y/N), declare its words, e.g. "true": ["yes"], "false": ["no"]')
     if epsilon is None:
-        warnings.warn(NOT_PUBLIC, UserWarning, stacklevel=2)
+        warn_user(NOT_PUBLIC, UserWarning)
         draft = Draft("non-private", NOT_PUBLIC)
     else:
         note = (f"differentially private draft (epsilon={epsilon:g}, delta={delta:g}): review every column and "
                 "replace what public knowledge gives better; this spend counts toward any release that uses it.")
         draft = Draft("dp", " ".join([note, *notes]), accountant.to_json())
     for line in notes:
-        warnings.warn(line, UserWarning, stacklevel=2)
+        warn_user(line, UserWarning)
     return Schema(drafted, probe.null_tokens, True, draft)
 
 
