@@ -52,6 +52,29 @@ def test_annealed_schedule_spends_the_total_exactly_in_at_most_t_plus_one_rounds
         assert count <= rounds + 1
 
 
+@pytest.mark.parametrize("annealing", [True, False])
+def test_rounds_ahead_is_the_count_the_schedule_still_runs_without_another_sharpening(annealing):
+    """The progress line counts to t + rounds_ahead; after every round (and every sharpening) it must be the exact
+    number of rounds a copy of the schedule runs when nothing sharpens again, and 0 at the end."""
+    from copy import copy
+
+    g = np.random.Generator(np.random.PCG64(2))
+    for _ in range(200):
+        total = Fraction(int(g.integers(1, 1000)), int(g.integers(1, 1000)))
+        budget = RoundBudget(total=total, rounds=int(g.integers(1, 60)), selection_share=Fraction(1, 10),
+                             currency="rho", annealing=annealing)
+        while True:
+            ahead, rest = budget.rounds_ahead, copy(budget)
+            count = 0
+            while rest.next_round() is not None:
+                count += 1
+            assert ahead == count
+            if budget.next_round() is None:
+                break
+            if g.random() < 0.3:
+                budget.sharpen()
+
+
 def test_equal_schedule_is_t_rounds_of_total_over_t():
     budget = RoundBudget(total=Fraction(3, 7), rounds=5, selection_share=Fraction(1, 4), currency="rho")
     rounds = []

@@ -362,7 +362,7 @@ class MWEM(MWEMPlan):
                     budget.sharpen()
                     transcript.append({"round": t, "action": "anneal", "surprise_l1": surprise,
                                        "next_round_budget": float(budget.per_round)})
-            progress.step(t, max(rounds, t))
+            progress.step(t, t + budget.rounds_ahead)  # annealing shortens the schedule: count to where it ends now
         final_steps = 0
         # INIT alone and the joint plan have their estimate already: the warm start's product (fitting it to the raw
         # noisy 1-ways would undo what one_way_distribution did), and the projection. The direct plan's fit follows

@@ -43,11 +43,15 @@ class RoundBudget:
     ...                 annealing=True)
     >>> b.next_round()  # 1/4 of the total, a quarter of it to selection
     (Fraction(1, 16), Fraction(3, 16))
+    >>> b.rounds_ahead  # 3/4 left at 1/4 a round
+    3
     >>> b.sharpen()  # budget doubled: 1/2 a round now; 3/4 left is < 2 rounds, so the last takes it all
+    >>> b.rounds_ahead
+    1
     >>> b.next_round()
     (Fraction(3, 16), Fraction(9, 16))
-    >>> b.next_round() is None, b.spent == 1
-    (True, True)
+    >>> b.next_round() is None, b.spent == 1, b.rounds_ahead
+    (True, True, 0)
     """
 
     total: Fraction
@@ -67,6 +71,17 @@ class RoundBudget:
     @property
     def remaining(self) -> Fraction:
         return self.total - self.spent
+
+    @property
+    def rounds_ahead(self) -> int:
+        """The rounds still to run if no round sharpens the budget again: what a progress line counts to. With
+        annealing the planned T is only where the schedule starts (a run that anneals ends far sooner), so a
+        count to T would promise hours where minutes are left. Post-processing of the rounds' public outputs."""
+        if not self.annealing:
+            return max(self.rounds - self.rounds_run, 0)
+        if self.remaining <= 0:
+            return 0
+        return max(1, math.floor(self.remaining / self.per_round))
 
     def next_round(self) -> tuple[Fraction, Fraction] | None:
         """The next round's (selection, measurement) budget, or None when the rounds are over."""
