@@ -109,6 +109,6 @@ def make_rng(seed: int | None = None, *, warn: bool = True) -> RandomSource:
         return SecureRandom()
     rng = SeededRandom(seed)
     if warn:
-        warn_user(f"seed={seed} makes this run reproducible and its noise predictable: it is not fit for a real release",
-                  SeededRunWarning)
+        warn_user(f"seed={seed} makes this run reproducible and its noise predictable: "
+                  "it is not fit for a real release", SeededRunWarning)
     return rng

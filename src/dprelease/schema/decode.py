@@ -1,14 +1,14 @@
 """Decoding codes back to values by the schema: post-processing, it reads nothing private.
 
-Per code: a category its value; a boolean False/True, or its declared words (N/Y) where the schema gives them; a
-bin a value inside it, drawn uniformly (from an explicit ``rng``), its midpoint, or its label (``values=``);
-integers stay integers, dates dates. A decimal drawn uniformly keeps two digits below its bin's width (a draw in
-[5, 10) reads 6.52, not 6.5268052265018515: :func:`decimal_grid`); the digits past that told nothing, since the
-release is the bin. The last bin is closed, so a uniform draw may be its top edge, and a draw in any other bin stays strictly
-below the next bin's edge (float rounding is clamped), so encoding a decoded value gives its code back.
-The ``null`` code decodes to NULL; the ``other`` code to the marker :data:`~dprelease.schema.OTHER`
-(``"<other>"``), which encodes back to ``other`` (a column with an other bucket is then an object column
-in a DataFrame), or to NULL with ``other=None`` (typed columns, but the round trip gives ``null``).
+Per code: a category its value; a boolean False/True, or its declared words (N/Y) where the schema gives them; a bin
+a value inside it, drawn uniformly (from an explicit ``rng``), its midpoint, or its label (``values=``); integers
+stay integers, dates dates. A decimal drawn uniformly keeps two digits below its bin's width (a draw in [5, 10)
+reads 6.52, not 6.5268052265018515: :func:`decimal_grid`); the digits past that told nothing, since the release is
+the bin. The last bin is closed, so a uniform draw may be its top edge, and a draw in any other bin stays strictly
+below the next bin's edge (float rounding is clamped), so encoding a decoded value gives its code back. The ``null``
+code decodes to NULL; the ``other`` code to the marker :data:`~dprelease.schema.OTHER` (``"<other>"``), which
+encodes back to ``other`` (a column with an other bucket is then an object column in a DataFrame), or to NULL with
+``other=None`` (typed columns, but the round trip gives ``null``).
 
 >>> import numpy as np
 >>> from dprelease.schema import Schema
