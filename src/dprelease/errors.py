@@ -7,19 +7,16 @@ way. The CLI turns exactly these into one line on stderr and exit code 2.
 
 from __future__ import annotations
 
-import os
 import sys
 import warnings
-from pathlib import Path
-
-_PACKAGE = str(Path(__file__).resolve().parent) + os.sep
 
 
 def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
     """``warnings.warn``, shown at the first line outside dprelease that led here: the user's own call (their
-    ``fit_sample``, not the library's ``synthesize`` inside it), however deep the path in between."""
+    ``fit_sample``, not the library's ``synthesize`` inside it), however deep the path in between. A frame is the
+    library's when its module is ``dprelease`` or below it (by name: no file paths to resolve)."""
     level, frame = 2, sys._getframe(1)
-    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(_PACKAGE):
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "dprelease":
         level, frame = level + 1, frame.f_back
     warnings.warn(message, category, stacklevel=level)
 
