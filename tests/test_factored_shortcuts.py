@@ -16,10 +16,10 @@ import pytest
 from dprelease.domain import Domain
 from dprelease.representations.contraction import _elimination_plan, contract, eliminate
 from dprelease.representations.factored import FactoredModel
-from dprelease.representations.junction_tree import (JunctionTree, _adjacency, _candidate_graphs, _criterion_cells,
-                                                     _eliminate_greedy, _logs, _maximal_in_order, _maximal_mask,
-                                                     _neighbour_edges,
-                                                     _min_size_cells, expand, sum_to)
+from dprelease.representations.junction_tree import (JunctionTree, _adjacency, _candidate_fill_counts,
+                                                     _candidate_graphs, _criterion_cells, _eliminate_greedy, _Graphs,
+                                                     _greedy_step, _logs, _maximal_in_order, _min_size_cells,
+                                                     _neighbour_edges, expand, sum_to)
 
 
 def random_case(g: np.random.Generator) -> tuple[Domain, list[tuple[str, ...]], list[tuple[str, ...]]]:
@@ -185,30 +185,58 @@ def test_the_walk_on_its_planned_route_gives_the_full_walks_bits_and_the_switch_
     assert ways["walk"] > 10 and ways["alone"] > 10
 
 
+def counted_afresh(live: np.ndarray, alive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(K, d): each alive vertex's alive neighbours and the edges among them, counted pair by pair (0 where dead)."""
+    degree, edges = np.zeros(alive.shape, dtype=np.int64), np.zeros(alive.shape, dtype=np.int64)
+    for k, v in zip(*np.nonzero(alive)):
+        near = [u for u in np.flatnonzero(live[k, v]) if alive[k, u]]
+        degree[k, v] = len(near)
+        edges[k, v] = sum(1 for a, b in itertools.combinations(near, 2) if live[k, a, b])
+    return degree, edges
+
+
+def random_graphs(g: np.random.Generator, most: int) -> np.ndarray:
+    """(K, d, d) float 0/1 symmetric graphs, diagonal 0, of one random density: sparse to nearly complete."""
+    k, d = int(g.integers(1, 6)), int(g.integers(1, most))
+    live = (g.random((k, d, d)) < g.uniform(0.03, 0.9)).astype(np.float64)
+    return np.triu(live, 1) + np.triu(live, 1).transpose(0, 2, 1)
+
+
 @pytest.mark.parametrize("seed", range(3))
-def test_neighbour_edges_on_the_vertices_alive_alone_are_the_full_products(seed):
-    """min-fill's counts (each vertex's neighbours among the vertices alive and the edges among them) from the
-    product on the alive vertices alone equal the full d x d product's wherever a vertex is alive: graphs with the
-    same number alive (gathered), with different numbers (the full product), with none alive and with all alive."""
+def test_min_fill_counts_kept_through_each_step_are_a_fresh_count(seed):
+    """Min-fill's degree and triangle counts, counted once and then updated at each elimination (the vertex gone,
+    its neighbours joined), equal a pair-by-pair count of the graph after every step, on graphs sparse to nearly
+    complete; the one product at the start equals it too."""
     g = np.random.Generator(np.random.PCG64(300 + seed))
-    gathered = 0
-    for _ in range(30):
-        k, d = int(g.integers(1, 6)), int(g.integers(1, 40))
-        live = (g.random((k, d, d)) < g.uniform(0.05, 0.6)).astype(np.float64)
-        live = np.triu(live, 1) + np.triu(live, 1).transpose(0, 2, 1)
-        alive = np.zeros((k, d), dtype=bool)
-        same = g.random() < 0.7
-        for i in range(k):
-            count = int(g.integers(0, d + 1)) if not same or i == 0 else int(alive[0].sum())
-            alive[i, g.choice(d, count, replace=False)] = True
-        a = (live * alive[:, None, :]).astype(np.float64)
-        degree = np.count_nonzero(a, axis=2)
-        edges = np.rint((a * (a @ a)).sum(axis=2)).astype(np.int64) // 2
-        got_degree, got_edges = _neighbour_edges(live, alive)
-        assert np.array_equal(np.where(alive, got_degree, 0), np.where(alive, degree, 0))
-        assert np.array_equal(np.where(alive, got_edges, 0), np.where(alive, edges, 0))
-        gathered += same and 0 < alive[0].sum() < d
-    assert gathered > 5
+    steps = 0
+    for _ in range(40):
+        live = random_graphs(g, 22)
+        k, d = live.shape[:2]
+        graphs = _Graphs.start(np.log(g.choice([2.0, 3.0, 5.0], d)), live, np.ones((k, d), dtype=bool))
+        graphs.degree, graphs.triangles = _neighbour_edges(graphs.live, graphs.alive)
+        for _ in range(d + 1):  # one step more than vertices: a graph with none left changes nothing
+            degree, edges = counted_afresh(graphs.live, graphs.alive)
+            assert np.array_equal(np.where(graphs.alive, graphs.degree, 0), degree)
+            assert np.array_equal(np.where(graphs.alive, graphs.triangles, 0), edges)
+            _greedy_step(graphs, "min-fill")
+            steps += 1
+    assert steps > 300
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_candidate_graphs_min_fill_counts_from_the_base_are_a_fresh_count(seed):
+    """A candidate graph's starting counts, from the model graph's own and the candidate's clique added, equal a
+    pair-by-pair count of the candidate graph: candidates of one to four attributes, some already joined."""
+    g = np.random.Generator(np.random.PCG64(400 + seed))
+    for _ in range(40):
+        domain, cliques, candidates = random_case(g)
+        d = len(domain)
+        candidates += [domain.canonical(tuple(g.choice(domain.attributes, min(4, d), replace=False)))]
+        base = _adjacency(domain, cliques)
+        base_counts = _neighbour_edges(base[None].astype(np.float64), np.ones((1, d), dtype=bool))
+        degree, triangles = _candidate_fill_counts(base, base_counts, members_of(domain, candidates))
+        expected = counted_afresh(_candidate_graphs(domain, cliques, candidates), np.ones((len(candidates), d), bool))
+        assert np.array_equal(degree, expected[0]) and np.array_equal(triangles, expected[1])
 
 
 def plain_elimination(logs: np.ndarray, adjacency: np.ndarray, criterion: str) -> tuple[list[int], list[set[int]]]:
@@ -274,13 +302,24 @@ def test_cells_past_two_to_the_32_are_the_exact_product():
     assert shared_matches_from_scratch(domain, cliques, candidates).max() > 2.0 ** 48  # the case this test is for
 
 
+def pairwise_maximal(cliques: np.ndarray) -> np.ndarray:
+    """(K, d) mask of the cliques that are no other's subset (of equal ones the first kept), tested pair by pair."""
+    k, d, _ = cliques.shape
+    keep = np.zeros((k, d), dtype=bool)
+    for i in range(k):
+        sets = [frozenset(np.flatnonzero(c).tolist()) for c in cliques[i]]
+        for j, c in enumerate(sets):
+            keep[i, j] = bool(c) and not any(c < other or (c == other and m < j) for m, other in enumerate(sets))
+    return keep
+
+
 @pytest.mark.parametrize("criterion", ["min-size", "min-fill"])
 def test_maximal_cliques_from_the_order_match_the_pairwise_test(criterion):
     g = np.random.Generator(np.random.PCG64(7))
     for _ in range(40):
         domain, cliques, candidates = random_case(g)
         orders, eliminated = _eliminate_greedy(_logs(domain), _candidate_graphs(domain, cliques, candidates), criterion)
-        assert np.array_equal(_maximal_in_order(eliminated, orders), _maximal_mask(eliminated))
+        assert np.array_equal(_maximal_in_order(eliminated, orders), pairwise_maximal(eliminated))
 
 
 def test_a_planned_elimination_replays_the_same_bits():

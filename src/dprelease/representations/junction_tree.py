@@ -46,16 +46,21 @@ def _count_dtype(d: int) -> type:
     return np.float32 if d * d <= 2 ** 24 else np.float64
 
 
-def _eliminate_greedy(logs: np.ndarray, adjacency: np.ndarray, criterion: str) -> tuple[np.ndarray, np.ndarray]:
+def _eliminate_greedy(logs: np.ndarray, adjacency: np.ndarray, criterion: str,
+                      fill_counts: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Greedy elimination of K graphs at once: (orders (K, d), elimination cliques (K, d, d) boolean).
 
     ``adjacency`` is (K, d, d) boolean; ``logs`` the log sizes of the d attributes. *min-size*
     eliminates the vertex whose clique (itself and its remaining neighbours) has the fewest cells;
     *min-fill* the one adding the fewest edges, ties by size; remaining ties by the lowest index.
-    Vectorized over the K graphs: checking every candidate clique against the cap is one call.
+    Vectorized over the K graphs: checking every candidate clique against the cap is one call. ``fill_counts``:
+    min-fill's starting (degree, triangles), where the caller has them cheaper than a count from the graphs.
     """
     k, d = adjacency.shape[0], adjacency.shape[1]
     graphs = _Graphs.start(logs, adjacency.astype(np.float64), np.ones((k, d), dtype=bool))
+    if criterion == "min-fill":
+        graphs.degree, graphs.triangles = (_neighbour_edges(graphs.live, graphs.alive) if fill_counts is None
+                                           else fill_counts)
     orders = np.zeros((k, d), dtype=np.intp)
     cliques = np.zeros((k, d, d), dtype=bool)
     for step in range(d):
@@ -74,7 +79,13 @@ class _Graphs:
     adjacency's rows was O(K d^2) (most of a 200-column release's time). The weight is then a function of the
     multiset of neighbour sizes alone, so two vertices with equal multisets tie exactly. ``logs`` (and ``kind``,
     each vertex's index into ``sizes``) is (d,), or (K, d) where each graph numbers its own vertices
-    (:func:`_resumed_cells`)."""
+    (:func:`_resumed_cells`).
+
+    For min-fill, ``degree`` and ``triangles`` (K, d) int64 hold each alive vertex's live neighbours and the edges
+    among them (the triangles through it), set at the start and kept up to date through each step
+    (:func:`_update_fill_counts`): O(K d s^2) a step for a vertex of s neighbours, where recounting them was O(K m^3)
+    for m vertices alive (most of the cap check's time at 200 columns). Whole numbers either way, so the order is
+    the same."""
 
     logs: np.ndarray
     kind: np.ndarray
@@ -82,11 +93,13 @@ class _Graphs:
     live: np.ndarray
     alive: np.ndarray
     counts: np.ndarray
+    degree: np.ndarray | None = None
+    triangles: np.ndarray | None = None
 
     @staticmethod
     def start(logs: np.ndarray, live: np.ndarray, alive: np.ndarray, sizes: np.ndarray | None = None) -> _Graphs:
         """The state for graphs ``live`` (float64, diagonal 0); ``sizes``: the distinct log sizes, where ``logs`` holds
-        only some of them (a resumed graph's own vertices)."""
+        only some of them (a resumed graph's own vertices). Min-fill's counts are the caller's to set."""
         sizes = np.unique(logs) if sizes is None else sizes
         kind = np.searchsorted(sizes, logs)
         one_hot = (kind[..., None] == np.arange(len(sizes))).astype(np.float64)
@@ -95,7 +108,8 @@ class _Graphs:
     def first(self, n: int) -> _Graphs:
         """The first n graphs (views: a step on them updates these)."""
         logs, kind = (self.logs, self.kind) if self.logs.ndim == 1 else (self.logs[:n], self.kind[:n])
-        return _Graphs(logs, kind, self.sizes, self.live[:n], self.alive[:n], self.counts[:n])
+        degree, triangles = (None, None) if self.degree is None else (self.degree[:n], self.triangles[:n])
+        return _Graphs(logs, kind, self.sizes, self.live[:n], self.alive[:n], self.counts[:n], degree, triangles)
 
 
 def _greedy_step(graphs: _Graphs, criterion: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -107,7 +121,7 @@ def _greedy_step(graphs: _Graphs, criterion: str) -> tuple[np.ndarray, np.ndarra
     log_cells = graphs.logs + graphs.counts @ graphs.sizes
     weight = np.round(log_cells, 9)
     if criterion == "min-fill":
-        degree, edges = _neighbour_edges(live, alive)
+        degree, edges = graphs.degree, graphs.triangles
         fill = degree * (degree - 1) // 2 - edges
         fill = np.where(alive, fill, np.iinfo(np.int64).max)
         weight = np.where(fill == fill.min(axis=1, keepdims=True), weight, np.inf)
@@ -117,6 +131,8 @@ def _greedy_step(graphs: _Graphs, criterion: str) -> tuple[np.ndarray, np.ndarra
     neighbours = (live[rows, best] > 0) & alive  # (k, d)
     clique = neighbours.copy()
     clique[rows, best] = alive[rows, best]
+    if graphs.degree is not None:
+        _update_fill_counts(graphs, best, neighbours)  # from the graphs before their fill-in
     # Fill-in: each graph's neighbours of the vertex become a clique. Pairs listed, not a (k, d, d) mask: a
     # few neighbours each.
     graph, vertex = np.nonzero(neighbours)
@@ -135,51 +151,76 @@ def _greedy_step(graphs: _Graphs, criterion: str) -> tuple[np.ndarray, np.ndarra
     return best, clique, log_cells
 
 
-def _neighbour_edges(live: np.ndarray, alive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(K, d) int64: each vertex's live neighbours among the vertices alive, and the edges among them (read only
-    where the vertex is alive).
-
-    Counts of at most d^2 are exact in a float matmul, which is BLAS's (numpy's int64 matmul is a plain loop: 5x
-    slower, and most of a round's time on a 60-column table checking 1,830 candidates). Where every graph has the
-    same number m of vertices alive (always in :func:`_eliminate_greedy`), the product runs on those m alone:
-    m^3 work, not d^3, and the same whole numbers (every sum is exact). Building a 200-column model's tree spent
-    most of its time in the full d x d product (a fifth of a round).
-    """
+def _update_fill_counts(graphs: _Graphs, best: np.ndarray, neighbours: np.ndarray) -> None:
+    """Bring ``graphs.degree`` and ``graphs.triangles`` from before eliminating vertex ``best`` of each graph (whose
+    alive neighbours are ``neighbours``, (K, d)) to after: the vertex gone, its neighbours made a clique. The
+    vertex's removal takes from each neighbour w one neighbour and the triangles it closed (|N(w) & S| for the
+    neighbours S); the fill-in then adds what :func:`_joining_counts` counts."""
+    live, alive = graphs.live, graphs.alive
     k, d = alive.shape
-    dtype = _count_dtype(d)
-    alive_count = alive.sum(axis=1)
-    if k and alive_count.min() == alive_count.max() and alive_count[0] < d:
-        index = np.nonzero(alive)[1].reshape(k, int(alive_count[0]))  # each graph's alive vertices, in index order
-        graph = np.arange(k)[:, None]
-        a = (live[graph[:, :, None], index[:, :, None], index[:, None, :]] != 0).astype(dtype)  # (k, m, m)
-        degree, edges = np.zeros((k, d), dtype=np.int64), np.zeros((k, d), dtype=np.int64)
-        degree[graph, index] = np.count_nonzero(a, axis=2)
-        edges[graph, index] = np.rint((a * (a @ a)).sum(axis=2)).astype(np.int64) // 2
-        return degree, edges
-    a = (live * alive[:, None, :]).astype(dtype)  # the edges among the vertices alive
+    rows = np.arange(k)
+    members, valid = _listed(neighbours)
+    if members.shape[1] == 0:
+        return
+    left = alive.copy()
+    left[rows, best] = False  # the vertices alive after the step
+    rows_of_s = live[rows[:, None], members] * left[:, None, :] * valid[:, :, None]  # (k, s, d): their rows
+    triangles, gained, joined = _joining_counts(rows_of_s, members, valid)
+    graph, slot = np.nonzero(valid)
+    vertex = members[graph, slot]
+    graphs.triangles += triangles
+    graphs.triangles[graph, vertex] -= joined[graph, slot]
+    graphs.degree[graph, vertex] += gained[graph, slot] - 1
+
+
+def _listed(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(members, valid), both (K, s) for s the most set in a row of ``mask`` (K, d): each row's set vertices in
+    index order, padded with 0 where ``valid`` is False."""
+    size = np.count_nonzero(mask, axis=1)
+    width = int(size.max(initial=0))
+    valid = np.arange(width)[None, :] < size[:, None]
+    return np.where(valid, np.argsort(~mask, axis=1, kind="stable")[:, :width], 0), valid
+
+
+def _joining_counts(rows_of_s: np.ndarray, members: np.ndarray, valid: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What making each graph's vertex set S a clique adds to min-fill's counts, given A0's rows at S
+    (``rows_of_s`` (K, s, d) 0/1, zero at the vertices not counted): (the triangles through each vertex, (K, d);
+    the edges each member of S gains, (K, s); each member's neighbours in S before, (K, s)), int64.
+
+    With F the edges added (the pairs of S not yet joined), the triangles through w in A0 + F are half of
+    ((A0 + F)^3)_ww, so the fill-in adds half of 2(A0 A0 F)_ww + (A0 F A0)_ww + 2(A0 F F)_ww + (F A0 F)_ww +
+    (F^3)_ww. F is zero outside S x S, so every term is a product of (s, d) or (s, s) matrices: O(K d s^2), where
+    recounting from the graphs was O(K d^3). All counts are whole numbers below 2^53, exact in float64."""
+    width = members.shape[1]
+    within = np.take_along_axis(rows_of_s, members[:, None, :], axis=2) * valid[:, None, :]  # (k, s, s): A0 on S
+    pair = valid[:, :, None] & valid[:, None, :] & ~np.eye(width, dtype=bool)[None]
+    fill = (pair & (within == 0.0)).astype(np.float64)  # F on S
+    common = rows_of_s @ rows_of_s.transpose(0, 2, 1)  # (A0 A0) on S x S
+    doubled = (rows_of_s * (fill @ rows_of_s)).sum(axis=1)  # (A0 F A0)_ww, every w
+    on_s = (2.0 * (common * fill).sum(axis=2) + 2.0 * ((within @ fill) * fill).sum(axis=2)
+            + ((fill @ within) * fill).sum(axis=2) + ((fill @ fill) * fill).sum(axis=2))
+    graph, slot = np.nonzero(valid)
+    doubled[graph, members[graph, slot]] += on_s[graph, slot]
+    return (np.rint(doubled).astype(np.int64) // 2, np.rint(fill.sum(axis=2)).astype(np.int64),
+            np.rint(within.sum(axis=2)).astype(np.int64))
+
+
+def _neighbour_edges(live: np.ndarray, alive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(K, d) int64: each vertex's live neighbours among the vertices alive, and the edges among them (the
+    triangles through it; read only where the vertex is alive). Counts of at most d^2 are exact in a float matmul,
+    which is BLAS's (numpy's int64 matmul is a plain loop, 5x slower). Counted once per elimination: each step
+    then updates them (:func:`_update_fill_counts`)."""
+    a = (live * alive[:, None, :]).astype(_count_dtype(alive.shape[1]))  # the edges among the vertices alive
     degree = np.count_nonzero(a, axis=2)
     return degree, np.rint((a * (a @ a)).sum(axis=2)).astype(np.int64) // 2
 
 
-def _maximal_mask(cliques: np.ndarray) -> np.ndarray:
-    """(K, d) mask of the elimination cliques that are maximal (duplicates: the first one kept)."""
-    k, d, _ = cliques.shape
-    # inside[k, i, j]: clique i is a subset of clique j, i.e. |i & j| = |i| (exact counts, :func:`_count_dtype`; a
-    # (K, d, d, d) boolean test took gigabytes on wide tables)
-    members = cliques.astype(_count_dtype(d))
-    shared = members @ members.transpose(0, 2, 1)
-    inside = shared == members.sum(axis=2)[:, :, None]
-    equal = inside & inside.transpose(0, 2, 1)
-    earlier = np.tril(np.ones((d, d), dtype=bool), -1)  # j < i
-    strict = inside & ~equal
-    dominated = (strict | (equal & earlier[None])).any(axis=2)
-    return ~dominated
-
-
-def _criterion_cells(logs: np.ndarray, adjacency: np.ndarray, criterion: str) -> tuple[np.ndarray, tuple]:
+def _criterion_cells(logs: np.ndarray, adjacency: np.ndarray, criterion: str,
+                     fill_counts: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, tuple]:
     """Per graph: total cells (float64; exact below 2^53) of one greedy triangulation, and its parts."""
-    orders, cliques = _eliminate_greedy(logs, adjacency, criterion)
-    keep = _maximal_mask(cliques)
+    orders, cliques = _eliminate_greedy(logs, adjacency, criterion, fill_counts)
+    keep = _maximal_in_order(cliques, orders)
     cells = np.where(cliques, np.exp(logs)[None, None, :], 1.0).prod(axis=2)
     return np.where(keep, np.rint(cells), 0.0).sum(axis=1), (orders, cliques, keep)
 
@@ -234,13 +275,32 @@ def candidates_fit(domain: Domain, cliques: Iterable[Clique], candidates: Sequen
     members = np.zeros((len(candidates), len(domain)), dtype=bool)
     for i, c in enumerate(candidates):
         members[i, list(domain.axes(c))] = True
-    fits = _min_size_cells(logs, _adjacency(domain, cliques), members) <= cap
+    base = _adjacency(domain, cliques)
+    fits = _min_size_cells(logs, base, members) <= cap
     over = np.flatnonzero(~fits)
+    if over.size:
+        base_counts = _neighbour_edges(base[None].astype(np.float64), np.ones((1, len(domain)), dtype=bool))
     rows = _chunk_rows(len(domain))
     for chunk in (over[i:i + rows] for i in range(0, over.size, rows)):
         batch = _candidate_graphs(domain, cliques, [candidates[i] for i in chunk])
-        fits[chunk] = _criterion_cells(logs, batch, "min-fill")[0] <= cap
+        counts = _candidate_fill_counts(base, base_counts, members[chunk])
+        fits[chunk] = _criterion_cells(logs, batch, "min-fill", counts)[0] <= cap
     return fits
+
+
+def _candidate_fill_counts(base: np.ndarray, base_counts: tuple[np.ndarray, np.ndarray], members: np.ndarray
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """Min-fill's starting (degree, triangles) for graph ``base`` (d, d) plus a clique on each row of ``members``
+    (K, d), from the base's own counts (1, d) and :func:`_joining_counts`: one d^3 count, where counting each
+    candidate graph afresh was K of them (a third of the check's time at 200 columns)."""
+    listed, valid = _listed(members)
+    degree = np.repeat(base_counts[0], len(members), axis=0)
+    if listed.shape[1] == 0:
+        return degree, np.repeat(base_counts[1], len(members), axis=0)
+    triangles, gained, _ = _joining_counts(base[listed].astype(np.float64) * valid[:, :, None], listed, valid)
+    graph, slot = np.nonzero(valid)
+    degree[graph, listed[graph, slot]] += gained[graph, slot]
+    return degree, base_counts[1] + triangles
 
 
 def _components(adjacency: np.ndarray) -> np.ndarray:
