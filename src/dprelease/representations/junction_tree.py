@@ -318,8 +318,9 @@ def _components(adjacency: np.ndarray) -> np.ndarray:
 
 
 def _maximal_in_order(cliques: np.ndarray, eliminated: np.ndarray) -> np.ndarray:
-    """:func:`_maximal_mask` of elimination cliques, from the order alone, in O(K d^2) where the pairwise test is
-    O(K d^3). ``eliminated[k, s]`` is the vertex whose clique is ``cliques[k, s]`` (-1 where that is empty).
+    """(K, steps) mask of the elimination cliques that are maximal, from the order alone: O(K d^2), where a pairwise
+    subset test is O(K d^3). ``eliminated[k, s]`` is the vertex whose clique is ``cliques[k, s]`` (-1 where that is
+    empty).
 
     An elimination order is a perfect elimination order of the graph with its fill-in, and there the clique of
     v (v and its neighbours eliminated later) is maximal unless some vertex u whose first-eliminated later
