@@ -430,9 +430,8 @@ def _resumed_cells(logs: np.ndarray, members: np.ndarray, order: np.ndarray, bas
                                           left[by_left])
     untouched, size = untouched[by_left], size[by_left]
     rows = np.arange(k)
-    valid = np.arange(width)[None, :] < size[:, None]
     # vertex[i, c]: the vertex candidate i numbers c (joined vertices in index order; 0 past the end, not valid)
-    vertex = np.where(valid, np.argsort(~joined, axis=1, kind="stable")[:, :width], 0)
+    vertex, valid = _listed(joined)
     pair = valid[:, :, None] & valid[:, None, :]
     inside = members[rows[:, None], vertex]
     groups = _same_rows(joined)
