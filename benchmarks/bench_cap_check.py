@@ -99,8 +99,9 @@ def time_at_revision(revision: str, columns: int, model: list, repeats: int) -> 
 def render(result: dict) -> str:
     compared = result["compare_with"]
     lines = ["# The model-size cap check near the cap (`bench_cap_check.py`)", "",
-             f"Commit `{result['commit']}`; {result['machine']['cpu_count']} CPUs, numpy {result['machine']['numpy']}; "
-             f"{result['machine']['date']}. One `candidates_fit` call on every pair not in a model of random pairs "
+             f"Commit `{result['commit']}`{' with uncommitted changes to src/' if result['src_changed'] else ''}; "
+             f"{result['machine']['cpu_count']} CPUs, numpy {result['machine']['numpy']}; "
+             f"{result['machine']['date']}, 1-minute load {result['machine']['loadavg_at_start'][0]:.2f} at the start. One `candidates_fit` call on every pair not in a model of random pairs "
              f"grown to about 87 % of the {CAP:,}-cell cap, on d ternary columns; median of "
              f"{result['repeats']} repeats"
              + (f" ({result['compare_repeats']} at `{compared[:10]}`)." if compared else "."), ""]
@@ -135,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         model = [tuple(c) for c in json.loads(Path(args.worker).read_text())]
         print(json.dumps(time_check(int(args.columns), model, args.repeats)))
         return 0
+    # the code timed and the machine's state, before it runs
+    commit, changed, machine = git("rev-parse", "HEAD"), git("status", "--porcelain", "src"), machine_info()
     rows = []
     for columns in (int(c) for c in args.columns.split(",")):
         model = grow_model(columns)
@@ -143,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             row["baseline"] = time_at_revision(args.compare_with, columns, model, args.compare_repeats)
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "baseline"}), flush=True)
-    result = {"benchmark": "cap_check", "machine": machine_info(), "commit": git("rev-parse", "HEAD"),
+    result = {"benchmark": "cap_check", "machine": machine, "commit": commit, "src_changed": bool(changed),
               "compare_with": args.compare_with and git("rev-parse", args.compare_with), "repeats": args.repeats,
               "compare_repeats": args.compare_repeats,
               "cap": CAP, "rows": rows}
