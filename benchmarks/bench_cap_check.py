@@ -101,7 +101,8 @@ def render(result: dict) -> str:
     lines = ["# The model-size cap check near the cap (`bench_cap_check.py`)", "",
              f"Commit `{result['commit']}`{' with uncommitted changes to src/' if result['src_changed'] else ''}; "
              f"{result['machine']['cpu_count']} CPUs, numpy {result['machine']['numpy']}; "
-             f"{result['machine']['date']}, 1-minute load {result['machine']['loadavg_at_start'][0]:.2f} at the start. One `candidates_fit` call on every pair not in a model of random pairs "
+             f"{result['machine']['date']}, 1-minute load {result['machine']['loadavg_at_start'][0]:.2f} at the start. "
+             "One `candidates_fit` call on every pair not in a model of random pairs "
              f"grown to about 87 % of the {CAP:,}-cell cap, on d ternary columns; median of "
              f"{result['repeats']} repeats"
              + (f" ({result['compare_repeats']} at `{compared[:10]}`)." if compared else "."), ""]
