@@ -24,6 +24,7 @@ import hashlib
 import itertools
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -133,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(REPO / "benchmarks" / "results"))
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # a stopped run still removes its temporary worktree
     if args.worker:  # inside the revision's interpreter: time one model, print JSON
         model = [tuple(c) for c in json.loads(Path(args.worker).read_text())]
         print(json.dumps(time_check(int(args.columns), model, args.repeats)))
