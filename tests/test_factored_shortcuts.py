@@ -268,11 +268,11 @@ def plain_elimination(logs: np.ndarray, adjacency: np.ndarray, criterion: str) -
 def test_greedy_elimination_is_the_plain_one_vertex_at_a_time(criterion):
     """The vectorised elimination (neighbour sizes counted, not summed from the adjacency; an eliminated vertex's
     edges left in place) orders and cliques K graphs as the plain definition does: ties everywhere (sizes 2 and 3,
-    and 2, 4 and 8 whose logs add up alike), single components and many."""
+    and 2, 4 and 8 whose logs add up alike; one size, where the weights are products), single components and many."""
     g = np.random.Generator(np.random.PCG64(21))
     for case in range(30):
         d = int(g.integers(2, 25))
-        sizes = g.choice([[2, 3], [2, 4, 8], [1, 2, 5, 30, 7]][case % 3], d)
+        sizes = g.choice([[2, 3], [2, 4, 8], [1, 2, 5, 30, 7], [3]][case % 4], d)
         domain = Domain(tuple(f"x{i}" for i in range(d)), tuple(int(s) for s in sizes))
         names = domain.attributes
         cliques = [domain.canonical(tuple(g.choice(names, int(g.integers(2, min(3, d) + 1)), replace=False)))
@@ -287,6 +287,20 @@ def test_greedy_elimination_is_the_plain_one_vertex_at_a_time(criterion):
             order, plain = plain_elimination(_logs(domain), graphs[i], criterion)
             assert orders[i].tolist() == order
             assert [set(np.flatnonzero(c).tolist()) for c in eliminated[i]] == plain
+
+
+def test_one_size_weights_are_the_product_bit_for_bit():
+    """With one size the log cells are an elementwise product; they equal the general ``counts @ sizes`` to the bit
+    (a one-term sum is its term's rounding), on counts up to 12,000 neighbours and sizes from 2 to 10^6 values."""
+    g = np.random.Generator(np.random.PCG64(8))
+    for size in (2, 3, 7, 50, 1_000_003):
+        k, d = int(g.integers(1, 40)), int(g.integers(1, 300))
+        logs = np.full(d, np.log(size))
+        live = np.triu((g.random((k, d, d)) < g.random()).astype(np.float64), 1)
+        graphs = _Graphs.start(logs, live + np.swapaxes(live, 1, 2), np.ones((k, d), dtype=bool))
+        graphs.counts *= g.integers(1, 40)  # larger counts than a graph of d vertices has
+        assert graphs.sizes.size == 1
+        assert np.array_equal(graphs.log_cells(), graphs.logs + graphs.counts @ graphs.sizes)
 
 
 def test_cells_past_two_to_the_32_are_the_exact_product():

@@ -111,6 +111,15 @@ class _Graphs:
         degree, triangles = (None, None) if self.degree is None else (self.degree[:n], self.triangles[:n])
         return _Graphs(logs, kind, self.sizes, self.live[:n], self.alive[:n], self.counts[:n], degree, triangles)
 
+    def log_cells(self) -> np.ndarray:
+        """(K, d): each vertex's log size plus its live neighbours' (the log cells of its elimination clique). Where
+        every vertex has one size (genotype or binary columns) ``counts @ sizes`` is a one-term sum, whose value is
+        the product's rounding, so the elementwise product gives the same bits in a third of the time (about a
+        seventh of a 200-marker check near its cap)."""
+        if self.sizes.size == 1:
+            return self.logs + self.counts[..., 0] * self.sizes[0]
+        return self.logs + self.counts @ self.sizes
+
 
 def _greedy_step(graphs: _Graphs, criterion: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One step of :func:`_eliminate_greedy` on K graphs: (the vertex eliminated, its elimination clique, the clique's
@@ -118,7 +127,7 @@ def _greedy_step(graphs: _Graphs, criterion: str) -> tuple[np.ndarray, np.ndarra
     live, alive = graphs.live, graphs.alive
     k, d = alive.shape
     rows = np.arange(k)
-    log_cells = graphs.logs + graphs.counts @ graphs.sizes
+    log_cells = graphs.log_cells()
     weight = np.round(log_cells, 9)
     if criterion == "min-fill":
         degree, edges = graphs.degree, graphs.triangles
