@@ -314,3 +314,26 @@ def test_fitted_rows_make_the_passes_the_work_budget_allows(monkeypatch, work_fo
     if min_pass_gain is not None:
         to_the_end = fit_rows(rows, domain, targets, make_rng(1, warn=False), passes=work_for, loss=DEFAULT_LOSS)
         assert not np.array_equal(got, to_the_end)
+
+
+def test_a_views_cells_are_the_other_attributes_raveled():
+    """Each marginal's view of an attribute indexes a row's cell of the other attributes: their codes raveled in the
+    marginal's order, for 1-, 2- and 3-way marginals (a 2-way view reads the other attribute's codes directly)."""
+    from dprelease.data import Dataset
+    from dprelease.rows.fitting import _AttributeView, _MarginalResidual
+
+    generator = np.random.default_rng(4)
+    sizes = (3, 5, 2, 7)
+    domain = Domain(tuple(f"a{i}" for i in range(len(sizes))), sizes)
+    records = np.stack([generator.integers(0, s, 200) for s in sizes], axis=1)
+    rows = Dataset.from_records(records, domain, source="records")
+    for k in (1, 2, 3):
+        for axes in itertools.combinations(range(len(sizes)), k):
+            names = tuple(domain.attributes[i] for i in axes)
+            marginal = _MarginalResidual(rows, names, np.full(tuple(sizes[i] for i in axes), 1 / np.prod(
+                [sizes[i] for i in axes])), "poisson")
+            for axis in axes:
+                others = [a for a in axes if a != axis]
+                expected = (np.ravel_multi_index(tuple(records[:, a] for a in others), [sizes[a] for a in others])
+                            if others else np.zeros(len(records), dtype=np.intp))
+                assert np.array_equal(_AttributeView(marginal, records, axis).row_of, expected)

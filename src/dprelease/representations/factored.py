@@ -443,6 +443,26 @@ class FactoredModel:
         return records
 
 
+def _packed_keys(columns: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """``columns`` of non-negative integer codes, most significant first, packed into as few int64 keys as hold them
+    exactly (mixed radix, each column's radix its largest code + 1). Their lexicographic order, ties included, is the
+    columns', so ``np.lexsort`` gives the same permutation with a key for every few columns, not one each: a
+    10^6-row table of 32 columns sorts 3 keys where it sorted 33, and that sort was an eighth of its fitted rows."""
+    packed: list[np.ndarray] = []
+    word, room = None, 1  # room: the product of the radices in ``word``, so its values are below it
+    for column in columns:
+        radix = int(column.max()) + 1 if column.size else 1
+        if word is not None and room * radix <= 2 ** 62:
+            word, room = word * radix + column, room * radix
+        else:
+            if word is not None:
+                packed.append(word)
+            word, room = column.astype(np.int64), radix
+    if word is not None:
+        packed.append(word)
+    return packed
+
+
 def _draw_grouped(table: np.ndarray, s_index: np.ndarray, rng: RandomSource, *, rounded: bool,
                   strata: Sequence[np.ndarray] = ()) -> np.ndarray:
     """For each record, a column of ``table`` given its row ``s_index`` (rows: conditional distributions).
@@ -460,8 +480,8 @@ def _draw_grouped(table: np.ndarray, s_index: np.ndarray, rng: RandomSource, *, 
     groups, inverse = np.unique(s_index, return_inverse=True)
     inverse = inverse.reshape(-1)
     keys = rng.uniform_open(n)
-    if rounded and strata:
-        order = np.lexsort((keys, *reversed(strata), inverse))  # by row, then by the strata, then at random
+    if rounded and strata:  # by row, then by the strata, then at random
+        order = np.lexsort((keys, *reversed(_packed_keys([inverse, *strata]))))
     else:
         order = np.lexsort((keys, inverse))  # records grouped by row, in random order within a group
     sorted_groups = inverse[order]
