@@ -53,7 +53,8 @@ def digest(rows: np.ndarray, answers: list[np.ndarray], ledger: dict) -> str:
     return h.hexdigest()[:16]
 
 
-#: name -> (table, workload, synthesize keyword arguments). Each runs in well under a second.
+#: name -> (table, workload, synthesize keyword arguments). Each runs in well under a second but the three on Adult
+#: (the demo's table: 10-30 s each).
 CASES = {
     "mwem-laplace-histogram": (tiny_table, "1-2way", {"mechanism": "mwem", "delta": 0.0}),
     "mwem-laplace-histogram-sample": (tiny_table, "1-2way", {"mechanism": "mwem", "delta": 0.0, "rows": "sample"}),
@@ -146,11 +147,15 @@ OTHER_CPU = {
 def test_mwem_default_is_delta_one_in_a_billion_and_the_others_pure():
     """Without a delta, MWEM runs as with delta = 1e-9 (the tuning suite's choice) and every other mechanism as
     with delta = 0: the same release, hash for hash."""
+    # The default run's own digest is checked against the recorded one by
+    # test_release_is_identical_to_the_recorded_one[mwem-adult7-default]; the explicit run must give that same digest
+    # (it is the suite's slowest case, so it is not run a second time here).
     table, workload, _ = CASES["mwem-adult7-default"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         explicit = synthesize(table(), workload, epsilon=1.0, seed=0, mechanism="mwem", delta=1e-9)
-    assert run_case("mwem-adult7-default") == digest(explicit.rows, explicit.answers, explicit.privacy_ledger)
+    recorded = {RECORDED["mwem-adult7-default"], *OTHER_CPU.get("mwem-adult7-default", ())}
+    assert digest(explicit.rows, explicit.answers, explicit.privacy_ledger) in recorded
     assert explicit.privacy_ledger["budget"]["delta"] == 1e-9
     for name in ("ic-mw", "smalldb"):
         table, workload, kwargs = CASES[name]
