@@ -50,6 +50,16 @@ benchmarks/results/heldout/suite.md):
 - ``genotypes-100``, ``genotypes-200`` (session 40): genotype calls at 100 and 200 markers in linkage blocks of
   five, 10,000 rows (generated as codes); all 4,950 and 19,900 2-way marginals: width itself, run at eps 1.
 
+A second held-out set (session 48; generated as codes, shapes the first set lacks; their own page,
+benchmarks/results/heldout_2/suite.md):
+
+- ``derived``: 4 network columns each stored three times, twice under another code list (5,000 x 12; all 298
+  1-3-way marginals): one-to-one pairs, as a register keeps a code beside its label.
+- ``pilot``: a 150-row pilot survey of 15 columns of 2-5 values (all 120 1-2-way marginals): n eps is 15 at eps 0.1.
+- ``postcodes``: 3,000 Zipf postcodes nested in 200 districts, with 4 small columns (20,000 x 6; all 21 1-2-way).
+- ``flags``: 10 rare flags that co-occur in a hidden 5 % group (50,000 x 10; all 175 1-3-way): mass in few cells.
+- ``constants``: 3 columns with one value of a declared 4-10 beside a 5-node network (2,000 x 8; all 92 1-3-way).
+
 Why these workloads: each table is scored on the marginals a user of that shape would ask for, and on
 enough of them that a mechanism cannot win by measuring a handful. Adult keeps the protocol of
 /work/shared/BENCHMARKS.md (small3 and all3). Where n is small against the marginals' cells (the Adult
@@ -748,6 +758,89 @@ def genotypes(columns: int, n: int = 10_000, seed: int = GENOTYPES_SEED) -> Call
     return build
 
 
+
+# ----------------------------------------------------------------------------- held out, second set (session 48)
+#: Seed of the second held-out set (each table its own stream: ``generator(HELD_OUT_2_SEED, k, n)``).
+HELD_OUT_2_SEED = 1216
+#: derived: a 4-node network whose columns a register stores three times, twice under another code list.
+DERIVED_NODES = (("a", 3, ()), ("b", 5, ("a",)), ("c", 8, ("b",)), ("d", 12, ("a", "c")))
+
+
+def derived(n: int = 5_000) -> Dataset:
+    """Derived columns: the 4 columns of :data:`DERIVED_NODES` (CPT rows Dirichlet(0.5)) each stored three times,
+    as itself and under two fixed relabellings (a code beside its label, a legacy code list): every copy is a
+    function of its original, so 12 of the 66 pairs are one-to-one and 3^4 triples are a single column's."""
+    base = drawn_network(DERIVED_NODES, 0.5, n, HELD_OUT_2_SEED)
+    rng = generator(HELD_OUT_2_SEED, 1)
+    columns, names, sizes = [], [], []
+    for copy in range(3):
+        for j, (name, size) in enumerate(zip(base.domain.attributes, base.domain.sizes)):
+            relabel = rng.permutation(size) if copy else np.arange(size)
+            columns.append(relabel[base.records[:, j]])
+            names.append(f"{name}{copy}")
+            sizes.append(size)
+    return Dataset.from_records(np.stack(columns, axis=1), Domain(tuple(names), tuple(sizes)))
+
+
+def pilot(n: int = 150) -> Dataset:
+    """A pilot survey: 15 columns of 2-5 values, each with up to 2 parents among the columns before it (a random
+    sparse network, CPT rows Dirichlet(0.5)); 150 rows, so n eps is 15 at eps 0.1."""
+    rng = generator(HELD_OUT_2_SEED, 2)
+    nodes = []
+    for i in range(15):
+        parents = rng.choice(i, size=min(i, int(rng.integers(0, 3))), replace=False) if i else ()
+        nodes.append((f"q{i:02d}", int(rng.integers(2, 6)), tuple(f"q{p:02d}" for p in parents)))
+    return drawn_network(tuple(nodes), 0.5, n, HELD_OUT_2_SEED + 2)
+
+
+POSTCODES = 3_000
+POSTCODES_PER_DISTRICT = 15
+
+
+def postcodes(n: int = 20_000) -> Dataset:
+    """One very wide column: 3,000 postcodes with Zipf(1.1) weights, nested 15 to a district (200), and age band,
+    gender, income band and tenure tied to the district and to each other."""
+    rng = generator(HELD_OUT_2_SEED, 3, n)
+    weights = 1.0 / np.arange(1, POSTCODES + 1) ** 1.1
+    postcode = rng.choice(POSTCODES, size=n, p=weights / weights.sum())
+    district = postcode // POSTCODES_PER_DISTRICT
+    age = np.minimum(7, (district % 8 + rng.poisson(1.5, n)) // 2)
+    gender = rng.integers(0, 2, n)
+    income = np.minimum(5, (age + 2 * gender + rng.integers(0, 3, n)) // 2)
+    tenure = np.minimum(3, (income + rng.integers(0, 2, n)) // 2)
+    return Dataset.from_records(np.stack([postcode, district, age, gender, income, tenure], axis=1),
+                                Domain(("postcode", "district", "age", "gender", "income", "tenure"),
+                                       (POSTCODES, POSTCODES // POSTCODES_PER_DISTRICT, 8, 2, 6, 4)))
+
+
+def flags(n: int = 50_000) -> Dataset:
+    """Rare flags: 10 columns, each set in 1 % of rows but 40 % of a hidden 5 % group (so they co-occur), every
+    third a severity of 3 values (set, then mild or severe at even odds)."""
+    rng = generator(HELD_OUT_2_SEED, 4, n)
+    group = rng.random(n) < 0.05
+    sizes = tuple(3 if j % 3 == 2 else 2 for j in range(10))
+    columns = []
+    for size in sizes:
+        flag = (rng.random(n) < np.where(group, 0.4, 0.01)).astype(np.int64)
+        columns.append(flag * (1 + (rng.random(n) < 0.5)) if size == 3 else flag)
+    return Dataset.from_records(np.stack(columns, axis=1), Domain(tuple(f"flag{j}" for j in range(10)), sizes))
+
+
+#: constants: a 5-node network and three columns with one value in the data and more in the declared domain.
+CONSTANTS_NODES = (("p", 3, ()), ("q", 12, ("p",)), ("r", 6, ("q",)), ("s", 4, ("p", "r")), ("t", 9, ("s",)))
+CONSTANT_COLUMNS = (("k4", 4, 1), ("k6", 6, 0), ("k10", 10, 7))  # (name, declared values, the one value seen)
+
+
+def constants(n: int = 2_000) -> Dataset:
+    """Constant columns: :data:`CONSTANTS_NODES` (CPT rows Dirichlet(0.4)) beside the three columns of
+    :data:`CONSTANT_COLUMNS`, each holding one value of a declared domain of 4-10 (a form's field nobody changed)."""
+    body = drawn_network(CONSTANTS_NODES, 0.4, n, HELD_OUT_2_SEED + 5)
+    fixed = np.tile([value for _, _, value in CONSTANT_COLUMNS], (n, 1))
+    return Dataset.from_records(np.concatenate([body.records, fixed], axis=1),
+                                Domain(body.domain.attributes + tuple(name for name, _, _ in CONSTANT_COLUMNS),
+                                       body.domain.sizes + tuple(size for _, size, _ in CONSTANT_COLUMNS)))
+
+
 SMALL_SEED = 1208
 
 
@@ -921,6 +1014,17 @@ TABLES: dict[str, SuiteTable] = {t.name: t for t in (
               "five: 10,000 x 100, 5.2e+47 cells; all 4,950 2-way marginals", 10_000, 100),
     _held_out("genotypes-200", genotypes(200), "2way", "the same at 200 markers: 10,000 x 200, 2.7e+95 cells; all "
               "19,900 2-way marginals", 10_000, 200),
+    _held_out("derived", derived, "1-3way", "derived columns: 4 network columns (3-12 values) each stored three "
+              "times, twice under another code list: 5,000 x 12, 2.99e+09 cells; all 298 1-3-way marginals",
+              5_000, 12),
+    _held_out("pilot", pilot, "1-2way", "a pilot survey: 15 columns of 2-5 values from a random sparse network, "
+              "150 rows, 3.89e+07 cells; all 120 1-2-way marginals", 150, 15),
+    _held_out("postcodes", postcodes, "1-2way", "3,000 Zipf postcodes nested in 200 districts, with age, gender, "
+              "income and tenure: 20,000 x 6, 2.3e+08 cells; all 21 1-2-way marginals", 20_000, 6),
+    _held_out("flags", flags, "1-3way", "10 rare flags (1 %, co-occurring in a hidden 5 % group; 3 of them "
+              "severities): 50,000 x 10, 3.46e+03 cells; all 175 1-3-way marginals", 50_000, 10),
+    _held_out("constants", constants, "1-3way", "3 constant columns (one value of 4, 6 and 10 declared) beside a "
+              "5-node network: 2,000 x 8, 1.9e+06 cells; all 92 1-3-way marginals", 2_000, 8),
     SuiteTable("bn-1m", lambda: bn(1_000_000), "2way", "the same Bayesian network: 1,000,000 x 32, 4.1e23 cells; "
                "all 496 2-way marginals", 1_000_000, 32),
     SuiteTable("tiny-codes", tiny_codes(1_000), "1-3way", "small domain: 3 independent columns of 2, 3 and 5 values, "

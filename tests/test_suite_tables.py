@@ -264,9 +264,42 @@ def test_the_genotype_tables_are_reproducible_with_linkage_inside_blocks_only(st
     wider = st.TABLES["genotypes-200"].build()
     assert wider.n == 10_000 and len(wider.domain) == 200
 
+def test_the_second_held_out_set_is_reproducible_with_its_structure(st):
+    """derived, pilot, postcodes, flags, constants (held out, session 48): the same codes every time, and the
+    structure each was drawn for: copies that are one-to-one relabellings of their originals, a 150-row table, postcodes
+    nested in districts with a long tail, rare flags that co-occur, and columns with one value in a wider domain."""
+    for name in ("derived", "pilot", "postcodes", "flags", "constants"):
+        table = st.TABLES[name]
+        built = table.build()
+        assert np.array_equal(built.records, table.build().records)
+        assert (built.n, len(built.domain)) == (table.n, table.columns)
+    derived = st.derived()
+    for base in "abcd":
+        original = derived.records[:, derived.domain.axis(f"{base}0")]
+        for copy in (1, 2):
+            codes = derived.records[:, derived.domain.axis(f"{base}{copy}")]
+            pairs = set(zip(original.tolist(), codes.tolist()))
+            assert len(pairs) == len(np.unique(original)) == len(np.unique(codes))  # one-to-one
+        assert not np.array_equal(original, derived.records[:, derived.domain.axis(f"{base}1")])  # relabelled
+    postcodes = st.postcodes()
+    code, district = (postcodes.records[:, postcodes.domain.axis(a)] for a in ("postcode", "district"))
+    assert np.array_equal(district, code // st.POSTCODES_PER_DISTRICT)
+    counts = np.sort(np.bincount(code, minlength=st.POSTCODES))
+    assert counts[:1_500].sum() < 0.1 * postcodes.n and counts[-30:].sum() > 0.3 * postcodes.n
+    flags = st.flags()
+    rate = (flags.records > 0).mean(axis=0)
+    assert (rate > 0.02).all() and (rate < 0.04).all()  # 0.95 x 1 % + 0.05 x 40 %
+    first, second = flags.records[:, 0] > 0, flags.records[:, 1] > 0
+    assert second[first].mean() > 5 * second.mean()  # they co-occur (in the hidden group)
+    constants = st.constants()
+    for name, size, value in st.CONSTANT_COLUMNS:
+        assert constants.domain.size_of(name) == size
+        assert (constants.records[:, constants.domain.axis(name)] == value).all()
+
+
 def test_the_held_out_tables_are_outside_the_suite_the_defaults_are_chosen_on(st):
     held_out = {"orders", "meters", "households", "claims", "admissions", "sessions", "sensors", "likert", "customers",
-                "genotypes-100", "genotypes-200"}
+                "genotypes-100", "genotypes-200", "derived", "pilot", "postcodes", "flags", "constants"}
     assert {name for name, table in st.TABLES.items() if table.held_out} == held_out
     assert set(st.SMALL_DOMAINS) == {name for name, table in st.TABLES.items() if table.small_domain}
     assert len(st.SMALL_DOMAINS) == 12 and not held_out & set(st.SMALL_DOMAINS)
