@@ -769,7 +769,8 @@ DERIVED_NODES = (("a", 3, ()), ("b", 5, ("a",)), ("c", 8, ("b",)), ("d", 12, ("a
 def derived(n: int = 5_000) -> Dataset:
     """Derived columns: the 4 columns of :data:`DERIVED_NODES` (CPT rows Dirichlet(0.5)) each stored three times,
     as itself and under two fixed relabellings (a code beside its label, a legacy code list): every copy is a
-    function of its original, so 12 of the 66 pairs are one-to-one and 3^4 triples are a single column's."""
+    function of its original, so 12 of the 66 pairs are one-to-one and 4 of the 220 triples are one column's
+    three copies."""
     base = drawn_network(DERIVED_NODES, 0.5, n, HELD_OUT_2_SEED)
     rng = generator(HELD_OUT_2_SEED, 1)
     columns, names, sizes = [], [], []

@@ -53,8 +53,8 @@ def digest(rows: np.ndarray, answers: list[np.ndarray], ledger: dict) -> str:
     return h.hexdigest()[:16]
 
 
-#: name -> (table, workload, synthesize keyword arguments). Each runs in well under a second but the three on Adult
-#: (the demo's table: 10-30 s each).
+#: name -> (table, workload, synthesize keyword arguments). Each runs in well under a second, but for the three on
+#: Adult (the demo's table: 10-30 s each).
 CASES = {
     "mwem-laplace-histogram": (tiny_table, "1-2way", {"mechanism": "mwem", "delta": 0.0}),
     "mwem-laplace-histogram-sample": (tiny_table, "1-2way", {"mechanism": "mwem", "delta": 0.0, "rows": "sample"}),

@@ -264,6 +264,7 @@ def test_the_genotype_tables_are_reproducible_with_linkage_inside_blocks_only(st
     wider = st.TABLES["genotypes-200"].build()
     assert wider.n == 10_000 and len(wider.domain) == 200
 
+
 def test_the_second_held_out_set_is_reproducible_with_its_structure(st):
     """derived, pilot, postcodes, flags, constants (held out, session 48): the same codes every time, and the
     structure each was drawn for: copies that are one-to-one relabellings of their originals, a 150-row table, postcodes
