@@ -613,6 +613,41 @@ def test_amounts_that_are_mostly_zero_drafted_to_the_cell_at_zero_are_named():
     assert schema.column("fee").to_json()["edges"] == [0.0, 0.001]
     assert len(schema.column("spread").to_json()["edges"]) > 2
 
+def test_a_dataframe_drafts_its_whole_floats_and_midnight_datetimes_as_the_csv_does(tmp_path):
+    """pandas reads an integer column with blanks as floats (4.0, NaN) and ``parse_dates`` makes dates datetimes at
+    midnight. Classed by dtype alone, a 1-5 rating drafted as numeric bins (synthetic ratings such as 3.47) and a hire
+    date as a datetime (synthetic dates at random times of day). Each value is classed as its text would be: the
+    DataFrame drafts the kinds the CSV drafts, and synth gives back whole ratings and midnight dates. Real decimals and
+    real times keep their kinds."""
+    rng = np.random.Generator(np.random.PCG64(6))
+    n = 4000
+    rating = rng.integers(1, 6, n).astype(str)
+    rating[rng.random(n) < 0.1] = ""
+    hired = pd.Series(pd.date_range("2010-01-01", periods=3000, freq="D").strftime("%Y-%m-%d"))
+    path = tmp_path / "staff.csv"
+    pd.DataFrame({"rating": rating, "hired": hired.sample(n, replace=True, random_state=2).to_numpy(),
+                  "score": np.round(rng.normal(50, 10, n), 1)}).to_csv(path, index=False)
+    frame = pd.read_csv(path, parse_dates=["hired"])
+    assert frame["rating"].dtype == np.float64 and frame["hired"].dtype.kind == "M"
+    options = dict(epsilon=2.0, delta=1e-9, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from_csv, from_frame = draft_schema(str(path), **options), draft_schema(frame, **options)
+        timed = draft_schema(frame.assign(hired=frame["hired"] + pd.to_timedelta(rng.integers(0, 86400, n), "s")),
+                             **options)
+    kinds = ["integer", "date", "numeric"]
+    assert [c.kind for c in from_csv.columns] == kinds and [c.kind for c in from_frame.columns] == kinds
+    assert timed.column("hired").kind == "datetime"
+    from dprelease.synthesizer import Synthesizer
+
+    synth = Synthesizer("mwem", epsilon=1.0, workload="1-2way", seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synthetic = synth.fit_sample(frame, schema=from_frame)
+    assert str(synthetic["rating"].dtype) == "Int64" and synthetic["rating"].isna().any()
+    assert (synthetic["hired"].dropna() == synthetic["hired"].dropna().dt.normalize()).all()
+
+
 def test_a_drafted_boolean_says_how_to_keep_the_tables_words(tmp_path):
     """A yes/no column drafts as boolean, whose default words write it back as true/false: the draft says so, naming
     the column and the declaration that keeps yes/no; declared, synth's text writes yes/no again. A table without a

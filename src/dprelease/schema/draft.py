@@ -47,7 +47,7 @@ from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column, o
 from dprelease.schema.encode import number_texts, read_table
 from dprelease.schema.parse import (C_BOOLEAN, C_COMMA, C_DATE, C_DATETIME, C_DECIMAL, C_GROUPED, C_INTEGER, C_NULL,
                                     CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn, classify, datetimes_to_int,
-                                    parse_floats, parse_times, texts, typed_class)
+                                    parse_floats, parse_times, texts, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import Table, check_header_names, concat_tables
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
@@ -271,7 +271,7 @@ class _Profiled:
 def _profile(name, raw, reader, null_tokens, declared, share) -> _Profiled:
     # Parse (no counting): each row's class, and its value where it has one.
     if isinstance(raw, TypedColumn):
-        row_class = np.where(raw.missing, C_NULL, typed_class(raw.values))
+        row_class = np.where(raw.missing, C_NULL, typed_classes(raw.values))
         text = None
     else:
         text = texts(raw.uniques, strip=True)

@@ -234,7 +234,14 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
     return out
 
 
-def typed_class(values: np.ndarray) -> int:
-    """The class of a typed column (from its dtype alone)."""
+def typed_classes(values: np.ndarray) -> np.ndarray | int:
+    """The class of each value of a typed column, as :func:`classify` gives text's: a whole float is an integer
+    (4.0 as "4.0"; pandas stores an integer column with blanks as floats), a datetime at midnight a date
+    (``parse_dates`` stores dates as datetimes). Other dtypes have one class, returned as an int."""
     kind = values.dtype.kind
-    return {"b": C_BOOLEAN, "i": C_INTEGER, "u": C_INTEGER, "f": C_DECIMAL, "M": C_DATETIME}.get(kind, C_TEXT)
+    if kind == "f":
+        return np.where(whole_to_int(values)[1], C_INTEGER, C_DECIMAL)
+    if kind == "M":
+        days = values.astype("datetime64[D]")
+        return np.where(days == values, C_DATE, C_DATETIME)  # NaT is neither (a NULL; the caller masks it)
+    return {"b": C_BOOLEAN, "i": C_INTEGER, "u": C_INTEGER}.get(kind, C_TEXT)
