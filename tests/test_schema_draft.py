@@ -22,6 +22,7 @@ from dprelease.errors import InputError
 from dprelease.schema import IntegerColumn, Schema, encode
 from dprelease.schema.binned import UndecidedColumn
 from dprelease.schema.draft import draft_charges, draft_schema
+from dprelease.schema.parse import typed_classes
 from tests.audit import violations
 
 FALSE_ALARM = 1e-6
@@ -646,6 +647,34 @@ def test_a_dataframe_drafts_its_whole_floats_and_midnight_datetimes_as_the_csv_d
         synthetic = synth.fit_sample(frame, schema=from_frame)
     assert str(synthetic["rating"].dtype) == "Int64" and synthetic["rating"].isna().any()
     assert (synthetic["hired"].dropna() == synthetic["hired"].dropna().dt.normalize()).all()
+
+
+def test_the_profiles_class_of_a_typed_row_is_its_own_whatever_the_dtype():
+    """The profile's histogram has sensitivity 2 only if each row's class is a function of that row alone. A DataFrame's
+    dtype is not: one blank turns pandas' int64 column into float64. Classed by dtype, that one row moved every row
+    from integer to decimal (the draft then told the neighbours apart by the column's kind); classed by value, only
+    the blank row's class changes. The same for a datetime column where one row gains a time of day."""
+    from dprelease.schema.parse import C_DATE, C_DATETIME, C_INTEGER, C_NULL
+    from dprelease.schema.tables import from_dataframe
+
+    whole = pd.DataFrame({"rating": np.arange(200) % 5 + 1,
+                          "day": pd.date_range("2020-01-01", periods=200, freq="D")})
+    neighbour = whole.copy()
+    neighbour["rating"] = neighbour["rating"].astype(float)
+    neighbour.loc[7, "rating"] = np.nan
+    neighbour.loc[9, "day"] += pd.Timedelta(hours=5)
+    assert whole["rating"].dtype == np.int64 and neighbour["rating"].dtype == np.float64
+
+    def classes(frame, name):
+        column = from_dataframe(frame, None).columns[name]
+        return np.where(column.missing, C_NULL, typed_classes(column.values))
+
+    ratings, days = classes(whole, "rating"), classes(whole, "day")
+    assert (ratings == C_INTEGER).all() and (days == C_DATE).all()
+    changed = classes(neighbour, "rating") != ratings
+    assert changed.tolist() == [i == 7 for i in range(200)] and classes(neighbour, "rating")[7] == C_NULL
+    assert (classes(neighbour, "day") != days).tolist() == [i == 9 for i in range(200)]
+    assert classes(neighbour, "day")[9] == C_DATETIME
 
 
 def test_a_drafted_boolean_says_how_to_keep_the_tables_words(tmp_path):

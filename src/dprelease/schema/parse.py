@@ -237,7 +237,10 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
 def typed_classes(values: np.ndarray) -> np.ndarray | int:
     """The class of each value of a typed column, as :func:`classify` gives text's: a whole float is an integer
     (4.0 as "4.0"; pandas stores an integer column with blanks as floats), a datetime at midnight a date
-    (``parse_dates`` stores dates as datetimes). Other dtypes have one class, returned as an int."""
+    (``parse_dates`` stores dates as datetimes). Other dtypes have one class, returned as an int. Privacy: the draft's
+    profile (a histogram of the classes, L1 sensitivity 2) needs each row's class to be a function of that row alone;
+    a dtype is a function of the whole column (one blank makes pandas' int64 column float64), so it may decide a
+    class only where every value of the kind has the same class."""
     kind = values.dtype.kind
     if kind == "f":
         return np.where(whole_to_int(values)[1], C_INTEGER, C_DECIMAL)
