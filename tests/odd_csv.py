@@ -8,7 +8,10 @@ another length, a quote never closed or followed by text, and lines ending in mo
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import numpy as np
 
 from dprelease import Domain
 from dprelease.engines.registry import open_table
@@ -58,6 +61,25 @@ SIGNS_SCHEMA = Schema.from_dict({
     "fr": {"type": "numeric", "bounds": [-10, 2000], "width": 10, "decimal": ",", "thousands": " ", "symbols": ["€"],
            "null": True}})
 SIGNS = 'price,share,fr\n"1,234.50",12%,"1 234,5"\n$99.00,5%,"3,5"\n"12,000",50%,€ 12\n850.25,0%,-1\n$ 7,100 %,\n'
+#: Dates as spreadsheets and portals write them, each column in its declared ``format``: a US date, a German
+#: date-time, a portal's month name with a 12-hour clock, and a two-digit year (69-99: 1900s, 00-68: 2000s).
+DATES_SCHEMA = Schema.from_dict({
+    "visit": {"type": "date", "bounds": ["2019-01-01", "2020-12-31"], "unit": "year", "format": "%m/%d/%Y",
+              "other": True, "null": True},
+    "stamp": {"type": "datetime", "bounds": ["2020-01-01T00:00:00", "2020-01-31T23:59:59"], "unit": "day",
+              "format": "%d.%m.%Y %H:%M", "other": True},
+    "logged": {"type": "datetime", "bounds": ["2020-01-05T00:00:00", "2020-01-05T23:59:59"], "unit": "hour",
+               "format": "%b %d, %Y %I:%M:%S %p", "other": True},
+    "born": {"type": "date", "bounds": ["1950-01-01", "2049-12-31"], "unit": "year", "format": "%d/%m/%y",
+             "other": True}})
+DATES = ('visit,stamp,logged,born\n'
+         '10/3/2019,05.01.2020 13:45,"Jan 05, 2020 12:00:00 AM",31/12/69\n'
+         ' 2/29/2020 ,31.01.2020 00:00,"jan 5, 2020 12:30:00 pm",01/01/00\n'
+         '2/30/2020,32.01.2020 10:00,"Jan 05, 2020 00:30:00 AM",1/1/2001\n'
+         ',2020-01-05T10:00,"JAN 05, 2020 11:59:59 PM",15/06/49\n')
+#: Each row's bin, or "other" / "null": Feb 30, Jan 32, a 12-hour clock at 0, a four-digit year under %y and ISO
+#: text under a format are not dates of the column's format.
+DATES_BINS = [[0, 4, 0, 19], [1, 30, 12, 50], ["other", "other", "other", "other"], ["null", "other", 23, 99]]
 STRAY_QUOTE = ('a,b\n0,1\n1,2"x\n', [[1, 0, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]])
 
 
@@ -78,3 +100,45 @@ def read(path: str, engine: str, mode: str, **options: object) -> list | str:
         return table.marginal_counts(["a", "b"]).astype(int).tolist()
     finally:
         getattr(table, "close", lambda: None)()
+
+
+def fuzzed_dates(text_format: str, count: int, seed: int) -> list[str]:
+    """``count`` values written in ``text_format``, many of them wrong: fields out of range (month 13, day 32, 0 and 13
+    on a 12-hour clock, Feb 29 of common years), one- and two-digit fields, three-digit two-digit years, month names
+    in any case or misspelt, spaces around, text after, another separator."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    names = ["Jan", "feb", "MAR", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec", "Sept", "Mai"]
+    full = ["January", "february", "MARCH", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December", "Juli"]
+    pick = lambda options: options[int(rng.integers(len(options)))]  # noqa: E731
+    out = []
+    for _ in range(count):
+        year = int(rng.integers(1940, 2060)) if rng.random() < 0.9 else int(rng.integers(0, 10000))
+        number = lambda low, high: str(int(rng.integers(low, high + 1))).zfill(int(rng.integers(1, 3)))  # noqa: E731
+        fields = {"Y": f"{year:04d}", "y": f"{year % 100:02d}" if rng.random() < 0.95 else str(year % 1000),
+                  "m": number(0, 13), "d": number(0, 32), "H": number(0, 25), "I": number(0, 13), "M": number(0, 61),
+                  "S": number(0, 61), "p": pick(["AM", "PM", "am", "pM", "XM"]), "b": pick(names), "B": pick(full),
+                  "f": str(int(rng.integers(0, 10**6))), "%": "%"}
+        text = re.sub("%(.)", lambda directive: fields[directive.group(1)], text_format)
+        roll = rng.random()
+        if roll < 0.1:
+            text = f" {text} " if roll < 0.05 else text + "x" if roll < 0.08 else text.replace("/", "-")
+        out.append(text)
+    return out
+
+
+FUZZED_FORMATS = ["%m/%d/%Y", "%d.%m.%Y %H:%M", "%d-%b-%y", "%B %d, %Y %I:%M:%S %p", "%Y%m%d",
+                  "%m/%d/%Y %I:%M:%S.%f %p", "100%% %d/%m/%Y"]
+
+
+def fuzzed_dates_table(tmp_path: Path) -> tuple[Path, Schema]:
+    """A CSV of :func:`fuzzed_dates` in every format of FUZZED_FORMATS (one column each, 1,500 rows) and its schema:
+    datetimes by the day over 1960-2030, with other buckets for what does not parse or falls outside."""
+    columns = {f"c{i}": fuzzed_dates(f, 1500, seed=i) for i, f in enumerate(FUZZED_FORMATS)}
+    path = tmp_path / "fuzzed.csv"
+    lines = [",".join(columns)] + [",".join(f'"{v}"' for v in row) for row in zip(*columns.values())]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    schema = Schema.from_dict({name: {"type": "datetime", "bounds": ["1960-01-01T00:00:00", "2030-12-31T23:59:59"],
+                                      "unit": "day", "format": f, "other": True, "null": True}
+                               for name, f in zip(columns, FUZZED_FORMATS)})
+    return path, schema

@@ -262,6 +262,22 @@ def test_numbers_with_thousands_separators_and_signs_encode_in_spark_as_in_memor
     assert table.fingerprint() == Dataset(schema.domain, codes, None, len(codes)).fingerprint()
 
 
+def test_dates_written_in_a_declared_format_encode_in_spark_as_in_memory(spark, tmp_path):
+    """As in memory and DuckDB (tests/test_engines_csv_headers.py): a date column's ``format`` reads 10/3/2019 and
+    Jan 05, 2020 12:00:00 AM by the same regular expression and checks, in Java's regex dialect, to the same codes;
+    on the fuzzed values too, most of them wrong in some field."""
+    schema = odd_csv.DATES_SCHEMA
+    path = tmp_path / "dates.csv"
+    path.write_text(odd_csv.DATES, encoding="utf-8")
+    codes = encode(path, schema)
+    table = open_table(str(path), schema=schema, engine="spark", spark=spark)
+    assert table.fingerprint() == Dataset(schema.domain, codes, None, len(codes)).fingerprint()
+    fuzzed, fuzzed_schema = odd_csv.fuzzed_dates_table(tmp_path)
+    codes = encode(fuzzed, fuzzed_schema)
+    table = open_table(str(fuzzed), schema=fuzzed_schema, engine="spark", spark=spark)
+    assert table.fingerprint() == Dataset(fuzzed_schema.domain, codes, None, len(codes)).fingerprint()
+
+
 def test_a_failed_spark_query_is_not_logged_with_its_message(spark):
     """PySpark logs a failed query's message (which may quote a value or a record) on stderr as it raises it."""
     import io

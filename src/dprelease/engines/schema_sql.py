@@ -30,7 +30,7 @@ from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColu
 from dprelease.schema.encode import ABOVE, BELOW, NULL, OK, UNPARSABLE, describe
 from dprelease.schema.parse import as_text
 from dprelease.schema.schema import Schema
-from dprelease.engines.sql_text import Dialect, iso_fields, iso_seconds, place
+from dprelease.engines.sql_text import Dialect, format_fields, iso_fields, iso_seconds, place
 
 #: The raw column classes, by the engine's type names (DuckDB's DESCRIBE; Spark's DataType class names).
 TEXT, INT, FLOAT, BOOL, DATE, TIMESTAMP = "text", "integer", "float", "boolean", "date", "timestamp"
@@ -214,7 +214,8 @@ class _Builder:
                     stripped = d.strip(stripped)
             value = self.add(1, a + "f", d.python_float(stripped))
             return self._number(column, value, null, integral_value=False, stage=2, a=a)
-        fields = {name: self.add(1, a + name, sql) for name, sql in iso_fields(d, stripped)}
+        written = iso_fields(d, stripped) if column.format is None else format_fields(d, stripped, column.format)
+        fields = {name: self.add(1, a + name, sql) for name, sql in written}
         seconds = iso_seconds(d, fields["y"], fields["mo"], fields["d"], fields["h"], fields["mi"], fields["s"],
                               fields["z"])
         unit = self.add(2, a + "u", d.floor_div(seconds, 86400) if isinstance(column, DateColumn) else seconds)

@@ -27,6 +27,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dprelease.schema.parse import MONTH_NAMES, TWO_DIGIT_PIVOT, format_regex
+
 #: The characters ``str.strip()`` removes (``str.isspace()``), in code-point order.
 WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
               "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
@@ -190,6 +192,42 @@ def iso_fields(dialect: Dialect, stripped: str) -> list[tuple[str, str]]:
               f"* 3600 + CAST(right({zone}, 2) AS BIGINT) * 60)")
     fields.append(("z", f"(CASE WHEN length({zone}) >= 5 THEN {offset} ELSE 0 END)"))
     return fields
+
+
+def format_fields(dialect: Dialect, stripped: str, text_format: str) -> list[tuple[str, str]]:
+    """:func:`iso_fields` for text written in a column's ``format``: the fields of
+    :func:`dprelease.schema.parse.format_regex`'s expression (the one the memory engine matches), read by the same
+    rules as :func:`dprelease.schema.parse.parse_formatted_times` (two-digit years, month names, the 12-hour clock),
+    for :func:`iso_seconds` to check. The year is NULL when the text does not match; the zone is always 0 (UTC)."""
+    body, groups = format_regex(text_format)
+    pattern = rf"(?i)\A{body}\z"
+
+    def text(field: str) -> str:
+        return dialect.extract(stripped, pattern, groups[field])
+
+    def number(field: str) -> str:
+        return f"CAST(nullif({text(field)}, '') AS BIGINT)"
+
+    if "y" in groups:
+        year = number("y")
+    else:
+        year = f"({number('yy')} + (CASE WHEN {number('yy')} >= {TWO_DIGIT_PIVOT} THEN 1900 ELSE 2000 END))"
+    if "mo" in groups:
+        month = number("mo")
+    else:
+        name = "mon" if "mon" in groups else "month"
+        cases = " ".join(f"WHEN {dialect.text(m[:3] if name == 'mon' else m)} THEN {i}"
+                         for i, m in enumerate(MONTH_NAMES, start=1))
+        month = f"(CASE lower({text(name)}) {cases} END)"
+    if "h12" in groups:  # 12 AM is 0 h, 12 PM 12 h; a 12-hour clock reading 0 or above 12 fails the check (99)
+        twelve = number("h12")
+        hour = (f"(CASE WHEN {twelve} BETWEEN 1 AND 12 THEN {twelve} % 12 + "
+                f"(CASE WHEN lower({text('p')}) = 'pm' THEN 12 ELSE 0 END) ELSE 99 END)")
+    else:
+        hour = f"coalesce({number('h')}, 0)" if "h" in groups else "0"
+    minute = f"coalesce({number('mi')}, 0)" if "mi" in groups else "0"
+    second = f"coalesce({number('s')}, 0)" if "s" in groups else "0"
+    return [("y", year), ("mo", month), ("d", number("d")), ("h", hour), ("mi", minute), ("s", second), ("z", "0")]
 
 
 def iso_seconds(dialect: Dialect, y: str, mo: str, d: str, h: str, mi: str, s: str, z: str) -> str:

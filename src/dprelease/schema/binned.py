@@ -19,7 +19,7 @@ import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.columns import MAX_CODES, Column, check_flag, check_tokens, format_number, where
-from dprelease.schema.parse import parse_iso
+from dprelease.schema.parse import format_problem, parse_iso
 
 #: Largest magnitude of an integer bound: integers are compared exactly as float64 below 2^53.
 MAX_INTEGER = 2**53
@@ -125,6 +125,8 @@ class _Binned(Column):
             for name in ("bins", "width", "unit"):
                 if getattr(self, name, None) is not None:
                     spec[name] = getattr(self, name)
+        if getattr(self, "format", None) is not None:
+            spec["format"] = self.format
         if self.clip:
             spec["clip"] = True
         return {**spec, **number_format(self)}
@@ -142,7 +144,8 @@ class _Binned(Column):
     def _rule(self) -> dict[str, object]:
         low, high = self.bounds
         return {"unit": self.unit_name, "low": low, "high": high, "thresholds": list(self.thresholds),
-                "clip": self.clip, **number_format(self)}
+                "clip": self.clip, **number_format(self),
+                **({"format": self.format} if getattr(self, "format", None) is not None else {})}
 
 
 THOUSANDS = (",", ".", " ", "'")
@@ -375,6 +378,9 @@ class _Temporal(_Binned):
     """Dates (in days) or date-times (in seconds) since 1970-01-01 UTC; bounds and edges are ISO strings."""
 
     unit: str | None = None
+    #: How the table writes its values in text, as a strptime pattern ("%m/%d/%Y" for 10/3/2019; None: ISO 8601).
+    #: Decoded text is written back the same way; typed values (Parquet, DataFrames) are dates already.
+    format: str | None = None
 
     units = DATE_UNITS
     per_day = 1
@@ -387,6 +393,8 @@ class _Temporal(_Binned):
                              f"not a {self.kind} one")
         if self.bins is not None:
             raise InputError(f"{where(self.name)}: a {self.kind} column takes a unit (and a width) or edges, not bins")
+        if self.format is not None and (problem := format_problem(self.format)) is not None:
+            raise InputError(f"{where(self.name)}: {problem}")
         _choose_one(self)
         if self.unit is not None and self.edges is not None:
             raise InputError(f"{where(self.name)}: give a unit or edges, not both")

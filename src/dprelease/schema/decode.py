@@ -27,6 +27,7 @@ import numpy as np
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
 from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, on_decimal_grid
+from dprelease.schema.parse import format_times
 from dprelease.schema.schema import Schema
 from dprelease.files import write_atomic
 from dprelease.schema.tables import csv_text, need, write_parquet
@@ -102,6 +103,8 @@ class Decoded:
             elif isinstance(column, BooleanColumn):
                 # the schema's first words as declared (public): a Y/N column is written back Y/N
                 text = np.array(column.first_words, dtype=object)[values.astype(np.int64)]
+            elif values.dtype.kind == "M" and getattr(column, "format", None) is not None:
+                text = format_times(values, column.format)  # written back as the table wrote it (10/3/2019)
             elif values.dtype.kind == "M":
                 text = np.datetime_as_string(values, unit="D" if isinstance(column, DateColumn) else "s").astype(object)
             elif values.dtype.kind == "f":

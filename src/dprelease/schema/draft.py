@@ -145,7 +145,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         notes.append(f"column(s) {empty} drafted with no categories: no value was common enough to stand out of the "
                      "noise, so every synthetic value would be the other bucket; list their values from public "
                      "knowledge, leave out a column of identifiers (one value a row: a synthetic table cannot carry "
-                     "them; --columns, or columns=), or draft with a larger epsilon")
+                     "them; --columns, or columns=), declare dates written another way than ISO (10/3/2019) as a "
+                     "date with their \"format\" (\"%m/%d/%Y\") and bounds, or draft with a larger epsilon")
     identifiers = [name for name in names if any(pattern.search(name) for pattern in IDENTIFIER_NAMES)]
     if identifiers:  # public: the header
         notes.append(f"column(s) {identifiers} look like identifiers by their names: a synthetic table cannot carry "

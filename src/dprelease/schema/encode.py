@@ -30,7 +30,7 @@ from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, number_text
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, format_number
 from dprelease.schema.parse import (FactorColumn, TypedColumn, as_text, datetimes_to_int, parse_booleans,
-                                    parse_floats, parse_times, texts, whole_to_int)
+                                    parse_floats, parse_formatted_times, parse_times, texts, whole_to_int)
 from dprelease.schema.schema import Schema
 from dprelease.schema.tables import FRAME_SOURCE, PARQUET_SUFFIXES, Table, from_dataframe, read_csv, read_parquet
 
@@ -188,6 +188,11 @@ def describe(column: Column, issue: tuple[int, int, list[str]], show_values: boo
         if column.kind in ("integer", "numeric"):  # how the table writes its numbers, in the options that read them
             fix += ('; where numbers are written 1,234.5 declare "thousands": ","; 3,5 or 1.234,5: "decimal": ","; '
                     'with signs such as $ or %: "symbols": ["$", "%"]')
+        elif column.kind in ("date", "datetime"):  # how the table writes its dates, in the option that reads them
+            text = "values " + (f"not dates of its format {column.format!r}" if column.format
+                                else _WRONG_TYPE[column.kind])
+            if not column.format:
+                fix += '; where dates are written 10/3/2019 declare "format": "%m/%d/%Y" (03.10.2019: "%d.%m.%Y")'
     else:
         low, high = column.rule()["low"], column.rule()["high"]
         if isinstance(column, (DateColumn, DatetimeColumn)):
@@ -231,7 +236,11 @@ def _from_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray
         values, ok = parse_booleans(text, column.true, column.false)
         return values, np.where(ok, OK, UNPARSABLE)
     if isinstance(column, (DateColumn, DatetimeColumn)):
-        values, ok = parse_times(text, "D" if isinstance(column, DateColumn) else "s")
+        unit = "D" if isinstance(column, DateColumn) else "s"
+        if column.format is None:
+            values, ok = parse_times(text, unit)
+        else:
+            values, ok = parse_formatted_times(text, column.format, unit)
         return _place(column, values, ok)
     floats, ok = parse_floats(number_texts(text, column))
     nan = ok & np.isnan(floats)  # "nan" text: a NULL

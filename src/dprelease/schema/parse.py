@@ -17,7 +17,7 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 import numpy as np
 
@@ -145,6 +145,105 @@ def parse_iso(text: str, unit: str) -> int | None:
         digits = zone[1:].replace(":", "")
         seconds -= sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
     return seconds if unit == "s" else seconds // 86400
+
+
+#: What each strptime directive of a date or datetime column's ``format`` reads: (field, pattern). Numeric fields,
+#: English month names, AM/PM (case-insensitive), a fraction of a second (floored away) and a literal %. No zone (values
+#: are UTC, as ISO text without an offset) and no weekday (it says nothing the date does not). ASCII digits only.
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+FORMAT_FIELDS = {"Y": ("y", "([0-9]{4})"), "y": ("yy", "([0-9]{2})"), "m": ("mo", "([0-9]{1,2})"),
+                 "b": ("mon", f"({'|'.join(m[:3] for m in MONTH_NAMES)})"),
+                 "B": ("month", f"({'|'.join(MONTH_NAMES)})"),
+                 "d": ("d", "([0-9]{1,2})"), "H": ("h", "([0-9]{1,2})"), "I": ("h12", "([0-9]{1,2})"),
+                 "M": ("mi", "([0-9]{1,2})"), "S": ("s", "([0-9]{1,2})"), "p": ("p", "(am|pm)"),
+                 "f": (None, "[0-9]{1,9}")}
+
+
+def format_problem(text_format: object) -> str | None:
+    """What is wrong with a column's ``format`` (None: nothing): a string of :data:`FORMAT_FIELDS` directives
+    naming the year, the month and the day once each, with %I and %p together or not at all."""
+    if not isinstance(text_format, str) or not text_format.strip():
+        return f"format must be a non-empty strptime pattern such as '%m/%d/%Y', got {text_format!r:.100}"
+    directives = re.findall(r"%(.?)", text_format.replace("%%", ""))
+    bad = [f"%{c}" for c in directives if c not in FORMAT_FIELDS]
+    if bad:
+        return (f"format {text_format!r:.100} uses {bad[0] if bad[0] != '%' else 'a lone %'}; a format may use "
+                f"{' '.join('%' + c for c in FORMAT_FIELDS)} and %%")
+    named = [FORMAT_FIELDS[c][0] for c in directives if FORMAT_FIELDS[c][0] is not None]
+    year, month = {"y", "yy"} & set(named), {"mo", "mon", "month"} & set(named)
+    if len(named) != len(set(named)) or len(year) > 1 or len(month) > 1:
+        return f"format {text_format!r:.100} names a field twice"
+    if not (year and month and "d" in named):
+        return f"format {text_format!r:.100} must name the year (%Y or %y), the month (%m, %b or %B) and the day (%d)"
+    if ("h12" in named) != ("p" in named) or ("h12" in named and "h" in named):
+        return f"format {text_format!r:.100} must use %I (12-hour clock) with %p (AM/PM), and not with %H"
+    return None
+
+
+def format_regex(text_format: str) -> tuple[str, dict[str, int]]:
+    """The regular expression (without anchors or flags; the same for Python, DuckDB and Spark) that a value written
+    in ``text_format`` matches, and the group of each field it names. Literal characters match themselves
+    (punctuation as ``\\xHH``, which all three read alike)."""
+    parts, groups, i = [], {}, 0
+    while i < len(text_format):
+        c = text_format[i]
+        if c == "%" and text_format[i + 1] != "%":
+            field, pattern = FORMAT_FIELDS[text_format[i + 1]]
+            if field is not None:
+                groups[field] = len(groups) + 1
+            parts.append(pattern)
+            i += 2
+            continue
+        i += 2 if c == "%" else 1
+        parts.append(c if c.isalnum() or c == " " or ord(c) > 127 else f"\\x{ord(c):02x}")
+    return "".join(parts), groups
+
+
+#: Two-digit years (%y) as POSIX and Python's strptime read them: 69-99 in the 1900s, 00-68 in the 2000s.
+TWO_DIGIT_PIVOT = 69
+
+
+def _iso_of_fields(match: re.Match, groups: dict[str, int]) -> str | None:
+    """The ISO text (YYYY-MM-DDTHH:MM:SS) of one formatted value's fields, for :func:`parse_iso` to check (as the
+    engines check theirs with the same rules); None where a 12-hour clock reads 0 or above 12."""
+    get = lambda field, default=0: int(match.group(groups[field])) if field in groups else default  # noqa: E731
+    year = get("y") if "y" in groups else get("yy") + (1900 if get("yy") >= TWO_DIGIT_PIVOT else 2000)
+    if "mo" in groups:
+        month = get("mo")
+    else:
+        name = match.group(groups["mon" if "mon" in groups else "month"]).lower()
+        month = [m[:len(name)] for m in MONTH_NAMES].index(name) + 1
+    hour = get("h")
+    if "h12" in groups:
+        if not 1 <= get("h12") <= 12:
+            return None
+        hour = get("h12") % 12 + (12 if match.group(groups["p"]).lower() == "pm" else 0)
+    return f"{year:04d}-{month:02d}-{get('d'):02d}T{hour:02d}:{get('mi'):02d}:{get('s'):02d}"
+
+
+def parse_formatted_times(text: np.ndarray, text_format: str, unit: str) -> tuple[np.ndarray, np.ndarray]:
+    """Integer days ('D') or seconds ('s') since the epoch of text written in ``text_format`` (read as UTC; a time
+    of day is floored away for days); ``ok`` marks those that parse. The engines read the same fields with the same
+    regular expression (:func:`format_regex`) and check them by the same rules."""
+    body, groups = format_regex(text_format)
+    pattern = re.compile(rf"(?i)\A{body}\Z")
+    values = np.zeros(len(text), dtype=np.int64)
+    ok = np.zeros(len(text), dtype=bool)
+    for i, t in enumerate(text):  # per distinct value
+        match = None if t is None else pattern.match(t.strip())
+        iso = None if match is None else _iso_of_fields(match, groups)
+        parsed = None if iso is None else parse_iso(iso, unit)
+        if parsed is not None:
+            values[i], ok[i] = parsed, True
+    return values, ok
+
+
+def format_times(values: np.ndarray, text_format: str) -> np.ndarray:
+    """datetime64 values written in ``text_format`` (as strftime writes it, English month names), as object text."""
+    seconds = values.astype("datetime64[s]").astype(np.int64)
+    epoch = datetime(1970, 1, 1)
+    return np.array([(epoch + timedelta(seconds=int(v))).strftime(text_format) for v in seconds], dtype=object)
 
 
 def parse_times(text: np.ndarray, unit: str) -> tuple[np.ndarray, np.ndarray]:

@@ -308,8 +308,8 @@ _FIELDS = {
     "boolean": ("true", "false"),
     "integer": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols"),
     "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols"),
-    "date": ("bounds", "unit", "width", "edges", "clip"),
-    "datetime": ("bounds", "unit", "width", "edges", "clip"),
+    "date": ("bounds", "unit", "width", "edges", "clip", "format"),
+    "datetime": ("bounds", "unit", "width", "edges", "clip", "format"),
 }
 
 
