@@ -288,6 +288,8 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA = range(len(CLASSES))
 _BOOLEAN_WORDS = {"true", "false", "yes", "no", "t", "f", "y", "n"}
+#: A number written with a zero before another digit (02134, 007, -01): a code, not a quantity.
+_LEADING_ZERO = re.compile(r"[+-]?0[0-9]")
 #: The signs a drafted number column may carry (public): a column of grouped or comma numbers declares them all.
 DRAFT_SYMBOLS = ("$", "\u20ac", "\u00a3", "\u00a5", "%")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -312,7 +314,7 @@ def written_number_class(text: str) -> int:
 
 def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
     """The class of each distinct text value (None is NULL): null, boolean word, integer, decimal number,
-    ISO date, ISO date-time, or other text."""
+    ISO date, ISO date-time, or other text (a number written with a leading zero, 02134, is text: a code)."""
     tokens = set(null_tokens)
     out = np.full(len(text), C_TEXT, dtype=np.int64)
     floats, numeric = parse_floats(text)
@@ -322,6 +324,8 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
             out[i] = C_NULL
         elif t.lower() in _BOOLEAN_WORDS:
             out[i] = C_BOOLEAN
+        elif numeric[i] and _LEADING_ZERO.match(t.strip()):
+            out[i] = C_TEXT  # 02134, 007: a code (a postcode, an account), whose zeros a number would lose
         elif numeric[i]:
             out[i] = C_INTEGER if whole[i] else C_DECIMAL
         else:
