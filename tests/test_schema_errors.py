@@ -361,3 +361,29 @@ def test_the_files_form_without_its_format_line_is_named():
     assert Schema.coerce({"format": "dprelease-schema/1", "columns": columns}).names == ("dept", "age")
     flat = Schema.coerce({"columns": {"type": "categorical", "values": ["x", "y"]}, **columns})
     assert flat.names == ("columns", "dept", "age")
+
+
+def test_a_spreadsheets_trailing_empty_rows_are_named_as_the_likely_cause_in_both_engines(tmp_path):
+    """An export that ends in rows of empty cells (",,") fails with NULL values in every column without a null
+    bucket, though the table has no blanks: the one-line error (in memory and in DuckDB alike) says what such rows
+    are. One column's NULLs alone get no such hint, and the hint counts no row."""
+    from dprelease.engines.registry import open_table
+
+    schema = Schema.from_dict({"a": {"type": "categorical", "values": ["x", "y"]},
+                               "b": {"type": "integer", "bounds": [0, 9]}})
+    path = tmp_path / "export.csv"
+    path.write_text("a,b\nx,1\ny,2\n,\n,\n,\n", encoding="utf-8")  # three blank rows
+    messages = []
+    for engine in ("memory", "duckdb"):
+        with pytest.raises(InputError) as info:
+            open_table(str(path), schema=schema, engine=engine)
+        messages.append(str(info.value))
+    for message in messages:
+        assert "column 'a': NULL values" in message and "column 'b': NULL values" in message
+        assert message.endswith("rows whose every cell is empty (as a spreadsheet export may end with) are records "
+                                "of blanks: delete them from the file if they are not records")
+        assert not re.search(r"\b3\b", message.replace(str(path), "<path>"))
+    (tmp_path / "one.csv").write_text("a,b\nx,1\n,2\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        encode(tmp_path / "one.csv", schema)
+    assert "NULL values" in str(info.value) and "every cell is empty" not in str(info.value)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from dprelease.errors import InputError
 from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column
-from dprelease.schema.encode import ABOVE, BELOW, NULL, OK, UNPARSABLE, describe
+from dprelease.schema.encode import ABOVE, BELOW, NULL, OK, UNPARSABLE, blank_rows_hint, describe
 from dprelease.schema.parse import as_text
 from dprelease.schema.schema import Schema
 from dprelease.engines.sql_text import Dialect, format_fields, iso_fields, iso_seconds, place
@@ -116,7 +116,8 @@ def problems_message(label: str, schema: Schema, missing: Sequence[str], found: 
     if not problems:
         return None
     count = len({p.split(":")[0] for p in problems})
-    return f"{label}: cannot encode {count} column{'s' if count > 1 else ''} by the schema: " + "; ".join(problems)
+    return (f"{label}: cannot encode {count} column{'s' if count > 1 else ''} by the schema: " + "; ".join(problems)
+            + blank_rows_hint(problems))
 
 
 # ----------------------------------------------------------------------------- building

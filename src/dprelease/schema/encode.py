@@ -93,10 +93,21 @@ def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> 
     if problems:
         count = len({p.split(":")[0] for p in problems})
         raise InputError(f"{table.source}: cannot encode {count} column{'s' if count > 1 else ''} by the schema: "
-                         + "; ".join(problems))
+                         + "; ".join(problems) + blank_rows_hint(problems))
     if table.n == 0:
         raise InputError(f"{table.source} has no rows; a release needs at least one row")
     return codes
+
+
+def blank_rows_hint(problems: list[str]) -> str:
+    """Where two or more columns report NULL values, a reminder that a spreadsheet export's trailing rows of empty
+    cells (",,,,") are records of blanks: a table without blanks then fails in every column that declares no null.
+    From the problems' words alone (no row is read for it)."""
+    blanks = sum(": NULL values" in problem for problem in problems)
+    if blanks < 2:
+        return ""
+    return ("; rows whose every cell is empty (as a spreadsheet export may end with) are records of blanks: delete "
+            "them from the file if they are not records")
 
 
 # ----------------------------------------------------------------------- columns
