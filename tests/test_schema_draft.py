@@ -700,6 +700,47 @@ def test_numbers_written_with_a_leading_zero_draft_as_codes(tmp_path):
     assert written <= set(postcodes) and "02134" in written
 
 
+def test_a_draft_reads_dates_in_a_declared_format_and_keeps_it(tmp_path):
+    """``formats`` (``--date-format visit=%m/%d/%Y``): a column of US dates, drafted without it as text with no
+    categories, drafts as a date whose bounds cover its years, with the format kept for synth, which writes the dates
+    back the same way; the ledger is an ISO date column's (a profile, then bounds). Where the bounds stay undecided
+    the format is kept too. A bad format, or one on a column the data lacks or typed otherwise, is refused before
+    anything is read or spent."""
+    rng = np.random.Generator(np.random.PCG64(8))
+    n = 5000
+    days = pd.to_datetime("2019-01-01") + pd.to_timedelta(rng.integers(0, 1500, n), "D")
+    path = tmp_path / "visits.csv"
+    pd.DataFrame({"visit": [f"{d.month}/{d.day}/{d.year}" for d in days], "kind": rng.choice(list("ABC"), n)}
+                 ).to_csv(path, index=False)
+    options = dict(epsilon=1.0, delta=1e-9, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = draft_schema(str(path), **options)
+        schema = draft_schema(str(path), formats={"visit": "%m/%d/%Y"}, **options)
+        tiny = draft_schema(str(path), epsilon=0.001, formats={"visit": "%m/%d/%Y"}, seed=0)
+    assert plain.column("visit").kind == "categorical" and not plain.column("visit").values
+    visit = schema.column("visit")
+    assert visit.kind == "date" and visit.format == "%m/%d/%Y"
+    assert (visit.low, visit.high) == ("2019-01-01", "2023-12-31")
+    assert [c[0] for c in schema.draft.charges()][:3] == ["visit: profile", "kind: profile", "visit: bounds"]
+    assert tiny.column("visit").kind == "date" and tiny.to_dict()["columns"]["visit"]["bounds"] is None
+    assert Schema.from_dict(tiny.to_dict()["columns"]).to_dict()["columns"]["visit"]["format"] == "%m/%d/%Y"
+    from dprelease.cli import main
+
+    schema.to_json(tmp_path / "schema.json")
+    out = tmp_path / "synthetic.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["synth", str(path), "--schema", str(tmp_path / "schema.json"), "--workload", "1-2way",
+                     "--epsilon", "1", "--seed", "0", "--out", str(out)]) == 0
+    assert pd.read_csv(out)["visit"].str.fullmatch(r"\d\d/\d\d/20(19|2[0-3])").all()  # as the table writes them
+    for formats, types, problem in [({"visit": "%m/%d"}, {}, "must name the year"),
+                                    ({"when": "%m/%d/%Y"}, {}, r"column\(s\) \['when'\]"),
+                                    ({"kind": "%m/%d/%Y"}, {"kind": "integer"}, "a format is for date")]:
+        with pytest.raises(InputError, match=problem):
+            draft_schema(str(path), formats=formats, types=types, **options)
+
+
 def test_a_drafted_boolean_says_how_to_keep_the_tables_words(tmp_path):
     """A yes/no column drafts as boolean, whose default words write it back as true/false: the draft says so, naming
     the column and the declaration that keeps yes/no; declared, synth's text writes yes/no again. A table without a

@@ -27,6 +27,13 @@ def _types(text: str) -> dict[str, str]:
     return out
 
 
+def _date_format(text: str) -> tuple[str, str]:
+    name, _, text_format = text.partition("=")
+    if not name.strip() or not text_format.strip():
+        raise argparse.ArgumentTypeError(f"--date-format must be column=format, such as visit=%m/%d/%Y, got {text!r}")
+    return name.strip(), text_format
+
+
 def _columns(text: str) -> list[str]:
     columns = [c.strip() for c in text.split(",")]
     if any(not c for c in columns):
@@ -53,6 +60,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--columns", type=_columns, help="comma-separated columns to draft (default: all)")
     parser.add_argument("--types", type=_types, default={},
                         help=f"column=kind,... to fix kinds instead of profiling them ({', '.join(DRAFT_KINDS)})")
+    parser.add_argument("--date-format", type=_date_format, action="append", default=[], metavar="COLUMN=FORMAT",
+                        help="a date column written another way than ISO, with its strptime format (repeat), e.g. "
+                             "visit=%%m/%%d/%%Y for 10/3/2019")
     parser.add_argument("--bins", type=integer("--bins"), default=10, help="bins per numeric column (default 10)")
     parser.add_argument("--max-categories", type=integer("--max-categories"), default=100,
                         help="most categories per column (default 100)")
@@ -71,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out.suffix.lower() != ".json":
         raise InputError(f"--out must name a .json file, got {str(args.out)!r}")
     schema = draft_schema(args.data, epsilon=args.epsilon, delta=args.delta, non_private=args.non_private,
-                          columns=args.columns, types=args.types, bins=args.bins, max_categories=args.max_categories,
+                          columns=args.columns, types=args.types, formats=dict(args.date_format), bins=args.bins,
+                          max_categories=args.max_categories,
                           null_tokens=tuple(args.null_token) if args.null_token else ("",), seed=args.seed,
                           delimiter=args.delimiter, skip_rows=args.skip_rows, show_values=args.show_values)
     # A draft read openly (--non-private) is not public: it keeps mode 0600.

@@ -531,6 +531,8 @@ class UndecidedColumn(Column):
     decimal: str = "."
     thousands: str | None = None
     symbols: tuple[str, ...] = ()
+    #: How a date column's table writes its dates (:class:`_Temporal`'s field), declared to the draft.
+    format: str | None = None
 
     @property
     def kind(self) -> str:  # the kind the draft found (the other kinds name theirs on the class)
@@ -550,6 +552,10 @@ class UndecidedColumn(Column):
         if number_format(self) and self.type not in ("integer", "numeric"):
             raise InputError(f"{where(self.name)}: decimal, thousands and symbols apply to integer and numeric "
                              f"columns, not {self.type}")
+        if self.format is not None and self.type not in ("date", "datetime"):
+            raise InputError(f"{where(self.name)}: format applies to date and datetime columns, not {self.type}")
+        if self.format is not None and (problem := format_problem(self.format)) is not None:
+            raise InputError(f"{where(self.name)}: {problem}")
 
     def _refuse(self) -> InputError:
         more = {"integer": "", "numeric": " and bins, width or edges", "date": " (ISO dates) and a unit",
@@ -568,4 +574,5 @@ class UndecidedColumn(Column):
         raise self._refuse()
 
     def _spec(self) -> dict[str, object]:
-        return {"bounds": None, **({"clip": True} if self.clip else {}), **number_format(self)}
+        return {"bounds": None, **({"clip": True} if self.clip else {}), **number_format(self),
+                **({"format": self.format} if self.format is not None else {})}

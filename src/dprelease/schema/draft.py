@@ -47,7 +47,8 @@ from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column, o
 from dprelease.schema.encode import number_texts, read_table
 from dprelease.schema.parse import (C_BOOLEAN, C_COMMA, C_DATE, C_DATETIME, C_DECIMAL, C_GROUPED, C_INTEGER, C_NULL,
                                     CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn, classify, datetimes_to_int,
-                                    parse_floats, parse_times, texts, typed_classes)
+                                    format_problem, parse_floats, parse_formatted_times,
+                                    parse_times, texts, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import Table, check_header_names, concat_tables
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
@@ -67,13 +68,16 @@ _FIRST_DAY, _LAST_DAY = -25567, 47846  # 1900-01-01 .. 2100-12-31, in days since
 
 
 def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0.0, non_private: bool = False,
-                 columns: Sequence[str] | None = None, types: Mapping[str, str] | None = None, bins: int = 10,
+                 columns: Sequence[str] | None = None, types: Mapping[str, str] | None = None,
+                 formats: Mapping[str, str] | None = None, bins: int = 10,
                  max_categories: int = 100, null_tokens: Sequence[str] = ("",), seed: int | None = None,
                  delimiter: str | None = None, header: bool | str = "auto", skip_rows: int = 0,
                  show_values: bool = False) -> Schema:
     """A draft schema of ``data`` (CSV, Parquet, DataFrame): private with ``epsilon``, or ``non_private``.
 
-    Public checks run first: a mistake raises before the data is read or anything is spent.
+    Public checks run first: a mistake raises before the data is read or anything is spent. ``formats`` names the
+    date columns written another way than ISO, each with its strptime ``format`` (docs/schema.md): such a column is
+    a date (or the datetime ``types`` says), its values read by the format, and the format is kept in the draft.
     """
     if non_private == (epsilon is not None):
         raise InputError("drafting a schema needs exactly one mode: epsilon=... (differentially private) or "
@@ -89,6 +93,14 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     for name, kind in types.items():
         if kind not in DRAFT_KINDS:
             raise InputError(f"type of column {name!r} must be one of {list(DRAFT_KINDS)}, got {kind!r}")
+    formats = dict(formats or {})
+    for name, text_format in formats.items():
+        problem = format_problem(text_format)
+        if problem is not None:
+            raise InputError(f"column {name!r}: {problem}")
+        if types.setdefault(name, "date") not in ("date", "datetime"):
+            raise InputError(f"column {name!r} has a date format but the type {types[name]!r}: a format is for date "
+                             "and datetime columns")
     probe = Schema((CategoricalColumn(name="_", values=(), other=True),), tuple(null_tokens))
     rng = make_rng(seed) if epsilon is not None else None
     if columns is not None and (isinstance(columns, str) or len(set(columns)) != len(columns)):
@@ -105,7 +117,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         check_header_names(list(table.columns), table.source)
     unknown = sorted(set(types) - set(table.columns))
     if unknown:
-        raise InputError(f"types name column(s) {unknown} that the data does not have")
+        raise InputError(f"{'types or formats' if formats else 'types'} name column(s) {unknown} that the data does "
+                         "not have")
     if table.n == 0:
         raise InputError(f"{table.source} has no rows")
     names = list(table.columns)
@@ -115,8 +128,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         accountant = PrivacyAccountant(epsilon=epsilon, delta=delta)
         reader = PrivateColumnReader(accountant=accountant, rng=rng)
         profile_share = exact(epsilon) / len(names) / 4
-    profiles = [_profile(name, table.columns[name], reader, probe.null_tokens, types.get(name), profile_share)
-                for name in names]
+    profiles = [_profile(name, table.columns[name], reader, probe.null_tokens, types.get(name), profile_share,
+                         formats.get(name)) for name in names]
     # The rest, split over the columns that use it: a choice made from the profiles' noisy outputs (a filter).
     private = epsilon is not None
     users = [p for p in profiles if p.needs_budget(delta)] if private else []
@@ -263,13 +276,15 @@ class _Profiled:
     kind_seen: bool = True
     #: how a number column writes its numbers in text, as schema options (:func:`_written`); {} when plainly
     written: tuple[tuple[str, object], ...] = ()
+    #: the date format declared for the column (``formats``), or None: ISO
+    text_format: str | None = None
 
     def needs_budget(self, delta: float) -> bool:
         """Whether drafting the rest privately reads the data: a boolean's does not, nor text's when delta = 0."""
         return self.kind != "boolean" and not (self.kind == "categorical" and delta == 0)
 
 
-def _profile(name, raw, reader, null_tokens, declared, share) -> _Profiled:
+def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) -> _Profiled:
     # Parse (no counting): each row's class, and its value where it has one.
     if isinstance(raw, TypedColumn):
         row_class = np.where(raw.missing, C_NULL, typed_classes(raw.values))
@@ -277,6 +292,10 @@ def _profile(name, raw, reader, null_tokens, declared, share) -> _Profiled:
     else:
         text = texts(raw.uniques, strip=True)
         unique_class = classify(text, null_tokens)
+        if text_format is not None:  # the declared (public) format: a value that reads by it is a date, by itself
+            _, dated = parse_formatted_times(text, text_format, "s")
+            unique_class = np.where(dated & (unique_class != C_NULL),
+                                    C_DATE if declared == "date" else C_DATETIME, unique_class)
         row_class = np.where(raw.index < 0, C_NULL, unique_class[np.maximum(raw.index, 0)] if len(text) else C_NULL)
     row_class = row_class.astype(np.int8)  # every column's classes wait for the split: one byte a row each
     # PROFILE: a quarter of the column's equal part of epsilon.
@@ -287,7 +306,8 @@ def _profile(name, raw, reader, null_tokens, declared, share) -> _Profiled:
     written = _written(counts, noise)
     kind = declared or _kind(counts, noise, written)
     written = tuple(written.items()) if kind in ("integer", "numeric") else ()
-    return _Profiled(name, raw, text, row_class, counts, noise, kind, bool(counts[C_NULL] > noise), seen, written)
+    return _Profiled(name, raw, text, row_class, counts, noise, kind, bool(counts[C_NULL] > noise), seen, written,
+                     text_format)
 
 
 def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, notes) -> Column:
@@ -307,9 +327,11 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         conforming += (C_COMMA,) if written.get("decimal") == "," else (C_GROUPED,)
     stray = counts.sum() - counts[C_NULL] - sum(counts[c] for c in conforming)
     wide = {"other": True} if stray > 3 * noise * np.sqrt(len(CLASSES)) else {"clip": True}
-    values = _values(kind, column.raw, column.text, np.isin(column.row_class, conforming), written)
+    values = _values(kind, column.raw, column.text, np.isin(column.row_class, conforming), written,
+                     column.text_format)
     if kind in ("date", "datetime"):
-        return _dates(name, kind, values, reader, main, has_null, wide, notes)
+        dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
+        return _dates(name, kind, values, reader, main, has_null, dated, notes)
     if written:  # the format is public once chosen from the profile's noisy classes (post-processing)
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         notes.append(f"column {name!r} writes its numbers {_written_words(written)}: the draft declares {options}; "
@@ -378,8 +400,8 @@ def _written_words(written: Mapping[str, object]) -> str:
             else "with thousands separators or signs (1,234.50; $99; 12%)")
 
 
-def _values(kind: str, raw, text, conforming_rows: np.ndarray, written: Mapping[str, object] | None = None
-            ) -> np.ndarray:
+def _values(kind: str, raw, text, conforming_rows: np.ndarray, written: Mapping[str, object] | None = None,
+            text_format: str | None = None) -> np.ndarray:
     """The parsed values of the rows that look like ``kind`` (floats, or integer days / seconds), numbers read as
     ``written`` says (the same rule the encoder applies, :func:`~dprelease.schema.binned.number_text`)."""
     if isinstance(raw, TypedColumn):
@@ -387,7 +409,9 @@ def _values(kind: str, raw, text, conforming_rows: np.ndarray, written: Mapping[
         if values.dtype.kind == "M":
             values = datetimes_to_int(values, "D" if kind == "date" else "s")
         return values[conforming_rows].astype(np.float64 if kind in ("integer", "numeric") else np.int64)
-    if kind in ("date", "datetime"):
+    if kind in ("date", "datetime") and text_format is not None:
+        parsed, _ = parse_formatted_times(text, text_format, "D" if kind == "date" else "s")
+    elif kind in ("date", "datetime"):
         parsed, _ = parse_times(text, "D" if kind == "date" else "s")
     elif written:  # read as the drafted column will be: a column declaring only the format carries it
         parsed, _ = parse_floats(number_texts(text, NumericColumn(name="_", edges=(0.0, 1.0), **written)))
