@@ -242,40 +242,35 @@ def test_some_columns_of_a_file_without_a_header_are_found_by_their_place_in_spa
     assert table.fingerprint() == Dataset(some.domain, codes, None, len(codes)).fingerprint()
 
 
-def test_numbers_written_with_a_decimal_comma_encode_in_spark_as_in_memory(spark, tmp_path):
-    """As in memory and DuckDB (tests/test_engines_csv_headers.py): 1.234,5 is 1234.5 under "decimal": ","."""
-    schema = odd_csv.DECIMAL_SCHEMA
-    path = tmp_path / "eu.csv"
-    path.write_text(odd_csv.DECIMAL)
+def _encodes_in_spark_as_in_memory(spark, path, schema) -> bool:
+    """Whether Spark's encoding of the CSV at ``path`` has the in-memory encoder's fingerprint."""
     codes = encode(path, schema)
     table = open_table(str(path), schema=schema, engine="spark", spark=spark)
-    assert table.fingerprint() == Dataset(schema.domain, codes, None, len(codes)).fingerprint()
+    return table.fingerprint() == Dataset(schema.domain, codes, None, len(codes)).fingerprint()
+
+
+def test_numbers_written_with_a_decimal_comma_encode_in_spark_as_in_memory(spark, tmp_path):
+    """As in memory and DuckDB (tests/test_engines_csv_headers.py): 1.234,5 is 1234.5 under "decimal": ","."""
+    path = tmp_path / "eu.csv"
+    path.write_text(odd_csv.DECIMAL)
+    assert _encodes_in_spark_as_in_memory(spark, path, odd_csv.DECIMAL_SCHEMA)
 
 
 def test_numbers_with_thousands_separators_and_signs_encode_in_spark_as_in_memory(spark, tmp_path):
     """As in memory and DuckDB (tests/test_engines_csv_headers.py): $1,234.50, 12 % and 1 234,5 read alike."""
-    schema = odd_csv.SIGNS_SCHEMA
     path = tmp_path / "us.csv"
     path.write_text(odd_csv.SIGNS, encoding="utf-8")
-    codes = encode(path, schema)
-    table = open_table(str(path), schema=schema, engine="spark", spark=spark)
-    assert table.fingerprint() == Dataset(schema.domain, codes, None, len(codes)).fingerprint()
+    assert _encodes_in_spark_as_in_memory(spark, path, odd_csv.SIGNS_SCHEMA)
 
 
 def test_dates_written_in_a_declared_format_encode_in_spark_as_in_memory(spark, tmp_path):
     """As in memory and DuckDB (tests/test_engines_csv_headers.py): a date column's ``format`` reads 10/3/2019 and
     Jan 05, 2020 12:00:00 AM by the same regular expression and checks, in Java's regex dialect, to the same codes;
     on the fuzzed values too, most of them wrong in some field."""
-    schema = odd_csv.DATES_SCHEMA
     path = tmp_path / "dates.csv"
     path.write_text(odd_csv.DATES, encoding="utf-8")
-    codes = encode(path, schema)
-    table = open_table(str(path), schema=schema, engine="spark", spark=spark)
-    assert table.fingerprint() == Dataset(schema.domain, codes, None, len(codes)).fingerprint()
-    fuzzed, fuzzed_schema = odd_csv.fuzzed_dates_table(tmp_path)
-    codes = encode(fuzzed, fuzzed_schema)
-    table = open_table(str(fuzzed), schema=fuzzed_schema, engine="spark", spark=spark)
-    assert table.fingerprint() == Dataset(fuzzed_schema.domain, codes, None, len(codes)).fingerprint()
+    assert _encodes_in_spark_as_in_memory(spark, path, odd_csv.DATES_SCHEMA)
+    assert _encodes_in_spark_as_in_memory(spark, *odd_csv.fuzzed_dates_table(tmp_path))
 
 
 def test_a_failed_spark_query_is_not_logged_with_its_message(spark):
