@@ -321,3 +321,39 @@ def test_a_bad_date_format_is_refused_naming_the_column(text_format, problem):
         Schema.from_dict({"d": {"type": "date", "bounds": ["2020-01-01", "2020-12-31"], "format": text_format}})
     with pytest.raises(InputError, match="unknown field 'format' for a numeric column"):
         Schema.from_dict({"n": {"type": "numeric", "bounds": [0, 1], "bins": 2, "format": "%Y"}})
+
+
+def test_gzipped_csv_files_read_alike_in_memory_and_duckdb(tmp_path):
+    """A CSV compressed as ``.csv.gz`` (how Spark writes compressed part files, and how large exports travel) reads in
+    memory as DuckDB reads it: the same codes, for a raw table and for a table of codes (DuckDB: a folder of parts
+    too). A damaged or mislabelled one is one line naming the file, quoting none of its bytes, in both engines."""
+    import gzip
+
+    schema = odd_csv.DATES_SCHEMA
+    (tmp_path / "dates.csv").write_text(odd_csv.DATES, encoding="utf-8")
+    with gzip.open(tmp_path / "dates.csv.gz", "wt", encoding="utf-8", newline="") as handle:
+        handle.write(odd_csv.DATES)
+    expected = open_table(str(tmp_path / "dates.csv"), schema=schema, engine="memory").marginal_counts(schema.names)
+    for engine in ("memory", "duckdb"):
+        counts = open_table(str(tmp_path / "dates.csv.gz"), schema=schema, engine=engine).marginal_counts(schema.names)
+        assert np.array_equal(counts, expected), engine
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for i, lines in enumerate((["a,b", "0,1", "1,2"], ["a,b", "1,0", "1,1"])):
+        with gzip.open(parts / f"part-{i:05d}.csv.gz", "wt", encoding="utf-8", newline="") as handle:
+            handle.write("\n".join(lines) + "\n")
+    domain = Domain(("a", "b"), (2, 3))
+    counts = open_table(str(parts), domain, engine="duckdb").marginal_counts(["a", "b"])  # memory reads one file
+    assert counts.tolist() == [[0, 1, 0], [1, 1, 1]]
+    one_part = open_table(str(parts / "part-00001.csv.gz"), domain, engine="memory")
+    assert one_part.marginal_counts(["a"]).tolist() == [0, 2]
+    whole = (tmp_path / "dates.csv.gz").read_bytes()
+    (tmp_path / "cut.csv.gz").write_bytes(whole[: len(whole) // 2])
+    (tmp_path / "plain.csv.gz").write_text(odd_csv.DATES, encoding="utf-8")
+    for name in ("cut.csv.gz", "plain.csv.gz"):
+        for engine in ("memory", "duckdb"):
+            with pytest.raises(InputError) as info:
+                open_table(str(tmp_path / name), schema=schema, engine=engine)
+            message = str(info.value)
+            assert f"data file '{tmp_path / name}' cannot be read" in message and "\n" not in message
+            assert "visit" not in message and "b'" not in message, message

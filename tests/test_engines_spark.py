@@ -273,6 +273,15 @@ def test_dates_written_in_a_declared_format_encode_in_spark_as_in_memory(spark, 
     assert _encodes_in_spark_as_in_memory(spark, *odd_csv.fuzzed_dates_table(tmp_path))
 
 
+def test_a_gzipped_csv_encodes_in_spark_as_in_memory(spark, tmp_path):
+    """As in memory and DuckDB (tests/test_engines_csv_headers.py): a ``.csv.gz`` file reads to the same codes."""
+    import gzip
+
+    with gzip.open(tmp_path / "dates.csv.gz", "wt", encoding="utf-8", newline="") as handle:
+        handle.write(odd_csv.DATES)
+    assert _encodes_in_spark_as_in_memory(spark, tmp_path / "dates.csv.gz", odd_csv.DATES_SCHEMA)
+
+
 def test_a_failed_spark_query_is_not_logged_with_its_message(spark):
     """PySpark logs a failed query's message (which may quote a value or a record) on stderr as it raises it."""
     import io

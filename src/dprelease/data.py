@@ -28,7 +28,7 @@ from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.encode import encode as encode_by_schema
 from dprelease.schema.schema import Schema
 from dprelease.schema.tables import (check_distinct_header, csv_error, csv_rows, factorize, fit_rows, header_text,
-                                    ragged_problem)
+                                    open_text, ragged_problem)
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,7 +76,7 @@ class Dataset:
         source = f"data file {str(path)!r}"
         domain = _select(domain, columns)
         try:
-            with path.open(newline="", encoding="utf-8-sig") as handle:  # -sig: tolerate a BOM
+            with open_text(path) as handle:  # -sig: tolerate a BOM
                 rows = list(csv_rows(handle, source))
         except OSError as exc:
             raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None

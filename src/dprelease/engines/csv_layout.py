@@ -21,7 +21,7 @@ from typing import TextIO
 
 from dprelease.errors import InputError
 from dprelease.schema.tables import (CSV_DELIMITERS, check_distinct_header, check_read_options, csv_error, csv_rows,
-                                      has_header_row, not_text, ragged_problem)
+                                      has_header_row, not_text, open_text, ragged_problem)
 
 _SNIFF_CHARS = 65536
 
@@ -84,7 +84,7 @@ def _one(path: str, names: Sequence[str], delimiter: str | None, header: bool | 
          fields: Sequence[str] | None = None) -> CsvLayout:
     source = f"data file {path!r}"
     try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
+        with open_text(path) as handle:
             lines = islice(handle, skip_rows, None)
             head = []
             size = 0
@@ -160,7 +160,7 @@ def _opened(path: str) -> Iterator[TextIO]:
     """A file opened as the readers open it, with its read errors in one line naming it."""
     source = f"data file {path!r}"
     try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
+        with open_text(path) as handle:
             yield handle
     except OSError as exc:
         raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None

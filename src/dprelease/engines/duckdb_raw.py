@@ -21,6 +21,7 @@ from dprelease.engines.sql_text import DUCKDB
 from dprelease.errors import InputError
 from dprelease.schema import Schema
 from dprelease.schema.parse import as_text
+from dprelease.schema.tables import open_text
 
 ENCODED = "dprelease_encoded"
 
@@ -53,7 +54,7 @@ def _empty_lines_before_table(files: Sequence[str], skip_rows: int) -> int:
     for path in files:
         count = 0
         try:
-            with open(path, newline="", encoding="utf-8-sig") as handle:
+            with open_text(path) as handle:
                 for line in islice(handle, skip_rows, None):
                     if line not in ("\n", "\r\n", "\r"):
                         break

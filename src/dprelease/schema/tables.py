@@ -9,10 +9,12 @@ are optional extras, imported only here and only when used.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import os
 import re
 import tempfile
+import zlib
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -142,6 +144,39 @@ def not_text(source: str, encoding: str = "utf-8-sig") -> str:
     return f"{source} is not {encoding} text"
 
 
+def open_text(path: str | Path, encoding: str = "utf-8-sig"):
+    """A CSV file opened as text for the readers (``newline=""``), gunzipped on the fly where its name ends in ``.gz``
+    (as DuckDB and Spark read it: a part file Spark wrote compressed is ``part-00000.csv.gz``). A damaged
+    compressed file fails as an OSError whose words quote none of its bytes."""
+    if str(path).lower().endswith(".gz"):
+        return io.TextIOWrapper(_CheckedGzip(path), encoding=encoding, newline="")
+    return open(path, newline="", encoding=encoding)
+
+
+class _CheckedGzip(gzip.GzipFile):
+    """gzip's reader with its three failures (not gzip, cut short, corrupt) as one OSError: ``BadGzipFile`` quotes
+    the file's first bytes, and the other two are not OSErrors, which every reader turns into its one-line error."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(path, "rb")
+
+    def read(self, size: int = -1) -> bytes:
+        return self._checked(super().read, size)
+
+    def read1(self, size: int = -1) -> bytes:
+        return self._checked(super().read1, size)
+
+    def readinto(self, buffer) -> int:
+        return self._checked(super().readinto, buffer)
+
+    @staticmethod
+    def _checked(read, argument):
+        try:
+            return read(argument)
+        except (gzip.BadGzipFile, EOFError, zlib.error):
+            raise OSError("it is not a whole gzip file (its name ends in .gz)") from None
+
+
 def csv_error(source: str, problem: str) -> InputError:
     """The one-line error for a file that does not read as CSV: ``problem`` names what, never a cell."""
     return InputError(f"{source} cannot be read as CSV ({problem})")
@@ -255,7 +290,7 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
     source = f"data file {str(path)!r}"
     check_read_options(delimiter, header, skip_rows)
     try:
-        with path.open(newline="", encoding=encoding) as handle:
+        with open_text(path, encoding) as handle:
             text = "".join(islice(handle, skip_rows, None)) if skip_rows else handle.read()
     except OSError as exc:
         raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None
