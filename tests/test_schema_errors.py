@@ -389,3 +389,36 @@ def test_a_spreadsheets_trailing_empty_rows_are_named_as_the_likely_cause_in_bot
     with pytest.raises(InputError) as info:
         encode(tmp_path / "one.csv", schema)
     assert "NULL values" in str(info.value) and "every cell is empty" not in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["workbook", "gzip"])
+@pytest.mark.parametrize("command", ["schema", "synth-duckdb", "synth-memory"])
+def test_a_workbook_or_a_compressed_file_named_csv_is_named_for_what_it_is(tmp_path, monkeypatch, capsys, command,
+                                                                          kind):
+    """An Excel workbook given as the data (or a gzip file named .csv) is not text: the one-line error says what it
+    is and what to do (save the sheet as CSV, read it with pandas.read_excel; name it .csv.gz), from its first bytes
+    (its format, no value), not "convert it with iconv"; nothing is charged or written."""
+    import gzip
+    import zipfile
+
+    data = tmp_path / ("people.xlsx" if kind == "workbook" else "people.csv")
+    if kind == "workbook":
+        with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as book:
+            book.writestr("xl/worksheets/sheet1.xml", "".join(f"<row r='{i}'><c>{i * 7919 % 1000}</c></row>"
+                                                             for i in range(3000)))
+    else:
+        data.write_bytes(gzip.compress(GOOD.encode("utf-8")))
+    with pytest.raises(UnicodeDecodeError):
+        data.read_bytes().decode("utf-8")
+    schema = tmp_path / "schema.json"
+    Schema.from_dict({"age": {"type": "integer", "bounds": [0, 99]}}).to_json(schema)
+    out = tmp_path / "out.json" if command == "schema" else tmp_path / "out.csv"
+    argv = {"schema": ["schema", str(data), f"--out={out}", "--epsilon=1"],
+            "synth-duckdb": ["synth", str(data), f"--schema={schema}", "--workload=1way", "--epsilon=1", f"--out={out}"],
+            "synth-memory": ["synth", str(data), f"--schema={schema}", "--workload=1way", "--epsilon=1", f"--out={out}",
+                             "--engine=memory"]}[command]
+    code, captured, charges, draws, before = run_cli(tmp_path, monkeypatch, capsys, argv)
+    assert code == 2 and captured.err.count("\n") == 1, captured.err
+    said = "pandas.read_excel" if kind == "workbook" else "name it .csv.gz"
+    assert f"data file {str(data)!r} is " in captured.err and said in captured.err and "iconv" not in captured.err
+    assert snapshot(tmp_path) == before and not out.exists() and charges == [] and draws == []

@@ -28,7 +28,7 @@ from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.encode import encode as encode_by_schema
 from dprelease.schema.schema import Schema
 from dprelease.schema.tables import (check_distinct_header, csv_error, csv_rows, factorize, fit_rows, header_text,
-                                    open_text, ragged_problem)
+                                    not_text, open_text, ragged_problem)
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,7 +81,7 @@ class Dataset:
         except OSError as exc:
             raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None
         except UnicodeDecodeError:  # its text quotes the bytes it could not decode
-            raise InputError(f"{source} does not parse as CSV: it is not utf-8 text") from None
+            raise InputError(not_text(source, path=path)) from None
         if not rows:
             raise InputError(f"{source} is empty (no header row)")
         header, body = [h.strip() for h in rows[0]], rows[1:]

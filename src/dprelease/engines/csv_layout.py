@@ -104,7 +104,7 @@ def _one(path: str, names: Sequence[str], delimiter: str | None, header: bool | 
     except OSError as exc:
         raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise InputError(not_text(source)) from None
+        raise InputError(not_text(source, path=path)) from None
     except csv.Error:
         raise InputError(f"{source} does not parse as CSV (its first row)") from None
     if first is None:
@@ -165,4 +165,4 @@ def _opened(path: str) -> Iterator[TextIO]:
     except OSError as exc:
         raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise InputError(not_text(source)) from None
+        raise InputError(not_text(source, path=path)) from None

@@ -136,9 +136,27 @@ QUOTE_PROBLEM = "a quoted field is never closed, or text follows its closing quo
 _ENDINGS = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}
 
 
-def not_text(source: str, encoding: str = "utf-8-sig") -> str:
-    """The message for a file that does not decode: which encoding was expected, and for UTF-8 (the readers' default;
-    a byte-order mark is allowed) how to convert one, since Latin-1 and Windows-1252 exports are the usual cause."""
+#: The first bytes of files that are not text, and what each is (public: the file's format, not its data).
+_NOT_TEXT_MAGIC = ((b"PK\x03\x04", "a spreadsheet workbook or another zip archive (.xlsx, .ods), not CSV text: save "
+                    "its sheet as CSV (UTF-8), or read it with pandas.read_excel and pass the DataFrame"),
+                   (b"\xd0\xcf\x11\xe0", "an Excel 97-2003 workbook (.xls), not CSV text: save its sheet as CSV "
+                    "(UTF-8), or read it with pandas.read_excel and pass the DataFrame"),
+                   (b"\x1f\x8b", "gzip-compressed: name it .csv.gz to have it read compressed, or decompress it"))
+
+
+def not_text(source: str, encoding: str = "utf-8-sig", path: str | Path | None = None) -> str:
+    """The message for a file that does not decode: what it is where its first bytes say (a workbook, a compressed
+    file), else which encoding was expected, and for UTF-8 (the readers' default; a byte-order mark is allowed) how
+    to convert one, since Latin-1 and Windows-1252 exports are the usual cause."""
+    if path is not None:
+        try:
+            with open(path, "rb") as handle:
+                start = handle.read(4)
+        except OSError:
+            start = b""
+        for magic, what in _NOT_TEXT_MAGIC:
+            if start.startswith(magic):
+                return f"{source} is {what}"
     if encoding.lower().replace("_", "-") in ("utf-8-sig", "utf-8", "utf8"):
         return f"{source} is not UTF-8 text: convert it to UTF-8 first, e.g. with iconv -f windows-1252 -t utf-8"
     return f"{source} is not {encoding} text"
@@ -295,7 +313,7 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
     except OSError as exc:
         raise InputError(f"{source} cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise InputError(not_text(source, encoding)) from None
+        raise InputError(not_text(source, encoding, path)) from None
     except LookupError:
         raise InputError(f"encoding {encoding!r} is unknown") from None
     if delimiter is None:
