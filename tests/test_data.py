@@ -284,7 +284,7 @@ BAD_TABLES = [
     ("header-only", "a,b,c\n", None, ["has no rows"]),
     ("empty-file", "", None, ["is empty"]),
     ("ragged", "a,b,c\n0,0,0\n1,1\n0,0,0,0\n", None, ["cannot be read as CSV (a line has more or fewer fields than the header)"]),
-    ("not-utf8", b"a,b,c\n\xff\xfe,0,0\n", None, ["does not parse as CSV"]),
+    ("not-utf8", b"a,b,c\n\xff\xfe,0,0\n", None, ["is not UTF-8 text", "iconv"]),
     ("no-file", None, None, ["cannot be read", "t.csv"]),
 ]
 
