@@ -182,7 +182,8 @@ ENCODE_CASES = [
     ("code-fraction", ",".join(SCHEMA.names) + "\n30,clerk,1,2020-01-01,no,1.5,x\n", ("column 'code': values not integer",)),
     ("decimal-comma", ";".join(SCHEMA.names) + "\n30;clerk;1,5;2020-01-01;no;0;x\n",
      ("column 'pay': values not numbers (declare other; where numbers are written 1,234.5 declare \"thousands\": "
-      "\",\"; 3,5 or 1.234,5: \"decimal\": \",\"; with signs such as $ or %: \"symbols\": [\"$\", \"%\"])",)),
+      "\",\"; 3,5 or 1.234,5: \"decimal\": \",\"; with signs such as $ or %: \"symbols\": [\"$\", \"%\"]; text that "
+      "means blank, such as N/A or -, goes in \"null_tokens\" (with \"null\": true))",)),
 ]
 
 

@@ -204,6 +204,8 @@ def describe(column: Column, issue: tuple[int, int, list[str]], show_values: boo
                                 else _WRONG_TYPE[column.kind])
             if not column.format:
                 fix += '; where dates are written 10/3/2019 declare "format": "%m/%d/%Y" (03.10.2019: "%d.%m.%Y")'
+        if column.kind in ("integer", "numeric", "date", "datetime"):  # a blank written as a word: a NULL token
+            fix += '; text that means blank, such as N/A or -, goes in "null_tokens" (with "null": true)'
     else:
         low, high = column.rule()["low"], column.rule()["high"]
         if isinstance(column, (DateColumn, DatetimeColumn)):
