@@ -741,6 +741,22 @@ def test_a_draft_reads_dates_in_a_declared_format_and_keeps_it(tmp_path):
             draft_schema(str(path), formats=formats, types=types, **options)
 
 
+def test_dates_before_1900_and_spread_over_decades_draft_their_own_bounds():
+    """Births from 1850 to 1949, 50 a year: the date cells were a year each from 1900 and one cell for every earlier
+    date, so the draft clipped half the table to 1900-01-01 and stopped where the noise happened to (1900..1924).
+    With a decade a cell before 1900 and runs of years within a decade (public cells), the bounds are 1850..1949.
+    A table of one recent year still drafts that year."""
+    rng = np.random.Generator(np.random.PCG64(9))
+    births = pd.to_datetime("1850-01-01") + pd.to_timedelta(rng.integers(0, 36524, 5000), "D")
+    recent = pd.to_datetime("2021-01-01") + pd.to_timedelta(rng.integers(0, 365, 5000), "D")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        old = draft_schema(pd.DataFrame({"born": births.strftime("%Y-%m-%d")}), epsilon=1.0, seed=0)
+        new = draft_schema(pd.DataFrame({"day": recent.strftime("%Y-%m-%d")}), epsilon=1.0, seed=0)
+    assert (old.column("born").low, old.column("born").high) == ("1850-01-01", "1949-12-31")
+    assert (new.column("day").low, new.column("day").high) == ("2021-01-01", "2021-12-31")
+
+
 def test_a_drafted_boolean_says_how_to_keep_the_tables_words(tmp_path):
     """A yes/no column drafts as boolean, whose default words write it back as true/false: the draft says so, naming
     the column and the declaration that keeps yes/no; declared, synth's text writes yes/no again. A table without a

@@ -192,10 +192,12 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
 
     edges = _cell_edges(integer=False)  # decimals have more cells than integers: the larger thresholds
     tests = len(edges) - 1 + len(_decade_runs(edges))
+    date_tests = len(_DATE_EDGES) - 1 + len(_DATE_RUNS)
     parts = [f"a number's bounds keep the cells (..., 10-19, 20-29, ..., 100-199, ...) holding more than about "
              f"{_threshold(main / 2, tests):,.0f} rows, or the decades (1-9.99, 10-99.9, ...) more than about "
              f"{_sum_threshold(main / 2, 9, tests):,.0f}", f"a date's bounds the years holding more than about "
-             f"{_threshold(main, 2102 - 1900 + 1):,.0f}"]
+             f"{_threshold(main, date_tests):,.0f}, or the decades more than about "
+             f"{_sum_threshold(main, 10, date_tests):,.0f}"]
     if delta_share > 0:
         parts.append(f"a category needs about {1 + _scale(main) * np.log(2 / float(delta_share)):,.0f} rows")
     return (f"At epsilon={epsilon:g} over {num_columns} columns ({users} of them needing bounds or categories, "
@@ -591,13 +593,43 @@ def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes) -> C
     return NumericColumn(edges=tuple(edges), **common)
 
 
+#: The date bounds histogram's cells (public): a year each from 1900 to 2099, a decade each from 1000 to 1899 and
+#: from 2100 to 2999, and the ages before and after. Dates before 1900 had one cell, whose passing clipped every one
+#: of them to 1900-01-01 (births 1850-1949 drafted as 1900..1924).
+_DATE_CELL_STARTS = np.array([np.datetime64(f"{y:04d}-01-01", "D").astype(np.int64)
+                              for y in [*range(1000, 1900, 10), *range(1900, 2100), *range(2100, 3001, 10)]],
+                             dtype=np.float64)
+
+
+def _date_runs(edges: np.ndarray) -> list[tuple[int, int]]:
+    """Runs of date cells within a decade of years or a century of decades, as :func:`_decade_runs` gives numbers'
+    (each one's prefixes and suffixes of 2 or more cells): dates spread over the years, 50 rows a year, leave every
+    year's cell short of the threshold while a decade's run passes (public: the cells alone)."""
+    years = np.array([int(str(np.datetime64(int(e), "D"))[:4]) if np.isfinite(e) else -1 for e in edges[:-1]])
+    width = np.diff(np.where(np.isfinite(edges), edges, np.nan))
+    groups = {}
+    for cell, (year, days) in enumerate(zip(years, width)):
+        if year < 0:
+            continue
+        key = (year // 10, "year") if days < 400 else (year // 100, "decade")
+        groups.setdefault(key, []).append(cell)
+    runs = set()
+    for cells in groups.values():
+        s, e = cells[0], cells[-1]
+        runs.update((s, s + j) for j in range(1, e - s + 1))
+        runs.update((e - j, e) for j in range(1, e - s))
+    return sorted(runs)
+
+
+_DATE_EDGES = np.concatenate([[-np.inf], _DATE_CELL_STARTS, [np.inf]])
+_DATE_RUNS = tuple(_date_runs(_DATE_EDGES))
+
+
 def _dates(name, kind, values, reader, main, has_null, wide, notes) -> Column:
     per_day = 86400 if kind == "datetime" else 1
     days = values // per_day
-    years = np.arange(1900, 2102)  # cells: one per year, 1900 .. 2100, and the ages before and after
-    starts = np.array([np.datetime64(f"{y}-01-01", "D").astype(np.int64) for y in years], dtype=np.float64)
-    edges = np.concatenate([[-np.inf], starts, [np.inf]])
-    bounds = _bounds(name, days.astype(np.float64), reader, main, edges, integer=True)
+    edges = _DATE_EDGES
+    bounds = _bounds(name, days.astype(np.float64), reader, main, edges, integer=True, runs=_DATE_RUNS)
     if bounds is None:
         return _no_bounds(name, kind, main, len(edges) - 1, has_null, wide, notes)
     low, high = int(bounds[0]), int(bounds[1])
