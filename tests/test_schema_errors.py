@@ -281,6 +281,17 @@ def test_schema_cli_file_mistakes(tmp_path, monkeypatch, capsys, case):
     assert snapshot(tmp_path) == before and charges == [] and draws == []
 
 
+def _reading_command(command: str, data: Path, schema: Path, tmp_path: Path) -> tuple[Path, list[str]]:
+    """The output path and argv of one of the three commands that read a data file: ``schema`` (a draft), ``synth``
+    through DuckDB, and ``synth`` in memory."""
+    out = tmp_path / "out.json" if command == "schema" else tmp_path / "out.csv"
+    argv = {"schema": ["schema", str(data), f"--out={out}", "--epsilon=1"],
+            "synth-duckdb": ["synth", str(data), f"--schema={schema}", "--workload=1way", "--epsilon=1", f"--out={out}"],
+            "synth-memory": ["synth", str(data), f"--schema={schema}", "--workload=1way", "--epsilon=1", f"--out={out}",
+                             "--engine=memory"]}[command]
+    return out, argv
+
+
 @pytest.mark.parametrize("command", ["schema", "synth-duckdb", "synth-memory"])
 def test_a_file_not_in_utf8_is_refused_with_how_to_convert_it(tmp_path, monkeypatch, capsys, command):
     """A Windows-1252 export (the usual non-UTF-8 CSV): every reader stops with one line that says the file is not
@@ -290,11 +301,7 @@ def test_a_file_not_in_utf8_is_refused_with_how_to_convert_it(tmp_path, monkeypa
     schema = tmp_path / "schema.json"
     Schema.from_dict({"age": {"type": "integer", "bounds": [0, 99]}, "job": {"type": "categorical", "values": ["a"],
                       "other": True}, "pay": {"type": "numeric", "bounds": [0, 9], "bins": 3, "null": True}}).to_json(schema)
-    out = tmp_path / "out.json" if command == "schema" else tmp_path / "out.csv"
-    argv = {"schema": ["schema", str(data), f"--out={out}", "--epsilon=1"],
-            "synth-duckdb": ["synth", str(data), f"--schema={schema}", "--workload=1way", "--epsilon=1", f"--out={out}"],
-            "synth-memory": ["synth", str(data), f"--schema={schema}", "--workload=1way", "--epsilon=1", f"--out={out}",
-                             "--engine=memory"]}[command]
+    out, argv = _reading_command(command, data, schema, tmp_path)
     code, captured, charges, draws, before = run_cli(tmp_path, monkeypatch, capsys, argv)
     assert code == 2 and captured.err.count("\n") == 1, captured.err
     assert f"data file {str(data)!r} is not UTF-8 text: convert it to UTF-8 first" in captured.err, captured.err
@@ -413,11 +420,7 @@ def test_a_workbook_or_a_compressed_file_named_csv_is_named_for_what_it_is(tmp_p
         data.read_bytes().decode("utf-8")
     schema = tmp_path / "schema.json"
     Schema.from_dict({"age": {"type": "integer", "bounds": [0, 99]}}).to_json(schema)
-    out = tmp_path / "out.json" if command == "schema" else tmp_path / "out.csv"
-    argv = {"schema": ["schema", str(data), f"--out={out}", "--epsilon=1"],
-            "synth-duckdb": ["synth", str(data), f"--schema={schema}", "--workload=1way", "--epsilon=1", f"--out={out}"],
-            "synth-memory": ["synth", str(data), f"--schema={schema}", "--workload=1way", "--epsilon=1", f"--out={out}",
-                             "--engine=memory"]}[command]
+    out, argv = _reading_command(command, data, schema, tmp_path)
     code, captured, charges, draws, before = run_cli(tmp_path, monkeypatch, capsys, argv)
     assert code == 2 and captured.err.count("\n") == 1, captured.err
     said = "pandas.read_excel" if kind == "workbook" else "name it .csv.gz"
