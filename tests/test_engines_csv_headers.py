@@ -357,3 +357,26 @@ def test_gzipped_csv_files_read_alike_in_memory_and_duckdb(tmp_path):
             message = str(info.value)
             assert f"data file '{tmp_path / name}' cannot be read" in message and "\n" not in message
             assert "visit" not in message and "b'" not in message, message
+
+
+def test_dates_written_back_in_their_format_read_back_for_every_date_a_schema_holds():
+    """The decoder writes a formatted date field by field (not by strftime, whose month names follow the locale and
+    whose years below 1000 come out short): 12 AM and PM, the year 999 and the year 0, English month names, and a
+    literal %, each read back to the same second (with %y, to the same date in its 1969-2068 window)."""
+    from dprelease.schema.parse import format_times, parse_formatted_times
+
+    stamps = np.array(["2019-10-03T00:30:00", "0999-01-05T13:05:09", "2020-01-05T12:00:00", "0000-03-01T23:59:59"],
+                      dtype="datetime64[s]")
+    seconds = stamps.astype(np.int64)
+    for text_format, first in [("%m/%d/%Y %I:%M:%S %p", "10/03/2019 12:30:00 AM"),
+                               ("%B %d, %Y %H:%M:%S.%f", "October 03, 2019 00:30:00.000000"),
+                               ("100%% %d.%m.%Y %H:%M:%S", "100% 03.10.2019 00:30:00")]:
+        written = format_times(stamps, text_format)
+        assert written[0] == first
+        values, ok = parse_formatted_times(written, text_format, "s")
+        assert ok.all() and values.tolist() == seconds.tolist(), text_format
+    written = format_times(stamps, "%d-%b-%y")
+    assert written.tolist() == ["03-Oct-19", "05-Jan-99", "05-Jan-20", "01-Mar-00"]
+    days, ok = parse_formatted_times(written, "%d-%b-%y", "D")
+    expected = np.array(["2019-10-03", "1999-01-05", "2020-01-05", "2000-03-01"], dtype="datetime64[D]")
+    assert ok.all() and days.tolist() == expected.astype(np.int64).tolist()

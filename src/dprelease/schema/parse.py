@@ -17,7 +17,7 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 import numpy as np
 
@@ -151,7 +151,7 @@ def parse_iso(text: str, unit: str) -> int | None:
 #: English month names, AM/PM (case-insensitive), a fraction of a second (floored away) and a literal %. No zone (values
 #: are UTC, as ISO text without an offset) and no weekday (it says nothing the date does not). ASCII digits only.
 MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
+               "november", "december")
 FORMAT_FIELDS = {"Y": ("y", "([0-9]{4})"), "y": ("yy", "([0-9]{2})"), "m": ("mo", "([0-9]{1,2})"),
                  "b": ("mon", f"({'|'.join(m[:3] for m in MONTH_NAMES)})"),
                  "B": ("month", f"({'|'.join(MONTH_NAMES)})"),
@@ -240,10 +240,24 @@ def parse_formatted_times(text: np.ndarray, text_format: str, unit: str) -> tupl
 
 
 def format_times(values: np.ndarray, text_format: str) -> np.ndarray:
-    """datetime64 values written in ``text_format`` (as strftime writes it, English month names), as object text."""
-    seconds = values.astype("datetime64[s]").astype(np.int64)
-    epoch = datetime(1970, 1, 1)
-    return np.array([(epoch + timedelta(seconds=int(v))).strftime(text_format) for v in seconds], dtype=object)
+    """datetime64 values written in ``text_format``, as object text: each field zero-padded (%Y four digits, %y two,
+    the others two; %f six zeros), month names in English with a capital (Oct, October), AM/PM. Written here, not by
+    strftime, whose month names follow the locale and whose years below 1000 or 1 it writes short or refuses: what
+    :func:`parse_formatted_times` reads back, for every date the schema can hold."""
+    iso = np.datetime_as_string(values.astype("datetime64[s]"), unit="s")
+    out = []
+    for text in iso:
+        if text == "NaT":  # a NULL's place: its caller writes the NULL token there
+            out.append("")
+            continue
+        year, month, day, hour, minute, second = (int(text[0:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]),
+                                                  int(text[14:16]), int(text[17:19]))
+        fields = {"Y": f"{year:04d}", "y": f"{year % 100:02d}", "m": f"{month:02d}", "d": f"{day:02d}",
+                  "H": f"{hour:02d}", "I": f"{(hour - 1) % 12 + 1:02d}", "M": f"{minute:02d}", "S": f"{second:02d}",
+                  "p": "AM" if hour < 12 else "PM", "b": MONTH_NAMES[month - 1][:3].title(),
+                  "B": MONTH_NAMES[month - 1].title(), "f": "000000", "%": "%"}
+        out.append(re.sub("%(.)", lambda directive: fields[directive.group(1)], text_format))
+    return np.array(out, dtype=object)
 
 
 def parse_times(text: np.ndarray, unit: str) -> tuple[np.ndarray, np.ndarray]:
