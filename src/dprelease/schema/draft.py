@@ -64,7 +64,6 @@ FALSE_CELL = 0.001
 IDENTIFIER_NAMES = (re.compile(r"(?i)^(id|uuid|guid|respondent|participant)$"
                                r"|[_\s.-](id|uuid|guid|no|num|number|key)$|^unnamed: \d+$"),
                     re.compile(r"[a-z0-9](Id|ID)$"))
-_FIRST_DAY, _LAST_DAY = -25567, 47846  # 1900-01-01 .. 2100-12-31, in days since 1970-01-01
 
 
 def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0.0, non_private: bool = False,
