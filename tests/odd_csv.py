@@ -107,9 +107,10 @@ def fuzzed_dates(text_format: str, count: int, seed: int) -> list[str]:
     on a 12-hour clock, Feb 29 of common years), one- and two-digit fields, three-digit two-digit years, month names
     in any case or misspelt, spaces around, text after, another separator."""
     rng = np.random.Generator(np.random.PCG64(seed))
-    names = ["Jan", "feb", "MAR", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec", "Sept", "Mai"]
+    names = ["Jan", "feb", "MAR", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec", "Sept", "Mai",
+             "\u017fep"]  # a long s: Python's Unicode case folding matches it to s, Java's (?i) does not
     full = ["January", "february", "MARCH", "April", "May", "June", "July", "August", "September", "October",
-            "November", "December", "Juli"]
+            "November", "December", "Juli", "Augu\u017ft"]
     pick = lambda options: options[int(rng.integers(len(options)))]  # noqa: E731
     out = []
     for _ in range(count):

@@ -227,7 +227,8 @@ def parse_formatted_times(text: np.ndarray, text_format: str, unit: str) -> tupl
     of day is floored away for days); ``ok`` marks those that parse. The engines read the same fields with the same
     regular expression (:func:`format_regex`) and check them by the same rules."""
     body, groups = format_regex(text_format)
-    pattern = re.compile(rf"(?i)\A{body}\Z")
+    # ASCII case-insensitivity, as Java's (?i): Python's own would match "Auguſt" (a long s) and fail to name it
+    pattern = re.compile(rf"\A{body}\Z", re.IGNORECASE | re.ASCII)
     values = np.zeros(len(text), dtype=np.int64)
     ok = np.zeros(len(text), dtype=bool)
     for i, t in enumerate(text):  # per distinct value
