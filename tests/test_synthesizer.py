@@ -262,3 +262,29 @@ def test_a_zoned_date_time_column_comes_back_in_its_zone():
     # does (the noise leaves a percent or two in the 2,500 empty hours); the real times are 7 hours apart, so times
     # an hour or two off (naive UTC read as Berlin time) would miss them all
     assert share_in_real_hours("at") > 0.9 and share_in_real_hours("local") > 0.9
+
+
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "Asia/Tokyo", "America/New_York"])
+def test_a_zoned_date_column_reads_the_dates_of_its_zone(zone):
+    """A DataFrame's local dates with a zone (midnights in Berlin) were read as UTC dates: a zone east of UTC put
+    every date on the day before (2021-01-01 fell outside the bounds), and the draft saw 23:00 and drafted a
+    datetime. A date column now reads the zone's calendar, as the naive column does; a datetime column still reads
+    the UTC instant (its bins are UTC)."""
+    days = pd.date_range("2021-01-01", "2021-12-31", freq="D").repeat(3)
+    naive, zoned = pd.DataFrame({"day": days}), pd.DataFrame({"day": days.tz_localize(zone)})
+    dated = {"format": "dprelease-schema/1",
+             "columns": {"day": {"type": "date", "bounds": ["2021-01-01", "2021-12-31"], "unit": "day"}}}
+    assert np.array_equal(encode(zoned, dated), encode(naive, dated))
+    timed = {"format": "dprelease-schema/1",
+             "columns": {"day": {"type": "datetime", "bounds": ["2020-12-31T00:00:00", "2022-01-01T23:59:59"],
+                                 "unit": "hour"}}}
+    offset_hours = days.tz_localize(zone).tz_convert("UTC").tz_localize(None) - days
+    assert np.array_equal(encode(zoned, timed)[:, 0] - encode(naive, timed)[:, 0], offset_hours // pd.Timedelta("1h"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        drafted = draft_schema(zoned, non_private=True).column("day")
+    assert drafted.kind == "date" and drafted.bounds == epoch_days(("2021-01-01", "2021-12-31"))
+
+
+def epoch_days(iso_days):
+    return tuple(int(np.datetime64(day, "D").astype(np.int64)) for day in iso_days)

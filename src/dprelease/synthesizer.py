@@ -177,7 +177,8 @@ class Synthesizer:
 
         Rows are drawn from the released rows (without replacement up to their number, whole copies
         beyond it), then decoded; post-processing, it spends nothing. A date-time column fitted from a DataFrame
-        column with a time zone comes back in that zone (its bins are UTC, as the schema's are).
+        column with a time zone comes back in that zone (its bins are UTC, as the schema's are); a date column
+        comes back as the zone's calendar dates, which it read.
         """
         need("pandas", "pandas", "Synthesizer.sample (a DataFrame)")
         rows = self.release.rows

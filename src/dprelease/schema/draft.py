@@ -288,7 +288,7 @@ class _Profiled:
 def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) -> _Profiled:
     # Parse (no counting): each row's class, and its value where it has one.
     if isinstance(raw, TypedColumn):
-        row_class = np.where(raw.missing, C_NULL, typed_classes(raw.values))
+        row_class = np.where(raw.missing, C_NULL, typed_classes(raw.datetimes("date")))  # midnight: the zone's
         text = None
     else:
         text = texts(raw.uniques, strip=True)
@@ -406,7 +406,7 @@ def _values(kind: str, raw, text, conforming_rows: np.ndarray, written: Mapping[
     """The parsed values of the rows that look like ``kind`` (floats, or integer days / seconds), numbers read as
     ``written`` says (the same rule the encoder applies, :func:`~dprelease.schema.binned.number_text`)."""
     if isinstance(raw, TypedColumn):
-        values = raw.values
+        values = raw.datetimes(kind)
         if values.dtype.kind == "M":
             values = datetimes_to_int(values, "D" if kind == "date" else "s")
         return values[conforming_rows].astype(np.float64 if kind in ("integer", "numeric") else np.int64)

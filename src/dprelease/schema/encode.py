@@ -115,7 +115,7 @@ def encode_column(column: Column, raw: FactorColumn | TypedColumn, schema: Schem
                   ) -> tuple[np.ndarray, list[tuple[int, int, list[str]]]]:
     """(codes, issues) of one column; an issue is (status, rows affected, a few distinct bad values)."""
     if isinstance(raw, TypedColumn):
-        typed = _typed(column, raw.values)
+        typed = _typed(column, raw.datetimes(column.kind))
         if typed is None:  # no typed rule for this kind and dtype: go through the values' text
             raw = _to_factor(raw)
         else:

@@ -53,10 +53,17 @@ class TypedColumn:
 
     values: np.ndarray
     missing: np.ndarray
+    #: a zoned DataFrame column's datetimes on its zone's wall clock (``values`` are UTC), or None: a date column
+    #: reads its calendar date there (a Berlin midnight is that day, not the evening before in UTC)
+    wall: np.ndarray | None = None
 
     @property
     def n(self) -> int:
         return len(self.values)
+
+    def datetimes(self, kind: str) -> np.ndarray:
+        """The values a column of ``kind`` reads: a date column the wall clock's, any other the UTC instants."""
+        return self.wall if kind == "date" and self.wall is not None else self.values
 
 
 # ------------------------------------------------------------------------- text

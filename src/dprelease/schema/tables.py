@@ -426,12 +426,15 @@ def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
     if isinstance(dtype, pd.CategoricalDtype):
         return FactorColumn(np.asarray(dtype.categories, dtype=object),
                             series.cat.codes.to_numpy(dtype=np.int64))
+    wall = None  # a zoned column's local datetimes: what a date column reads (the zone is the dtype's, public)
     if isinstance(dtype, pd.DatetimeTZDtype):
+        if str(dtype.tz) != "UTC":
+            wall = series.dt.tz_localize(None).to_numpy(dtype="datetime64[s]", na_value=np.datetime64("NaT"))
         series = series.dt.tz_convert("UTC").dt.tz_localize(None)
         dtype = series.dtype
     kind = getattr(dtype, "kind", "O")
     if kind == "M":
-        return TypedColumn(series.to_numpy(dtype="datetime64[s]", na_value=np.datetime64("NaT")), missing)
+        return TypedColumn(series.to_numpy(dtype="datetime64[s]", na_value=np.datetime64("NaT")), missing, wall)
     if kind in "iu":
         return TypedColumn(series.to_numpy(dtype=np.int64 if kind == "i" else np.uint64, na_value=0), missing)
     if kind == "f":
