@@ -122,6 +122,25 @@ def test_synth_writes_the_same_bytes_from_an_excel_export_in_both_engines_and_fr
     assert outputs[("excel", "duckdb")] == outputs[("excel", "memory")] == outputs[("plain", "duckdb")]
 
 
+
+@pytest.mark.parametrize("first, names, expected", [
+    ("a;b;c", ["a", "b"], ";"), ("a,b", ["a", "b"], ","), ("a\tb", ["b"], "\t"), ("a | b", ["a", "b"], "|"),
+    ('"x;y",b', ["x;y", "b"], ","), ("a;b", ["a", "c"], None),  # a header naming other columns: no header row
+    ("a", ["a"], None),  # one column: every delimiter splits it so, and none is told
+    ("", ["a"], None),
+])
+def test_the_output_delimiter_is_read_from_the_header_row_alone(tmp_path, first, names, expected):
+    """Synthetic rows are written with the delimiter that splits the input's header row into the schema's columns.
+    The header is public; the records are not, and records full of other delimiters do not move it."""
+    from dprelease.schema.tables import header_delimiter
+
+    records = ['"1,2;3|4",5;6\t7|8'] * 50
+    (tmp_path / "t.csv").write_text("\n".join(["", first, *records]) + "\n", encoding="utf-8")
+    assert header_delimiter(tmp_path / "t.csv", names) == expected
+    (tmp_path / "skip.csv").write_text("\n".join(["title;of,the|report", first, *records]) + "\n", encoding="utf-8")
+    assert header_delimiter(tmp_path / "skip.csv", names, skip_rows=1) == expected
+    assert header_delimiter(tmp_path / "none.csv", names) is None  # unreadable: the caller writes commas
+
 UNTERMINATED = [  # (the file's text, with SECRET inside the broken quote)
     'a,b\nx,1\n"SECRET,2\ny,3\n',
     'a,b\nx,1\ny,"SECRET\nx,3\n',

@@ -72,7 +72,9 @@ def synth(files, *extra: str, out: str = "synth.csv") -> list[str]:
 def test_synth_with_a_schema_writes_decoded_rows_with_the_original_columns(files, capsys):
     assert main(synth(files)) == 0
     assert "wrote 300 decoded synthetic rows" in capsys.readouterr().out
-    out = pd.read_csv(files["tmp"] / "synth.csv", keep_default_na=False, dtype=str)
+    # written with the input's semicolons (read from its header row), as a decimal-comma spreadsheet needs
+    assert (files["tmp"] / "synth.csv").read_text().splitlines()[0] == ";".join(NAMES)
+    out = pd.read_csv(files["tmp"] / "synth.csv", sep=";", keep_default_na=False, dtype=str)
     assert list(out.columns) == NAMES  # the schema's order; the unused 'name' column is not released
     ages = [int(a) for a in out["age"] if a != ""]
     assert ages and all(17 <= a <= 90 for a in ages) and len(set(ages)) > 8  # uniform within 10-year bins
@@ -84,6 +86,7 @@ def test_synth_with_a_schema_writes_decoded_rows_with_the_original_columns(files
     assert codes.shape == (300, 5)
     release = json.loads((files["tmp"] / "release.json").read_text())
     assert release["schema"] == schema.to_dict() and release["decoded"]["values"] == "uniform"
+    assert release["decoded"]["delimiter"] == ";"
     assert release["privacy_ledger"]["spent"]["epsilon_exact"] == "1"
     loaded = Release.load(files["tmp"] / "release.json")  # the JSON and its side file (the released codes)
     assert np.array_equal(loaded.rows, codes)  # the decoded rows encode back to exactly the released codes
@@ -95,10 +98,10 @@ def test_synth_with_a_schema_writes_decoded_rows_with_the_original_columns(files
 def test_decode_modes_and_parquet_in_and_out(files, capsys):
     schema = Schema.from_dict(SCHEMA)
     assert main(synth(files, "--decode", "midpoint", out="mid.csv")) == 0
-    mid = pd.read_csv(files["tmp"] / "mid.csv", keep_default_na=False, dtype=str)
+    mid = pd.read_csv(files["tmp"] / "mid.csv", sep=";", keep_default_na=False, dtype=str)
     assert {int(a) for a in mid["age"] if a} <= {21, 31, 41, 51, 61, 71, 81, 88}  # lower middles of 17..26, ...
     assert main(synth(files, "--decode", "label", out="label.csv")) == 0
-    label = pd.read_csv(files["tmp"] / "label.csv", keep_default_na=False, dtype=str)
+    label = pd.read_csv(files["tmp"] / "label.csv", sep=";", keep_default_na=False, dtype=str)
     assert set(label["age"]) - {""} <= set(schema.labels("age")) and "17..26" in set(label["age"])
     # Parquet in (the same table) and out: the same seed gives the same decoded values, typed.
     frame = pd.read_csv(files["data"], sep=";", dtype=str, keep_default_na=False)

@@ -17,7 +17,8 @@ from dprelease.api import SynthesisRequest, load_schema, synthesize, synthesize_
 from dprelease.cli.common import (add_data_arguments, check_output, integer, load, number, save_release_files,
                                   selected_domain, terminal_progress)
 from dprelease.cli.engines import add_engine_arguments, engine_options, start_engine
-from dprelease.errors import InputError
+from dprelease.engines.files import detect_format, resolve_files
+from dprelease.errors import InputError, InputTypeError
 from dprelease.files import Outputs, write_atomic
 from dprelease.mechanisms import registry
 from dprelease.mechanisms.base import Budget
@@ -28,7 +29,7 @@ from dprelease.release.files import side_file_name
 from dprelease.rows import ROW_CHOICES
 from dprelease.schema import Schema, decode
 from dprelease.schema.decode import VALUE_MODES
-from dprelease.schema.tables import PARQUET_SUFFIXES, need
+from dprelease.schema.tables import PARQUET_SUFFIXES, header_delimiter, need
 
 #: Options that read or decode a raw table: they mean something with --schema only.
 SCHEMA_ONLY = ("decode", "allow_non_public_schema", "delimiter", "skip_rows")
@@ -154,9 +155,13 @@ def run(args: argparse.Namespace) -> int:
         decoded = decode(release.rows, schema, values=values, rng=make_rng(args.seed, warn=False))
         release.extra["decoded"] = {"values": values, "format": "parquet" if parquet else "csv",
                                     "columns": list(schema.names)}
+        delimiter = None if parquet else output_delimiter(args, schema)
+        if delimiter is not None and delimiter != ",":
+            release.extra["decoded"]["delimiter"] = delimiter
         progress.phase("write files")
         with Outputs(SPENT_NOTE) as outputs:  # all files or none: never rows without their release
-            outputs.write("--out", args.out, decoded.to_parquet if parquet else decoded.to_csv)
+            outputs.write("--out", args.out, decoded.to_parquet if parquet
+                          else lambda path: decoded.to_csv(path, delimiter))
             save_release_files(release, args.release, outputs)
             outputs.commit()
         what = "decoded synthetic rows"
@@ -170,3 +175,16 @@ def run(args: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
     return 0
 
+
+def output_delimiter(args: argparse.Namespace, schema: Schema) -> str:
+    """The delimiter the decoded CSV is written with: ``--delimiter``'s; else the one the input CSV's header row is
+    written with (public: the schema's column names, never a record); else a comma (Parquet in, no header row)."""
+    if args.delimiter:
+        return args.delimiter
+    try:
+        files, _ = resolve_files(args.data)
+        if detect_format(files) != "csv":
+            return ","
+    except (InputError, InputTypeError):  # a path only a Spark master sees, say: the comma
+        return ","
+    return header_delimiter(files[0], schema.names, args.skip_rows or 0) or ","

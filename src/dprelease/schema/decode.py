@@ -120,12 +120,12 @@ class Decoded:
             out.append(text)
         return out
 
-    def csv(self) -> str:
-        return csv_text(self.schema.names, self.text_columns())
+    def csv(self, delimiter: str = ",") -> str:
+        return csv_text(self.schema.names, self.text_columns(), delimiter)
 
-    def to_csv(self, path: str | Path) -> None:
+    def to_csv(self, path: str | Path, delimiter: str = ",") -> None:
         """Write the decoded rows as CSV (header row), atomically."""
-        write_atomic(Path(path), self.csv())
+        write_atomic(Path(path), self.csv(delimiter))
 
     def to_parquet(self, path: str | Path) -> None:
         """Write the decoded rows as Parquet (DuckDB; the ``parquet`` extra), atomically."""

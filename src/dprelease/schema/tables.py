@@ -447,9 +447,29 @@ def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
 
 
 # ----------------------------------------------------------------------- writing
-def csv_text(header: Sequence[str], columns: Sequence[Sequence[str]]) -> str:
+def header_delimiter(path: str | Path, names: Sequence[str], skip_rows: int = 0) -> str | None:
+    """The one delimiter among ``, ; TAB |`` that splits the file's first non-empty line (after ``skip_rows``) into
+    cells holding every one of ``names``, or None (no header row, an unreadable file, or no single such delimiter).
+
+    Synthetic rows are written with it, so a table written with semicolons (a decimal-comma locale's spreadsheet)
+    comes back with semicolons. It reads the header row alone, which is public (the columns the schema names), never
+    a record: the sniffer that reads the file looks at its records too."""
+    try:
+        with open_text(path) as handle:
+            first = next((line for line in islice(handle, skip_rows, None) if line.strip()), None)
+    except (OSError, UnicodeDecodeError, EOFError, InputError):
+        return None
+    if first is None:
+        return None
+    wanted = set(names)
+    fits = [d for d in CSV_DELIMITERS
+            if wanted <= {cell.strip() for row in csv.reader([first], delimiter=d) for cell in row}]
+    return fits[0] if len(fits) == 1 else None
+
+
+def csv_text(header: Sequence[str], columns: Sequence[Sequence[str]], delimiter: str = ",") -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
     writer.writerow(header)
     writer.writerows(zip(*columns))
     return buffer.getvalue()
