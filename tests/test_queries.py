@@ -196,6 +196,8 @@ def test_dense_query_rejects(tiny_domain, vector, fragment):
         (" 2way ", [("a", "b"), ("a", "c"), ("b", "c")], 26),
         ("1-3way", [("a",), ("b",), ("c",), ("a", "b"), ("a", "c"), ("b", "c"), ("a", "b", "c")], 59),
         ("2-3way", [("a", "b"), ("a", "c"), ("b", "c"), ("a", "b", "c")], 50),
+        ("3-way", [("a", "b", "c")], 24),  # as English writes them
+        ("2-3-Way", [("a", "b"), ("a", "c"), ("b", "c"), ("a", "b", "c")], 50),
     ],
 )
 def test_from_spec_kway(tiny_domain, spec, marginals, num_queries):
@@ -229,7 +231,8 @@ def test_duplicates_removed_and_order_canonical(tiny_domain):
         ("4way", ["4-way", "at least 4 columns, got 3"]),
         ("3-2way", ["3-2"]),
         ("0-2way", ["0-2"]),
-        ("threeway", ["'threeway'", "neither"]),
+        ("threeway", ["'threeway'", "neither", "1-3way: every marginal of 1 to 3 columns"]),
+        ("1-3", ["'1-3'", "neither"]),
         ("no-such-file.json", ["'no-such-file.json'", "neither"]),
     ],
 )

@@ -31,7 +31,7 @@ def query_sensitivity(query: object, n: int) -> Fraction:
     return Fraction(1, n) if declared is None else declared(n)
 
 
-_SPEC = re.compile(r"^(?:(\d+)-)?(\d+)way$")
+_SPEC = re.compile(r"^(?:(\d+)-)?(\d+)-? ?way$", re.IGNORECASE)  # 3way; as English writes it, 3-way, 1-3-way
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class Workload:
 
     @classmethod
     def from_spec(cls, spec: str, domain: Domain) -> Workload:
-        """``"3way"``, ``"1-3way"``, a JSON list of attribute lists (``'[["age", "sex"]]'``), or the path of a JSON
+        """``"3way"``, ``"1-3way"`` (also written ``"3-way"``, ``"1-3-way"``), a JSON list of attribute lists (``'[["age", "sex"]]'``), or the path of a JSON
         file holding one."""
         if not isinstance(spec, str):
             raise InputTypeError(f"workload spec must be a string, got {type(spec).__name__}")
@@ -110,8 +110,9 @@ class Workload:
         else:
             path = Path(spec)
             if not path.exists():
-                raise InputError(f"workload {spec!r} is neither 'Kway', 'J-Kway', a JSON list of attribute lists nor an "
-                                 "existing JSON file")
+                raise InputError(f"workload {spec!r} is neither 'Kway', 'J-Kway' (3way: every 3-way marginal; 1-3way: "
+                                 "every marginal of 1 to 3 columns), a JSON list of attribute lists ('[[\"age\", "
+                                 "\"sex\"]]') nor an existing JSON file")
             where = f"workload file {spec!r}"
             try:
                 raw = json.loads(path.read_text(encoding="utf-8"))
