@@ -90,8 +90,8 @@ class Workload:
 
     @classmethod
     def from_spec(cls, spec: str, domain: Domain) -> Workload:
-        """``"3way"``, ``"1-3way"`` (also written ``"3-way"``, ``"1-3-way"``), a JSON list of attribute lists (``'[["age", "sex"]]'``), or the path of a JSON
-        file holding one."""
+        """``"3way"``, ``"1-3way"`` (also written ``"3-way"``, ``"1-3-way"``), a JSON list of attribute lists
+        (``'[["age", "sex"]]'``), or the path of a JSON file holding one."""
         if not isinstance(spec, str):
             raise InputTypeError(f"workload spec must be a string, got {type(spec).__name__}")
         match = _SPEC.match(spec.strip())
