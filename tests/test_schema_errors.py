@@ -399,13 +399,14 @@ def test_a_spreadsheets_trailing_empty_rows_are_named_as_the_likely_cause_in_bot
     assert "NULL values" in str(info.value) and "every cell is empty" not in str(info.value)
 
 
-@pytest.mark.parametrize("kind", ["workbook", "gzip"])
+@pytest.mark.parametrize("kind", ["workbook", "gzip", "utf16"])
 @pytest.mark.parametrize("command", ["schema", "synth-duckdb", "synth-memory"])
 def test_a_workbook_or_a_compressed_file_named_csv_is_named_for_what_it_is(tmp_path, monkeypatch, capsys, command,
                                                                           kind):
-    """An Excel workbook given as the data (or a gzip file named .csv) is not text: the one-line error says what it
-    is and what to do (save the sheet as CSV, read it with pandas.read_excel; name it .csv.gz), from its first bytes
-    (its format, no value), not "convert it with iconv"; nothing is charged or written."""
+    """An Excel workbook given as the data (or a gzip file named .csv, or UTF-16 text) is not UTF-8 text: the
+    one-line error says what it is and what to do (save the sheet as CSV, read it with pandas.read_excel; name it
+    .csv.gz; iconv from UTF-16), from its first bytes (its format, no value), not "convert it from windows-1252";
+    nothing is charged or written."""
     import gzip
     import zipfile
 
@@ -414,8 +415,10 @@ def test_a_workbook_or_a_compressed_file_named_csv_is_named_for_what_it_is(tmp_p
         with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as book:
             book.writestr("xl/worksheets/sheet1.xml", "".join(f"<row r='{i}'><c>{i * 7919 % 1000}</c></row>"
                                                              for i in range(3000)))
-    else:
+    elif kind == "gzip":
         data.write_bytes(gzip.compress(GOOD.encode("utf-8")))
+    else:  # as Excel's "Unicode Text" saves a sheet: a byte-order mark, then UTF-16 (with tabs)
+        data.write_text(GOOD.replace(",", "\t"), encoding="utf-16")
     with pytest.raises(UnicodeDecodeError):
         data.read_bytes().decode("utf-8")
     schema = tmp_path / "schema.json"
@@ -423,6 +426,6 @@ def test_a_workbook_or_a_compressed_file_named_csv_is_named_for_what_it_is(tmp_p
     out, argv = _reading_command(command, data, schema, tmp_path)
     code, captured, charges, draws, before = run_cli(tmp_path, monkeypatch, capsys, argv)
     assert code == 2 and captured.err.count("\n") == 1, captured.err
-    said = "pandas.read_excel" if kind == "workbook" else "name it .csv.gz"
-    assert f"data file {str(data)!r} is " in captured.err and said in captured.err and "iconv" not in captured.err
+    said = {"workbook": "pandas.read_excel", "gzip": "name it .csv.gz", "utf16": "iconv -f utf-16 -t utf-8"}[kind]
+    assert f"data file {str(data)!r} is " in captured.err and said in captured.err and "windows-1252" not in captured.err
     assert snapshot(tmp_path) == before and not out.exists() and charges == [] and draws == []

@@ -137,11 +137,15 @@ _ENDINGS = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}
 
 
 #: The first bytes of files that are not text, and what each is (public: the file's format, not its data).
+_UTF16 = ("UTF-16 text, not UTF-8: convert it, e.g. with iconv -f utf-16 -t utf-8, or save it from the "
+          "spreadsheet as CSV UTF-8")
 _NOT_TEXT_MAGIC = ((b"PK\x03\x04", "a spreadsheet workbook or another zip archive (.xlsx, .ods), not CSV text: save "
                     "its sheet as CSV (UTF-8), or read it with pandas.read_excel and pass the DataFrame"),
                    (b"\xd0\xcf\x11\xe0", "an Excel 97-2003 workbook (.xls), not CSV text: save its sheet as CSV "
                     "(UTF-8), or read it with pandas.read_excel and pass the DataFrame"),
-                   (b"\x1f\x8b", "gzip-compressed: name it .csv.gz to have it read compressed, or decompress it"))
+                   (b"\x1f\x8b", "gzip-compressed: name it .csv.gz to have it read compressed, or decompress it"),
+                   # a UTF-16 byte-order mark: Excel's "Unicode Text" (tab-separated), Windows tools' "Unicode"
+                   (b"\xff\xfe", _UTF16), (b"\xfe\xff", _UTF16))
 
 
 def not_text(source: str, encoding: str = "utf-8-sig", path: str | Path | None = None) -> str:
