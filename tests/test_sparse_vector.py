@@ -41,10 +41,11 @@ def big_table(n: int = 100_000) -> Dataset:
 
 
 # ------------------------------------------------------------------ the book's noise scales
-@pytest.mark.parametrize("cutoff", [1, 7])
-@pytest.mark.parametrize("delta", [0.0, 1e-6])
+@pytest.mark.parametrize(("delta", "cutoff"), [(0.0, 1), (0.0, 7), (1e-6, 150), (1e-6, 400)])
 @pytest.mark.parametrize("epsilon", [0.5, 3.0])
 def test_scales_are_the_books_times_the_sensitivity(cutoff, delta, epsilon):
+    # With delta > 0 the book's sizing is used past c of about 100 at delta = 1e-6 (below, the delta = 0
+    # sizing is less noisy: test_a_small_cutoff_with_delta_is_sized_as_without_it).
     data = big_table()
     d = 1 / data.n
     acc = PrivacyAccountant(epsilon=10.0, delta=0.5)
@@ -87,6 +88,43 @@ def test_a_large_epsilon_with_delta_falls_back_to_basic_composition_sizing():
     # Where the book's sizing fits, it is kept (and its bound).
     assert sv.step_epsilons(epsilon=Fraction(1), delta=Fraction(1e-6), cutoff=1000, numeric=True)[2]
     assert numeric_sparse_alpha(**{**kw, "epsilon": 1.0}, delta=1e-6) < numeric_sparse_alpha(**{**kw, "epsilon": 1.0})
+
+
+@pytest.mark.parametrize("delta", [1e-6, 1e-9])
+@pytest.mark.parametrize("numeric", [False, True])
+def test_a_small_cutoff_with_delta_is_sized_as_without_it(numeric, delta):
+    """The book's delta > 0 sizing pays sqrt(8 ln(1/delta)) for its sqrt(c) composition, so below c of about
+    8 ln(1/delta) (Sparse) or ln(2/delta) (sqrt(512) + 1)^2 / 81 (NumericSparse) it gave every run a smaller
+    epsilon than eps / c: a delta made a warm session's answers noisier (c = 3 at delta = 1e-9: an accuracy
+    3.3x coarser). The sizing with the larger runs' epsilon is used, so the accuracy bound never grows when a
+    delta is given, and the switch sits where the two epsilons cross."""
+    from dprelease.bounds import numeric_sparse_alpha
+
+    eps = Fraction(1)
+    crossings = []
+    for c in range(1, 400):
+        pure = sv.step_epsilons(epsilon=eps, delta=Fraction(0), cutoff=c, numeric=numeric)
+        chosen = sv.step_epsilons(epsilon=eps, delta=Fraction(delta), cutoff=c, numeric=numeric)
+        assert chosen[0] >= pure[0]  # never a noisier run than without delta
+        if numeric:
+            kw = {"cutoff": c, "num_queries": 1000, "epsilon": 1.0, "beta": 0.05}
+            assert numeric_sparse_alpha(**kw, delta=delta) <= numeric_sparse_alpha(**kw, delta=0.0)
+        if chosen[2]:
+            crossings.append(c)
+    # one switch, from the delta = 0 sizing to the book's, at the predicted c
+    assert crossings == list(range(crossings[0], 400))
+    predicted = (math.log(2 / delta) * (math.sqrt(512) + 1) ** 2 / 81 if numeric
+                 else 8 * math.log(1 / delta))
+    assert abs(crossings[0] - predicted) <= 2
+    # below it a session with delta runs the delta = 0 scales and is charged (eps, 0)
+    data = big_table()
+    kind = sv.NumericSparse if numeric else sv.Sparse
+    accountants = [PrivacyAccountant(epsilon=1.0, delta=1e-3) for _ in range(2)]
+    with_delta, without = (kind(data, threshold=0.3, cutoff=3, epsilon=1.0, delta=d, accountant=acc,
+                                rng=SeededRandom(0)) for d, acc in zip((delta, 0.0), accountants))
+    assert with_delta.threshold_scale == without.threshold_scale
+    assert with_delta.numeric_scale == without.numeric_scale
+    assert [(a.spent_epsilon, a.spent_delta) for a in accountants] == [(1, 0), (1, 0)]  # exactly, as Fractions
 
 
 def test_above_threshold_scales_and_single_top():

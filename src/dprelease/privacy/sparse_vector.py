@@ -343,11 +343,17 @@ def step_epsilons(*, epsilon: Fraction, delta: Fraction, cutoff: int,
     delta = 0 (basic composition, Thms 3.25 / 3.27): runs at eps / c (Sparse) or 8 eps / (9 c) with
     answers at eps / (9 c) (NumericSparse, sigma(eps2) = 2 c D / eps2, eps2 = 2 eps / 9); they cost
     exactly eps. delta > 0: the book's sizing (see the classes) for Thm 3.20 with slack delta (Sparse)
-    or delta / 2 per block (NumericSparse). That sizing assumes a small eps: for a large one its
-    blocks cost more than (eps, delta) even by the better of basic and advanced composition, and a
-    session could not start. So it is used whenever it fits the budget (the book's algorithm), and
-    otherwise the delta = 0 sizing, which always costs exactly eps, is used and delta goes unspent. Public: depends on (eps, delta, c) only; :func:`dprelease.bounds.numeric_sparse_alpha`
-    makes the same choice.
+    or delta / 2 per block (NumericSparse). That sizing pays for sqrt(c) composition with a factor
+    sqrt(8 ln(1/delta)) (about 13 at delta = 1e-9), so it gives the runs a larger epsilon than eps / c
+    only past c of about 8 ln(1/delta) (Sparse) or ln(2/delta) (sqrt(512) + 1)^2 / 81 (NumericSparse):
+    c > 150 or so; below, asking for a delta made every answer noisier (a warm session with c = 3 needed
+    an accuracy 3.3x coarser with delta = 1e-9 than without). And it assumes a small eps: for a large one
+    its blocks cost more than (eps, delta) even by the better of basic and advanced composition. So it is
+    used where it fits the budget and its runs' epsilon is larger than the delta = 0 sizing's (Thm 3.28's
+    bound, :func:`dprelease.bounds.numeric_sparse_alpha`, is 8 D (ln k + ln(4c / beta)) / (the runs'
+    epsilon) under either sizing, so the larger epsilon is the better bound); otherwise the delta = 0
+    sizing, which always costs exactly eps, is used and delta goes unspent ((eps, 0)-DP is
+    (eps, delta)-DP). Public: depends on (eps, delta, c) only; numeric_sparse_alpha makes the same choice.
     """
     c = cutoff
     if numeric:
@@ -371,7 +377,7 @@ def step_epsilons(*, epsilon: Fraction, delta: Fraction, cutoff: int,
         if each is not None:
             e, d, _ = block_charge(epsilon_each=each, count=c, delta_slack=slack)
             total_eps, total_delta = total_eps + e, total_delta + d
-    if total_eps <= epsilon and total_delta <= delta:
+    if total_eps <= epsilon and total_delta <= delta and advanced[0] > basic[0]:
         return (*advanced, True)
     return (*basic, False)
 
