@@ -94,6 +94,17 @@ def test_alpha_and_stream_length_solve_each_other(delta):
     assert back.max_queries >= 200 and back.cutoff == plan.cutoff and back.given == "alpha"
 
 
+def test_the_plan_names_the_theorem_of_the_sizing_it_runs():
+    """With a delta, NumericSparse runs the book's delta > 0 sizing only past c of about 150 (below, the delta = 0
+    sizing is less noisy: privacy/sparse_vector.py step_epsilons); the plan's bound and its theorem follow."""
+    few = OnlineMWPlan.solve(n=N, universe_size=DOMAIN.size, epsilon=1.0, delta=1e-9, alpha=0.45)
+    many = OnlineMWPlan.solve(n=N, universe_size=DOMAIN.size, epsilon=1.0, delta=1e-9, max_queries=200)
+    assert few.cutoff < 100 < many.cutoff
+    assert (few.theorem, many.theorem) == ("Thm 4.14", "Thm 4.15")
+    pure = OnlineMWPlan.solve(n=N, universe_size=DOMAIN.size, epsilon=1.0, delta=0.0, alpha=0.45)
+    assert few.max_queries == pure.max_queries  # the same sizing, the same stream length
+
+
 def test_parameters_the_theorem_cannot_support_are_refused():
     with pytest.raises(InputError, match="exactly one of alpha and max_queries"):
         OnlineMWPlan.solve(n=N, universe_size=64, epsilon=1.0)

@@ -20,6 +20,7 @@ from dprelease.bounds import (
 )
 from dprelease.errors import InputError
 from dprelease.privacy.noise import exact, float_at_most
+from dprelease.privacy.sparse_vector import step_epsilons
 from dprelease.validation import check_delta, check_open_unit, check_positive, check_positive_int
 
 
@@ -65,7 +66,7 @@ class OnlineMWPlan:
         check_open_unit(beta, "beta")
         check_positive_int(n, "n")
         check_positive_int(universe_size, "universe_size")
-        theorem = "Thm 4.14" if delta == 0 else "Thm 4.15"
+        theorem = "Thm 4.14" if delta == 0 else "Thms 4.14-4.15"  # with a delta, the less noisy sizing's
         where = f"n={n}, |X|={universe_size}, epsilon={epsilon:g}" + (f", delta={delta:g}" if delta else "")
         if (alpha is None) == (max_queries is None):
             raise InputError("give exactly one of alpha and max_queries (the other is solved from the theorem)")
@@ -92,7 +93,13 @@ class OnlineMWPlan:
 
     @property
     def theorem(self) -> str:
-        return "Thm 4.14" if self.delta == 0 else "Thm 4.15"
+        """Thm 4.15 where NumericSparse runs the delta > 0 sizing; Thm 4.14 without a delta, and with one where the
+        delta = 0 sizing is the less noisy at this cut-off (:func:`~dprelease.privacy.sparse_vector.step_epsilons`:
+        the bound and the noise are then Thm 4.14's)."""
+        if self.delta == 0:
+            return "Thm 4.14"
+        booked = step_epsilons(epsilon=exact(self.epsilon), delta=exact(self.delta), cutoff=self.cutoff, numeric=True)
+        return "Thm 4.15" if booked[2] else "Thm 4.14"
 
     @property
     def promised_accuracy(self) -> float:
