@@ -42,6 +42,14 @@ CASES = [
     ("CRLF, then LF", "a,b\r\n0,1\n1,2\r\n", "its lines end in both CRLF and LF; save it with one kind of line ending"),
     ("LF and a lone CR", "a,b\n0,1\r1,2\n", "its lines end in both LF and CR; save it with one kind of line ending"),
 ]
+#: Headers naming SCHEMA's columns in another case: (the file's text, the error after "data file PATH").
+LOOSE_HEADERS = [
+    ("A,B\n0,1\n1,2\n", ": its first row names 2 of the schema's 2 columns ('a', 'b') only when case, spaces and "
+                         "punctuation are ignored; names are matched exactly: write them in the schema as the file's "
+                         "header does"),
+    ("a,B\n0,1\n1,2\n", ": cannot encode 1 column by the schema: column 'b': missing from the table (a column of the "
+                         "table has this name in another case or spacing: names are matched exactly)"),
+]
 #: A quote inside an unquoted field is a character of it (raw only: ``2"x`` is a category of SCHEMA, code 2).
 #: A headerless file of three fields, and its whole schema: a selection reads its columns by their place.
 HEADERLESS_SCHEMA = Schema.from_dict({"a": {"type": "categorical", "values": ["x", "y"], "other": True, "null": True},

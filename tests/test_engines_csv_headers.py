@@ -141,6 +141,26 @@ def test_the_output_delimiter_is_read_from_the_header_row_alone(tmp_path, first,
     assert header_delimiter(tmp_path / "skip.csv", names, skip_rows=1) == expected
     assert header_delimiter(tmp_path / "none.csv", names) is None  # unreadable: the caller writes commas
 
+
+@pytest.mark.parametrize(("text", "said"), odd_csv.LOOSE_HEADERS)
+def test_a_header_written_in_another_case_is_said_to_be_so_in_both_engines(tmp_path, text, said):
+    """A new user's header `AGE,Region` for a schema's `age`, `region`: the first row named no column exactly, so it
+    was read as a record, and the error said every column's values were not numbers or not in the category list.
+    Now the one line says the names differ in case; a header that names some columns exactly says which of the
+    others it has in another case. Neither quotes the file's own cells (only the schema's names)."""
+    path = odd_csv.write(tmp_path, "loose.csv", text)
+    assert {engine: odd_csv.read(path, engine, "raw") for engine in ("memory", "duckdb")} == \
+        dict.fromkeys(("memory", "duckdb"), f"data file {path!r}{said}")
+
+
+def test_a_headerless_record_spelling_one_column_name_still_reads_as_a_record(tmp_path):
+    """Half the names, but only one of two: a record (`A,1`) may hold a value spelled like a column."""
+    from dprelease.schema.tables import check_loosely_named
+
+    check_loosely_named(["A", "1"], ["a", "b"], "t")  # no error
+    with pytest.raises(InputError, match="names 1 of the schema's 1 columns"):
+        check_loosely_named(["Hours Per Week"], ["hours-per-week"], "t")
+
 UNTERMINATED = [  # (the file's text, with SECRET inside the broken quote)
     'a,b\nx,1\n"SECRET,2\ny,3\n',
     'a,b\nx,1\ny,"SECRET\nx,3\n',

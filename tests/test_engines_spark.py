@@ -219,6 +219,12 @@ def test_odd_csv_files_read_in_spark_as_in_memory(spark, tmp_path, mode):
     assert counts == open_table(spaces, schema=one, engine="memory").marginal_counts(["a"]).tolist() == [1, 1, 1, 0]
 
 
+def test_a_header_in_another_case_is_said_to_be_so_in_spark_as_in_memory(spark, tmp_path):
+    for k, (text, _) in enumerate(odd_csv.LOOSE_HEADERS):
+        path = odd_csv.write(tmp_path, f"loose-{k}.csv", text)
+        assert odd_csv.read(path, "spark", "raw", spark=spark) == odd_csv.read(path, "memory", "raw"), text
+
+
 def test_a_file_without_a_header_row_is_refused_in_the_same_words_without_its_record(spark, tmp_path, capfd):
     path = odd_csv.write(tmp_path, "bare.csv", "1,SECRET\n0,2\n")
     messages = {engine: odd_csv.read(path, engine, "coded", **({"spark": spark} if engine == "spark" else {}))

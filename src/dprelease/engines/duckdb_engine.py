@@ -359,7 +359,8 @@ def _define_encoded_view(con: object, duckdb: object, files: list[str], kind: st
     types = {name: sql_type for name, sql_type, *_ in described}
     code_types = [_SQL_CODE_TYPE[code_dtype(size).itemsize] for size in schema.domain.sizes]
     return define_encoded(con, duckdb, source, types, schema, label, csv=layout is not None, show_values=show_values,
-                          code_types=code_types, open_error=open_error)
+                          code_types=code_types, open_error=open_error,
+                          header=layout.names if layout is not None and layout.header else ())
 
 
 def _column_checks(column: str, sql_type: str, size: int) -> tuple[str, list[tuple[str, str]] | None]:

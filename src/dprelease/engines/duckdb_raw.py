@@ -78,8 +78,10 @@ def render(encoding: Encoding, source: str) -> str:
 
 
 def define_encoded(con: object, duckdb: object, source: str, types: dict[str, str], schema: Schema, label: str,
-                   *, csv: bool, show_values: bool, code_types: list[str], open_error) -> int:
-    """Encode, check and keep the table; return n. ``open_error(exc)`` turns a DuckDB error into an InputError."""
+                   *, csv: bool, show_values: bool, code_types: list[str], open_error,
+                   header: Sequence[str] = ()) -> int:
+    """Encode, check and keep the table; return n. ``open_error(exc)`` turns a DuckDB error into an InputError.
+    ``header``: a CSV's header cells (its columns outside the schema are read under placeholder names)."""
     missing = [name for name in schema.names if name not in types]
     present = [name for name in schema.names if name in types]
     used = schema.select(present) if present else None
@@ -107,7 +109,8 @@ def define_encoded(con: object, duckdb: object, source: str, types: dict[str, st
                              + f" FROM ({table})").fetchone()
         found = {(i, kind): (int(rows), _examples(con, used, types, source, csv, i, kind))
                  for (i, kind), rows in zip(bad, counts)}
-    message = problems_message(label, used or schema, missing, found, show_values=show_values)
+    message = problems_message(label, used or schema, missing, found, show_values=show_values,
+                               present=[*types, *header])
     if message is not None:
         con.execute(f"DROP TABLE IF EXISTS {ENCODED}")
         raise InputError(message)

@@ -21,7 +21,7 @@ engine reads it as its ISO text). Everything here is built from the public schem
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from dprelease.errors import InputError
@@ -30,6 +30,7 @@ from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColu
 from dprelease.schema.encode import ABOVE, BELOW, NULL, OK, UNPARSABLE, blank_rows_hint, describe
 from dprelease.schema.parse import as_text
 from dprelease.schema.schema import Schema
+from dprelease.schema.tables import missing_problems
 from dprelease.engines.sql_text import Dialect, format_fields, iso_fields, iso_seconds, place
 
 #: The raw column classes, by the engine's type names (DuckDB's DESCRIBE; Spark's DataType class names).
@@ -101,13 +102,14 @@ def plan(schema: Schema, types: Mapping[str, str], dialect: Dialect, *, csv: boo
 
 
 def problems_message(label: str, schema: Schema, missing: Sequence[str], found: Mapping[tuple[int, int], object],
-                     *, show_values: bool = False) -> str | None:
+                     *, show_values: bool = False, present: Collection[str] = ()) -> str | None:
     """The in-memory encoder's error for these problems (None when there are none).
 
     ``found[(i, kind)]``: column i has values with problem ``kind``; the value is (rows, examples) when
     ``show_values``, else anything true.
+    ``present``: every column name the table has (for the hint on a missing column named another way).
     """
-    problems = [f"column {name!r}: missing from the table" for name in missing]
+    problems = missing_problems(missing, present)
     for i, column in enumerate(schema.columns):
         for kind in PROBLEMS:
             if found.get((i, kind)):

@@ -159,13 +159,15 @@ class SparkTable(CountingTable):
 
     ``SparkTable(frame, domain)`` checks the frame (one Spark job) and keeps its coded columns;
     :meth:`open` reads files first. ``memory_limit`` bounds what comes back to the driver (distinct rows,
-    cached marginals); the cluster's own memory is Spark's configuration.
+    cached marginals); the cluster's own memory is Spark's configuration. ``header_names``: the header of the CSV
+    :meth:`open` read (its columns outside the schema come as placeholders), for the words on a missing column.
     """
 
     def __init__(self, frame: object, domain: Domain | None = None, *, schema: Schema | None = None,
                  columns: Sequence[str] | None = None, memory_limit: int | str = DEFAULT_MEMORY_LIMIT,
                  max_distinct_rows: int | None = None, batch_size: int = DEFAULT_BATCH,
-                 label: str = "Spark DataFrame", show_values: bool = False, csv: bool = False) -> None:
+                 label: str = "Spark DataFrame", show_values: bool = False, csv: bool = False,
+                 header_names: Sequence[str] = ()) -> None:
         functions = _pyspark()
         if not is_spark_frame(frame):
             raise InputTypeError(f"frame must be a Spark DataFrame, got {type(frame).__name__}")
@@ -180,7 +182,8 @@ class SparkTable(CountingTable):
             if schema is None:
                 coded, n = _check_and_code(frame, domain, functions, label)
             else:
-                coded, n = encode_frame(frame, schema, functions, label, csv=csv, show_values=show_values)
+                coded, n = encode_frame(frame, schema, functions, label, csv=csv, show_values=show_values,
+                                        header_names=header_names)
         super().__init__(domain, n, memory_limit=budget, max_distinct_rows=max_distinct_rows, batch_size=batch_size)
         self._frame = coded
         self._functions = functions
@@ -238,7 +241,9 @@ class SparkTable(CountingTable):
                 frame = session.read.parquet(*files)
             else:
                 frame = _read_csv(session.read, files, layout, keep, strip=strip, checked=not remote)
-        return cls(frame, domain, schema=schema, label=label, csv=layout is not None, **options)
+        header_names = layout.names if layout is not None and layout.header else ()  # its other columns: placeholders
+        return cls(frame, domain, schema=schema, label=label, csv=layout is not None, header_names=header_names,
+                   **options)
 
     # -------------------------------------------------------------------- hooks
     def _group_rows(self, cap: int) -> DistinctRows | None:

@@ -8,6 +8,8 @@ the text again; on a cluster that is where the work is spread, and the grouped p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from dprelease.engines.schema_sql import PROBLEMS, plan, problems_message
 from dprelease.engines.sql_text import SPARK
 from dprelease.errors import InputError
@@ -16,13 +18,14 @@ from dprelease.schema.parse import as_text
 
 
 def encode_frame(frame: object, schema: Schema, F: object, label: str, *, csv: bool,
-                 show_values: bool) -> tuple[object, int]:
-    """(a frame of the codes c0.. as ints, n), or the in-memory encoder's InputError for the table's problems."""
+                 show_values: bool, header_names: Sequence[str] = ()) -> tuple[object, int]:
+    """(a frame of the codes c0.. as ints, n), or the in-memory encoder's InputError for the table's problems.
+    ``header_names``: a CSV's header cells (its columns outside the schema are read under placeholder names)."""
     types = {field.name: type(field.dataType).__name__ for field in frame.schema.fields}
     missing = [name for name in schema.names if name not in types]
     present = [name for name in schema.names if name in types]
     if not present:
-        raise InputError(problems_message(label, schema, missing, {}))
+        raise InputError(problems_message(label, schema, missing, {}, present=[*types, *header_names]))
     used = schema.select(present)
     encoding = plan(used, types, SPARK, csv=csv, label=label)
     staged = frame
@@ -38,7 +41,8 @@ def encode_frame(frame: object, schema: Schema, F: object, label: str, *, csv: b
         counts = coded.agg(*[F.sum(F.when(F.col(f"c{i}") == -kind, 1).otherwise(0)) for i, kind in bad]).collect()[0]
         found = {(i, kind): (int(rows), _examples(frame, used, types, F, csv, i, kind))
                  for (i, kind), rows in zip(bad, counts)}
-    message = problems_message(label, used, missing, found, show_values=show_values)
+    message = problems_message(label, used, missing, found, show_values=show_values,
+                               present=[*types, *header_names])
     if message is not None:
         raise InputError(message)
     n = int(row["n"])

@@ -32,7 +32,8 @@ from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColu
 from dprelease.schema.parse import (FactorColumn, TypedColumn, as_text, datetimes_to_int, parse_booleans,
                                     parse_floats, parse_formatted_times, parse_times, texts, whole_to_int)
 from dprelease.schema.schema import Schema
-from dprelease.schema.tables import FRAME_SOURCE, PARQUET_SUFFIXES, Table, from_dataframe, read_csv, read_parquet
+from dprelease.schema.tables import (FRAME_SOURCE, PARQUET_SUFFIXES, Table, from_dataframe, missing_problems, read_csv,
+                                     read_parquet)
 
 # Status of each value: placed, NULL, or one of the problems a bucket (or clip) may absorb.
 OK, NULL, UNPARSABLE, UNKNOWN, BELOW, ABOVE = range(6)
@@ -81,7 +82,7 @@ def read_table(data: object, names: Sequence[str] | None, *, delimiter: str | No
 def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> np.ndarray:
     """Codes of every schema column of ``table``; one error lists every column that cannot be encoded."""
     schema.domain  # noqa: B018 -- refuses a column with undecided bounds (a draft's)
-    problems = [f"column {name!r}: missing from the table" for name in table.missing]
+    problems = missing_problems(table.missing, table.present)
     codes = np.zeros((table.n, len(schema.columns)), dtype=np.int64)
     for i, column in enumerate(schema.columns):
         if column.name in table.missing:

@@ -38,6 +38,8 @@ class Table:
     n: int
     source: str
     missing: tuple[str, ...] = ()
+    #: every column name the table has (its header's, Parquet's, the DataFrame's), for :func:`missing_problems`
+    present: tuple[str, ...] = ()
 
 
 def need(module: str, extra: str, what: str):
@@ -271,6 +273,8 @@ def has_header_row(cells: Sequence[str], names: Sequence[str], header: object, s
     """
     if header == "auto":
         header = any(h in names for h in cells)
+        if not header:
+            check_loosely_named(cells, names, source)
     if header:
         check_distinct_header(cells, names if declared is None else declared, source)
         return True
@@ -279,6 +283,36 @@ def has_header_row(cells: Sequence[str], names: Sequence[str], header: object, s
         raise InputError(f"{source} has no header row naming the schema's columns, and its rows have "
                          f"{len(cells)} fields where the schema has {len(fields)} columns")
     return False
+
+
+def _loose(name: str) -> str:
+    return re.sub(r"[\W_]+", "", name.casefold())
+
+
+def check_loosely_named(cells: Sequence[str], names: Sequence[str], source: str) -> None:
+    """An InputError where a first row naming none of ``names`` exactly names at least half of them, and two (one
+    for a one-column schema), once case, spaces and punctuation are ignored (``Age``, ``Hours Per Week`` for ``age``,
+    ``hours-per-week``): a header written another way, which read as a record made every column's values wrong. (A
+    record whose values spell half the column names is left to read as one.) It quotes the schema's names only
+    (public); the row's cells may be a record's."""
+    loose = {_loose(cell) for cell in cells}
+    matched = [name for name in names if _loose(name) and _loose(name) in loose]
+    if len(matched) >= min(2, len(names)) and 2 * len(matched) >= len(names):
+        shown = ", ".join(repr(name) for name in matched[:5]) + (", ..." if len(matched) > 5 else "")
+        raise InputError(f"{source}: its first row names {len(matched)} of the schema's {len(names)} columns "
+                         f"({shown}) only when case, spaces and punctuation are ignored; names are matched exactly: "
+                         "write them in the schema as the file's header does")
+
+
+def missing_problems(missing: Sequence[str], present: Collection[str]) -> list[str]:
+    """The encoders' words for schema columns the table lacks; where the table has a column of the same name once
+    case, spaces and punctuation are ignored (``Region`` for ``region``), they say so without quoting it (a name
+    outside the schema is not public)."""
+    loose = {_loose(name) for name in present}
+    return [f"column {name!r}: missing from the table" + (" (a column of the table has this name in another case or "
+                                                         "spacing: names are matched exactly)"
+                                                         if _loose(name) and _loose(name) in loose else "")
+            for name in missing]
 
 
 def check_read_options(delimiter: object, header: object, skip_rows: object) -> None:
@@ -353,7 +387,7 @@ def read_csv(path: str | Path, names: Sequence[str] | None, *, delimiter: str | 
             missing.append(name)
             continue
         columns[name] = factorize(np.array(fields[first.index(name)], dtype=object))
-    return Table(columns, len(body), source, tuple(missing))
+    return Table(columns, len(body), source, tuple(missing), tuple(first) if headed else ())
 
 
 # ----------------------------------------------------------------------- Parquet
@@ -381,7 +415,7 @@ def read_parquet(path: str | Path, names: Sequence[str] | None) -> Table:
     finally:
         connection.close()
     columns = {name: _from_numpy(arrays[name], name) for name in wanted}
-    return Table(columns, n, source, tuple(missing))
+    return Table(columns, n, source, tuple(missing), tuple(present))
 
 
 def _from_numpy(array: np.ndarray, name: str) -> FactorColumn | TypedColumn:
@@ -421,7 +455,7 @@ def from_dataframe(frame: object, names: Sequence[str] | None) -> Table:
         if name not in header:
             continue
         columns[name] = _from_series(frame[frame.columns[header.index(name)]], name, pd)
-    return Table(columns, len(frame), FRAME_SOURCE, tuple(missing))
+    return Table(columns, len(frame), FRAME_SOURCE, tuple(missing), tuple(header))
 
 
 def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
@@ -535,7 +569,7 @@ def concat_tables(tables: Sequence[Table], source: str) -> Table:
             raise InputError(f"column {name!r}: the files of {source} hold it as different kinds of value (text in "
                              "one, numbers or dates in another); write every part the same way")
     missing = tuple(dict.fromkeys(m for table in tables for m in table.missing))
-    return Table(columns, sum(table.n for table in tables), source, missing)
+    return Table(columns, sum(table.n for table in tables), source, missing, first.present)
 
 
 def _typed_kind(dtype_kind: str) -> str:
