@@ -161,6 +161,31 @@ def test_a_headerless_record_spelling_one_column_name_still_reads_as_a_record(tm
     with pytest.raises(InputError, match="names 1 of the schema's 1 columns"):
         check_loosely_named(["Hours Per Week"], ["hours-per-week"], "t")
 
+
+def test_a_date_column_reads_the_date_as_written_and_a_datetime_column_the_instant(tmp_path):
+    """2024-02-01T00:30+01:00 is February 1 where it was written and January 31 in UTC. A date column took the UTC
+    date, so an offset east of UTC put local midnights on the day before; it now takes the date as written (the
+    time and offset dropped, as a zoned DataFrame's date is its zone's), and a datetime column the UTC instant, in
+    both engines (tests/raw_tables.py's offsets check that they agree)."""
+    written = ["2024-02-01T00:30:00+01:00", "2023-12-31T23:00:00-02:00", "2024-01-31T23:59:59Z", "2020-01-05+01:00",
+               "2024-01-15 06:00+05:30"]
+    (tmp_path / "t.csv").write_text("day,at\n" + "".join(f"{w},{w}\n" for w in written), encoding="utf-8")
+    schema = Schema.from_dict({"day": {"type": "date", "bounds": ["2020-01-01", "2024-12-31"], "unit": "day"},
+                               "at": {"type": "datetime", "bounds": ["2020-01-01T00:00:00", "2024-12-31T23:59:59"],
+                                      "unit": "hour"}})
+    days = [int((np.datetime64(w[:10]) - np.datetime64("2020-01-01")).astype(int)) for w in written]
+    utc = ["2024-01-31T23:30", "2024-01-01T01:00", "2024-01-31T23:59", "2020-01-04T23:00", "2024-01-15T00:30"]
+    hours = [int((np.datetime64(u) - np.datetime64("2020-01-01T00:00")).astype("timedelta64[h]").astype(int))
+             for u in utc]
+    expected = np.column_stack([days, hours])
+    assert np.array_equal(encode(tmp_path / "t.csv", schema), expected)
+    table = open_table(str(tmp_path / "t.csv"), schema=schema, engine="duckdb")
+    try:
+        assert table.marginal_counts(["day", "at"]).sum() == len(written)
+        assert all(table.marginal_counts(["day", "at"])[d, h] == 1 for d, h in expected)
+    finally:
+        table.close()
+
 UNTERMINATED = [  # (the file's text, with SECRET inside the broken quote)
     'a,b\nx,1\n"SECRET,2\ny,3\n',
     'a,b\nx,1\ny,"SECRET\nx,3\n',

@@ -219,9 +219,10 @@ class _Builder:
             return self._number(column, value, null, integral_value=False, stage=2, a=a)
         written = iso_fields(d, stripped) if column.format is None else format_fields(d, stripped, column.format)
         fields = {name: self.add(1, a + name, sql) for name, sql in written}
+        dated = isinstance(column, DateColumn)  # a date as written: its time of day and offset dropped (parse_iso)
         seconds = iso_seconds(d, fields["y"], fields["mo"], fields["d"], fields["h"], fields["mi"], fields["s"],
-                              fields["z"])
-        unit = self.add(2, a + "u", d.floor_div(seconds, 86400) if isinstance(column, DateColumn) else seconds)
+                              "0" if dated else fields["z"])
+        unit = self.add(2, a + "u", d.floor_div(seconds, 86400) if dated else seconds)
         return self._binned(column, unit, null, integral=True)
 
     def _number(self, column: Column, value: str, null: str, *, integral_value: bool, stage: int,

@@ -137,7 +137,9 @@ def whole_to_int(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # ------------------------------------------------------------------------ dates
 def parse_iso(text: str, unit: str) -> int | None:
     """An ISO 8601 date or datetime as an integer count of ``unit`` ('D' days or 's' seconds) since
-    1970-01-01 UTC, floored; None if the text is not ISO 8601."""
+    1970-01-01 UTC, floored; None if the text is not ISO 8601. Seconds are the UTC instant (an offset is applied);
+    days are the date as written (the time of day and any offset dropped: 2024-02-01T00:30+01:00 is February 1,
+    as a zoned DataFrame's date is its zone's)."""
     match = _ISO.match(text.strip())
     if match is None:
         return None
@@ -147,6 +149,8 @@ def parse_iso(text: str, unit: str) -> int | None:
     except ValueError:
         return None
     seconds = int(stamp.astype(np.int64))
+    if unit == "D":
+        return seconds // 86400
     if zone and zone != "Z":
         sign = 1 if zone[0] == "+" else -1
         digits = zone[1:].replace(":", "")
