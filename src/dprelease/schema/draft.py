@@ -450,10 +450,13 @@ def _decade_runs(edges: np.ndarray) -> list[tuple[int, int]]:
             inside = np.flatnonzero((edges[:-1] >= lo) & (edges[1:] <= hi))
             if len(inside) < 2:
                 continue
-            s, e = int(inside[0]), int(inside[-1])
-            runs.update((s, s + j) for j in range(1, e - s + 1))
-            runs.update((e - j, e) for j in range(1, e - s))
+            runs.update(_prefixes_and_suffixes(int(inside[0]), int(inside[-1])))
     return sorted(runs)
+
+
+def _prefixes_and_suffixes(first: int, last: int) -> list[tuple[int, int]]:
+    """The runs (first cell, last cell) of 2 or more of the cells first..last that hold one of the two ends."""
+    return [(first, first + j) for j in range(1, last - first + 1)] + [(last - j, last) for j in range(1, last - first)]
 
 
 @functools.lru_cache(maxsize=4096)  # public arguments; one column tests its 476-566 runs at a few sizes
@@ -612,12 +615,7 @@ def _date_runs(edges: np.ndarray) -> list[tuple[int, int]]:
             continue
         key = (year // 10, "year") if days < 400 else (year // 100, "decade")
         groups.setdefault(key, []).append(cell)
-    runs = set()
-    for cells in groups.values():
-        s, e = cells[0], cells[-1]
-        runs.update((s, s + j) for j in range(1, e - s + 1))
-        runs.update((e - j, e) for j in range(1, e - s))
-    return sorted(runs)
+    return sorted({run for cells in groups.values() for run in _prefixes_and_suffixes(cells[0], cells[-1])})
 
 
 _DATE_EDGES = np.concatenate([[-np.inf], _DATE_CELL_STARTS, [np.inf]])

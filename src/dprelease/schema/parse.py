@@ -155,7 +155,7 @@ def parse_iso(text: str, unit: str) -> int | None:
         sign = 1 if zone[0] == "+" else -1
         digits = zone[1:].replace(":", "")
         seconds -= sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
-    return seconds if unit == "s" else seconds // 86400
+    return seconds
 
 
 #: What each strptime directive of a date or datetime column's ``format`` reads: (field, pattern). Numeric fields,
