@@ -82,11 +82,11 @@ PEER_RUNNER = HERE / "peers" / "run_peer.py"
 SCORE_PY = scoring.SCORE_PY  # the protocol's independent scorer, found as every benchmark finds it
 DELTA = 1e-9
 SYSTEMS = ("dprelease", "dprelease-pure", "independent", "uniform", "mst", "aim", "mst-matched", "aim-matched",
-           "dprelease-rounds")
+           "dprelease-rounds", "dprelease-addremove")
 #: A peer run at the nominal epsilon under its own privacy unit (add or remove a record), and the same peer run at
 #: the epsilon that gives dprelease's guarantee under dprelease's unit (replace a record; peer_guarantee.py).
 PEERS = ("mst", "aim", "mst-matched", "aim-matched")
-OPTIONAL_SYSTEMS = ("dprelease-rounds", "mst-matched", "aim-matched")  # run only when named
+OPTIONAL_SYSTEMS = ("dprelease-rounds", "mst-matched", "aim-matched", "dprelease-addremove")  # run only when named
 CHEAP_TABLE_ORDER = ("adult7", "spread", "small91", "adult-n1000", "adult-n5000", "binary16", "bn-1k", "clinic", "loans",
                      "adult14", "taxi", "wide", "bn-100k", "bn-1m")
 
@@ -185,7 +185,7 @@ def run_one(spec: dict) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=SeededRunWarning)
-        if system in ("dprelease", "dprelease-pure", "dprelease-rounds"):
+        if system in ("dprelease", "dprelease-pure", "dprelease-rounds", "dprelease-addremove"):
             from dprelease.api import synthesize
 
             delta = 0.0 if system == "dprelease-pure" else None  # None: the default
@@ -196,7 +196,8 @@ def run_one(spec: dict) -> dict:
 
                 mwem_tuning.ADAPTIVE = replace(mwem_tuning.ADAPTIVE, joint_noise=None)
             t0 = time.perf_counter()
-            release = synthesize(dataset, workloads["main"], epsilon=eps, delta=delta, seed=seed)
+            unit = "add-remove" if system == "dprelease-addremove" else None  # the peers' unit, at the nominal eps
+            release = synthesize(dataset, workloads["main"], epsilon=eps, delta=delta, seed=seed, privacy_unit=unit)
             out["seconds"] = time.perf_counter() - t0
             out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
             out["loadavg1_before_after"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
@@ -214,7 +215,8 @@ def run_one(spec: dict) -> dict:
                 sample_rows = release.model.sample(dataset.n, make_rng(seed + 1_000_003, warn=False))
                 how = "drawn from release.model"
             else:
-                again = synthesize(dataset, workloads["main"], epsilon=eps, delta=delta, seed=seed, rows="sample")
+                again = synthesize(dataset, workloads["main"], epsilon=eps, delta=delta, seed=seed, rows="sample",
+                                   privacy_unit=unit)
                 same = len(again.answers) == len(release.answers) and all(
                     np.array_equal(a, b) for a, b in zip(again.answers, release.answers))
                 sample_rows, how = again.rows, "the same seed re-run with rows='sample'"

@@ -27,6 +27,7 @@ from dprelease.engines.registry import engine_name, open_table
 from dprelease.errors import InputError, InputTypeError, SeededRunWarning, warn_user
 from dprelease.mechanisms import registry
 from dprelease.mechanisms.base import Budget, Fitted
+from dprelease.mechanisms.mwem import PRIVACY_UNITS
 from dprelease.privacy.accountant import Charge
 from dprelease.privacy.rng import make_rng
 from dprelease.privacy.zcdp import epsilon_for
@@ -44,7 +45,7 @@ from dprelease.validation import (check_alpha, check_delta, check_epsilon, check
 
 #: The keyword options of :func:`synthesize` besides the privacy budget (``SynthesisRequest.from_options``).
 SYNTHESIS_OPTIONS = ("alpha", "rounds", "n_rows", "rows", "seed", "max_cells", "representation", "max_model_cells",
-                     "base")
+                     "base", "privacy_unit")
 #: The encoder's options that :func:`synthesize_table` passes on (:func:`dprelease.schema.encode`).
 READ_OPTIONS = ("delimiter", "header", "skip_rows", "show_values")
 
@@ -65,6 +66,7 @@ class SynthesisRequest:
     representation: str = "auto"
     max_model_cells: int | None = None
     base: str | None = None
+    privacy_unit: str | None = None  # None or "replace": the book's unit; "add-remove": mwem only
 
     @classmethod
     def from_options(cls, mechanism: str = "mwem", *, epsilon: float, delta: float | None = None,
@@ -76,7 +78,8 @@ class SynthesisRequest:
             raise InputError(f"unknown option(s) {unknown}; the options are {list(SYNTHESIS_OPTIONS)}")
         return cls(mechanism, epsilon, delta, options.get("alpha"), options.get("rounds"), options.get("n_rows"),
                    options.get("rows", "auto"), options.get("max_cells", DEFAULT_MAX_CELLS), options.get("seed"),
-                   options.get("representation", "auto"), options.get("max_model_cells"), options.get("base"))
+                   options.get("representation", "auto"), options.get("max_model_cells"), options.get("base"),
+                   options.get("privacy_unit"))
 
     def __post_init__(self) -> None:
         registry.lookup(self.mechanism)
@@ -99,11 +102,20 @@ class SynthesisRequest:
             raise InputError(f"representation must be one of {list(REPRESENTATIONS)}, got {self.representation!r}")
         if self.max_model_cells is not None:
             check_positive_int(self.max_model_cells, "max_model_cells")
+        if self.privacy_unit not in (None, *PRIVACY_UNITS):
+            raise InputError(f"privacy_unit must be one of {list(PRIVACY_UNITS)}, got {self.privacy_unit!r:.100}")
 
     def options(self, base: str | None) -> dict[str, object]:
         """The mechanism options as given (``None``: not given; the mechanism's own default applies)."""
         return {"alpha": self.alpha, "rounds": self.rounds, "max_cells": self.max_cells, "base": base,
-                "representation": self.representation, "max_model_cells": self.max_model_cells}
+                "representation": self.representation, "max_model_cells": self.max_model_cells,
+                # the book's unit is every mechanism's: only add/remove needs one that takes it
+                "privacy_unit": None if self.privacy_unit == "replace" else self.privacy_unit}
+
+    @property
+    def add_remove(self) -> bool:
+        """Whether n is private (a neighbour has one record more or fewer)."""
+        return self.privacy_unit == "add-remove"
 
     def mechanism_entry(self, base: str | None = None) -> registry.Mechanism:
         """The registered mechanism configured with these options (public checks only)."""
@@ -130,6 +142,7 @@ def synthesize(
     progress: bool | Callable[[str, int, int | None], None] | Progress | None = None,
     base: str | None = None,
     max_model_cells: int | None = None,
+    privacy_unit: str | None = None,
 ) -> Release:
     """Run ``mechanism`` on ``dataset`` for ``workload`` and return the release.
 
@@ -175,6 +188,12 @@ def synthesize(
             :data:`~dprelease.representations.MWEM_HISTOGRAM_CELLS` = 1,000,000 cells; else factored). For ic-mw the
             factored model must fit its cap over *all* the workload's marginals (MW may update on any of
             them): checked before any data is read. The other mechanisms need the histogram.
+        privacy_unit: the neighbouring tables of the guarantee: ``"replace"`` (the default, the book's: the same
+            public n, one record replaced) or ``"add-remove"`` (``mechanism="mwem"`` only: one record more or fewer,
+            so n is private; the run first releases a noisy count at 2 % of epsilon, plans and normalizes with it,
+            and releases that many rows unless ``n_rows`` is given). MST's, AIM's and most libraries' unit: at the
+            same epsilon its noise is about half (Laplace) or 1/sqrt(2) (Gaussian) of replace one's, and neither
+            guarantee implies the other at the same epsilon (README, "Privacy unit").
         max_model_cells: cap on the factored model's junction-tree cells (public); default MWEM's preset
             (500,000, :mod:`dprelease.mechanisms.mwem_tuning`) or 2,000,000.
         base: ``mechanism="boosting"`` only: its base synopsis generator, ``"lp"`` (Thms 6.7/6.8, the
@@ -188,7 +207,7 @@ def synthesize(
     An ``epsilon`` above 10 warns (:class:`~dprelease.errors.WeakPrivacyWarning`) and runs.
     """
     request = SynthesisRequest(mechanism, epsilon, delta, alpha, rounds, n_rows, rows, max_cells, seed,
-                               representation, max_model_cells)
+                               representation, max_model_cells, privacy_unit=privacy_unit)
     entry = request.mechanism_entry(base)
     source, options = table_source(dataset, domain, engine, memory_limit)
     table_domain = dataset.domain if source is None else domain
@@ -202,7 +221,8 @@ def synthesize(
     try:
         with opened(dataset if source is None else None, source, domain=domain, **options) as table:
             rng = make_rng(seed, warn=False)  # warned about below, once the run has passed every public check
-            warn_if_delta_weak(budget.delta, table.n)
+            if not request.add_remove:  # under add/remove n is private: not even a warning reads it
+                warn_if_delta_weak(budget.delta, table.n)
             fitted = entry.fit(table, workload, budget=budget, rng=rng, progress=bar)
             bar.done()
             unmeasured = unmeasured_columns(fitted.transcript, table.domain)
@@ -265,7 +285,7 @@ def build_release(request: SynthesisRequest, fitted: Fitted, dataset: PrivateTab
     progress = progress or Progress.silent()
     method, reason = (fitted.rows, fitted.rows_reason) if request.rows_method == "auto" else \
         (request.rows_method, "chosen by the user")
-    count = dataset.n if request.n_rows is None else request.n_rows
+    count = request.n_rows or fitted.n_rows or dataset.n  # the user's, else the run's public count, else the public n
     progress.phase("answers", len(workload.marginals))
     answers = workload.marginal_answers(fitted.model, on_step=progress.step)
     progress.phase(f"rows ({method})")

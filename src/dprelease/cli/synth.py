@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     # Public checks first: nothing is read, spent or written before they pass.
     request = SynthesisRequest(args.mechanism, args.epsilon, args.delta, args.alpha, args.rounds, args.n_rows,
                                args.rows, args.max_cells, args.seed, args.representation or "auto",
-                               args.max_model_cells, args.base)
+                               args.max_model_cells, args.base, args.privacy_unit)
     source = args.schema if args.schema is not None else args.domain
     check_output(args.out, args.data, source, flag="--out")
     if args.release is not None:
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
                 dataset, workload, mechanism=args.mechanism, epsilon=args.epsilon, delta=request.delta,
                 alpha=args.alpha, rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed,
                 max_cells=args.max_cells, representation=args.representation or "auto", base=args.base,
-                max_model_cells=args.max_model_cells, progress=progress)
+                max_model_cells=args.max_model_cells, privacy_unit=args.privacy_unit, progress=progress)
         finally:
             getattr(dataset, "close", lambda: None)()
         progress.phase("write files")
@@ -148,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
             read_options={"delimiter": args.delimiter, "skip_rows": args.skip_rows, "show_values": args.show_values},
             alpha=args.alpha, rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed,
             max_cells=args.max_cells, representation=args.representation or "auto", base=args.base,
-            max_model_cells=args.max_model_cells, engine=engine["engine"], memory_limit=engine.get("memory_limit"))
+            max_model_cells=args.max_model_cells, privacy_unit=args.privacy_unit, engine=engine["engine"],
+            memory_limit=engine.get("memory_limit"))
         values = args.decode or "uniform"
         progress.phase("decode")
         # DECODE (post-processing): where in its bin each value falls; the seed, if any, makes it reproducible.

@@ -48,6 +48,9 @@ class Fitted:
     rows: str = "round"
     rows_reason: str = ("unbiased rounding of the model's counts (each n p down or up, up with probability its "
                         "remainder), the row method measured for this mechanism")
+    #: the rows to release when the user names none: None for the table's n (public under the book's unit); an
+    #: add/remove run's public noisy count, since its n is private
+    n_rows: int | None = None
 
 
 class Mechanism(Protocol):

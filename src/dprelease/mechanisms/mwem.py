@@ -81,7 +81,7 @@ import numpy as np
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.base import PrivateTable
-from dprelease.errors import DomainTooLargeError
+from dprelease.errors import DomainTooLargeError, InputError
 from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
 from dprelease.mechanisms.mwem_budget import GAUSSIAN_MEAN_ABS, RoundBudget
 from dprelease.mechanisms.mwem_plan import GatePlan, MWEMPlan, mwem_representation
@@ -89,7 +89,7 @@ from dprelease.mechanisms.mwem_tuning import tuning_for, with_user_rounds
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant, StagedAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
-from dprelease.privacy.noise import laplace_scale
+from dprelease.privacy.noise import exact, laplace_scale
 from dprelease.privacy.rng import RandomSource
 from dprelease.privacy.zcdp import ZCDPAccountant, exponential_epsilon, rho_for
 from dprelease.queries.compression import compressed_shape, rare_value_groups
@@ -163,6 +163,15 @@ def joint_projection(domain: Domain, joint: MarginalMeasurement) -> HistogramMod
     return HistogramModel.from_log_weights(domain, np.broadcast_to(np.log(p / p.sum()).reshape(shape), domain.shape))
 
 
+#: The privacy units a run may take: ``"replace"``, the book's (neighbours have the same public n and differ in one
+#: record), and ``"add-remove"`` (a neighbour has one record more or fewer; n is private), the unit of MST, AIM and
+#: most DP libraries.
+PRIVACY_UNITS = ("replace", "add-remove")
+#: The share of epsilon an add/remove run spends on its noisy count n_estimate before anything else (Laplace of
+#: scale 1 / (COUNT_SHARE epsilon): 50 rows at epsilon 1).
+COUNT_SHARE = Fraction(1, 50)
+
+
 @dataclass
 class MWEMResult:
     model: HistogramModel | FactoredModel
@@ -170,6 +179,8 @@ class MWEMResult:
     transcript: list[dict[str, object]]
     measurements: list[MarginalMeasurement]
     parameters: dict[str, object]
+    #: an add/remove run's: the run after the count, with its own ledger (a stage of ``accountant``)
+    counted: MWEMResult | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,7 +189,25 @@ class MWEM(MWEMPlan):
 
     The parameters and the plan (rounds, noise, the budget's split) are those of
     :class:`~dprelease.mechanisms.mwem_plan.MWEMPlan`; :meth:`run` spends the budget.
+
+    ``privacy_unit`` is ``"replace"`` (the book's: n public) or ``"add-remove"`` (n private): the run then pays
+    for a noisy count first and plans and measures with it as n (:meth:`_counted_run`). ``n_estimate`` is that
+    count, set by the run itself.
     """
+
+    privacy_unit: str = "replace"
+    n_estimate: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.privacy_unit not in PRIVACY_UNITS:
+            raise InputError(f"privacy_unit must be one of {list(PRIVACY_UNITS)}, got {self.privacy_unit!r}")
+        if self.n_estimate is not None and self.privacy_unit != "add-remove":
+            raise ValueError("n_estimate is an add/remove run's noisy count")
+
+    def public_n(self, dataset: Dataset) -> int:
+        """The n the plan and the measurements use: the table's (public under the book's unit) or the noisy count."""
+        return dataset.n if self.n_estimate is None else self.n_estimate
 
     def run(self, dataset: Dataset, workload: Workload, *, rng: RandomSource,
             progress: Progress | None = None) -> MWEMResult:
@@ -187,8 +216,11 @@ class MWEM(MWEMPlan):
         if representation == "histogram":
             domain.check_fits(self.max_cells)
         progress = progress or Progress.silent()
-        plan = self.run_plan(workload, n=dataset.n)
-        gate = self.gate_plan(workload, n=dataset.n, plan=plan)
+        if self.privacy_unit == "add-remove" and self.n_estimate is None:
+            return self._counted_run(dataset, workload, rng=rng, progress=progress)
+        n = self.public_n(dataset)
+        plan = self.run_plan(workload, n=n)
+        gate = self.gate_plan(workload, n=n, plan=plan)
         if gate is not None:
             return self._gated_run(dataset, workload, gate, rng=rng, progress=progress)
         noise, rounds, gaussian, one_way, candidates, split = (plan.noise, plan.rounds, plan.gaussian, plan.one_way,
@@ -196,7 +228,7 @@ class MWEM(MWEMPlan):
         momentum = self.final_momentum_level(workload, rounds)
         accountant = ZCDPAccountant(epsilon=self.epsilon, delta=self.delta) if gaussian \
             else PrivacyAccountant(epsilon=self.epsilon)
-        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng)
+        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=self.n_estimate)
         if representation == "histogram":
             model = HistogramModel.uniform(domain, max_cells=self.max_cells)
         else:
@@ -291,7 +323,7 @@ class MWEM(MWEMPlan):
         else:
             progress.step(0, rounds)
         # INIT: noisy 1-way marginals
-        init_amounts = self.init_amounts(workload, one_way, split["init_each"], n=dataset.n, gaussian=gaussian)
+        init_amounts = self.init_amounts(workload, one_way, split["init_each"], n=n, gaussian=gaussian)
         for attributes in one_way:
             amount = init_amounts[attributes]
             measure(attributes, amount, f"init: {attributes[0]}",
@@ -448,12 +480,12 @@ class MWEM(MWEMPlan):
         rounds and 0 for Laplace INIT; the pair composes to (epsilon, delta_run)-DP by basic composition, which
         holds for a second mechanism chosen from the first one's output (Thm 3.16)."""
         accountant = StagedAccountant(epsilon=self.epsilon, delta=self.delta)
-        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng)
+        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=self.n_estimate)
         statistic = measurer.laplace_dependence(gate.pairs, gate.levels, epsilon=gate.epsilon,
                                                 label=f"gate: the dependence of {len(gate.pairs)} pairs over their levels")
         passed = statistic >= 0
         chosen = gate.rounds_run if passed else gate.init_run
-        gaussian = chosen.run_plan(workload, n=dataset.n).gaussian
+        gaussian = chosen.run_plan(workload, n=self.public_n(dataset)).gaussian
         stage_delta = chosen.delta if gaussian else 0.0
         label = "the rounds' plan (the gate passed)" if passed else "INIT alone (the gate did not pass)"
         rule = (f"MWEM at rho={float(rho_for(epsilon=chosen.epsilon, delta=chosen.delta)):.6g}-zCDP, converted to "
@@ -473,6 +505,49 @@ class MWEM(MWEMPlan):
                                "noisy_dependence_over_level": statistic, "passed": passed,
                                "rounds_if_passed": gate.rounds_run.rounds}}
         return MWEMResult(result.model, accountant, [entry, *result.transcript], result.measurements, parameters)
+
+    def spends_delta(self, workload: Workload, *, n: int) -> bool:
+        """Whether a run with this n may measure with Gaussian noise (and so spend delta): its plan's noise, or
+        either plan its gate may pick (public)."""
+        plan = self.run_plan(workload, n=n)
+        gate = self.gate_plan(workload, n=n, plan=plan)
+        if gate is None:
+            return plan.gaussian
+        return any(run.run_plan(workload, n=n).gaussian for run in (gate.rounds_run, gate.init_run))
+
+    def _counted_run(self, dataset: Dataset, workload: Workload, *, rng: RandomSource,
+                     progress: Progress) -> MWEMResult:
+        """Add/remove: a noisy count n_estimate at ``COUNT_SHARE`` of epsilon, then the run with the rest, charged
+        whole before it starts, planning with n_estimate as n and normalizing every marginal by it.
+
+        Privacy, under add/remove neighbours (one record more or fewer; n private): the count is
+        (epsilon_count, 0)-DP (Laplace, sensitivity 1, Thm 3.6); the run after it, with n_estimate public, is
+        (epsilon - epsilon_count, delta_run)-DP: its steps are those of the book's unit with the add/remove
+        sensitivities (:class:`~dprelease.privacy.measurer.PrivateMeasurer` with ``n_estimate``: a marginal's L1 and
+        L2 sensitivity 1/n_estimate, the selection score's 1/n_estimate, the gate's 6/n_estimate), under basic
+        composition or zCDP as that run's own guarantee states. delta_run is delta where the run may measure with
+        Gaussian noise, else 0. The pair composes to (epsilon, delta_run)-DP (Thm 3.16, which holds for a second
+        mechanism chosen from the first one's output). The rows drawn, n_estimate of them, are post-processing."""
+        accountant = StagedAccountant(epsilon=self.epsilon, delta=self.delta)
+        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng)
+        run_epsilon = float(exact(self.epsilon) * (1 - COUNT_SHARE))
+        count_epsilon = exact(self.epsilon) - exact(run_epsilon)  # exactly the rest: the two sum to epsilon
+        n_estimate = measurer.laplace_record_count(epsilon=count_epsilon, label="the number of records (add/remove)")
+        counted = replace(self, epsilon=run_epsilon, n_estimate=n_estimate)
+        stage_delta = self.delta if counted.spends_delta(workload, n=n_estimate) else 0.0
+        label = "the run after the count"
+        accountant.charge_stage(epsilon=run_epsilon, delta=stage_delta, label=label,
+                                rule=f"MWEM at epsilon={run_epsilon:.6g}, delta={stage_delta:g} under add/remove, with "
+                                     f"n_estimate public; its ledger under 'stages'")
+        result = counted.run(dataset, workload, rng=rng, progress=progress)
+        accountant.attach_stage(label, result.accountant)
+        scale = float(laplace_scale(sensitivity=Fraction(1), epsilon=count_epsilon))
+        entry = {"round": 0, "action": "count", "epsilon": float(count_epsilon), "count_laplace_scale": scale,
+                 "n_estimate": n_estimate}
+        parameters = {**result.parameters, "epsilon": self.epsilon, "delta": stage_delta, "privacy_unit": "add-remove",
+                      "n_estimate": n_estimate, "count_epsilon": float(count_epsilon), "run_epsilon": run_epsilon}
+        return MWEMResult(result.model, accountant, [entry, *result.transcript], result.measurements, parameters,
+                          counted=result)
 
 
 # ----------------------------------------------------------------------------------------- registry entry
@@ -507,6 +582,10 @@ class MWEMMechanism:
     max_model_cells: int | None = option(None, "cap on the factored model's junction-tree cells (default "
                                          "500,000)", kind=int)
     max_cells: int = option(DEFAULT_MAX_CELLS, "cap on an explicit histogram's cells", kind=int)
+    privacy_unit: str = option("replace", "the neighbouring tables the guarantee is over: replace (the book's: the "
+                               "same public n, one record replaced) or add-remove (one record more or fewer, n private:"
+                               " a noisy count is released and sets the rows' number; MST's and AIM's unit)",
+                               choices=PRIVACY_UNITS)
 
     def runner(self, domain: Domain, budget: Budget) -> MWEM:
         """The configured MWEM: the preset chosen from public quantities (the domain size and delta > 0)."""
@@ -517,7 +596,7 @@ class MWEMMechanism:
             tuning = with_user_rounds(tuning)
         return MWEM(epsilon=budget.epsilon, delta=budget.delta, rounds=self.rounds, representation=representation,
                     max_cells=self.max_cells, max_model_cells=self.max_model_cells,
-                    tuning=tuning)
+                    tuning=tuning, privacy_unit=self.privacy_unit)
 
     def check(self, domain: Domain, workload: Workload, *, budget: Budget) -> None:
         if self.runner(domain, budget).representation == "histogram":
@@ -527,35 +606,19 @@ class MWEMMechanism:
             progress: Progress) -> Fitted:
         runner = self.runner(table.domain, budget)
         result = runner.run(table, workload, rng=rng, progress=progress)
-        gaussian = result.parameters["noise"] == "gaussian"
-        joint, direct = result.parameters["joint_plan"], result.parameters["direct_plan"]
-        gate = result.parameters.get("gate")
-        if gate is not None:
-            stage = next(iter(result.accountant.stages.values()))
-            run = (f"MWEM with Gaussian measurements at rho={float(stage.rho):.6g}-zCDP (Bun & Steinke 2016), "
-                   f"converted to (epsilon={gate['run_epsilon']:.6g}, delta={budget.delta:g}) by Canonne, Kamath & "
-                   "Steinke 2020" if gaussian else
-                   f"MWEM with Laplace measurements at epsilon={gate['run_epsilon']:.6g} in all (basic composition)")
-            guarantee = (f"(epsilon={budget.epsilon:g}, delta={budget.delta if gaussian else 0:g})-differential "
-                         f"privacy: a Laplace test of the pairs' dependence at epsilon={gate['epsilon']:.6g} (Thm 3.6, "
-                         f"sensitivity 6/n), then, as it {'passed' if gate['passed'] else 'did not pass'}, {run}; "
-                         "basic composition (Thm 3.16)")
-        elif gaussian:
-            what = ("the Gaussian mechanism on the workload attributes' joint table" if joint
-                    else "the Gaussian mechanism on each maximal workload marginal" if direct
-                    else "MWEM with Gaussian measurements")
-            guarantee = (f"(epsilon={budget.epsilon:g}, delta={budget.delta:g})-differential privacy: {what}, "
-                         f"rho={float(result.accountant.rho):.6g}-zCDP (Bun & Steinke 2016), "
-                         "converted by Canonne, Kamath & Steinke 2020")
-        elif joint:
-            guarantee = (f"(epsilon={budget.epsilon:g}, delta=0)-differential privacy: the Laplace mechanism on the "
-                         "workload attributes' joint table, L1 sensitivity 2/n (Thm 3.6)")
-        elif direct:
-            guarantee = (f"(epsilon={budget.epsilon:g}, delta=0)-differential privacy: the Laplace mechanism on each "
-                         "maximal workload marginal, L1 sensitivity 2/n (Thm 3.6), basic composition (Thm 3.16)")
+        run = result.counted or result
+        if result.counted is None:
+            guarantee = run_guarantee(run, epsilon=budget.epsilon, delta=budget.delta)
         else:
-            guarantee = (f"(epsilon={budget.epsilon:g}, delta=0)-differential privacy: MWEM, basic composition "
-                         "(Thm 3.16)")
+            count = result.transcript[0]
+            delta = result.parameters["delta"]
+            guarantee = (f"(epsilon={budget.epsilon:g}, delta={delta:g})-differential privacy under add/remove "
+                         f"neighbours (one record more or fewer; n private): a Laplace count of the records at "
+                         f"epsilon={count['epsilon']:.6g} (Thm 3.6, sensitivity 1), n_estimate={count['n_estimate']}, "
+                         "then, with it public, "
+                         + run_guarantee(run, epsilon=result.parameters["run_epsilon"], delta=delta,
+                                         marginal="1/n_estimate", dependence="6/n_estimate")
+                         + "; basic composition (Thm 3.16)")
         # Rows: the model rounded without bias (systematic sampling, representations/rounding.py), then
         # fitted to the released answers (rows/fitting.py). On every suite table they are at least as
         # accurate as i.i.d. draws from the same model (benchmarks/results/suite.md; docs/decisions.md).
@@ -563,4 +626,37 @@ class MWEMMechanism:
                                   "accurate as i.i.d. draws from the model on every table of the tuning suite")
         return Fitted(result.model, result.model, result.accountant, result.transcript, result.parameters, guarantee,
                       extra={"measurements": [m.to_json() for m in result.measurements]}, rows=rows,
-                      rows_reason=reason)
+                      rows_reason=reason, n_rows=result.parameters.get("n_estimate"))
+
+
+def run_guarantee(result: MWEMResult, *, epsilon: float, delta: float, marginal: str = "2/n",
+                  dependence: str = "6/n") -> str:
+    """The guarantee of one run (:meth:`MWEM.run` under the book's unit, or the run after an add/remove count), as
+    the release states it; ``marginal`` and ``dependence`` name the sensitivities its unit gives."""
+    gaussian = result.parameters["noise"] == "gaussian"
+    joint, direct = result.parameters["joint_plan"], result.parameters["direct_plan"]
+    gate = result.parameters.get("gate")
+    if gate is not None:
+        stage = next(iter(result.accountant.stages.values()))
+        run = (f"MWEM with Gaussian measurements at rho={float(stage.rho):.6g}-zCDP (Bun & Steinke 2016), "
+               f"converted to (epsilon={gate['run_epsilon']:.6g}, delta={delta:g}) by Canonne, Kamath & "
+               "Steinke 2020" if gaussian else
+               f"MWEM with Laplace measurements at epsilon={gate['run_epsilon']:.6g} in all (basic composition)")
+        return (f"(epsilon={epsilon:g}, delta={delta if gaussian else 0:g})-differential "
+                f"privacy: a Laplace test of the pairs' dependence at epsilon={gate['epsilon']:.6g} (Thm 3.6, "
+                f"sensitivity {dependence}), then, as it {'passed' if gate['passed'] else 'did not pass'}, {run}; "
+                "basic composition (Thm 3.16)")
+    if gaussian:
+        what = ("the Gaussian mechanism on the workload attributes' joint table" if joint
+                else "the Gaussian mechanism on each maximal workload marginal" if direct
+                else "MWEM with Gaussian measurements")
+        return (f"(epsilon={epsilon:g}, delta={delta:g})-differential privacy: {what}, "
+                f"rho={float(result.accountant.rho):.6g}-zCDP (Bun & Steinke 2016), "
+                "converted by Canonne, Kamath & Steinke 2020")
+    if joint:
+        return (f"(epsilon={epsilon:g}, delta=0)-differential privacy: the Laplace mechanism on the "
+                f"workload attributes' joint table, L1 sensitivity {marginal} (Thm 3.6)")
+    if direct:
+        return (f"(epsilon={epsilon:g}, delta=0)-differential privacy: the Laplace mechanism on each "
+                f"maximal workload marginal, L1 sensitivity {marginal} (Thm 3.6), basic composition (Thm 3.16)")
+    return f"(epsilon={epsilon:g}, delta=0)-differential privacy: MWEM, basic composition (Thm 3.16)"

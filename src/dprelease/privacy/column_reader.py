@@ -7,6 +7,12 @@ releases nothing); its outputs are noisy counts, selected quantiles, or selected
 
 Privacy unit: neighbouring tables have the same n and differ in one record (a value may be replaced by
 NULL or by another value). Each method states its guarantee and the sensitivity it assumes.
+
+Under add/remove (one record more or fewer), the unit of a release made with ``privacy_unit="add-remove"``, each
+method keeps its guarantee at the same charge, so a draft's ledger composes with such a release as it stands: a
+histogram's L1 sensitivity is 1 there (one record enters one cell; 2 is what it is calibrated to), the quantiles'
+rank utility moves by at most max(p, 1 - p) <= 1 (tests/test_add_remove.py), and the stability histogram's keys
+change as under replace one or less (one key's count by 1; a new key, as there, holds one record).
 """
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ value may already depend on it. (tests/test_engine_faults.py checks both directi
 itself must not depend on the private values: engines validate the data when they open it,
 before any charge, and their errors name files and columns, never values or counts.
 
-Privacy unit (the book's setting): neighbouring datasets have the same public size
-n and differ in one record. Hence, for answers normalized by n:
+Privacy unit. By default the book's: neighbouring datasets have the same public size n and differ in one
+record (replace one). Hence, for answers normalized by n:
   * a counting / linear query with q in [0, 1]^X has sensitivity 1/n;
   * a whole marginal has L1 sensitivity 2/n (one record leaves a cell, one enters another)
     and L2 sensitivity sqrt(2)/n;
@@ -36,6 +36,15 @@ n and differ in one record. Hence, for answers normalized by n:
     (:meth:`PrivateMeasurer.laplace_dependence`);
   * boosting's score g(q) = sum over at most T public synopses of a clipped piecewise-linear
     function of |q(x) - q(A_j)| with slope 2/mu has sensitivity 2 T rho / mu (Lemma 6.4).
+
+With ``n_estimate`` the unit is add/remove (Dwork & Roth's Def. 2.3, ||x - y||_1 <= 1 on histograms: a neighbour
+has one record more or fewer) and n is private: the marginals are normalized by the public noisy count
+``n_estimate`` (:meth:`PrivateMeasurer.laplace_record_count`, paid before), C(x) / n_estimate, so
+  * a whole marginal has L1 and L2 sensitivity 1/n_estimate (one record enters or leaves one cell);
+  * the score ||M(x) - estimate||_1 has 1/n_estimate;
+  * a pair's dependence, on counts normalized by max(n_estimate, n), has 6/n_estimate
+    (:meth:`PrivateMeasurer.laplace_dependence`).
+Query sets, whose declared sensitivities assume the book's unit, are refused under it.
 """
 
 from __future__ import annotations
@@ -61,7 +70,7 @@ class PrivateMeasurer:
     """Laplace measurements and exponential-mechanism selections on one private dataset."""
 
     def __init__(self, dataset: Dataset, *, accountant: PrivacyAccountant | ZCDPAccountant, rng: RandomSource,
-                 reservation: Reservation | None = None) -> None:
+                 reservation: Reservation | None = None, n_estimate: int | None = None) -> None:
         self._dataset = dataset
         self._accountant = accountant
         self._reservation = reservation
@@ -69,7 +78,12 @@ class PrivateMeasurer:
         self._marginals: dict[tuple[str, ...], np.ndarray] = {}
         self._query_sets: dict[int, tuple[object, np.ndarray]] = {}
         self._queries: dict[int, tuple[LinearQuery, float]] = {}
-        self.n = dataset.n  # public under the privacy unit
+        if n_estimate is not None and (isinstance(n_estimate, bool) or not isinstance(n_estimate, int)
+                                       or n_estimate < 1):
+            raise ValueError(f"n_estimate must be an integer >= 1 (a released noisy count), got {n_estimate!r}")
+        #: add/remove (n private, ``n_estimate`` public) or the book's replace one (n public)
+        self.add_remove = n_estimate is not None
+        self.n = dataset.n if n_estimate is None else n_estimate  # the public normalizer: n, or the noisy count
         self.domain = dataset.domain
 
     # ------------------------------------------------------------- sensitivities
@@ -79,14 +93,23 @@ class PrivateMeasurer:
         return Fraction(1, self.n)
 
     @property
+    def changed_cells(self) -> int:
+        """How many cells of a marginal a neighbour moves, each by 1/n: 2 (replace one), 1 (add/remove)."""
+        return 1 if self.add_remove else 2
+
+    @property
     def marginal_sensitivity(self) -> Fraction:
-        """L1 sensitivity of a normalized marginal: 2/n."""
-        return Fraction(2, self.n)
+        """L1 sensitivity of a normalized marginal: 2/n (replace one), 1/n_estimate (add/remove)."""
+        return Fraction(self.changed_cells, self.n)
 
     @property
     def marginal_l2_sensitivity_squared(self) -> Fraction:
-        """Squared L2 sensitivity of a normalized marginal: (1/n)^2 + (1/n)^2 = 2/n^2."""
-        return Fraction(2, self.n**2)
+        """Squared L2 sensitivity of a normalized marginal: (1/n)^2 + (1/n)^2 = 2/n^2, or 1/n_estimate^2."""
+        return Fraction(self.changed_cells, self.n**2)
+
+    def _book_unit(self, what: str) -> None:
+        if self.add_remove:
+            raise TypeError(f"{what} assumes the book's privacy unit (n public): not under add/remove")
 
     # ------------------------------------------------------------------ private
     def _pay(self, epsilon: Fraction | float, label: str, *, exponential: bool = False) -> None:
@@ -101,11 +124,26 @@ class PrivateMeasurer:
             self._accountant.charge(epsilon=epsilon, label=label)
 
     def _true_marginal(self, attributes: tuple[str, ...]) -> np.ndarray:
+        """C(x) / n (replace one), or C(x) / n_estimate (add/remove: the true n never divides)."""
         if attributes not in self._marginals:
-            self._marginals[attributes] = self._dataset.marginal(attributes)
+            self._marginals[attributes] = self._dataset.marginal(attributes) if not self.add_remove \
+                else self._dataset.marginal_counts(attributes) / self.n
         return self._marginals[attributes]
 
+    def laplace_record_count(self, *, epsilon: Fraction | float, label: str) -> int:
+        """The number of records plus Laplace(1 / epsilon), rounded to an integer >= 1: (epsilon, 0)-DP (Thm 3.6).
+
+        A neighbour under add/remove has one record more or fewer, so the count's sensitivity is 1 (under the
+        book's unit n is public and this is post-processing of nothing private). Float-safe, as every measurement
+        here; the rounding is post-processing. This is the public n_estimate of an add/remove run.
+        """
+        true = float(self._dataset.marginal_counts(()))  # READ (a failed read charges nothing)
+        self._pay(epsilon, label)
+        noisy = snapped_laplace(np.array(true), sensitivity=Fraction(1), epsilon=exact(epsilon), rng=self._rng)
+        return max(1, int(np.rint(float(noisy))))
+
     def _true_answer(self, query: LinearQuery) -> float:
+        self._book_unit("a linear query's sensitivity(n)")
         # Keyed by id and holding the query, so the id cannot be reused by another object.
         cached = self._queries.get(id(query))
         if cached is None or cached[0] is not query:
@@ -114,6 +152,7 @@ class PrivateMeasurer:
         return cached[1]
 
     def _true_answers(self, queries: object) -> np.ndarray:
+        self._book_unit("a query set's sensitivity(n)")
         cached = self._query_sets.get(id(queries))
         if cached is None or cached[0] is not queries:
             cached = (queries, np.asarray(queries.answers(self._dataset), dtype=np.float64))
@@ -143,19 +182,22 @@ class PrivateMeasurer:
 
     @property
     def dependence_sensitivity(self) -> Fraction:
-        """Sensitivity of a pair's L1 distance from the product of its 1-way marginals: 6/n
+        """Sensitivity of a pair's L1 distance from the product of its 1-way marginals: 6/n, or 6/n_estimate
         (:meth:`laplace_dependence`)."""
         return Fraction(6, self.n)
 
     def _dependence_over_level(self, pair: tuple[str, str], level: float) -> Fraction:
-        """||P_ab - P_a x P_b||_1 - ``level``, exactly: sum |n c_ab - c_a c_b| / n^2 over the integer counts."""
+        """||P_ab - P_a x P_b||_1 - ``level``, exactly: sum |N c_ab - c_a c_b| / N^2 over the integer counts, N = n
+        (replace one) or max(n_estimate, n) (add/remove)."""
         counts = np.rint(self._dataset.marginal_counts(pair))
-        if self.n > 2**31:  # n c_ab and c_a c_b reach n^2: Python integers past what int64 holds
+        total = int(counts.sum())
+        scale = max(self.n, total) if self.add_remove else self.n
+        if max(scale, total) > 2**31:  # N c_ab and c_a c_b reach N^2: Python integers past what int64 holds
             counts = counts.astype(object)
         else:
             counts = counts.astype(np.int64)
-        gap = self.n * counts - np.outer(counts.sum(axis=1), counts.sum(axis=0))
-        return Fraction(int(np.abs(gap).sum()), self.n**2) - exact(level)
+        gap = scale * counts - np.outer(counts.sum(axis=1), counts.sum(axis=0))
+        return Fraction(int(np.abs(gap).sum()), scale**2) - exact(level)
 
     def laplace_dependence(self, pairs: Sequence[tuple[str, str]], levels: Sequence[float], *,
                            epsilon: Fraction | float, label: str) -> float:
@@ -169,6 +211,13 @@ class PrivateMeasurer:
         moves by at most 6/n (triangle inequality). A public level subtracted keeps that, and so does the max over
         pairs (each term moves by at most 6/n, so the largest does). Computed exactly from the integer counts and
         rounded to a float once, as every measurement here is.
+
+        Under add/remove (n private) the fractions are the counts over N = max(n_estimate, n), so each sums to at
+        most 1, and one record more (n to n + 1; fewer is the same pair read backwards) moves each of P_ab, P_a,
+        P_b by at most 2/n_estimate in L1: by e/n_estimate while n + 1 <= n_estimate, and by
+        ||(c + e)/(n + 1) - c/n||_1 = 2 (n - c_i) / (n (n + 1)) <= 2/(n + 1) <= 2/n_estimate once n >= n_estimate
+        (N is n_estimate on the one side and n on the other only when n_estimate = n + 1, the first case). As
+        above D moves by at most 2/n_estimate + 2 * 2/n_estimate = 6/n_estimate, the sensitivity used.
         """
         pairs = [tuple(p) for p in pairs]
         if not pairs or len(pairs) != len(levels) or any(len(p) != 2 for p in pairs):
@@ -184,7 +233,8 @@ class PrivateMeasurer:
         """The marginal's fractions plus Gaussian noise per cell: rho-zCDP (needs a :class:`ZCDPAccountant`).
 
         The Gaussian mechanism (Bun & Steinke 2016, Prop. 1.6) on the whole marginal, whose L2
-        sensitivity is sqrt(2)/n (a neighbour moves 1/n out of one cell into another), in its
+        sensitivity is sqrt(2)/n (a neighbour moves 1/n out of one cell into another; 1/n_estimate under
+        add/remove, one cell moved), in its
         float-safe form: values snapped to a power-of-two grid plus discrete Gaussian noise
         (:func:`~dprelease.privacy.zcdp.snapped_gaussian`, which accounts for the grid). The noise's
         standard deviation is at most :meth:`gaussian_marginal_std`. A public ``grouping`` measures it on a
@@ -195,11 +245,12 @@ class PrivateMeasurer:
         true = self._true_compressed(tuple(attributes), grouping)  # READ (a failed read charges nothing)
         self._accountant.charge(rho=rho, label=label, rule=f"Gaussian mechanism at rho={float(exact(rho)):.6g} "
                                                           "(BS Prop. 1.6), zCDP composition (BS Lemma 2.3)")
-        return snapped_gaussian(true, sensitivity=Fraction(1, self.n), changed=2, rho=rho, rng=self._rng)
+        return snapped_gaussian(true, sensitivity=Fraction(1, self.n), changed=self.changed_cells, rho=rho,
+                                rng=self._rng)
 
     def gaussian_marginal_std(self, *, rho: Fraction | float) -> float:
         """Upper bound on the noise's standard deviation in :meth:`gaussian_marginal` (public)."""
-        step, sigma_z = snapped_gaussian_scale(sensitivity=Fraction(1, self.n), changed=2, rho=rho)
+        step, sigma_z = snapped_gaussian_scale(sensitivity=Fraction(1, self.n), changed=self.changed_cells, rho=rho)
         return float(step) * sigma_z
 
     def laplace_query(self, query: LinearQuery, *, epsilon: Fraction | float, label: str) -> float:
@@ -318,6 +369,7 @@ class PrivateMeasurer:
         the ``count`` draws are paid from ``reservation`` (the boosting's kT draws, reserved up front
         under Thm 3.20, Eq. 6.7) before anything is computed. Only the drawn indices leave the kernel.
         """
+        self._book_unit("boosting's score (Lemma 6.4)")
         answers = np.asarray(synopsis_answers, dtype=np.float64)
         if answers.ndim != 2 or answers.shape[1] != queries.num_queries or answers.shape[0] > rounds:
             raise ValueError(f"synopsis_answers must have shape (t <= {rounds}, {queries.num_queries}), "

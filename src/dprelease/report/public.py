@@ -33,7 +33,9 @@ FIELD_NOTES = {
     "next_round_budget": "the per-round budget after annealing",
     "noisy_dependence_over_level": "MWEM's gate: the largest pair dependence ||P_ab - P_a x P_b||_1 less that pair's "
                                    "level, plus Laplace noise (at or above 0 the rounds ran, else INIT alone)",
-    "gate_laplace_scale": "the Laplace scale of the gate's test (6/n over its epsilon)",
+    "gate_laplace_scale": "the Laplace scale of the gate's test (6/n over its epsilon; 6/n_estimate under add/remove)",
+    "count_laplace_scale": "the Laplace scale of the noisy count of the records (1 over its epsilon; add/remove)",
+    "n_estimate": "the noisy count of the records an add/remove run plans, normalizes and draws its rows with",
     "pairs_tested": "the pairs whose largest dependence the gate tested",
 }
 #: Per-round fields that are spends: a round of several measurements (INIT, the direct plan's round 0) spent their sum.
