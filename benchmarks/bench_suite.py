@@ -17,7 +17,9 @@ Systems:
 
 - ``dprelease``: ``dprelease.api.synthesize`` with every default (MWEM, delta = 1e-9); ``dprelease-pure``:
   the same with delta = 0 (pure DP; the default before issue 12's decision); ``dprelease-rounds`` (not run unless
-  named): the default with its joint plan off (``MWEMPlan.joint_plan``), the ablation of the small-domain page. Each is scored three ways: its released rows (the method ``rows="auto"``
+  named): the default with its joint plan off (``MWEMPlan.joint_plan``), the ablation of the small-domain page;
+  ``dprelease-addremove`` (not run unless named): the default under add/remove (``privacy_unit="add-remove"``), the
+  peers' unit, checked against them at the nominal eps. Each is scored three ways: its released rows (the method ``rows="auto"``
   picked), i.i.d. rows from the same model (``rows="sample"``: the same seed re-run, which refits the
   identical model because the model is fitted before rows are drawn with the same seeded rng, checked by
   comparing the released answers; or drawn from ``release.model`` where a release carries one), and the

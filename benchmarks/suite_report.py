@@ -290,7 +290,10 @@ def render(doc: dict) -> str:
              "themselves (no rows); `independent` = noisy 1-way marginals (IndependentMarginals) and their "
              "product, rows sampled; `uniform` = uniform rows; `mst`, `aim` = smartnoise-synth, rows sampled"
              + ("; `mst-matched`, `aim-matched` = the same peers run at the epsilon that gives them dprelease's "
-                "guarantee under dprelease's privacy unit (below)" if matched else "") + ". "
+                "guarantee under dprelease's privacy unit (below)" if matched else "")
+             + ("; `dprelease-addremove` = the default with `privacy_unit=\"add-remove\"` (n private: a noisy count "
+                "first, every marginal at sensitivity 1/count), the peers' unit" if any(
+                 r["system"] == ADD_REMOVE for r in doc["runs"]) else "") + ". "
              "The rows column says which row method ran (`auto`'s pick for the defaults). Seconds = fit + rows "
              "in the run's own process; peak MB = that process's ru_maxrss (it includes the loaded table).")
     L.append("")
