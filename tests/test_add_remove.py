@@ -288,3 +288,21 @@ def test_the_drafts_quantile_utility_moves_by_at_most_one_when_a_record_is_added
                                                 - quantile_scores(values, p, candidates)).max()))
     assert largest <= RANK_SENSITIVITY
     assert largest > 0.85  # the bound is nearly reached: 1 - p at p = 0.1
+
+
+def test_the_saved_release_and_its_report_name_the_unit_it_ran_under(tmp_path):
+    from dprelease.release import Release
+    from dprelease.release.core import ADD_REMOVE_UNIT, PRIVACY_UNIT
+    from dprelease.report.public import guarantee_section
+
+    data = chain_table(stay=0.5, n=2_000, columns=3, values=4)
+    for unit, stated, said in (("add-remove", ADD_REMOVE_UNIT, "one record added or removed"),
+                               ("replace", PRIVACY_UNIT, "the same public number of rows")):
+        with pytest.warns(UserWarning, match="seed"):
+            release = synthesize(data, "1-2way", epsilon=1.0, seed=0, privacy_unit=unit)
+        path = tmp_path / f"{unit}.json"
+        release.save(tmp_path / f"{unit}.csv", path)
+        assert json.loads(path.read_text())["privacy_unit"] == stated
+        loaded = Release.load(path)
+        (table,) = [b for b in guarantee_section(loaded).blocks if hasattr(b, "rows")][:1]
+        assert any(k == "privacy unit" and said in v for k, v in table.rows)

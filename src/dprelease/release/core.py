@@ -35,6 +35,17 @@ PRIVACY_UNIT = (
     "neighbouring tables have the same public number of rows n and differ in one record "
     "(Dwork & Roth's setting): a counting query has sensitivity 1/n, a whole marginal L1 sensitivity 2/n"
 )
+#: The unit of a run made with ``privacy_unit="add-remove"`` (its parameters say so).
+ADD_REMOVE_UNIT = (
+    "neighbouring tables differ by one record added or removed, so n is private (Dwork & Roth's Def. 2.3 on "
+    "histograms): the run released a noisy count n_estimate first, and a whole marginal over it has L1 and L2 "
+    "sensitivity 1/n_estimate"
+)
+
+
+def privacy_unit_of(parameters: dict[str, object]) -> str:
+    """The unit a release's guarantee is over, from its run's parameters (public)."""
+    return ADD_REMOVE_UNIT if parameters.get("privacy_unit") == "add-remove" else PRIVACY_UNIT
 #: The JSON keys a release writes itself; any other key of a loaded document goes back into ``extra``.
 _OWN_KEYS = ("format", "dprelease_version", "mechanism", "guarantee", "privacy_unit", "fit_for_release",
              "randomness", "domain", "schema", "parameters", "privacy_ledger", "transcript", "synthetic_rows",
@@ -135,7 +146,7 @@ class Release:
             "dprelease_version": __version__,
             "mechanism": self.mechanism,
             "guarantee": self.guarantee,
-            "privacy_unit": PRIVACY_UNIT,
+            "privacy_unit": privacy_unit_of(self.parameters),
             "fit_for_release": not self.seeded,
             "randomness": "seeded generator (reproducible; NOT fit for a real release)" if self.seeded
             else "operating-system CSPRNG",

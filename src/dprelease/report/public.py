@@ -72,7 +72,9 @@ def rows_line(release: Release) -> str:
 def guarantee_section(release: Release) -> Section:
     spent = release.privacy_ledger.get("spent", {})
     rows = [("mechanism", release.mechanism), ("guarantee", release.guarantee),
-            ("privacy unit", "one record; neighbouring tables have the same public number of rows"),
+            ("privacy unit", "one record added or removed; the number of rows is private (a noisy count was "
+                             "released)" if release.parameters.get("privacy_unit") == "add-remove"
+             else "one record; neighbouring tables have the same public number of rows"),
             ("randomness", "SEEDED: reproducible, NOT fit for a real release" if release.seeded
              else "operating-system CSPRNG"),
             ("synthetic rows", rows_line(release)),
