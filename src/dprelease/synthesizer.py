@@ -172,7 +172,8 @@ class Synthesizer:
 
     # ------------------------------------------------------------------- sample
     def sample(self, n: int | None = None):
-        """``n`` decoded synthetic rows as a pandas DataFrame (default: all released rows, n = the real n),
+        """``n`` decoded synthetic rows as a pandas DataFrame (default: all released rows, the real n; under
+        ``privacy_unit="add-remove"`` the run's noisy count),
         with the schema's column names, order and dtypes.
 
         Rows are drawn from the released rows (without replacement up to their number, whole copies
