@@ -191,7 +191,8 @@ def synthesize(
         privacy_unit: the neighbouring tables of the guarantee: ``"replace"`` (the default, the book's: the same
             public n, one record replaced) or ``"add-remove"`` (``mechanism="mwem"`` only: one record more or fewer,
             so n is private; the run first releases a noisy count at 2 % of epsilon, plans and normalizes with it,
-            and releases that many rows unless ``n_rows`` is given). MST's, AIM's and most libraries' unit: at the
+            and releases as many rows as that count and the measurements' totals say together, unless ``n_rows``
+            is given). MST's, AIM's and most libraries' unit: at the
             same epsilon its noise is about half (Laplace) or 1/sqrt(2) (Gaussian) of replace one's, and neither
             guarantee implies the other at the same epsilon (README, "Privacy unit").
         max_model_cells: cap on the factored model's junction-tree cells (public); default MWEM's preset
