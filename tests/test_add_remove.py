@@ -324,3 +324,20 @@ def test_the_saved_release_and_its_report_name_the_unit_it_ran_under(tmp_path):
         loaded = Release.load(path)
         (table,) = [b for b in guarantee_section(loaded).blocks if hasattr(b, "rows")][:1]
         assert any(k == "privacy unit" and said in v for k, v in table.rows)
+
+
+def test_the_gates_levels_read_the_add_remove_noise():
+    # The gate weighs a pair's dependence against the noise the rounds would measure it with; under add/remove that
+    # noise is 1/sqrt(2) of the book's at the same n and budget, and so is the levels' noise term.
+    data = chain_table(stay=0.8)
+    workload = Workload.from_spec("1-3way", data.domain)
+    book = MWEMMechanism().runner(data.domain, Budget(epsilon=0.1, delta=DELTA))
+    counted = MWEMMechanism(privacy_unit="add-remove").runner(data.domain, Budget(epsilon=0.1, delta=DELTA))
+    assert counted.measurement_noise_factor(gaussian=True) == pytest.approx(2 ** -0.5)
+    assert counted.measurement_noise_factor(gaussian=False) == 0.5 and book.measurement_noise_factor(gaussian=True) == 1
+    sampling = [np.sqrt(2 * workload.cells(p) / (np.pi * data.n)) for p in book.gate_plan(workload, n=data.n).pairs]
+    book_terms = np.array(book.gate_plan(workload, n=data.n).levels) - sampling
+    counted_gate = counted.gate_plan(workload, n=data.n)
+    counted_terms = np.array(counted_gate.levels) - sampling
+    # the test spends more where the terms are smaller, so the runs' budgets differ a little: within 5 %
+    assert np.allclose(counted_terms / book_terms, 2 ** -0.5, rtol=0.05)
