@@ -220,14 +220,12 @@ class MWEM(MWEMPlan):
         if self.n_estimate is not None and self.privacy_unit != "add-remove":
             raise ValueError("n_estimate is an add/remove run's noisy count")
 
-    def measurement_noise_factor(self, *, gaussian: bool) -> float:
-        """1 under the book's unit; under add/remove a marginal's L1 sensitivity is half and its L2 1/sqrt(2) of
-        the book's at the same n, and so is its noise. Only the gate's levels read it: the rest of the plan budgets
-        with the book's noise (planning with the add/remove noise throughout moved small91 and spread by at most 3 %,
-        both ways; docs/decisions.md, session 51)."""
-        if self.privacy_unit != "add-remove":
-            return 1.0
-        return 1 / math.sqrt(2) if gaussian else 0.5
+    def gaussian_noise_factor(self) -> float:
+        """1 under the book's unit; under add/remove a marginal's L2 sensitivity is 1/sqrt(2) of the book's at the
+        same n, and so is its Gaussian noise. Only the gate's levels read it: the rest of the plan budgets with the
+        book's noise (planning with the add/remove noise throughout moved small91 and spread by at most 3 %, both
+        ways; docs/decisions.md, session 51)."""
+        return 1 / math.sqrt(2) if self.privacy_unit == "add-remove" else 1.0
 
     def public_n(self, dataset: Dataset) -> int:
         """The n the plan and the measurements use: the table's (public under the book's unit) or the noisy count."""
@@ -531,13 +529,10 @@ class MWEM(MWEMPlan):
         return MWEMResult(result.model, accountant, [entry, *result.transcript], result.measurements, parameters)
 
     def spends_delta(self, workload: Workload, *, n: int) -> bool:
-        """Whether a run with this n may measure with Gaussian noise (and so spend delta): its plan's noise, or
-        either plan its gate may pick (public)."""
+        """Whether a run with this n may measure with Gaussian noise (and so spend delta), public: where its plan's
+        noise is Gaussian, or where it is gated (a gate's rounds' plan is always Gaussian)."""
         plan = self.run_plan(workload, n=n)
-        gate = self.gate_plan(workload, n=n, plan=plan)
-        if gate is None:
-            return plan.gaussian
-        return any(run.run_plan(workload, n=n).gaussian for run in (gate.rounds_run, gate.init_run))
+        return plan.gaussian or self.gate_plan(workload, n=n, plan=plan) is not None
 
     def _counted_run(self, dataset: Dataset, workload: Workload, *, rng: RandomSource,
                      progress: Progress) -> MWEMResult:
@@ -633,9 +628,8 @@ class MWEMMechanism:
             progress: Progress) -> Fitted:
         runner = self.runner(table.domain, budget)
         result = runner.run(table, workload, rng=rng, progress=progress)
-        run = result.counted or result
         if result.counted is None:
-            guarantee = run_guarantee(run, epsilon=budget.epsilon, delta=budget.delta)
+            guarantee = run_guarantee(result, epsilon=budget.epsilon, delta=budget.delta)
         else:
             count = result.transcript[0]
             delta = result.parameters["delta"]
@@ -643,7 +637,7 @@ class MWEMMechanism:
                          f"neighbours (one record more or fewer; n private): a Laplace count of the records at "
                          f"epsilon={count['epsilon']:.6g} (Thm 3.6, sensitivity 1), n_estimate={count['n_estimate']}, "
                          "then, with it public, "
-                         + run_guarantee(run, epsilon=result.parameters["run_epsilon"], delta=delta,
+                         + run_guarantee(result.counted, epsilon=result.parameters["run_epsilon"], delta=delta,
                                          marginal="1/n_estimate", dependence="6/n_estimate")
                          + "; basic composition (Thm 3.16)")
         # Rows: the model rounded without bias (systematic sampling, representations/rounding.py), then

@@ -279,9 +279,9 @@ class MWEMPlan:
             return None
         return self.tuning.noise_target * (PURE_ROUNDS_TARGET if self.delta == 0 else 1.0)
 
-    def measurement_noise_factor(self, *, gaussian: bool) -> float:
-        """A measured marginal's noise against what the plan's formulas (the book's unit: L1 sensitivity 2/n, L2
-        sqrt(2)/n) give: 1 here; under add/remove, 1/2 (Laplace) or 1/sqrt(2) (Gaussian) (:class:`MWEM`)."""
+    def gaussian_noise_factor(self) -> float:
+        """A Gaussian measurement's noise against what the plan's formulas (the book's unit: L2 sensitivity
+        sqrt(2)/n) give: 1 here; 1/sqrt(2) under add/remove (:class:`MWEM`)."""
         return 1.0
 
     def gate_plan(self, workload: Workload, *, n: int, plan: RunPlan | None = None) -> GatePlan | None:
@@ -296,7 +296,7 @@ class MWEMPlan:
         ||P_ab - P_a x P_b||_1 less its level (:meth:`~dprelease.privacy.measurer.PrivateMeasurer.laplace_dependence`,
         sensitivity 6/n). A pair's level is the dependence its sampling alone shows in an independent table,
         sqrt(2 cells / (pi n)), plus ``gate_ratio`` times the expected L1 noise of measuring it in the rounds' plan
-        (in the run's privacy unit: :meth:`measurement_noise_factor`).
+        (in the run's privacy unit: :meth:`gaussian_noise_factor`).
         At or above 0 the rest of the budget runs the rounds' plan: the user-rounds preset at
         ``init_only_pair_rounds`` x d rounds with Gaussian noise, as a user asking for those rounds would get it;
         below, INIT alone with the rest. Both are charged as one (epsilon, delta) stage after the test's (epsilon,
@@ -334,7 +334,7 @@ class MWEMPlan:
             rounds_run = replace(self, epsilon=rest, rounds=tuning.init_only_pair_rounds * d, noise="gaussian",
                                  tuning=with_user_rounds(untested))
             per_cell = cell_noise(float(rounds_run.run_plan(workload, n=n).split["measure"]), n=n, gaussian=True) \
-                * self.measurement_noise_factor(gaussian=True)
+                * self.gaussian_noise_factor()
             return rest, rounds_run, replace(self, epsilon=rest, tuning=untested), \
                 [tuning.gate_ratio * c * per_cell for c in cells]
 

@@ -137,7 +137,7 @@ class PrivateMeasurer:
         book's unit n is public and this is post-processing of nothing private). Float-safe, as every measurement
         here; the rounding is post-processing. This is the public n_estimate of an add/remove run.
         """
-        true = float(self._dataset.marginal_counts(()))  # READ (a failed read charges nothing)
+        true = float(self._dataset.n)  # READ: the table knows its rows already; no engine query
         self._pay(epsilon, label)
         noisy = snapped_laplace(np.array(true), sensitivity=Fraction(1), epsilon=exact(epsilon), rng=self._rng)
         return max(1, int(np.rint(float(noisy))))
@@ -190,14 +190,18 @@ class PrivateMeasurer:
         """||P_ab - P_a x P_b||_1 - ``level``, exactly: sum |N c_ab - c_a c_b| / N^2 over the integer counts, N = n
         (replace one) or max(n_estimate, n) (add/remove)."""
         counts = np.rint(self._dataset.marginal_counts(pair))
-        total = int(counts.sum())
-        scale = max(self.n, total) if self.add_remove else self.n
-        if max(scale, total) > 2**31:  # N c_ab and c_a c_b reach N^2: Python integers past what int64 holds
+        scale = self._dependence_scale(int(counts.sum()))
+        if scale > 2**31:  # N c_ab and c_a c_b reach N^2 (N >= the counts' total): past what int64 holds
             counts = counts.astype(object)
         else:
             counts = counts.astype(np.int64)
         gap = scale * counts - np.outer(counts.sum(axis=1), counts.sum(axis=0))
         return Fraction(int(np.abs(gap).sum()), scale**2) - exact(level)
+
+    def _dependence_scale(self, total: int) -> int:
+        """N, the dependence's normalizer: n (replace one; the counts' total), or max(n_estimate, total)
+        (add/remove: every fraction vector then sums to at most 1, :meth:`laplace_dependence`)."""
+        return max(self.n, total) if self.add_remove else self.n
 
     def laplace_dependence(self, pairs: Sequence[tuple[str, str]], levels: Sequence[float], *,
                            epsilon: Fraction | float, label: str) -> float:

@@ -43,9 +43,9 @@ ADD_REMOVE_UNIT = (
 )
 
 
-def privacy_unit_of(parameters: dict[str, object]) -> str:
-    """The unit a release's guarantee is over, from its run's parameters (public)."""
-    return ADD_REMOVE_UNIT if parameters.get("privacy_unit") == "add-remove" else PRIVACY_UNIT
+def ran_add_remove(parameters: dict[str, object]) -> bool:
+    """Whether a release's run was under add/remove (its parameters say so; public)."""
+    return parameters.get("privacy_unit") == "add-remove"
 #: The JSON keys a release writes itself; any other key of a loaded document goes back into ``extra``.
 _OWN_KEYS = ("format", "dprelease_version", "mechanism", "guarantee", "privacy_unit", "fit_for_release",
              "randomness", "domain", "schema", "parameters", "privacy_ledger", "transcript", "synthetic_rows",
@@ -146,7 +146,7 @@ class Release:
             "dprelease_version": __version__,
             "mechanism": self.mechanism,
             "guarantee": self.guarantee,
-            "privacy_unit": privacy_unit_of(self.parameters),
+            "privacy_unit": ADD_REMOVE_UNIT if ran_add_remove(self.parameters) else PRIVACY_UNIT,
             "fit_for_release": not self.seeded,
             "randomness": "seeded generator (reproducible; NOT fit for a real release)" if self.seeded
             else "operating-system CSPRNG",

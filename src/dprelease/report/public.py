@@ -15,6 +15,7 @@ import numpy as np
 
 from dprelease.data import Dataset
 from dprelease.release import Release
+from dprelease.release.core import ran_add_remove
 from dprelease.report.blocks import Chart, Panel, Paragraph, Section, Series, Table
 
 #: What the numeric per-round fields of the transcripts mean (others are shown by name).
@@ -73,7 +74,7 @@ def guarantee_section(release: Release) -> Section:
     spent = release.privacy_ledger.get("spent", {})
     rows = [("mechanism", release.mechanism), ("guarantee", release.guarantee),
             ("privacy unit", "one record added or removed; the number of rows is private (a noisy count was "
-                             "released)" if release.parameters.get("privacy_unit") == "add-remove"
+                             "released)" if ran_add_remove(release.parameters)
              else "one record; neighbouring tables have the same public number of rows"),
             ("randomness", "SEEDED: reproducible, NOT fit for a real release" if release.seeded
              else "operating-system CSPRNG"),
