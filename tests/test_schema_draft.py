@@ -849,3 +849,29 @@ def test_concat_tables_keeps_nulls_and_maps_each_parts_values():
     values = [None if i < 0 else column.uniques[i] for i in column.index]
     assert values == ["b", "a", None, "b", None, None, "z", "a"] and joined.n == 8 and joined.source == "parts"
     assert len(column.uniques) == 3
+
+
+def test_draft_names_bounds_that_are_a_wide_cells_edge_and_not_exact_ones():
+    """A drafted bound is the edge of the cell that stood out of the noise, so a clock's hours (0..23) draft up to 29
+    (the cell 20-29) and synthetic hours reach 29. The draft names every such column with its outer cells, and only
+    those: a 0..9 column whose every value passes is exact (unit cells), and an open draft reads the true bounds."""
+    rng = np.random.Generator(np.random.PCG64(8))
+    n = 60_000  # every hour and digit far above the threshold (about 1,160 rows at eps 2 over 4 columns)
+    frame = pd.DataFrame({"hour": rng.integers(0, 24, n).astype(str), "digit": rng.integers(0, 10, n).astype(str),
+                          "temp": np.round(rng.uniform(-4.2, 31.9, n), 1).astype(str),
+                          "day": rng.choice(pd.date_range("2023-02-03", "2023-06-30").strftime("%Y-%m-%d"), n)})
+
+    def draft(**mode):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            schema = draft_schema(frame, delta=0.0, **mode)
+        return schema, [str(w.message) for w in caught if "stood out of the noise, not the data's" in str(w.message)]
+
+    schema, (note,) = draft(epsilon=2.0, seed=1)
+    assert (schema.column("hour").low, schema.column("hour").high) == (0, 29)
+    assert "'hour' 0..29 (outer cells 0 and 20-29)" in note and note in schema.draft.note
+    assert "'temp' -5..40 (outer cells [-5, -4) and [30, 40))" in note
+    assert "'day' 2023-01-01..2023-12-31 (one cell, 2023)" in note
+    assert (schema.column("digit").low, schema.column("digit").high) == (0, 9) and "'digit'" not in note
+    _open, notes = draft(non_private=True)
+    assert notes == []

@@ -150,7 +150,10 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     bucketed = [p.name for p in profiles if p.has_null]
     if private and bucketed:
         notes.append(_spurious_blanks_note(bucketed, profile_share))
-    drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes) for p in profiles)
+    outer: list[str] = []  # the drafted bounds that are a wide cell's edge (:func:`_outer_cells_note`)
+    drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, outer) for p in profiles)
+    if outer:
+        notes.append(_outer_cells_note(outer))
     empty = [c.name for c in drafted if isinstance(c, CategoricalColumn) and not c.values and c.other]
     if private and delta > 0 and empty:  # public: which categories the noisy selection kept (with delta = 0 the
         # column's own note says none can be chosen)
@@ -311,7 +314,7 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
                      text_format)
 
 
-def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, notes) -> Column:
+def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, notes, outer) -> Column:
     """The rest of a profiled column, with ``main`` epsilon (and ``delta_share`` for text)."""
     name, kind, counts, noise, has_null = column.name, column.kind, column.counts, column.noise, column.has_null
     if kind == "boolean":
@@ -332,12 +335,12 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                      column.text_format)
     if kind in ("date", "datetime"):
         dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
-        return _dates(name, kind, values, reader, main, has_null, dated, notes)
+        return _dates(name, kind, values, reader, main, has_null, dated, notes, outer)
     if written:  # the format is public once chosen from the profile's noisy classes (post-processing)
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         notes.append(f"column {name!r} writes its numbers {_written_words(written)}: the draft declares {options}; "
                      "remove the symbols it does not use")
-    return _numbers(name, kind, values, reader, main, bins, has_null, {**wide, **written}, notes)
+    return _numbers(name, kind, values, reader, main, bins, has_null, {**wide, **written}, notes, outer)
 
 
 def _scale(epsilon: Fraction) -> float:
@@ -552,6 +555,61 @@ def _one_value_note(name: str, low: float, high: float, epsilon: Fraction, cells
             "a larger epsilon)")
 
 
+def _outer_cells(name: str, edges: np.ndarray, low: float, high: float, integer: bool, cell_text) -> list[str]:
+    """``name``'s drafted bounds with the outer cells they are the edges of (:func:`_outer_cells_note`), as one
+    entry; none where both outer cells hold one value (an integer's bounds are then the cells' own values).
+    ``cell_text(first, last)`` writes a cell (``last`` inclusive for integers and dates, exclusive for decimals).
+    Public: the bounds and the public cells."""
+    finite = edges[np.isfinite(edges)]
+    above, below = finite[finite > low], (finite[finite <= high] if integer else finite[finite < high])
+    low_last = min(above[0] - 1 if integer else above[0], high) if len(above) else high
+    high_first = max(below[-1], low) if len(below) else low
+    if integer and low_last == low and high_first == high:
+        return []
+    cells = (f"one cell, {cell_text(low, high if integer else low_last)}" if (low_last, high_first) == (high, low)
+             else f"outer cells {cell_text(low, low_last)} and {cell_text(high_first, high)}")
+    return [f"{name!r} {cell_text.show(low)}..{cell_text.show(high)} ({cells})"]
+
+
+class _NumberCells:
+    """Writes a number bounds cell: integers 20-29 (or 7), decimals [20, 30)."""
+
+    def __init__(self, integer: bool):
+        self.integer = integer
+
+    def show(self, value: float) -> str:
+        return f"{value:.0f}" if self.integer else f"{value:g}"
+
+    def __call__(self, first: float, last: float) -> str:
+        if self.integer:
+            return f"{first:.0f}" if first == last else f"{first:.0f}-{last:.0f}"
+        return f"[{first:g}, {last:g})"
+
+
+class _YearCells:
+    """Writes a date bounds cell (days since 1970): its year, or its years (1850-1859)."""
+
+    @staticmethod
+    def show(day: float) -> str:
+        return str(np.datetime64(int(day), "D"))
+
+    def __call__(self, first: float, last: float) -> str:
+        years = self.show(first)[:4], self.show(last)[:4]
+        return years[0] if years[0] == years[1] else f"{years[0]}-{years[1]}"
+
+
+def _outer_cells_note(entries: list[str]) -> str:
+    """The note naming every column whose drafted bounds are the edges of wide cells (:func:`_bounds`): the data may
+    end anywhere inside an outer cell, and a synthetic value is drawn evenly over its bin, so synthetic values reach
+    the cell's edge where the data does not (a clock's hours 0..23 drafted up to 29 from the cell 20-29). Public:
+    the drafted bounds and the public cells."""
+    return ("column(s) whose drafted bounds are the edges of the histogram cells that stood out of the noise, not the "
+            f"data's least and greatest values: {', '.join(entries)}; where the data ends inside an outer cell, "
+            "synthetic values still reach its edge (a bin's values are spread evenly over it), and values beyond the "
+            "bounds are clipped (or go to other): declare bounds from public knowledge where you have them (a "
+            "clock's hours are 0..23)")
+
+
 def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     """Public candidates strictly inside (low, high]: every integer (when few), else 999 steps rounded to
     three significant digits."""
@@ -568,7 +626,7 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     return steps[(steps > low) & (steps <= high)]
 
 
-def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes) -> Column:
+def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes, outer) -> Column:
     integer = kind == "integer"
     cells = _cell_edges(integer)
     runs = _decade_runs(cells)
@@ -579,6 +637,8 @@ def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes) -> C
     zero_cell = not integer and (low, high) in ((0.0, ZERO_CELL), (-ZERO_CELL, 0.0))  # the decimals' cell next to 0
     if (integer and low == high) or zero_cell:
         notes.append(_one_value_note(name, low, high, main / 2, len(cells) - 1 + len(runs), bool(wide.get("clip"))))
+    elif isinstance(reader, PrivateColumnReader):
+        outer.extend(_outer_cells(name, cells, low, high, integer, _NumberCells(integer)))
     if not integer and low == high:
         high = low + 1
     edges = [low, high]
@@ -622,7 +682,7 @@ _DATE_EDGES = np.concatenate([[-np.inf], _DATE_CELL_STARTS, [np.inf]])
 _DATE_RUNS = tuple(_date_runs(_DATE_EDGES))
 
 
-def _dates(name, kind, values, reader, main, has_null, wide, notes) -> Column:
+def _dates(name, kind, values, reader, main, has_null, wide, notes, outer) -> Column:
     per_day = 86400 if kind == "datetime" else 1
     days = values // per_day
     edges = _DATE_EDGES
@@ -630,6 +690,8 @@ def _dates(name, kind, values, reader, main, has_null, wide, notes) -> Column:
     if bounds is None:
         return _no_bounds(name, kind, main, len(edges) - 1, has_null, wide, notes)
     low, high = int(bounds[0]), int(bounds[1])
+    if isinstance(reader, PrivateColumnReader):
+        outer.extend(_outer_cells(name, edges, low, high, True, _YearCells()))
     span = high - low
     unit = "day" if span <= 62 else "month" if span <= 3 * 366 else "year"
     text = lambda d: str(np.datetime64(d, "D"))  # noqa: E731
