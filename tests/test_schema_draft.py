@@ -1,8 +1,8 @@
 """Schema drafts: the exact ledger of a private draft, the open draft, and statistical privacy audits of
 the draft's noisy primitives, each shown to catch a planted bug.
 
-False-alarm rate: each audit has false-alarm probability <= 1e-6 (tests/audit.py); the 4 audits run on
-correct code here give this file a false-alarm rate <= 4e-6. All runs are seeded (deterministic).
+False-alarm rate: each audit has false-alarm probability <= 1e-6 (tests/audit.py); the 5 audits run on
+correct code here give this file a false-alarm rate <= 5e-6. All runs are seeded (deterministic).
 """
 
 from __future__ import annotations
@@ -287,8 +287,11 @@ def test_raw_adult_private_draft_ledger():
     labels = [c[0] for c in schema.draft.charges()]
     columns = len(ADULT_RAW_COLUMNS)  # every profile first; then the rest, column by column
     assert [label.endswith(": profile") for label in labels[:columns + 1]] == [True] * columns + [False]
-    assert labels[columns:columns + 2] == ["age: bounds", "age: bin edges"]
-    assert all(c[1] in (Fraction(1, 60), Fraction(1, 40), Fraction(1, 20)) for c in schema.draft.charges())
+    # a number column first asks whether a few values hold its rows (a quarter of its part), then bounds (half)
+    # and bin edges (the last quarter); a text column's categories take its whole part
+    assert labels[columns:columns + 3] == ["age: values", "age: bounds", "age: bin edges"]
+    assert all(c[1] in (Fraction(1, 60), Fraction(1, 80), Fraction(1, 40), Fraction(1, 20))
+               for c in schema.draft.charges())
 
 
 # -------------------------------------------------------------------- audits
@@ -335,6 +338,31 @@ def test_stability_histogram_passes_the_audit():
     # A key held by one record in x only (1 -> 0), and two keys that trade a record.
     assert keys_audit([1, 50], [0, 51], delta=0.1) == []
     assert keys_audit([9, 9], [8, 10], delta=1e-3) == []
+
+
+def released_counts_audit() -> list[str]:
+    """The stability histogram with its passing keys' noisy counts released (a decimal column's few values,
+    :func:`dprelease.schema.draft._few_values`): a record moved between two keys held by many rows (both always
+    pass), and events on the two released counts together, where the move shows twice."""
+    samples, x, y, delta = 20_000, [30, 30], [29, 31], 1e-3
+    (px, nx), (py, ny) = (passing_keys(np.tile(c, (samples, 1)), epsilon=1.0, delta=delta, rng=SeededRandom(seed))
+                          for c, seed in ((x, 53), (y, 54)))
+    out_x, out_y = np.where(px, nx, -1), np.where(py, ny, -1)  # -1: not released
+    events = [(f"counts >= {30 + c} and {30 - c} >= released", (lambda o, c=c: (o[:, 0] >= 30 + c)
+                                                                 & (o[:, 1] >= 0) & (o[:, 1] <= 30 - c)))
+              for c in (0, 1, 2, 3)]
+    events += [(f"counts <= {30 - c} and {30 + c} <=", (lambda o, c=c: (o[:, 0] >= 0) & (o[:, 0] <= 30 - c)
+                                                        & (o[:, 1] >= 30 + c))) for c in (0, 1, 2, 3)]
+    return violations(out_x, out_y, events, epsilon=1.0, delta=delta, alpha=FALSE_ALARM)
+
+
+def test_stability_histogram_with_its_counts_passes_the_audit():
+    assert released_counts_audit() == []
+
+
+def test_released_counts_audit_catches_half_the_noise(monkeypatch):
+    monkeypatch.setattr(key_selection, "HISTOGRAM_SENSITIVITY", 1)  # planted: scale 1/eps instead of 2/eps
+    assert released_counts_audit() != []
 
 
 def test_keys_audit_catches_a_threshold_that_ignores_delta(monkeypatch):
@@ -875,3 +903,52 @@ def test_draft_names_bounds_that_are_a_wide_cells_edge_and_not_exact_ones():
     assert (schema.column("digit").low, schema.column("digit").high) == (0, 9) and "'digit'" not in note
     _open, notes = draft(non_private=True)
     assert notes == []
+
+
+def fees_frame(n: int = 20_000, seed: int = 12) -> pd.DataFrame:
+    """A fee that is always 0.00, 25.00 or 50.00 (written so), a continuous amount, and a rating in half steps."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    return pd.DataFrame({"fee": rng.choice(["0.00", "25.00", "50.00"], n, p=[0.5, 0.3, 0.2]),
+                         "amount": np.round(rng.gamma(2.0, 30.0, n), 2).astype(str),
+                         "plan": rng.choice(["basic", "plus"], n)})
+
+
+def test_a_decimal_column_of_few_values_is_drafted_as_those_values():
+    """Numeric bins spread a synthetic value over its bin (a $25.00 fee came out as 34.9): a decimal column whose few
+    values hold nearly all its rows is drafted as those values, exactly as written, privately on every seed and
+    openly; a continuous column beside it stays numeric, and so does a declared one. The note names the column."""
+    frame = fees_frame()
+    for seed in range(5):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            schema = draft_schema(frame, epsilon=1.0, delta=1e-9, seed=seed)
+        fee = schema.column("fee")
+        assert fee.kind == "categorical" and fee.values == ("0.00", "25.00", "50.00") and fee.other
+        assert schema.column("amount").kind == "numeric"
+        (note,) = [str(w.message) for w in caught if "drafted as categories" in str(w.message)]
+        assert note.startswith("column(s) ['fee'] drafted as categories") and note in schema.draft.note
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert draft_schema(frame, non_private=True).column("fee").values == ("0.00", "25.00", "50.00")
+        assert draft_schema(frame, epsilon=1.0, delta=1e-9, seed=0, types={"fee": "numeric"}).column("fee").kind \
+            == "numeric"
+        # with delta = 0 no value nobody declared can be selected: numbers (whole: "25.00" reads as 25), as before
+        assert draft_schema(frame, epsilon=1.0, seed=0).column("fee").kind == "integer"
+
+
+def test_few_values_ledger_is_exact():
+    """A decimal column's values test costs a quarter of its part and a share of delta; drafted as values it spends
+    nothing more; a continuous one then pays its bounds (half) and bin edges (a quarter). Exact, and within budget."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schema = draft_schema(fees_frame(), epsilon=1.0, delta=1e-9, seed=3)
+    profile = Fraction(1) / 12  # a quarter over 3 columns
+    main, key_delta = (1 - 3 * profile) / 3, Fraction(1e-9) / 3  # 3 columns need more; 3 select keys
+    charges = {c[0]: (c[1], c[2]) for c in schema.draft.charges()}
+    assert charges == {"fee: profile": (profile, 0), "amount: profile": (profile, 0), "plan: profile": (profile, 0),
+                       "fee: values": (main / 4, key_delta), "amount: values": (main / 4, key_delta),
+                       "amount: bounds": (main / 2, 0), "amount: bin edges": (main / 4, 0),
+                       "plan: categories": (main, key_delta)}
+    eps, delta = schema.draft.spent
+    assert eps == 3 * profile + main / 4 + main + main and delta == 3 * key_delta  # fee's last 3/4 unspent
+    assert eps < 1 and delta == Fraction(1e-9)

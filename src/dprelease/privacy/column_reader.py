@@ -64,12 +64,13 @@ class PrivateColumnReader:
                                      candidates=candidates, epsilon_each=Fraction(epsilon) / k, rng=self.rng)
 
     def keys(self, index: np.ndarray, num_keys: int, *, epsilon: Fraction, delta: Fraction, max_keys: int,
-             label: str) -> np.ndarray:
-        """Positions (into the column's distinct values) of the keys a stability histogram releases.
+             label: str, with_counts: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """Positions (into the column's distinct values) of the keys a stability histogram releases, at most
+        ``max_keys``, largest noisy count first; ``with_counts``: and the noisy counts of those keys.
 
         ``index``: per non-NULL row, the position of its value among the ``num_keys`` distinct values.
         Privacy: (epsilon, delta)-DP, the stability-based histogram (Vadhan 2017, Prop. 3.5;
-        :mod:`~dprelease.privacy.key_selection`).
+        :mod:`~dprelease.privacy.key_selection`), whose released keys' noisy counts it may release too.
         """
         if delta <= 0:
             raise InputError("selecting categories privately needs delta > 0 (a value held by one record "
@@ -78,4 +79,5 @@ class PrivateColumnReader:
                                rule="stability-based histogram, discrete Laplace of scale 2/epsilon, threshold "
                                     "1 + (2/epsilon) ln(2/delta) (Vadhan 2017 Prop. 3.5)")
         counts = np.bincount(np.asarray(index, dtype=np.int64), minlength=num_keys)
-        return stable_keys(counts, epsilon=epsilon, delta=float(delta), max_keys=max_keys, rng=self.rng)
+        return stable_keys(counts, epsilon=epsilon, delta=float(delta), max_keys=max_keys, rng=self.rng,
+                           with_counts=with_counts)

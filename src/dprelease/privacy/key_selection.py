@@ -65,14 +65,16 @@ def passing_keys(counts: np.ndarray, *, epsilon: Fraction | float, delta: float,
 
 
 def stable_keys(counts: np.ndarray, *, epsilon: Fraction | float, delta: float, max_keys: int,
-                rng: RandomSource) -> np.ndarray:
+                rng: RandomSource, with_counts: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Positions of the keys (among those present, ``counts`` > 0) released by the stability histogram,
-    at most ``max_keys`` of them, largest noisy count first.
+    at most ``max_keys`` of them, largest noisy count first; ``with_counts``: and their noisy counts.
 
-    Privacy: that of :func:`passing_keys`. Only which keys pass is released; keeping the ``max_keys``
-    largest is post-processing.
+    Privacy: that of :func:`passing_keys`. Keeping the ``max_keys`` largest is post-processing. The noisy counts of
+    the keys that pass are released by the same guarantee (Vadhan 2017, Prop. 3.5 releases them: on the keys both
+    neighbours hold they are the Laplace mechanism, and a key only one holds passes w.p. <= delta / 2).
     """
     passed, noisy = passing_keys(counts, epsilon=epsilon, delta=delta, rng=rng)
     passed = np.flatnonzero(passed)
     order = np.argsort(-noisy[passed], kind="stable")
-    return passed[order][:max_keys]
+    kept = passed[order][:max_keys]
+    return (kept, noisy[kept]) if with_counts else kept

@@ -56,6 +56,10 @@ from dprelease.validation import check_delta, check_epsilon, check_positive_int,
 DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime")
 #: A kind is chosen when at least this share of the (noisy) non-NULL values look like it.
 KIND_SHARE = 0.9
+#: A decimal column is drafted as its few values (:func:`_few_values`) when they hold at least this share of its
+#: (noisy) non-NULL values: the rest go to ``other``, and a number there is lost, so it is far stricter than the
+#: kind's: revenue that is 0.0 on 95 % of rows and amounts on the rest stays numeric.
+FEW_VALUES_SHARE = 0.99
 #: Probability that any empty cell passes the private bounds' threshold.
 FALSE_CELL = 0.001
 #: Column names that read as identifiers (``id``, ``trip_id``, ``customer-uuid``, ``customerId``, ``order_no``,
@@ -132,12 +136,14 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     # The rest, split over the columns that use it: a choice made from the profiles' noisy outputs (a filter).
     private = epsilon is not None
     users = [p for p in profiles if p.needs_budget(delta)] if private else []
-    text_columns = [p for p in users if p.kind == "categorical"]
+    # delta selects keys: a text column's categories, and a decimal column's few values (:func:`_few_values`)
+    key_columns = [p for p in users if p.kind == "categorical" or p.tests_few_values(private=True)]
     main = (exact(epsilon) - profile_share * len(names)) / len(users) if users else Fraction(0)
-    delta_share = exact(delta) / len(text_columns) if text_columns else Fraction(0)
+    delta_share = exact(delta) / len(key_columns) if key_columns and delta > 0 else Fraction(0)
     notes: list[str] = []
     if users:
-        notes.append(_visibility_note(epsilon, main, delta_share, len(users), len(names)))
+        notes.append(_visibility_note(epsilon, main, delta_share, len(users), len(names),
+                                      bins if any(p.tests_few_values(private=True) for p in key_columns) else None))
     guessed = [p.name for p in profiles if not p.kind_seen]
     if private and guessed:
         notes.append(f"column(s) {guessed}: no kind of value stood out of the profile's noise (Laplace scale "
@@ -150,10 +156,14 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     bucketed = [p.name for p in profiles if p.has_null]
     if private and bucketed:
         notes.append(_spurious_blanks_note(bucketed, profile_share))
-    outer: list[str] = []  # the drafted bounds that are a wide cell's edge (:func:`_outer_cells_note`)
-    drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, outer) for p in profiles)
-    if outer:
-        notes.append(_outer_cells_note(outer))
+    # what the columns found, for one note each: bounds at a wide cell's edge (:func:`_outer_cells_note`), decimal
+    # columns drafted as their few values (:func:`_few_values`)
+    found: dict[str, list[str]] = {"outer": [], "few values": []}
+    drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
+    if found["few values"]:
+        notes.append(_few_values_note(found["few values"], bins))
+    if found["outer"]:
+        notes.append(_outer_cells_note(found["outer"]))
     empty = [c.name for c in drafted if isinstance(c, CategoricalColumn) and not c.values and c.other]
     if private and delta > 0 and empty:  # public: which categories the noisy selection kept (with delta = 0 the
         # column's own note says none can be chosen)
@@ -186,7 +196,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     return Schema(drafted, probe.null_tokens, True, draft)
 
 
-def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, users: int, num_columns: int) -> str:
+def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, users: int, num_columns: int,
+                     few_values_bins: int | None = None) -> str:
     """What the noise hides at this budget: the rows a bound cell, a year or a category needs to be kept (the
     thresholds of :func:`_bounds` and of the stability histogram), so that a narrow draft is read as the noise's
     doing, not the data's. From epsilon, delta, the column count and how many columns the profiles found needing
@@ -202,6 +213,10 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
              f"{_sum_threshold(main, 10, date_tests):,.0f}"]
     if delta_share > 0:
         parts.append(f"a category needs about {1 + _scale(main) * np.log(2 / float(delta_share)):,.0f} rows")
+    if delta_share > 0 and few_values_bins is not None:
+        parts.append(f"a decimal column is drafted as its values where at most {few_values_bins} of them, each held "
+                     f"by more than about {1 + _scale(main / 4) * np.log(2 / float(delta_share)):,.0f} rows, hold "
+                     "nearly all its rows")
     return (f"At epsilon={epsilon:g} over {num_columns} columns ({users} of them needing bounds or categories, "
             f"epsilon={float(main):.3g} each), {', '.join(parts)}: bounds narrower or fewer categories than the "
             "data has are the noise's doing; widen them from public knowledge, or draft with a larger epsilon.")
@@ -257,10 +272,11 @@ class _OpenReader:
     def quantiles(self, values, probabilities, candidates, *, epsilon, label):
         return np.quantile(values, probabilities, method="inverted_cdf")
 
-    def keys(self, index, num_keys, *, epsilon, delta, max_keys, label):
+    def keys(self, index, num_keys, *, epsilon, delta, max_keys, label, with_counts=False):
         counts = np.bincount(index, minlength=num_keys)
         present = np.flatnonzero(counts)
-        return present[np.argsort(-counts[present], kind="stable")][:max_keys]
+        kept = present[np.argsort(-counts[present], kind="stable")][:max_keys]
+        return (kept, counts[kept]) if with_counts else kept
 
 
 # ------------------------------------------------------------------- one column
@@ -282,10 +298,17 @@ class _Profiled:
     written: tuple[tuple[str, object], ...] = ()
     #: the date format declared for the column (``formats``), or None: ISO
     text_format: str | None = None
+    #: whether ``types`` declared the kind (a declared numeric column is numbers: no test of few values)
+    declared: bool = False
 
     def needs_budget(self, delta: float) -> bool:
         """Whether drafting the rest privately reads the data: a boolean's does not, nor text's when delta = 0."""
         return self.kind != "boolean" and not (self.kind == "categorical" and delta == 0)
+
+    def tests_few_values(self, *, private: bool, delta: float | Fraction = 1) -> bool:
+        """Whether the draft asks if a few values hold nearly all the column's rows (:func:`_few_values`): a number
+        column whose kind was not declared, privately only with delta > 0 (its values are keys nobody declared)."""
+        return self.kind in ("integer", "numeric") and not self.declared and (not private or delta > 0)
 
 
 def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) -> _Profiled:
@@ -311,10 +334,10 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
     kind = declared or _kind(counts, noise, written)
     written = tuple(written.items()) if kind in ("integer", "numeric") else ()
     return _Profiled(name, raw, text, row_class, counts, noise, kind, bool(counts[C_NULL] > noise), seen, written,
-                     text_format)
+                     text_format, declared is not None)
 
 
-def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, notes, outer) -> Column:
+def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, notes, found) -> Column:
     """The rest of a profiled column, with ``main`` epsilon (and ``delta_share`` for text)."""
     name, kind, counts, noise, has_null = column.name, column.kind, column.counts, column.noise, column.has_null
     if kind == "boolean":
@@ -335,12 +358,22 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                      column.text_format)
     if kind in ("date", "datetime"):
         dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
-        return _dates(name, kind, values, reader, main, has_null, dated, notes, outer)
+        return _dates(name, kind, values, reader, main, has_null, dated, notes, found["outer"])
+    edges_epsilon = main / 2
+    if column.tests_few_values(private=isinstance(reader, PrivateColumnReader), delta=delta_share):
+        # half the bin edges' part: the bounds keep theirs (a larger threshold clips more), and a column drafted
+        # as its values needs neither
+        few = _few_values(column, reader, main / 4, delta_share, bins)
+        if few is not None:
+            found["few values"].append(name)
+            return few
+        edges_epsilon = main / 4
     if written:  # the format is public once chosen from the profile's noisy classes (post-processing)
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         notes.append(f"column {name!r} writes its numbers {_written_words(written)}: the draft declares {options}; "
                      "remove the symbols it does not use")
-    return _numbers(name, kind, values, reader, main, bins, has_null, {**wide, **written}, notes, outer)
+    return _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written}, notes,
+                    found["outer"])
 
 
 def _scale(epsilon: Fraction) -> float:
@@ -626,17 +659,18 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     return steps[(steps > low) & (steps <= high)]
 
 
-def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes, outer) -> Column:
+def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, has_null, wide, notes, outer) -> Column:
     integer = kind == "integer"
     cells = _cell_edges(integer)
     runs = _decade_runs(cells)
-    bounds = _bounds(name, values, reader, main / 2, cells, integer, runs)
+    bounds = _bounds(name, values, reader, bounds_epsilon, cells, integer, runs)
     if bounds is None:  # no bounds, so no bins to place: the bin edges' half stays unspent
-        return _no_bounds(name, kind, main / 2, len(cells) - 1 + len(runs), has_null, wide, notes)
+        return _no_bounds(name, kind, bounds_epsilon, len(cells) - 1 + len(runs), has_null, wide, notes)
     low, high = bounds
     zero_cell = not integer and (low, high) in ((0.0, ZERO_CELL), (-ZERO_CELL, 0.0))  # the decimals' cell next to 0
     if (integer and low == high) or zero_cell:
-        notes.append(_one_value_note(name, low, high, main / 2, len(cells) - 1 + len(runs), bool(wide.get("clip"))))
+        notes.append(_one_value_note(name, low, high, bounds_epsilon, len(cells) - 1 + len(runs),
+                                     bool(wide.get("clip"))))
     elif isinstance(reader, PrivateColumnReader):
         outer.extend(_outer_cells(name, cells, low, high, integer, _NumberCells(integer)))
     if not integer and low == high:
@@ -645,7 +679,7 @@ def _numbers(name, kind, values, reader, main, bins, has_null, wide, notes, oute
     if bins > 1 and not (integer and high - low + 1 <= bins) and not zero_cell:  # bins inside one value: noise
         # BIN EDGES: quantiles 1/b .. (b-1)/b by the exponential mechanism, candidates inside the bounds.
         inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
-                                 epsilon=main / 2, label=f"{name}: bin edges")
+                                 epsilon=edges_epsilon, label=f"{name}: bin edges")
         edges = sorted({low, high, *(float(e) for e in inner if low < e < high)})
     common = {"name": name, "null": bool(has_null), **wide}
     if integer:
@@ -701,14 +735,66 @@ def _dates(name, kind, values, reader, main, has_null, wide, notes, outer) -> Co
                           **wide)
 
 
-def _categories(name, raw, text, row_class, reader, main, delta_share, max_categories, has_null, notes) -> Column:
-    if isinstance(raw, TypedColumn):  # numbers or booleans declared categorical: factorize their text
-        present = ~raw.missing
-        factor = FactorColumn.from_values(np.where(present, raw.values.astype(object), None))
+def _keys(raw, text, row_class) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A column's distinct texts, each row's position among them, and which rows hold one (not NULL): the keys a
+    stability histogram selects from. Typed values (numbers or booleans drafted as text) are factorized by their
+    text. Parsing only: nothing is counted."""
+    if isinstance(raw, TypedColumn):
+        factor = FactorColumn.from_values(np.where(~raw.missing, raw.values.astype(object), None))
         text, index = texts(factor.uniques, strip=True), factor.index
     else:
         index = raw.index
-    rows = (row_class != C_NULL) & (index >= 0)
+    return text, index, (row_class != C_NULL) & (index >= 0)
+
+
+def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fraction, bins: int) -> Column | None:
+    """A number column whose few values hold nearly all its rows, drafted as those values (a categorical column
+    with an ``other`` bucket), or None where it is not one.
+
+    Bins spread a synthetic value evenly over its bin, so a fee that is always 19.99, 29.99 or 49.99 came out as
+    15.36 and 27.7, one of 0, 25 or 50 as 13 and 37, and ratings in half steps as 3.42. A stability histogram of the
+    column's texts at (``epsilon``, ``delta_share``) keeps the values held by many rows
+    (:meth:`~PrivateColumnReader.keys`); the column is drafted as them where at most ``bins`` pass, their noisy
+    counts hold at least :data:`FEW_VALUES_SHARE` of the profile's noisy count of non-NULL values (the classes that
+    stand out of its noise, as :func:`_kind` reads them), and, for integers, they span more than ``bins`` (a score of
+    0..9 is drafted exactly by one bin per integer, as a number).
+    Privacy: (epsilon, delta_share)-DP, the stability histogram (Vadhan 2017, Prop. 3.5), which releases the passing
+    keys' noisy counts too; the choice is post-processing of those and of the profile. Openly: every value, where
+    at most ``bins`` are present."""
+    text, index, rows = _keys(column.raw, column.text, column.row_class)
+    kept, counts = reader.keys(index[rows], len(text), epsilon=epsilon, delta=delta_share, max_keys=bins + 1,
+                               label=f"{column.name}: values", with_counts=True)
+    visible = _visible(column.counts, column.noise)
+    profile = column.counts if visible is None else visible
+    present = float(profile.sum() - profile[C_NULL])
+    if not 0 < len(kept) <= bins or float(np.sum(counts)) < FEW_VALUES_SHARE * present:
+        return None
+    if column.kind == "integer":
+        numbers = [value for other, value, _ in (_number_first(str(text[i])) for i in kept) if not other]
+        if not numbers or max(numbers) - min(numbers) + 1 <= bins:  # bounds then hold one bin per integer: exact
+            return None
+    values = sorted((str(text[i]) for i in kept), key=_number_first)
+    return CategoricalColumn(name=column.name, values=tuple(values), null=bool(column.has_null), other=True)
+
+
+def _number_first(text: str) -> tuple[int, float, str]:
+    """Sorts numbers by value, then any other text."""
+    try:
+        return 0, float(text), text
+    except ValueError:
+        return 1, 0.0, text
+
+
+def _few_values_note(names: list[str], bins: int) -> str:
+    """The note naming the decimal columns drafted as their few values (:func:`_few_values`). Public: the names."""
+    return (f"column(s) {names} drafted as categories: at most {bins} values (--bins) hold nearly all their rows (a "
+            "fee that is 19.99, 29.99 or 49.99; ratings in half steps), so their synthetic values are those values, "
+            "not numbers spread evenly over bins (15.36 for such a fee); rarer values go to other. To draft one as a "
+            "range instead, declare its kind (--types col=numeric, or col=integer)")
+
+
+def _categories(name, raw, text, row_class, reader, main, delta_share, max_categories, has_null, notes) -> Column:
+    text, index, rows = _keys(raw, text, row_class)
     if isinstance(reader, PrivateColumnReader) and delta_share == 0:
         notes.append(f"column {name!r}: categories cannot be selected privately with delta = 0; the draft lists "
                      "none (every value goes to other): give --delta or declare them")
