@@ -341,7 +341,7 @@ def test_stability_histogram_passes_the_audit():
 
 
 def released_counts_audit() -> list[str]:
-    """The stability histogram with its passing keys' noisy counts released (a decimal column's few values,
+    """The stability histogram with its passing keys' noisy counts released (a number column's few values,
     :func:`dprelease.schema.draft._few_values`): a record moved between two keys held by many rows (both always
     pass), and events on the two released counts together, where the move shows twice."""
     samples, x, y, delta = 20_000, [30, 30], [29, 31], 1e-3
@@ -906,49 +906,55 @@ def test_draft_names_bounds_that_are_a_wide_cells_edge_and_not_exact_ones():
 
 
 def fees_frame(n: int = 20_000, seed: int = 12) -> pd.DataFrame:
-    """A fee that is always 0.00, 25.00 or 50.00 (written so), a continuous amount, and a rating in half steps."""
+    """A fee written 0.00, 25.00 or 50.00 (whole numbers: an integer column), a price of 19.99, 29.99 or 49.99, a
+    score of 0..9, and a continuous amount."""
     rng = np.random.Generator(np.random.PCG64(seed))
     return pd.DataFrame({"fee": rng.choice(["0.00", "25.00", "50.00"], n, p=[0.5, 0.3, 0.2]),
-                         "amount": np.round(rng.gamma(2.0, 30.0, n), 2).astype(str),
-                         "plan": rng.choice(["basic", "plus"], n)})
+                         "price": rng.choice(["19.99", "29.99", "49.99"], n, p=[0.55, 0.3, 0.15]),
+                         "score": rng.integers(0, 10, n).astype(str),
+                         "amount": np.round(rng.gamma(2.0, 30.0, n), 2).astype(str)})
 
 
-def test_a_decimal_column_of_few_values_is_drafted_as_those_values():
-    """Numeric bins spread a synthetic value over its bin (a $25.00 fee came out as 34.9): a decimal column whose few
-    values hold nearly all its rows is drafted as those values, exactly as written, privately on every seed and
-    openly; a continuous column beside it stays numeric, and so does a declared one. The note names the column."""
+def test_a_number_column_of_few_values_is_drafted_as_those_values():
+    """Bins spread a synthetic value over its bin (a 25.00 fee came out as 34.9, a 19.99 price as 15.36): a number
+    column whose few values hold nearly all its rows is drafted as those values, exactly as written, privately on
+    every seed and openly. A 0..9 score stays an integer column (one bin per integer is exact already), a continuous
+    amount stays numeric, a declared kind is kept, and with delta = 0 nothing is tested. The note names the columns."""
     frame = fees_frame()
     for seed in range(5):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             schema = draft_schema(frame, epsilon=1.0, delta=1e-9, seed=seed)
-        fee = schema.column("fee")
-        assert fee.kind == "categorical" and fee.values == ("0.00", "25.00", "50.00") and fee.other
-        assert schema.column("amount").kind == "numeric"
+        assert schema.column("fee").values == ("0.00", "25.00", "50.00") and schema.column("fee").other
+        assert schema.column("price").values == ("19.99", "29.99", "49.99")
+        assert (schema.column("score").kind, schema.column("amount").kind) == ("integer", "numeric")
         (note,) = [str(w.message) for w in caught if "drafted as categories" in str(w.message)]
-        assert note.startswith("column(s) ['fee'] drafted as categories") and note in schema.draft.note
+        assert note.startswith("column(s) ['fee', 'price'] drafted as categories") and note in schema.draft.note
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert draft_schema(frame, non_private=True).column("fee").values == ("0.00", "25.00", "50.00")
-        assert draft_schema(frame, epsilon=1.0, delta=1e-9, seed=0, types={"fee": "numeric"}).column("fee").kind \
-            == "numeric"
-        # with delta = 0 no value nobody declared can be selected: numbers (whole: "25.00" reads as 25), as before
-        assert draft_schema(frame, epsilon=1.0, seed=0).column("fee").kind == "integer"
+        openly = draft_schema(frame, non_private=True)
+        assert (openly.column("fee").values, openly.column("score").kind) == (("0.00", "25.00", "50.00"), "integer")
+        declared = draft_schema(frame, epsilon=1.0, delta=1e-9, seed=0, types={"price": "numeric"})
+        assert (declared.column("fee").kind, declared.column("price").kind) == ("categorical", "numeric")
+        # with delta = 0 no value nobody declared can be selected: numbers ("25.00" reads as 25), as before
+        pure = draft_schema(frame, epsilon=1.0, seed=0)
+        assert (pure.column("fee").kind, pure.column("price").kind) == ("integer", "numeric")
 
 
 def test_few_values_ledger_is_exact():
-    """A decimal column's values test costs a quarter of its part and a share of delta; drafted as values it spends
-    nothing more; a continuous one then pays its bounds (half) and bin edges (a quarter). Exact, and within budget."""
+    """A number column's values test costs a quarter of its part and a share of delta; drafted as values it spends
+    nothing more; else its bounds take half and its bin edges the last quarter (none for a 0..9 score, whose bounds
+    hold one bin per integer). Exact, and within the budget."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         schema = draft_schema(fees_frame(), epsilon=1.0, delta=1e-9, seed=3)
-    profile = Fraction(1) / 12  # a quarter over 3 columns
-    main, key_delta = (1 - 3 * profile) / 3, Fraction(1e-9) / 3  # 3 columns need more; 3 select keys
+    profile = Fraction(1) / 16  # a quarter over 4 columns
+    main, key_delta = (1 - 4 * profile) / 4, Fraction(1e-9) / 4  # 4 columns need more, and all 4 select keys
     charges = {c[0]: (c[1], c[2]) for c in schema.draft.charges()}
-    assert charges == {"fee: profile": (profile, 0), "amount: profile": (profile, 0), "plan: profile": (profile, 0),
-                       "fee: values": (main / 4, key_delta), "amount: values": (main / 4, key_delta),
-                       "amount: bounds": (main / 2, 0), "amount: bin edges": (main / 4, 0),
-                       "plan: categories": (main, key_delta)}
+    assert charges == {**{f"{c}: profile": (profile, 0) for c in ("fee", "price", "score", "amount")},
+                       **{f"{c}: values": (main / 4, key_delta) for c in ("fee", "price", "score", "amount")},
+                       "score: bounds": (main / 2, 0), "amount: bounds": (main / 2, 0),
+                       "amount: bin edges": (main / 4, 0)}
     eps, delta = schema.draft.spent
-    assert eps == 3 * profile + main / 4 + main + main and delta == 3 * key_delta  # fee's last 3/4 unspent
+    assert eps == 4 * profile + 4 * main / 4 + 2 * main / 2 + main / 4 and delta == 4 * key_delta
     assert eps < 1 and delta == Fraction(1e-9)

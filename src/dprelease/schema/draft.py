@@ -56,7 +56,7 @@ from dprelease.validation import check_delta, check_epsilon, check_positive_int,
 DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime")
 #: A kind is chosen when at least this share of the (noisy) non-NULL values look like it.
 KIND_SHARE = 0.9
-#: A decimal column is drafted as its few values (:func:`_few_values`) when they hold at least this share of its
+#: A number column is drafted as its few values (:func:`_few_values`) when they hold at least this share of its
 #: (noisy) non-NULL values: the rest go to ``other``, and a number there is lost, so it is far stricter than the
 #: kind's: revenue that is 0.0 on 95 % of rows and amounts on the rest stays numeric.
 FEW_VALUES_SHARE = 0.99
@@ -136,14 +136,14 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     # The rest, split over the columns that use it: a choice made from the profiles' noisy outputs (a filter).
     private = epsilon is not None
     users = [p for p in profiles if p.needs_budget(delta)] if private else []
-    # delta selects keys: a text column's categories, and a decimal column's few values (:func:`_few_values`)
-    key_columns = [p for p in users if p.kind == "categorical" or p.tests_few_values(private=True)]
+    # delta selects keys: a text column's categories, and a number column's few values (:func:`_few_values`)
+    key_columns = [p for p in users if p.kind == "categorical" or p.tests_few_values(private=True, delta=delta)]
     main = (exact(epsilon) - profile_share * len(names)) / len(users) if users else Fraction(0)
     delta_share = exact(delta) / len(key_columns) if key_columns and delta > 0 else Fraction(0)
     notes: list[str] = []
     if users:
         notes.append(_visibility_note(epsilon, main, delta_share, len(users), len(names),
-                                      bins if any(p.tests_few_values(private=True) for p in key_columns) else None))
+                                      bins if any(p.kind != "categorical" for p in key_columns) else None))
     guessed = [p.name for p in profiles if not p.kind_seen]
     if private and guessed:
         notes.append(f"column(s) {guessed}: no kind of value stood out of the profile's noise (Laplace scale "
@@ -156,7 +156,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     bucketed = [p.name for p in profiles if p.has_null]
     if private and bucketed:
         notes.append(_spurious_blanks_note(bucketed, profile_share))
-    # what the columns found, for one note each: bounds at a wide cell's edge (:func:`_outer_cells_note`), decimal
+    # what the columns found, for one note each: bounds at a wide cell's edge (:func:`_outer_cells_note`), number
     # columns drafted as their few values (:func:`_few_values`)
     found: dict[str, list[str]] = {"outer": [], "few values": []}
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
@@ -214,7 +214,7 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
     if delta_share > 0:
         parts.append(f"a category needs about {1 + _scale(main) * np.log(2 / float(delta_share)):,.0f} rows")
     if delta_share > 0 and few_values_bins is not None:
-        parts.append(f"a decimal column is drafted as its values where at most {few_values_bins} of them, each held "
+        parts.append(f"a number column is drafted as its values where at most {few_values_bins} of them, each held "
                      f"by more than about {1 + _scale(main / 4) * np.log(2 / float(delta_share)):,.0f} rows, hold "
                      "nearly all its rows")
     return (f"At epsilon={epsilon:g} over {num_columns} columns ({users} of them needing bounds or categories, "
@@ -305,7 +305,7 @@ class _Profiled:
         """Whether drafting the rest privately reads the data: a boolean's does not, nor text's when delta = 0."""
         return self.kind != "boolean" and not (self.kind == "categorical" and delta == 0)
 
-    def tests_few_values(self, *, private: bool, delta: float | Fraction = 1) -> bool:
+    def tests_few_values(self, *, private: bool, delta: float | Fraction) -> bool:
         """Whether the draft asks if a few values hold nearly all the column's rows (:func:`_few_values`): a number
         column whose kind was not declared, privately only with delta > 0 (its values are keys nobody declared)."""
         return self.kind in ("integer", "numeric") and not self.declared and (not private or delta > 0)
@@ -664,7 +664,7 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     cells = _cell_edges(integer)
     runs = _decade_runs(cells)
     bounds = _bounds(name, values, reader, bounds_epsilon, cells, integer, runs)
-    if bounds is None:  # no bounds, so no bins to place: the bin edges' half stays unspent
+    if bounds is None:  # no bounds, so no bins to place: the bin edges' part stays unspent
         return _no_bounds(name, kind, bounds_epsilon, len(cells) - 1 + len(runs), has_null, wide, notes)
     low, high = bounds
     zero_cell = not integer and (low, high) in ((0.0, ZERO_CELL), (-ZERO_CELL, 0.0))  # the decimals' cell next to 0
@@ -786,7 +786,7 @@ def _number_first(text: str) -> tuple[int, float, str]:
 
 
 def _few_values_note(names: list[str], bins: int) -> str:
-    """The note naming the decimal columns drafted as their few values (:func:`_few_values`). Public: the names."""
+    """The note naming the number columns drafted as their few values (:func:`_few_values`). Public: the names."""
     return (f"column(s) {names} drafted as categories: at most {bins} values (--bins) hold nearly all their rows (a "
             "fee that is 19.99, 29.99 or 49.99; ratings in half steps), so their synthetic values are those values, "
             "not numbers spread evenly over bins (15.36 for such a fee); rarer values go to other. To draft one as a "
