@@ -257,6 +257,10 @@ def test_cli_adds_the_draft_of_dprelease_schema_to_the_release(files, capsys):
     # epsilon = 4 over 6 columns: enough for 300 rows to show their blanks (a NULL bucket) and their categories
     assert main(["schema", str(files["data"]), "--out", str(draft), "--epsilon", "4", "--delta", "1e-6",
                  "--seed", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    summary = {line.split()[0]: line for line in out[1:7]}  # one line a column, after the file's
+    assert [summary[c].split()[1] for c in NAMES] == ["integer", "numeric", "date", "boolean", "categorical"]
+    assert summary["age"].endswith("bounds undecided: declare them") and out[7].startswith("privacy spent")
     files["schema"] = draft
     drafted = Schema.from_json(draft)
     assert (drafted.column("joined").kind, drafted.column("member").kind) == ("date", "boolean")
@@ -364,3 +368,17 @@ def test_the_schema_path_refuses_epsilon_above_1000_and_warns_above_10(files, ca
     with pytest.warns(WeakPrivacyWarning, match="epsilon=20 is above 10"):
         Synthesizer(epsilon=20.0, workload="1way", rounds=2, seed=0).fit(files["data"], schema=files["schema"],
                                                                           columns=["age", "city"])
+
+
+def test_the_draft_summary_reads_each_column_at_a_glance():
+    """``dprelease schema`` prints a line a column: name, kind, and what the draft chose."""
+    from dprelease.cli.schema import draft_summary
+
+    schema = Schema.from_dict({**SCHEMA, "columns": {**SCHEMA["columns"], "visits": {"type": "integer", "bounds": None}}})
+    assert draft_summary(schema) == [
+        "age     integer      17..90, 8 bins + null",
+        "income  numeric      0..200000, 8 bins, clipped",
+        "joined  date         2019-01-01..2022-12-31 by year, 4 bins",
+        "member  boolean      true/false + null",
+        "city    categorical  2 values + other + null",
+        "visits  integer      bounds undecided: declare them"]

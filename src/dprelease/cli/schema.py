@@ -14,6 +14,8 @@ from pathlib import Path
 from dprelease.cli.common import check_output, integer, number
 from dprelease.errors import InputError
 from dprelease.files import write_output
+from dprelease.schema.binned import UndecidedColumn
+from dprelease.schema.columns import BooleanColumn, CategoricalColumn
 from dprelease.schema.draft import DRAFT_KINDS, draft_schema
 
 
@@ -88,10 +90,35 @@ def run(args: argparse.Namespace) -> int:
     # A draft read openly (--non-private) is not public: it keeps mode 0600.
     write_output("--out", args.out, schema.to_json, public=not args.non_private,
                  note="" if args.non_private else ", but the draft spent its privacy budget")
-    print(f"wrote a draft schema of {len(schema.columns)} columns to {args.out}")
+    print(f"wrote a draft schema of {len(schema.columns)} columns to {args.out}:")
+    for line in draft_summary(schema):
+        print(f"  {line}")
     if schema.draft is not None and schema.draft.is_public:
         eps, delta = schema.draft.spent
         print(f"privacy spent by the draft: epsilon={float(eps):.6g}, delta={float(delta):.3g} (exact in the file)")
     else:
         print("the draft is NOT PUBLIC (its 'draft' field says so): replace it with public knowledge before a release")
     return 0
+
+
+def draft_summary(schema) -> list[str]:
+    """One line a column, aligned: its name, kind and what the draft chose (bounds and bins, categories' number, the
+    null and other buckets), so the draft can be reviewed at a glance. Public: the draft's own contents."""
+    rows = [(c.name, c.kind, _drafted(c)) for c in schema.columns]
+    name_width, kind_width = (max(len(r[i]) for r in rows) for i in (0, 1))
+    return [f"{name:<{name_width}}  {kind:<{kind_width}}  {what}".rstrip() for name, kind, what in rows]
+
+
+def _drafted(column) -> str:
+    if isinstance(column, UndecidedColumn):
+        return "bounds undecided: declare them"
+    if isinstance(column, CategoricalColumn):
+        what = f"{len(column.values)} value{'' if len(column.values) == 1 else 's'}"
+    elif isinstance(column, BooleanColumn):
+        what = "true/false"
+    else:  # binned: integers, decimals, dates
+        step = f" by {column.unit}" if getattr(column, "unit", None) else ""
+        low, high = (f"{b:g}" if isinstance(b, float) else str(b) for b in (column.low, column.high))
+        what = f"{low}..{high}{step}, {column.value_count} bin{'' if column.value_count == 1 else 's'}"
+        what += ", clipped" if getattr(column, "clip", False) else ""
+    return what + (" + other" if column.other else "") + (" + null" if column.null else "")
