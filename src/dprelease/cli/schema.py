@@ -15,8 +15,9 @@ from dprelease.cli.common import check_output, integer, number
 from dprelease.errors import InputError
 from dprelease.files import write_output
 from dprelease.schema.binned import UndecidedColumn
-from dprelease.schema.columns import BooleanColumn, CategoricalColumn
+from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column
 from dprelease.schema.draft import DRAFT_KINDS, draft_schema
+from dprelease.schema.schema import Schema
 
 
 def _types(text: str) -> dict[str, str]:
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def draft_summary(schema) -> list[str]:
+def draft_summary(schema: Schema) -> list[str]:
     """One line a column, aligned: its name, kind and what the draft chose (bounds and bins, categories' number, the
     null and other buckets), so the draft can be reviewed at a glance. Public: the draft's own contents."""
     rows = [(c.name, c.kind, _drafted(c)) for c in schema.columns]
@@ -109,7 +110,7 @@ def draft_summary(schema) -> list[str]:
     return [f"{name:<{name_width}}  {kind:<{kind_width}}  {what}".rstrip() for name, kind, what in rows]
 
 
-def _drafted(column) -> str:
+def _drafted(column: Column) -> str:
     if isinstance(column, UndecidedColumn):
         return "bounds undecided: declare them"
     if isinstance(column, CategoricalColumn):
