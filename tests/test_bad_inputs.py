@@ -343,6 +343,7 @@ API_CASES = [
     ("n-rows-zero", {"n_rows": 0}, InputError, ("n_rows must be an integer >= 1", "got 0")),
     ("progress-type", {"progress": "yes"}, InputTypeError, ("progress must be True, False, None, a function", "str")),
     ("mechanism-unknown", {"mechanism": "mwm"}, InputError, ("mechanism must be one of", "'mwm'")),
+    ("mechanism-case", {"mechanism": "MWEM"}, InputError, ("got 'MWEM' (did you mean 'mwem'?)",)),
     ("mechanism-type", {"mechanism": None}, InputTypeError, ("mechanism", "NoneType")),
     ("rows-unknown", {"rows": "median"}, InputError, ("rows must be one of", "'median'")),
     ("seed-negative", {"seed": -1}, InputError, ("seed", "-1")),

@@ -66,7 +66,9 @@ def lookup(name: object) -> type:
     if not isinstance(name, str):
         raise InputTypeError(f"mechanism must be a string, got {type(name).__name__}")
     if name not in REGISTRY:
-        raise InputError(f"mechanism must be one of {list(REGISTRY)}, got {name!r}")
+        close = name.strip().lower().replace("_", "-")  # MWEM, ic_mw: the name a user of another library types
+        hint = f" (did you mean {close!r}?)" if close in REGISTRY else ""
+        raise InputError(f"mechanism must be one of {list(REGISTRY)}, got {name!r}{hint}")
     return REGISTRY[name]
 
 
