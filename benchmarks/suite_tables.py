@@ -58,6 +58,13 @@ benchmarks/results/heldout_2/suite.md):
 - ``pilot``: a 150-row pilot survey of 15 columns of 2-5 values (all 120 1-2-way marginals): n eps is 15 at eps 0.1.
 - ``postcodes``: 3,000 Zipf postcodes nested in 200 districts, with 4 small columns (20,000 x 6; all 21 1-2-way).
 - ``flags``: 10 rare flags that co-occur in a hidden 5 % group (50,000 x 10; all 175 1-3-way): mass in few cells.
+
+A third held-out set (session 52; generated as codes; its own page, benchmarks/results/heldout_3/suite.md):
+
+- ``geo``: 20 Zipf countries with 200 cities nested 10 to a country, age and income by country (20,000 x 5; 1-2-way).
+- ``sparse40``: 40 sparse flags co-occurring in 6 hidden clusters (30,000 x 40; all 780 2-way): width of rare bits.
+- ``tiny300``: a 300-row form of 6 columns with sums and a copy among them (all 41 1-3-way): n eps is 30 at eps 0.1.
+- ``many-values``: 5 Zipf columns of 100-500 values, two pairs tied by relabelling (50,000 x 5; all 10 2-way).
 - ``constants``: 3 columns with one value of a declared 4-10 beside a 5-node network (2,000 x 8; all 92 1-3-way).
 
 Why these workloads: each table is scored on the marginals a user of that shape would ask for, and on
@@ -842,6 +849,59 @@ def constants(n: int = 2_000) -> Dataset:
                                        body.domain.sizes + tuple(size for _, size, _ in CONSTANT_COLUMNS)))
 
 
+# ----------------------------------------------------------------------------- held out, third set (session 52)
+#: Seed of the third held-out set (each table its own stream: ``generator(HELD_OUT_3_SEED, k, n)``).
+HELD_OUT_3_SEED = 1217
+
+
+def _zipf(rng: np.random.Generator, values: int, n: int, exponent: float = 1.1) -> np.ndarray:
+    weights = 1.0 / np.arange(1, values + 1) ** exponent
+    return rng.choice(values, size=n, p=weights / weights.sum())
+
+
+def geo(n: int = 20_000) -> Dataset:
+    """Nested places: 20 countries (Zipf 1.1), 200 cities nested 10 to a country (Zipf 1.3 within it), an age band
+    and an income count that follow the country, and a device that leans on it."""
+    rng = generator(HELD_OUT_3_SEED, 1, n)
+    country = _zipf(rng, 20, n)
+    city = country * 10 + _zipf(rng, 10, n, 1.3)
+    age = np.clip((rng.normal(40 + country, 12, n) // 10).astype(np.int64), 0, 7)
+    income = np.minimum(9, rng.poisson(1 + country % 5 + (age > 3), n))
+    device = np.where(rng.random(n) < 0.3 + 0.03 * (country % 7), 0, rng.integers(1, 4, n))
+    return Dataset.from_records(np.stack([country, city, age, income, device], axis=1),
+                                Domain(("country", "city", "age", "income", "device"), (20, 200, 8, 10, 4)))
+
+
+def sparse40(n: int = 30_000) -> Dataset:
+    """40 sparse flags (1 % or 5 % set) that co-occur within 6 hidden clusters (+25 points in their own)."""
+    rng = generator(HELD_OUT_3_SEED, 2, n)
+    cluster = rng.integers(0, 6, n)
+    columns = []
+    for j in range(40):
+        base = 0.05 if j % 3 == 0 else 0.01
+        columns.append((rng.random(n) < np.where(cluster == j % 6, base + 0.25, base)).astype(np.int64))
+    return Dataset.from_records(np.stack(columns, axis=1), Domain(tuple(f"f{j:02d}" for j in range(40)), (2,) * 40))
+
+
+def tiny300(n: int = 300) -> Dataset:
+    """A 300-row form: 6 columns of 3-8 values, two sums of others (mod their size), one copying another 60 %."""
+    rng = generator(HELD_OUT_3_SEED, 3, n)
+    a, c, f = rng.integers(0, 3, n), rng.integers(0, 8, n), rng.integers(0, 3, n)
+    b = (a + rng.integers(0, 2, n)) % 5
+    d = np.where(rng.random(n) < 0.6, c % 4, rng.integers(0, 4, n))
+    e = (b + d) % 6
+    return Dataset.from_records(np.stack([a, b, c, d, e, f], axis=1), Domain(tuple("abcdef"), (3, 5, 8, 4, 6, 3)))
+
+
+def many_values(n: int = 50_000) -> Dataset:
+    """Five columns of 100-500 Zipf values: two pairs tied half or 40 % of the time (a relabelling), one free."""
+    rng = generator(HELD_OUT_3_SEED, 4, n)
+    a, c, e = _zipf(rng, 300, n), _zipf(rng, 100, n), _zipf(rng, 150, n)
+    b = np.where(rng.random(n) < 0.5, (a * 7) % 500, _zipf(rng, 500, n))
+    d = np.where(rng.random(n) < 0.4, c % 200, _zipf(rng, 200, n))
+    return Dataset.from_records(np.stack([a, b, c, d, e], axis=1), Domain(tuple("abcde"), (300, 500, 100, 200, 150)))
+
+
 SMALL_SEED = 1208
 
 
@@ -1026,6 +1086,14 @@ TABLES: dict[str, SuiteTable] = {t.name: t for t in (
               "severities): 50,000 x 10, 3.46e+03 cells; all 175 1-3-way marginals", 50_000, 10),
     _held_out("constants", constants, "1-3way", "3 constant columns (one value of 4, 6 and 10 declared) beside a "
               "5-node network: 2,000 x 8, 1.9e+06 cells; all 92 1-3-way marginals", 2_000, 8),
+    _held_out("geo", geo, "1-2way", "20 Zipf countries with 200 cities nested in them, age and income by country, a "
+              "device: 20,000 x 5, 1.28e+06 cells; all 15 1-2-way marginals", 20_000, 5),
+    _held_out("sparse40", sparse40, "2way", "40 sparse flags (1-5 %) co-occurring in 6 hidden clusters: 30,000 x 40, "
+              "1.1e+12 cells; all 780 2-way marginals", 30_000, 40),
+    _held_out("tiny300", tiny300, "1-3way", "a 300-row form of 6 columns of 3-8 values, sums and a copy among them: "
+              "300 x 6, 8.64e+03 cells; all 41 1-3-way marginals", 300, 6),
+    _held_out("many-values", many_values, "2way", "5 Zipf columns of 100-500 values, two pairs tied by relabelling: "
+              "50,000 x 5, 4.5e+11 cells; all 10 2-way marginals", 50_000, 5),
     SuiteTable("bn-1m", lambda: bn(1_000_000), "2way", "the same Bayesian network: 1,000,000 x 32, 4.1e23 cells; "
                "all 496 2-way marginals", 1_000_000, 32),
     SuiteTable("tiny-codes", tiny_codes(1_000), "1-3way", "small domain: 3 independent columns of 2, 3 and 5 values, "

@@ -300,7 +300,8 @@ def test_the_second_held_out_set_is_reproducible_with_its_structure(st):
 
 def test_the_held_out_tables_are_outside_the_suite_the_defaults_are_chosen_on(st):
     held_out = {"orders", "meters", "households", "claims", "admissions", "sessions", "sensors", "likert", "customers",
-                "genotypes-100", "genotypes-200", "derived", "pilot", "postcodes", "flags", "constants"}
+                "genotypes-100", "genotypes-200", "derived", "pilot", "postcodes", "flags", "constants",
+                "geo", "sparse40", "tiny300", "many-values"}
     assert {name for name, table in st.TABLES.items() if table.held_out} == held_out
     assert set(st.SMALL_DOMAINS) == {name for name, table in st.TABLES.items() if table.small_domain}
     assert len(st.SMALL_DOMAINS) == 12 and not held_out & set(st.SMALL_DOMAINS)
