@@ -3,8 +3,9 @@
 * INIT at one planned round's budget per 1-way marginal (AIM's), then annealed rounds: the charges sum to
   the budget exactly, under pure DP (epsilon) and under zCDP (rho);
 * the init-only plan: when no round is worth its noise, each 1-way marginal gets 1/d of the budget;
-* the noise choice: with delta > 0, Laplace where it affords more rounds at the noise target, and then
-  the run is (epsilon, 0)-DP with an epsilon ledger;
+* the noise choice: with delta > 0, Laplace where it affords more rounds at the noise target (by more than one; within
+  one, where its expected absolute cell noise is the smaller), and then the run is (epsilon, 0)-DP with an epsilon
+  ledger;
 * the rounds' plan is a function of public quantities only (n, the workload, the budget).
 """
 
@@ -400,3 +401,21 @@ def test_summed_cell_noise_is_exact_for_gaussian_and_close_for_laplace():
         gauss = np.abs(g.normal(0.0, 1.0, size=(200_000, m)).sum(axis=1)).mean()
         assert abs(summed_cell_noise(1.0, cells=m, gaussian=False) - laplace) / laplace < (0.07 if m == 2 else 0.02)
         assert abs(summed_cell_noise(math.sqrt(2 / math.pi), cells=m, gaussian=True) - gauss) / gauss < 0.01
+
+
+def test_one_round_more_is_a_tie_that_the_smaller_cell_noise_breaks(monkeypatch):
+    """20,000 rows of 5 columns (20-200 values) at eps 0.1: Gaussian noise affords T = d + 1 (one pair measured),
+    Laplace INIT alone (T = d). One round more is within ROUNDS_MARGIN, so the smaller expected absolute cell
+    noise (Laplace's, below T = 8.1) wins; two rounds more are not, and the rounds win. Public quantities only."""
+    domain = Domain(("country", "city", "age", "income", "device"), (20, 200, 8, 10, 4))
+    workload = Workload.from_spec("1-2way", domain)
+    mwem = create("mwem").runner(domain, Budget(0.1, 1e-9))  # the default, as `synth` builds it
+    rounds = {noise: mwem.planned_rounds(workload, n=20_000, total=mwem.total(gaussian=noise == "gaussian"),
+                                         gaussian=noise == "gaussian") for noise in ("gaussian", "laplace")}
+    assert rounds == {"gaussian": 6, "laplace": 5}
+    assert mwem.plan_noise(workload, n=20_000) == ("laplace", 5)
+    planned = {True: 7, False: 5}  # Gaussian two rounds ahead
+    monkeypatch.setattr(MWEM, "planned_rounds", lambda self, w, *, n, total, gaussian: planned[gaussian])
+    assert mwem.plan_noise(workload, n=20_000) == ("gaussian", 7)
+    planned[True] = 6
+    assert mwem.plan_noise(workload, n=20_000) == ("laplace", 5)
