@@ -288,3 +288,33 @@ def test_a_zoned_date_column_reads_the_dates_of_its_zone(zone):
 
 def epoch_days(iso_days):
     return tuple(int(np.datetime64(day, "D").astype(np.int64)) for day in iso_days)
+
+
+def test_a_number_column_held_as_categories_comes_back_as_numbers():
+    """A DataFrame's fee that is always 19.99, 29.99 or 49.99 is drafted as those values (categories, so no synthetic
+    fee falls between them); sampled back it is numbers, not a categorical of the strings "19.99": Python numbers
+    beside the other marker where the column has that bucket (as a number column with one decodes), else the
+    frame's own dtype (the nullable Int64 for an integer column with NULLs). Text columns stay categorical."""
+    rng = np.random.Generator(np.random.PCG64(4))
+    n = 20_000
+    frame = pd.DataFrame({"fee": rng.choice([19.99, 29.99, 49.99], n, p=[0.55, 0.3, 0.15]),
+                          "count": rng.choice([0, 25, 50], n), "zone": rng.choice(["a", "b"], n)})
+    frame["visits"] = pd.array(rng.choice([1, 2, 3], n), dtype="Int64")
+    frame.loc[::50, "visits"] = pd.NA
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schema = draft_schema(frame[["fee", "count", "zone"]], epsilon=2.0, delta=1e-9, seed=0)
+        assert [c.kind for c in schema.columns] == ["categorical"] * 3 and schema.column("fee").other
+        out = Synthesizer("mwem", epsilon=1, workload="1-2way", seed=1).fit_sample(frame[["fee", "count", "zone"]],
+                                                                                   schema=schema)
+        declared = {"format": "dprelease-schema/1", "columns": {
+            "visits": {"type": "categorical", "values": [1, 2, 3], "null": True},
+            "count": {"type": "categorical", "values": [0, 25, 50]}}}
+        typed = Synthesizer("mwem", epsilon=1, workload="1way", seed=1).fit_sample(frame, schema=declared)
+    fees = [v for v in out["fee"].dropna() if v != OTHER]
+    assert len(fees) > 0.9 * n and {type(v) for v in fees} == {float} and set(fees) <= {19.99, 29.99, 49.99}
+    assert {type(v) for v in out["count"].dropna() if v != OTHER} == {int}
+    assert isinstance(out["zone"].dtype, pd.CategoricalDtype)
+    assert str(typed["visits"].dtype) == "Int64" and typed["visits"].isna().any()
+    assert set(typed["visits"].dropna()) <= {1, 2, 3} and typed["count"].dtype == frame["count"].dtype
+    assert set(typed["count"]) <= {0, 25, 50}

@@ -31,7 +31,7 @@ from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.privacy.rng import make_rng
 from dprelease.progress import Progress
 from dprelease.release import Release
-from dprelease.schema import Schema, decode
+from dprelease.schema import OTHER, CategoricalColumn, Schema, decode
 from dprelease.schema.decode import VALUE_MODES
 from dprelease.schema.tables import need
 from dprelease.spent import Spent
@@ -103,6 +103,7 @@ class Synthesizer:
         self._drafts: dict[str, dict[str, object]] = {}
         self._rng = None
         self._zones: dict[str, object] = {}
+        self._numbers: dict[str, object] = {}
 
     # ---------------------------------------------------------------------- fit
     def fit(self, data: object, *, schema: Schema | Mapping | str | Path | None = None,
@@ -124,6 +125,7 @@ class Synthesizer:
                                    memory_limit=self.memory_limit,
                                    progress=self.progress if progress is None else progress, **self.options)
         self._release, self._schema, self._zones = release, used, time_zones(data, used)
+        self._numbers = number_dtypes(data, used)
         self._fits.append(release.privacy_ledger.get("run", release.privacy_ledger))
         if used.draft is not None and used.draft.is_public:
             self._drafts[json.dumps(used.draft.ledger, sort_keys=True)] = dict(used.draft.ledger)
@@ -191,6 +193,8 @@ class Synthesizer:
         frame = decode(rows, self.schema, values=self.values, rng=self._rng).to_dataframe()
         for name, zone in self._zones.items():
             frame[name] = frame[name].dt.tz_localize("UTC").dt.tz_convert(zone)
+        for name, dtype in self._numbers.items():
+            frame[name] = as_numbers(frame[name], dtype, other=self.schema.column(name).other)
         return frame
 
     def fit_sample(self, data: object, *, schema: Schema | Mapping | str | Path | None = None, n: int | None = None,
@@ -201,6 +205,52 @@ class Synthesizer:
     def __repr__(self) -> str:
         return (f"Synthesizer({self.mechanism!r}, epsilon={self.epsilon!r}, delta={self.delta!r}, "
                 f"workload={self.workload!r})")
+
+
+def number_dtypes(data: object, schema: Schema) -> dict[str, object]:
+    """The dtype of each number column of a pandas DataFrame that the schema holds as categories of numbers: a fee
+    always 19.99, 29.99 or 49.99, which the schema draft makes categorical so that no synthetic fee falls between
+    them (docs/schema.md). :meth:`Synthesizer.sample` gives such a column back in its dtype, not as a categorical of
+    the strings ``"19.99"``. Public, like the schema: the frame's dtypes and the schema's categories, no record's
+    value."""
+    if not type(data).__module__.startswith("pandas"):  # a path, or a Spark DataFrame: its rows come back as text
+        return {}
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    dtypes = {}
+    for column in schema.columns:
+        if not isinstance(column, CategoricalColumn) or column.name not in data.columns:
+            continue
+        dtype = data[column.name].dtype
+        if is_numeric_dtype(dtype) and not is_bool_dtype(dtype) and all(_is_number(k) for k in column.keys):
+            dtypes[column.name] = dtype
+    return dtypes
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def as_numbers(series, dtype, *, other: bool):
+    """A decoded categorical column of number texts as numbers in ``dtype``: NULL is missing (NaN, or pandas' NA where
+    an integer column has any: its dtype then becomes the nullable ``Int64``). A column with an ``other`` bucket
+    comes back as a number column with one does (docs/schema.md): Python numbers and the other marker, in an
+    object column."""
+    import pandas as pd
+
+    text = pd.Series(series, dtype=object)
+    if other:
+        number = int if dtype.kind in "iu" else float
+        return pd.array([None if v is None or v != v else v if v == OTHER else number(float(v)) for v in text],
+                        dtype=object)
+    values = pd.to_numeric(text, errors="raise")
+    if dtype.kind in "iu" and values.isna().any():
+        return values.astype("Int64")
+    return values.astype(dtype)
 
 
 def time_zones(data: object, schema: Schema) -> dict[str, object]:
