@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE))
 import suite_tables  # noqa: E402
 
 from dprelease.mechanisms.base import Budget  # noqa: E402
-from dprelease.mechanisms.mwem_plan import selection_loss  # noqa: E402
+from dprelease.mechanisms.mwem_plan import planned_selection_loss  # noqa: E402
 from dprelease.mechanisms.registry import create  # noqa: E402
 from dprelease.privacy.zcdp import exponential_epsilon  # noqa: E402
 from dprelease.queries.workload import Workload  # noqa: E402
@@ -35,14 +35,16 @@ PATHS = (("default", 1e-9), ("pure", 0.0))
 
 def plan_of(dataset, workload: Workload, *, epsilon: float, delta: float) -> dict[str, object]:
     """The default MWEM's plan for one run (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.run_plan`)."""
-    plan = create("mwem").runner(dataset.domain, Budget(epsilon, delta)).run_plan(workload, n=dataset.n)
+    runner = create("mwem").runner(dataset.domain, Budget(epsilon, delta))
+    plan = runner.run_plan(workload, n=dataset.n)
+    loss = planned_selection_loss(plan, n=dataset.n)
+    blind = runner.blind_selection_plan(workload, n=dataset.n, plan=plan)
     select = plan.split["select"]
-    select_epsilon = exponential_epsilon(select) if plan.gaussian else float(select)
-    candidates = len(plan.candidates)
-    loss = selection_loss(candidates=candidates, n=dataset.n, epsilon=select_epsilon) if select_epsilon > 0 else None
     return {"noise": plan.noise, "rounds": plan.rounds, "init_alone": plan.split["rounds_after_init"] == 0,
-            "d": len(workload.attributes), "candidates": candidates, "selection_share": float(plan.selection_share),
-            "select_epsilon": select_epsilon, "selection_loss": loss}
+            "d": len(workload.attributes), "candidates": len(plan.candidates),
+            "selection_share": float(plan.selection_share),
+            "select_epsilon": exponential_epsilon(select) if plan.gaussian else float(select), "selection_loss": loss,
+            "blind_rounds": None if blind is None else blind.rounds}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         rounds = f"{r['rounds']} (INIT alone)" if r["init_alone"] else str(r["rounds"])
+        if r["blind_rounds"] is not None:  # the blind-selection plan runs instead (MWEMPlan.blind_selection_plan)
+            rounds = f"{r['rounds']} -> {r['blind_rounds']} unannealed (blind selection)"
         loss = "-" if r["selection_loss"] is None or r["init_alone"] else f"{r['selection_loss']:.2f}"
         lines.append(f"| {r['table']} | {r['n']:,} | {r['epsilon']:g} | {r['path']} | {r['noise']} | {rounds} | "
                      f"{r['d']} | {r['candidates']} | {r['selection_share']:.3f} | {r['select_epsilon']:.2e} | {loss} |")

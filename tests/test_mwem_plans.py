@@ -419,3 +419,44 @@ def test_one_round_more_is_a_tie_that_the_smaller_cell_noise_breaks(monkeypatch)
     assert mwem.plan_noise(workload, n=20_000) == ("gaussian", 7)
     planned[True] = 6
     assert mwem.plan_noise(workload, n=20_000) == ("laplace", 5)
+
+
+def binary_table(n: int, d: int = 8, seed: int = 5) -> Dataset:
+    """n rows of d binary columns, each a noisy copy of the one before (so pairs are worth measuring)."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    columns = [rng.random(n) < 0.3]
+    for _ in range(d - 1):
+        columns.append(np.where(rng.random(n) < 0.8, columns[-1], rng.random(n) < 0.3))
+    domain = Domain(tuple(f"c{i}" for i in range(d)), (2,) * d)
+    return Dataset(domain, np.stack(columns, axis=1).astype(np.int64))
+
+
+def test_where_the_rounds_would_select_blind_the_plan_runs_2d_unannealed_rounds_as_a_user_asking_for_them():
+    """8 binary columns, all 2-way, 1,000 rows at eps 1: the plan's own T is 128 annealed Gaussian rounds, where a
+    round's selection gives up 4 ln C / (n eps_s) = 1.5 of the best score (Thm 3.11), above the noise target 0.5.
+    The plan then runs 2 d = 16 rounds as the user's: the release and the ledger are those of that user-rounds run,
+    bit for bit, and the release's parameters say so. At 10,000 rows (loss 0.2), under pure DP, and with the user's
+    own rounds the plan is as before. Public quantities only."""
+    data = binary_table(1_000)
+    workload = Workload.from_spec("2way", data.domain)
+    mwem = create("mwem").runner(data.domain, Budget(1.0, 1e-9))
+    plan = mwem.run_plan(workload, n=1_000)
+    assert (plan.noise, plan.rounds, len(plan.candidates)) == ("gaussian", 128, 36)
+    blind = mwem.blind_selection_plan(workload, n=1_000, plan=plan)
+    assert (blind.rounds, blind.noise, blind.tuning.annealing, blind.tuning.round_iterations) == \
+        (16, "gaussian", False, 25)
+    default, asked = (m.run(data, workload, rng=SeededRandom(3)) for m in (mwem, blind))
+    assert all(np.array_equal(a.values, b.values) for a, b in zip(default.measurements, asked.measurements))
+    assert default.accountant.to_json() == asked.accountant.to_json()
+    # the user-rounds split, exactly: INIT at one round's measurement of T + d = 24 units, the rounds the rest
+    rho, charges = rho_for(epsilon=1.0, delta=1e-9), default.accountant.ledger
+    assert [c.rho for c in charges[:8]] == [rho / 24 * (1 - exact(0.1))] * 8 and len(charges) == 8 + 2 * 16
+    spent = sum(c.rho for c in charges)
+    assert spent <= rho and (rho - spent) / rho < Fraction(1, 10**12)  # selections a hair below their share
+    assert len(default.measurements) == 8 + 16 and default.parameters["rounds_run"] == 16
+    assert default.parameters["blind_selection"]["planned_rounds"] == 128
+    assert default.parameters["blind_selection"]["selection_loss"] > 0.5
+    assert mwem.blind_selection_plan(workload, n=10_000) is None and mwem.run_plan(workload, n=10_000).rounds == 128
+    assert create("mwem").runner(data.domain, Budget(1.0, 0.0)).blind_selection_plan(workload, n=1_000) is None
+    user = create("mwem", rounds=40).runner(data.domain, Budget(1.0, 1e-9))
+    assert user.blind_selection_plan(workload, n=1_000) is None

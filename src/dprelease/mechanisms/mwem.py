@@ -84,7 +84,7 @@ from dprelease.engines.base import PrivateTable
 from dprelease.errors import DomainTooLargeError, InputError
 from dprelease.mechanisms.base import Budget, Fitted, histogram_check, option
 from dprelease.mechanisms.mwem_budget import GAUSSIAN_MEAN_ABS, RoundBudget
-from dprelease.mechanisms.mwem_plan import GatePlan, MWEMPlan, mwem_representation
+from dprelease.mechanisms.mwem_plan import GatePlan, MWEMPlan, mwem_representation, planned_selection_loss
 from dprelease.mechanisms.mwem_tuning import tuning_for, with_user_rounds
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant, StagedAccountant
@@ -245,6 +245,12 @@ class MWEM(MWEMPlan):
         gate = self.gate_plan(workload, n=n, plan=plan)
         if gate is not None:
             return self._gated_run(dataset, workload, gate, rng=rng, progress=progress)
+        if (blind := self.blind_selection_plan(workload, n=n, plan=plan)) is not None:
+            # the user-rounds run it stands for, whole: the same ledger and release as ``rounds=blind.rounds``
+            result = blind.run(dataset, workload, rng=rng, progress=progress)
+            parameters = {**result.parameters, "blind_selection": {
+                "planned_rounds": plan.rounds, "selection_loss": planned_selection_loss(plan, n=n), "rounds": blind.rounds}}
+            return MWEMResult(result.model, result.accountant, result.transcript, result.measurements, parameters)
         noise, rounds, gaussian, one_way, candidates, split = (plan.noise, plan.rounds, plan.gaussian, plan.one_way,
                                                                plan.candidates, plan.split)
         momentum = self.final_momentum_level(workload, rounds)

@@ -120,6 +120,14 @@ def selection_loss(*, candidates: int, n: int, epsilon: float) -> float:
     return 4 * math.log(candidates) / (n * epsilon)
 
 
+def planned_selection_loss(plan: RunPlan, *, n: int) -> float | None:
+    """:func:`selection_loss` at one of ``plan``'s rounds as planned (before annealing): the selection's epsilon is its
+    share of the round (exponential_epsilon of it under zCDP). None where the plan selects nothing. Public."""
+    select = plan.split["select"]
+    epsilon = exponential_epsilon(select) if plan.gaussian else float(select)
+    return selection_loss(candidates=len(plan.candidates), n=n, epsilon=epsilon) if epsilon > 0 else None
+
+
 def candidate_marginals(workload: Workload, kind: str, *, smallest: int) -> list[tuple[str, ...]]:
     """The workload's marginals, or (``closure``) also all their sub-marginals of >= ``smallest`` attributes."""
     if kind == "workload":
@@ -530,6 +538,34 @@ class MWEMPlan:
         from_init = min(sum(sizes) * cell_noise(float(self.total(gaussian=g)) / len(sizes), n=n, gaussian=g)
                         for g in (noise == "gaussian" for noise in self.noise_choices()))
         return from_joint <= from_init
+
+    def blind_selection_plan(self, workload: Workload, *, n: int, plan: RunPlan | None = None) -> MWEMPlan | None:
+        """Where a round of the plan's own Gaussian rounds would select blind, the plan to run instead: ``2 d`` rounds
+        as a user asking for them gets them (no annealing, each round fitted to its noise, INIT at one round's
+        budget of the T + d); else None. Public quantities only.
+
+        Annealing doubles the rounds' budget when the marginal a round selected was measured where the model
+        already had it (:mod:`~dprelease.mechanisms.mwem_budget`), which says the model is right everywhere only
+        if the selection could find a marginal the model gets wrong. The exponential mechanism at a planned round's
+        eps_s over C candidates gives up 4 ln C / (n eps_s) of the best score (Thm 3.11, :func:`selection_loss`);
+        above the noise target, the pick is near random, most picks land where the model is right, the budget
+        doubles round after round, and the run spends it on a few sharp measurements of marginals nobody needed:
+        40 sparse flags (30,000 rows, eps 0.1, T = 320 planned) ran 26-35 rounds to 0.038 avg L1, where 80 equal
+        rounds read 0.030 and MST 0.028. Blind rounds find the marginals that matter by covering many, so the plan
+        runs as many as the gate's rounds' plan (``init_only_pair_rounds`` x d, :meth:`gate_plan`), unannealed.
+        Only where the plan's own T is larger: a plan of at most 2 d rounds keeps its annealing. Measured on every
+        page's case it changes (docs/decisions.md, session 53).
+        """
+        if self.rounds is not None or self.tuning.noise_target is None or not self.tuning.annealing:
+            return None
+        plan = plan or self.run_plan(workload, n=n)
+        rounds = self.tuning.init_only_pair_rounds * len(workload.attributes)
+        if not plan.gaussian or plan.joint is not None or plan.direct or plan.rounds <= rounds:
+            return None
+        loss = planned_selection_loss(plan, n=n)
+        if loss is None or loss <= self.tuning.noise_target:
+            return None
+        return replace(self, rounds=rounds, noise="gaussian", tuning=with_user_rounds(self.tuning))
 
     def run_plan(self, workload: Workload, *, n: int) -> RunPlan:
         """The run's whole plan: noise and rounds, INIT's marginals and cap, the exact split, the candidates and

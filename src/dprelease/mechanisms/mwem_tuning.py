@@ -263,6 +263,13 @@ CLASSIC = MWEMTuning()
 #: checked on tables drawn after it (benchmarks/results/gate/): a hub copied into 7 columns 0.39 avg L1 against
 #: 0.25, two tied pairs among 7 columns 0.30 against 0.26, and on the pages a 200-row shape at eps 10 0.63 against
 #: 0.50; where the columns are independent the test fails and costs 0.3-0.7 % (30 seeds, paired: docs/decisions.md).
+#: Where a planned round's selection is blind (Thm 3.11's loss 4 ln C / (n eps_s) above the noise target) and the plan's
+#: own Gaussian rounds number more than 2 d (``init_only_pair_rounds`` x d), the run is 2 d rounds as a user asking for
+#: them gets them, unannealed and each fitted to its noise
+#: (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.blind_selection_plan`): annealing reads a blind pick that the model
+#: already had as a model right everywhere, and spends the budget on a few sharp measurements of marginals nobody
+#: needed. binary16 at eps 0.1, 0.074 avg L1 against 0.082 (MST 0.076; 30 seeds); lower on 13 of the 15 other cases
+#: it changes on the pages and the random shapes (docs/decisions.md, session 53).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
