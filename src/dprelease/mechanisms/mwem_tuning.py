@@ -268,7 +268,7 @@ CLASSIC = MWEMTuning()
 #: them gets them, unannealed and each fitted to its noise
 #: (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.blind_selection_plan`): annealing reads a blind pick that the model
 #: already had as a model right everywhere, and spends the budget on a few sharp measurements of marginals nobody
-#: needed. binary16 at eps 0.1, 0.074 avg L1 against 0.082 (MST 0.076; 30 seeds); lower on 13 of the 15 other cases
+#: needed. binary16 at eps 0.1, 0.074 avg L1 against 0.082 (MST 0.076; 30 seeds); lower on 14 of the 16 other cases
 #: it changes on the pages and the random shapes (docs/decisions.md, session 53).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
