@@ -24,9 +24,8 @@ sys.path.insert(0, str(HERE))
 import suite_tables  # noqa: E402
 
 from dprelease.mechanisms.base import Budget  # noqa: E402
-from dprelease.mechanisms.mwem_plan import planned_selection_loss  # noqa: E402
+from dprelease.mechanisms.mwem_plan import planned_selection_epsilon, planned_selection_loss  # noqa: E402
 from dprelease.mechanisms.registry import create  # noqa: E402
-from dprelease.privacy.zcdp import exponential_epsilon  # noqa: E402
 from dprelease.queries.workload import Workload  # noqa: E402
 
 EPSILONS = (0.1, 1.0, 10.0)
@@ -39,11 +38,10 @@ def plan_of(dataset, workload: Workload, *, epsilon: float, delta: float) -> dic
     plan = runner.run_plan(workload, n=dataset.n)
     loss = planned_selection_loss(plan, n=dataset.n)
     blind = runner.blind_selection_plan(workload, n=dataset.n, plan=plan)
-    select = plan.split["select"]
     return {"noise": plan.noise, "rounds": plan.rounds, "init_alone": plan.split["rounds_after_init"] == 0,
             "d": len(workload.attributes), "candidates": len(plan.candidates),
             "selection_share": float(plan.selection_share),
-            "select_epsilon": exponential_epsilon(select) if plan.gaussian else float(select), "selection_loss": loss,
+            "select_epsilon": planned_selection_epsilon(plan), "selection_loss": loss,
             "blind_rounds": None if blind is None else blind.rounds}
 
 

@@ -215,6 +215,7 @@ def number_dtypes(data: object, schema: Schema) -> dict[str, object]:
     value."""
     if not type(data).__module__.startswith("pandas"):  # a path, or a Spark DataFrame: its rows come back as text
         return {}
+    import pandas as pd
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     dtypes = {}
@@ -222,17 +223,10 @@ def number_dtypes(data: object, schema: Schema) -> dict[str, object]:
         if not isinstance(column, CategoricalColumn) or column.name not in data.columns:
             continue
         dtype = data[column.name].dtype
-        if is_numeric_dtype(dtype) and not is_bool_dtype(dtype) and all(_is_number(k) for k in column.keys):
+        numbers = pd.to_numeric(pd.Series(column.keys, dtype=object), errors="coerce")
+        if column.keys and is_numeric_dtype(dtype) and not is_bool_dtype(dtype) and numbers.notna().all():
             dtypes[column.name] = dtype
     return dtypes
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def as_numbers(series, dtype, *, other: bool):

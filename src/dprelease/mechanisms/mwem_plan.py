@@ -120,11 +120,16 @@ def selection_loss(*, candidates: int, n: int, epsilon: float) -> float:
     return 4 * math.log(candidates) / (n * epsilon)
 
 
-def planned_selection_loss(plan: RunPlan, *, n: int) -> float | None:
-    """:func:`selection_loss` at one of ``plan``'s rounds as planned (before annealing): the selection's epsilon is its
-    share of the round (exponential_epsilon of it under zCDP). None where the plan selects nothing. Public."""
+def planned_selection_epsilon(plan: RunPlan) -> float:
+    """The selection's epsilon at one of ``plan``'s rounds as planned (before annealing): its share of the round, as
+    epsilon (pure DP) or the exponential mechanism's epsilon for that rho (zCDP). Public."""
     select = plan.split["select"]
-    epsilon = exponential_epsilon(select) if plan.gaussian else float(select)
+    return exponential_epsilon(select) if plan.gaussian else float(select)
+
+
+def planned_selection_loss(plan: RunPlan, *, n: int) -> float | None:
+    """:func:`selection_loss` at one of ``plan``'s rounds as planned; None where the plan selects nothing. Public."""
+    epsilon = planned_selection_epsilon(plan)
     return selection_loss(candidates=len(plan.candidates), n=n, epsilon=epsilon) if epsilon > 0 else None
 
 
