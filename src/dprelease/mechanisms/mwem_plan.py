@@ -560,6 +560,9 @@ class MWEMPlan:
         runs as many as the gate's rounds' plan (``init_only_pair_rounds`` x d, :meth:`gate_plan`), unannealed.
         Only where the plan's own T is larger: a plan of at most 2 d rounds keeps its annealing. Measured on every
         page's case it changes (docs/decisions.md, session 53).
+        Privacy: the choice reads n, the budget, the workload and the tuning only, so the run's guarantee is the
+        user-rounds run's own, rho(epsilon, delta)-zCDP by composition of its steps (Bun & Steinke 2016, Lemma 2.3),
+        converted to (epsilon, delta)-DP (Canonne, Kamath & Steinke 2020); its ledger is that run's, exactly.
         """
         if self.rounds is not None or self.tuning.noise_target is None or not self.tuning.annealing:
             return None
