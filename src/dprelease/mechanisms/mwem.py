@@ -35,8 +35,8 @@ are skipped (a public check on the cliques) and the transcript says so.
 
 The joint plan (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.joint_plan`, public): where the workload
 attributes' joint table is small against the workload's marginals and can be measured sharply, the run measures it
-once with the whole budget and releases its least-squares distribution (:func:`joint_projection`); no INIT, no
-selection, no rounds. It is one Laplace mechanism at eps (Thm 3.6; L1 sensitivity 2/n, the joint a partition of the
+once with the whole budget and releases its least-squares distribution (:func:`joint_projection`), or where its noise
+is large the direct plan's fit to it (:func:`joint_model`); no INIT, no selection, no rounds. It is one Laplace mechanism at eps (Thm 3.6; L1 sensitivity 2/n, the joint a partition of the
 records), or one Gaussian at rho, and so (eps, 0)-DP, or rho-zCDP converted as below.
 
 The direct plan (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.direct_plan`, public): where the workload has at most
@@ -150,6 +150,39 @@ def summed_one_ways(domain: Domain, measurements: list[MarginalMeasurement]) -> 
         std = smallest.std * math.sqrt(values.size / summed.size)
         out.append(MarginalMeasurement((attribute,), one_way_distribution(summed, std), std, "gaussian"))
     return out
+
+
+#: The joint plan's model is its projection where the joint's expected L1 noise (cells x E|Z|) is below this, else
+#: the direct plan's fit (:func:`joint_model`). Chosen on 316 cases where the joint plan ran (6 generated shapes of 2
+#: to 4 columns at 1,000-20,000 rows, eps 0.1, 1 and 10, independent or chained columns, flat or skewed; and the 12
+#: small-domain tables; 6 seeds; docs/decisions.md, session 54): of the 27 at or above 0.75 the fit was lower in 23
+#: (up to 27 %: 4 columns of 3 values, 1,000 rows, eps 0.1, 0.289 against 0.396 avg L1) and higher in none by 1 %;
+#: below 0.05 it was up to 2x higher (it stops at the noise's level, near its warm start, the product).
+JOINT_FIT_NOISE = 0.75
+
+
+def joint_model(model: HistogramModel, joint: MarginalMeasurement, *, per_cell: float, iterations: int,
+                discrepancy: float | None, momentum: float | None) -> tuple[HistogramModel, int | None]:
+    """The joint plan's model (post-processing) and the fit's steps (None for the projection).
+
+    The projection (:func:`joint_projection`) where the joint's expected L1 noise, its cells x ``per_cell`` (E|Z|,
+    public), is below :data:`JOINT_FIT_NOISE`; at or above it the direct plan's model: from the product of the 1-way
+    marginals the joint sums to (:func:`summed_one_ways`, :func:`warm_started`), MW steps toward the joint that stop
+    once the residual is within ``discrepancy`` of the noise. Where the noise is large the projection keeps it in
+    every cell while the fit stays near the product: 2 columns of 10 values, 1,000 independent rows, all 1-2-way at
+    eps 0.1, 0.487 avg L1 against the projection's 0.667 (6 seeds)."""
+    if joint.values.size * per_cell < JOINT_FIT_NOISE:
+        return joint_projection(model.domain, joint), None
+    steps = 0
+
+    def counted(done: int, total: int) -> None:
+        nonlocal steps
+        steps = done
+
+    start = warm_started(model, summed_one_ways(model.domain, [joint]))
+    fitted, _ = fit_measurements(start, [joint], iterations=iterations, discrepancy=discrepancy, momentum=momentum,
+                                 on_step=counted)
+    return fitted, steps
 
 
 def joint_projection(domain: Domain, joint: MarginalMeasurement) -> HistogramModel:
@@ -356,9 +389,12 @@ class MWEM(MWEMPlan):
             amount = init_amounts[attributes]
             measure(attributes, amount, f"init: {attributes[0]}",
                     {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(amount)}))
-        step = None
+        step, final_steps, joint_steps = None, 0, None
         if plan.joint is not None:
-            model = joint_projection(domain, measurements[0])
+            model, joint_steps = joint_model(model, measurements[0], per_cell=noise_per_cell(split["joint"]),
+                                             iterations=self.tuning.final_iterations,
+                                             discrepancy=self.tuning.direct_discrepancy, momentum=momentum)
+            final_steps = joint_steps or 0
         elif plan.direct:  # from the product of the 1-ways its measurements sum to: where a large marginal's noise
             if self.tuning.warm_start:  # hides its cells, the fit stops near independence, not near uniform
                 model = warm_started(model, [*fitted, *summed_one_ways(domain, measurements)])
@@ -423,7 +459,6 @@ class MWEM(MWEMPlan):
                     transcript.append({"round": t, "action": "anneal", "surprise_l1": surprise,
                                        "next_round_budget": float(budget.per_round)})
             progress.step(t, t + budget.rounds_ahead)  # annealing shortens the schedule: count to where it ends now
-        final_steps = 0
         # INIT alone and the joint plan have their estimate already: the warm start's product (fitting it to the raw
         # noisy 1-ways would undo what one_way_distribution did), and the projection. The direct plan's fit follows
         # its measurements closer than the rounds' (``direct_discrepancy``): each is measured once, none overlaps
@@ -481,6 +516,8 @@ class MWEM(MWEMPlan):
                       **({} if self.tuning.gate_share is None else
                          {"gate_share": self.tuning.gate_share, "gate_ratio": self.tuning.gate_ratio}),
                       "joint_plan": plan.joint is not None,
+                      **({} if plan.joint is None else
+                         {"joint_model": "projection" if joint_steps is None else "fit from the product"}),
                       "direct_plan": bool(plan.direct),
                       "final_fit_momentum": momentum,
                       "final_iterations_run": final_steps}
