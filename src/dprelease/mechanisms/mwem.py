@@ -36,8 +36,9 @@ are skipped (a public check on the cliques) and the transcript says so.
 The joint plan (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.joint_plan`, public): where the workload
 attributes' joint table is small against the workload's marginals and can be measured sharply, the run measures it
 once with the whole budget and releases its least-squares distribution (:func:`joint_projection`), or where its noise
-is large the direct plan's fit to it (:func:`joint_model`); no INIT, no selection, no rounds. It is one Laplace mechanism at eps (Thm 3.6; L1 sensitivity 2/n, the joint a partition of the
-records), or one Gaussian at rho, and so (eps, 0)-DP, or rho-zCDP converted as below.
+is large the direct plan's fit to it (:func:`joint_model`); no INIT, no selection, no rounds. It is one Laplace
+mechanism at eps (Thm 3.6; L1 sensitivity 2/n, the joint a partition of the records), or one Gaussian at rho, and so
+(eps, 0)-DP, or rho-zCDP converted as below; the model is post-processing.
 
 The direct plan (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.direct_plan`, public): where the workload has at most
 as many maximal marginals (those no other workload marginal contains) as attributes, and each can be measured with
@@ -460,7 +461,7 @@ class MWEM(MWEMPlan):
                                        "next_round_budget": float(budget.per_round)})
             progress.step(t, t + budget.rounds_ahead)  # annealing shortens the schedule: count to where it ends now
         # INIT alone and the joint plan have their estimate already: the warm start's product (fitting it to the raw
-        # noisy 1-ways would undo what one_way_distribution did), and the projection. The direct plan's fit follows
+        # noisy 1-ways would undo what one_way_distribution did), and the projection or its fit (joint_model). The direct plan's fit follows
         # its measurements closer than the rounds' (``direct_discrepancy``): each is measured once, none overlaps
         # another's noise (docs/decisions.md, session 27)
         init_alone = not t and not plan.direct and plan.joint is None and self.tuning.warm_start and bool(measurements)
