@@ -461,9 +461,9 @@ class MWEM(MWEMPlan):
                                        "next_round_budget": float(budget.per_round)})
             progress.step(t, t + budget.rounds_ahead)  # annealing shortens the schedule: count to where it ends now
         # INIT alone and the joint plan have their estimate already: the warm start's product (fitting it to the raw
-        # noisy 1-ways would undo what one_way_distribution did), and the projection or its fit (joint_model). The direct plan's fit follows
-        # its measurements closer than the rounds' (``direct_discrepancy``): each is measured once, none overlaps
-        # another's noise (docs/decisions.md, session 27)
+        # noisy 1-ways would undo what one_way_distribution did), and the projection or its fit (joint_model). The
+        # direct plan's fit follows its measurements closer than the rounds' (``direct_discrepancy``): each is
+        # measured once, none overlaps another's noise (docs/decisions.md, session 27)
         init_alone = not t and not plan.direct and plan.joint is None and self.tuning.warm_start and bool(measurements)
         estimated = plan.joint is not None or init_alone
         if not estimated:
