@@ -301,3 +301,63 @@ def test_a_gated_run_through_duckdb_gives_the_same_release_as_in_memory(tmp_path
     assert np.array_equal(got.rows, expected.rows)
     assert all(same_bits(x, y) for x, y in zip(got.answers, expected.answers))
     assert got.privacy_ledger == expected.privacy_ledger and got.transcript == expected.transcript
+
+
+# ------------------------------------------------------------------------ where the plan's own rounds select blind
+def blind_table(*, stay: float, seed: int = 0) -> Dataset:
+    """6 columns of 4 values, 10,000 rows: at eps 0.1 the plan's own 24 rounds would select blind (the public test)."""
+    return chain_table(stay=stay, n=10_000, columns=6, values=4, seed=seed)
+
+
+def test_where_the_rounds_would_select_blind_the_gate_chooses_between_them_and_init_alone():
+    data = blind_table(stay=0.0)
+    workload = Workload.from_spec("1-3way", data.domain)
+    plain = runner(data)
+    plan = plain.run_plan(workload, n=data.n)
+    blind = plain.blind_selection_plan(workload, n=data.n, plan=plan)
+    assert plan.rounds == 24 and blind is not None and blind.rounds == 12
+    gate = plain.gate_plan(workload, n=data.n, plan=plan)
+    assert gate is not None and len(gate.pairs) == 15 and gate.planned_rounds == 24
+    assert gate.ratio == plain.tuning.blind_gate_ratio != plain.tuning.gate_ratio
+    assert gate.epsilon + Fraction(gate.rounds_run.epsilon) == Fraction(0.1)
+    assert 0 < gate.epsilon <= Fraction(0.1) * Fraction(plain.tuning.blind_gate_share)
+    # the rounds' branch is the blind plan with the rest of the budget; the other is INIT alone, not the own plan
+    assert replace(gate.rounds_run, epsilon=0.1, tuning=blind.tuning) == blind
+    init_plan = gate.init_run.run_plan(workload, n=data.n)
+    assert init_plan.rounds == 6 and init_plan.split["rounds_after_init"] == 0
+    # the levels are the blind ratio's: the sampling allowance plus blind_gate_ratio x each pair's noise term
+    levels_at_quarter = replace(plain, tuning=replace(plain.tuning, blind_gate_ratio=0.25))
+    quarter = levels_at_quarter.gate_plan(workload, n=data.n, plan=plan)
+    assert quarter is None or min(quarter.levels) < min(gate.levels)
+    # no gate without the blind ratio: the blind rounds run as before
+    ungated = replace(plain, tuning=replace(plain.tuning, blind_gate_share=None, blind_gate_ratio=None))
+    assert ungated.gate_plan(workload, n=data.n, plan=plan) is None
+    # nor where the plan's rounds select with sight (eps 10 here: the plan's own rounds, ungated)
+    sighted = runner(data, epsilon=10.0)
+    assert sighted.blind_selection_plan(workload, n=data.n) is None and sighted.gate_plan(workload, n=data.n) is None
+
+
+@pytest.mark.parametrize("stay, passed", [(0.6, True), (0.0, False)])
+def test_a_blind_gated_run_spends_exactly_its_budget_and_picks_by_the_pairs(stay, passed):
+    data = blind_table(stay=stay)
+    workload = Workload.from_spec("1-3way", data.domain)
+    plain = runner(data)
+    gate = plain.gate_plan(workload, n=data.n)
+    for seed in range(3):  # the copied columns clear their levels far above the test's noise; independent ones do not
+        result = plain.run(data, workload, rng=SeededRandom(seed))
+        assert result.parameters["gate"]["passed"] is passed
+        assert result.parameters["gate"]["planned_rounds"] == 24 and result.parameters["gate_ratio"] == gate.ratio
+        test_charge, stage_charge = result.accountant.ledger
+        assert test_charge.epsilon == gate.epsilon and test_charge.delta == 0
+        assert stage_charge.epsilon == Fraction(gate.init_run.epsilon)
+        assert result.accountant.spent_epsilon == Fraction(0.1)
+        (stage,) = result.accountant.stages.values()
+        if passed:  # the blind plan's 12 Gaussian rounds at rho(epsilon - test, delta)
+            assert stage.rho == rho_for(epsilon=gate.rounds_run.epsilon, delta=DELTA)
+            assert 0 < stage.spent_rho <= stage.rho
+            assert result.parameters["rounds_run"] == 12
+        else:  # INIT alone, Laplace: each 1-way marginal once, the stage's charges summing to exactly its charge
+            assert result.parameters["rounds_run"] == 0 and result.parameters["noise"] == "laplace"
+            assert isinstance(stage, PrivacyAccountant) and stage.spent_epsilon == stage_charge.epsilon
+            assert stage_charge.delta == 0 and result.accountant.spent_delta == 0
+            assert sorted(m.attributes for m in result.measurements) == [(a,) for a in data.domain.attributes]

@@ -516,6 +516,10 @@ class MWEM(MWEMPlan):
                          {"direct_discrepancy": self.tuning.direct_discrepancy}),
                       **({} if self.tuning.gate_share is None else
                          {"gate_share": self.tuning.gate_share, "gate_ratio": self.tuning.gate_ratio}),
+                      **({} if self.tuning.blind_gate_share is None else
+                         {"blind_gate_share": self.tuning.blind_gate_share,
+                          "blind_gate_ratio": self.tuning.blind_gate_ratio}),
+                      "init_alone": self.tuning.init_alone,  # True in a gate's INIT-alone branch
                       "joint_plan": plan.joint is not None,
                       **({} if plan.joint is None else
                          {"joint_model": "projection" if joint_steps is None else "fit from the product"}),
@@ -566,10 +570,10 @@ class MWEM(MWEMPlan):
                  "gate_laplace_scale": scale, "noisy_dependence_over_level": statistic, "passed": passed}
         # The chosen run's parameters (its own tuning: the rounds' plan is the user-rounds preset), the gate's beside
         parameters = {**result.parameters, "epsilon": self.epsilon, "delta": stage_delta,
-                      "gate_share": self.tuning.gate_share, "gate_ratio": self.tuning.gate_ratio,
+                      "gate_share": self.tuning.gate_share, "gate_ratio": gate.ratio,
                       "gate": {"epsilon": float(gate.epsilon), "run_epsilon": chosen.epsilon,
                                "noisy_dependence_over_level": statistic, "passed": passed,
-                               "rounds_if_passed": gate.rounds_run.rounds}}
+                               "rounds_if_passed": gate.rounds_run.rounds, "planned_rounds": gate.planned_rounds}}
         return MWEMResult(result.model, accountant, [entry, *result.transcript], result.measurements, parameters)
 
     def spends_delta(self, workload: Workload, *, n: int) -> bool:

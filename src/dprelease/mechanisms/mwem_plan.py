@@ -111,6 +111,8 @@ class GatePlan:
     levels: tuple[float, ...]  # each pair's: sampling dependence + gate_ratio x its noise in the rounds' plan
     rounds_run: MWEMPlan
     init_run: MWEMPlan
+    ratio: float  # the levels' gate_ratio: the tuning's, or its blind_gate_ratio where the plan's rounds select blind
+    planned_rounds: int  # the plan it stands in for: d (INIT alone), or the rounds that would select blind
 
 
 def selection_loss(*, candidates: int, n: int, epsilon: float) -> float:
@@ -270,7 +272,7 @@ class MWEMPlan:
         most = self.round_cap(workload)
         if self.tuning.noise_target is None:
             return most
-        if self.one_way_init_alone(workload):
+        if self.one_way_init_alone(workload) or self.tuning.init_alone:
             return d
         plan = dict(n=n, measure=(1 - self.tuning.selection_share) * float(total), gaussian=gaussian,
                     tau=self.tuning.noise_target)
@@ -304,7 +306,8 @@ class MWEMPlan:
 
     def gate_plan(self, workload: Workload, *, n: int, plan: RunPlan | None = None) -> GatePlan | None:
         """Where the public plan is INIT alone over a workload with pairs, a private test of whether it should be
-        (:class:`GatePlan`); else None. Public quantities only.
+        (:class:`GatePlan`); where its own rounds would select blind (:meth:`blind_selection_plan`), the same test
+        between those blind rounds and INIT alone; else None. Public quantities only.
 
         The public test of :meth:`planned_rounds` asks whether a pair could be measured usefully at all; whether
         measuring one pays depends on how far the table's pairs are from independence, which only the data knows.
@@ -328,14 +331,27 @@ class MWEMPlan:
         Pure DP has no gate: with d Laplace rounds in its place the test passed on the 1,000-row Bayesian network at
         eps 1 and the rounds lost to INIT alone, 0.784 avg L1 against 0.589 (the level does not see what selecting
         among 500 candidates at eps / d costs), though they won on the strong tables of benchmarks/results/gate/.
+
+        Where the plan's own rounds would select blind, the rounds' plan is the blind plan itself (2 d user rounds),
+        the other branch INIT alone (``init_alone``: not the own plan, which is those rounds), a pair's level counts
+        ``blind_gate_ratio`` of its noise term and the test may take up to ``blind_gate_share`` of epsilon: blind
+        rounds cover the pairs instead of finding them, and paid for themselves only where a pair's dependence was
+        near its measurement's noise (generated chains of 5-8 columns of 3-4 values: the rounds tie INIT alone where
+        a column copies the one before with probability 0.2, lose at 0.1 and 0; docs/decisions.md, session 55).
+        The other conditions are the gate's above.
         """
         tuning = self.tuning
         if tuning.gate_share is None or self.rounds is not None or self.delta == 0 or self.noise != "auto":
             return None
         plan = plan or self.run_plan(workload, n=n)  # ``plan``: the run's own, where the caller has it already
         d = len(workload.attributes)
-        if plan.joint is not None or plan.direct or plan.rounds != d:
+        if plan.joint is not None or plan.direct:
             return None
+        blind = plan.rounds != d  # the plan has rounds: gated only where they would select blind
+        if blind and (tuning.blind_gate_share is None or self.blind_selection_plan(workload, n=n, plan=plan) is None):
+            return None
+        share, ratio = ((tuning.blind_gate_share, tuning.blind_gate_ratio) if blind
+                        else (tuning.gate_share, tuning.gate_ratio))
         pairs = [p for p in candidate_marginals(workload, "closure", smallest=2) if len(p) == 2]
         if not pairs or len(pairs) > GATE_MOST_PAIRS:  # no pairs: a workload of 1-way marginals
             return None
@@ -353,8 +369,8 @@ class MWEMPlan:
                                  tuning=with_user_rounds(untested))
             per_cell = cell_noise(float(rounds_run.run_plan(workload, n=n).split["measure"]), n=n, gaussian=True) \
                 * self.gaussian_noise_factor()
-            return rest, rounds_run, replace(self, epsilon=rest, tuning=untested), \
-                [tuning.gate_ratio * c * per_cell for c in cells]
+            return rest, rounds_run, replace(self, epsilon=rest, tuning=replace(untested, init_alone=True)), \
+                [ratio * c * per_cell for c in cells]
 
         def levels_of(terms: list[float]) -> tuple[float, ...]:
             return tuple(math.sqrt(2 * c / (math.pi * n)) + term for c, term in zip(cells, terms))
@@ -363,7 +379,7 @@ class MWEMPlan:
             """The test's epsilon at which its Laplace scale 6 / (n epsilon) is GATE_RESOLUTION of the least term."""
             return Fraction(6, n) / exact(GATE_RESOLUTION * min(terms))
 
-        most = total * exact(tuning.gate_share)
+        most = total * exact(share)
         least = needed(runs(most)[3])  # with the runs' noise at its largest (the test at its most): a lower bound
         if least > most:
             return None
@@ -375,7 +391,7 @@ class MWEMPlan:
         if min(levels) > GATE_MOST_LEVEL:
             return None
         epsilon = total - Fraction(rest)
-        return GatePlan(epsilon, tuple(pairs), levels, rounds_run, init_run)
+        return GatePlan(epsilon, tuple(pairs), levels, rounds_run, init_run, ratio, plan.rounds)
 
     def _split(self, total: Fraction, num_one_way: int, rounds: int, init_cap: Fraction | None = None) -> dict[str, Fraction]:
         """``total`` (epsilon or rho) over INIT and the rounds, exactly; the rounds' plan without annealing.

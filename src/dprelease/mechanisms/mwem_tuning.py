@@ -112,6 +112,12 @@ class MWEMTuning:
             the rounds' plan if some pair clears its level, else INIT alone, with what is left. None: never.
         gate_ratio: a pair's level in that test: the dependence its sampling alone would show, plus this many times
             the expected L1 noise of measuring it in the rounds' plan.
+        blind_gate_share, blind_gate_ratio: where the plan's own rounds would select blind on a workload of at most
+            28 pairs (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.blind_selection_plan`), the same test chooses
+            between those blind rounds and INIT alone, with these as its ``gate_share`` and ``gate_ratio``. None: the
+            blind rounds run ungated.
+        init_alone: the plan is INIT alone (T = d) whatever the public test of the pairs says: the gate's other branch
+            (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.gate_plan`).
     """
 
     candidates: str = "workload"
@@ -148,6 +154,9 @@ class MWEMTuning:
     direct_discrepancy: float | None = None
     gate_share: float | None = None
     gate_ratio: float = 0.3
+    blind_gate_share: float | None = None
+    blind_gate_ratio: float | None = None
+    init_alone: bool = False
 
     def __post_init__(self) -> None:
         if self.candidates not in CANDIDATES:
@@ -200,6 +209,12 @@ class MWEMTuning:
         if self.gate_share is not None:
             check_fraction(self.gate_share, "gate_share", allow_zero=False)
         check_positive(self.gate_ratio, "gate_ratio")
+        if (self.blind_gate_share is None) != (self.blind_gate_ratio is None):
+            raise InputError("blind_gate_share and blind_gate_ratio go together: give both or neither, got "
+                             f"{self.blind_gate_share!r} and {self.blind_gate_ratio!r}")
+        if self.blind_gate_share is not None:
+            check_fraction(self.blind_gate_share, "blind_gate_share", allow_zero=False)
+            check_positive(self.blind_gate_ratio, "blind_gate_ratio")
 
 
 #: HLM's MWEM as first tuned on 7-column Adult (the presets before issue 12): a quarter of each round to
@@ -270,12 +285,21 @@ CLASSIC = MWEMTuning()
 #: already had as a model right everywhere, and spends the budget on a few sharp measurements of marginals nobody
 #: needed. binary16 at eps 0.1, 0.074 avg L1 against 0.082 (MST 0.076; 30 seeds); lower on 14 of the 16 other cases
 #: it changes on the pages and the random shapes (docs/decisions.md, session 53).
+#: Where those blind rounds stand on at most 28 pairs, the gate's test chooses between them and INIT alone
+#: (``blind_gate_share``, ``blind_gate_ratio``): blind rounds cover the pairs instead of finding them, and on generated
+#: chains of 5-8 columns of 3-4 values they tied INIT alone where a column copies the one before with probability
+#: 0.2, lost at 0.1 and 0 and won at 0.4. Each pair's level counts three quarters of its noise term (a quarter, the
+#: INIT-alone gate's, put the level below that tie and needed 10-17 % of epsilon for the test; a whole one failed
+#: a quarter of the seeds at 0.4), and the test may take up to a tenth of epsilon (3-6 % where it ran): six
+#: independent columns at eps 0.1 (indep6) 0.09 avg L1 against the blind rounds' 0.13 (the independent baseline
+#: 0.10; 10 seeds; docs/decisions.md, session 55).
 ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0.1, warm_start=True,
                       annealing=True, rounds_per_attribute=16, noise_target=0.5, init_per_round=True,
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
                       final_discrepancy=0.8, final_momentum=1.0, init_allocation="l1", init_only_pair_rounds=2,
                       max_selection_share=0.5, joint_noise=2.0, joint_ratio=32.0, direct_noise=1.0,
-                      direct_discrepancy=0.5, gate_share=0.05, gate_ratio=0.25)
+                      direct_discrepancy=0.5, gate_share=0.05, gate_ratio=0.25,
+                      blind_gate_share=0.1, blind_gate_ratio=0.75)
 
 #: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
 #: accurate as 2,000,000 on full Adult and 2-6x faster: benchmarks/results/ablation.md, docs/decisions.md)
