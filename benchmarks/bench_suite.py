@@ -741,6 +741,9 @@ def main(argv=None) -> int:
         for peer, keys in (("aim", [k for k in before if k.startswith("aim_")]), ("mst", ["mst_seeds"])):
             if not any(peer_program(s) == peer for s in systems):
                 config.update({k: before[k] for k in keys if k in before})
+        # AIM's kept runs are on the earlier invocations' AIM tables: the page lists them beside this one's
+        config["aim_tables"] = list(before.get("aim_tables", [])) + [
+            t for t in config.get("aim_tables", []) if t not in before.get("aim_tables", [])]
         doc["notes"] = [n for n in old.get("notes", []) if n not in doc["notes"]] + doc["notes"]
         doc["notes"].append(f"{len(kept)} runs kept from the suite.json of {old['machine']['date']} "
                             f"({'--resume' if args.resume else '--merge'}), commit {provenance.commit_label(old['code'])}")
