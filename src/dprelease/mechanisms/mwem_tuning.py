@@ -116,7 +116,8 @@ class MWEMTuning:
             28 pairs (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.blind_selection_plan`), the same test chooses
             between those blind rounds and INIT alone, with these as its ``gate_share`` and ``gate_ratio``. None: the
             blind rounds run ungated.
-        init_alone: the plan is INIT alone (T = d) whatever the public test of the pairs says: the gate's other branch
+        init_alone: the rounds' plan is INIT alone (T = d) whatever the public test of the pairs says (the joint and
+            direct plans, where they apply, still come first): the gate's other branch
             (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.gate_plan`).
     """
 
