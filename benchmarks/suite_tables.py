@@ -990,6 +990,21 @@ def latent5x6() -> Dataset:
     return _small(np.stack(columns, axis=1), (6,) * 5)
 
 
+def subscriptions() -> Dataset:
+    """A new user's subscriptions table (session 56): region (5), plan (3, shares 6:3:1), age in 7 bins of ten years,
+    spend in 6 bins by plan or blank (5 %, a seventh code), churn (2) by plan and spend: 4,000 rows, 1,470 cells.
+    Only spend and churn depend on plan; the rest are independent."""
+    rng = generator(SMALL_SEED, 11)
+    n = 4_000
+    region = rng.choice(5, n, p=[0.3, 0.25, 0.2, 0.15, 0.1])
+    plan = rng.choice(3, n, p=[0.6, 0.3, 0.1])
+    age = rng.choice(7, n, p=[0.15, 0.2, 0.2, 0.17, 0.13, 0.1, 0.05])
+    spend = np.minimum(np.maximum(rng.poisson(1 + 1.5 * plan, n), 0), 5)
+    spend = np.where(rng.random(n) < 0.05, 6, spend)
+    churn = (rng.random(n) < np.where(spend == 6, 0.3, 0.35 - 0.1 * plan)).astype(np.int64)
+    return _small(np.stack([region, plan, age, spend, churn], axis=1), (5, 3, 7, 7, 2))
+
+
 @dataclass(frozen=True)
 class SuiteTable:
     """One suite table: how to build it, the workload it is scored on, and its declared shape."""
@@ -1119,6 +1134,9 @@ TABLES: dict[str, SuiteTable] = {t.name: t for t in (
     SuiteTable("indep6", indep6, "1-3way", "small domain: 6 independent skewed columns of 4 values, 10,000 rows, "
                "4,096 cells (64 times a triple: no joint plan); all 41 1-3-way marginals", 10_000, 6,
                small_domain=True),
+    SuiteTable("subscriptions", subscriptions, "1-3way", "small domain: a new user's subscriptions table (region 5, "
+               "plan 3, age bins 7, spend bins or blank 7, churn 2; spend and churn depend on plan), 4,000 rows, 1,470 "
+               "cells; all 25 1-3-way marginals (session 56)", 4_000, 5, small_domain=True),
     SuiteTable("latent5x6", latent5x6, "1-3way", "small domain: 5 columns of 6 values given a latent class of 3, "
                "20,000 rows, 7,776 cells (36 times a triple: no joint plan); all 25 1-3-way marginals", 20_000, 5,
                small_domain=True),

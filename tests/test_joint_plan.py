@@ -179,3 +179,59 @@ def test_a_noisy_joint_is_fitted_from_the_product_of_its_margins_not_projected()
     np.testing.assert_allclose(sharp.model.marginal(CODES.attributes).reshape(-1),
                                project_to_simplex(sharp.measurements[0].values.reshape(-1)), atol=1e-9)
 
+
+
+SUBSCRIPTIONS = Domain(("region", "plan", "age", "spend", "churn"), (5, 3, 7, 7, 2))
+
+
+def test_where_gaussian_rounds_would_select_with_sight_a_noisy_joint_gives_way_to_them():
+    # a new user's table (1,470 cells, 4,000 rows) at eps 1: the joint's noise 1,470 x 2 / 4,000 = 0.735 is within
+    # its own limit (2 sqrt(1,024 / 1,470) = 1.67) but at least joint_sighted_noise (0.6), and the plan without it is
+    # Gaussian rounds whose selection sees (Thm 3.11's loss 0.27 against the noise target 0.5): the rounds run
+    workload = Workload.from_spec("1-3way", SUBSCRIPTIONS)
+    runner = MWEM(epsilon=1.0, delta=1e-9, tuning=ADAPTIVE)
+    assert ADAPTIVE.joint_sighted_noise == mwem_tuning.FACTORED.joint_sighted_noise == 0.6
+    assert CLASSIC.joint_sighted_noise is None
+    assert runner.rounds_select_with_sight(workload, n=4000)
+    rounds = plan(SUBSCRIPTIONS, "1-3way", n=4000, epsilon=1.0, delta=1e-9)
+    assert rounds.joint is None and rounds.gaussian and rounds.rounds > 5
+    assert rounds == plan(SUBSCRIPTIONS, "1-3way", n=4000, epsilon=1.0, delta=1e-9,
+                          tuning=replace(ADAPTIVE, joint_noise=None))  # exactly the plan without the joint
+    without_limit = replace(ADAPTIVE, joint_sighted_noise=None)
+    assert plan(SUBSCRIPTIONS, "1-3way", n=4000, epsilon=1.0, delta=1e-9, tuning=without_limit).joint \
+        == SUBSCRIPTIONS.attributes
+    # the limit: noise 2,940 / (4,000 eps) is 0.6125 at eps 1.2 (the rounds), 0.5654 at eps 1.3 (the joint)
+    assert plan(SUBSCRIPTIONS, "1-3way", n=4000, epsilon=1.2, delta=1e-9).joint is None
+    assert plan(SUBSCRIPTIONS, "1-3way", n=4000, epsilon=1.3, delta=1e-9).joint == SUBSCRIPTIONS.attributes
+    assert plan(SUBSCRIPTIONS, "1-3way", n=4000, epsilon=10.0, delta=1e-9).joint == SUBSCRIPTIONS.attributes
+    # pure DP: Laplace rounds are not counted, the joint stays
+    assert not MWEM(epsilon=1.0, tuning=ADAPTIVE).rounds_select_with_sight(workload, n=4000)
+    assert plan(SUBSCRIPTIONS, "1-3way", n=4000, epsilon=1.0).joint == SUBSCRIPTIONS.attributes
+    # where the plan without the joint is rounds that select blind (a chain of 5 columns of 4 values, 2,000 rows,
+    # eps 1, noise 1.02) or INIT alone (a group and 3 answers, 500 rows, eps 1, noise 1.44), the joint stays
+    chain, survey = Domain(tuple("abcde"), (4,) * 5), Domain(tuple("gxyz"), (3, 4, 5, 6))
+    assert not MWEM(epsilon=1.0, delta=1e-9, tuning=ADAPTIVE).rounds_select_with_sight(
+        Workload.from_spec("1-3way", chain), n=2000)
+    assert plan(chain, "1-3way", n=2000, epsilon=1.0, delta=1e-9).joint == chain.attributes
+    assert plan(survey, "1-3way", n=500, epsilon=1.0, delta=1e-9).joint == survey.attributes
+    with pytest.raises(Exception, match="joint_sighted_noise"):
+        replace(ADAPTIVE, joint_sighted_noise=0.0)
+
+
+def test_a_run_the_sighted_limit_moves_off_the_joint_is_the_rounds_run_and_says_so():
+    g = np.random.Generator(np.random.PCG64(11))
+    n = 4000
+    plan_column = g.choice(3, n, p=[0.6, 0.3, 0.1])
+    columns = [g.choice(5, n), plan_column, g.choice(7, n), np.minimum(g.poisson(1 + 1.5 * plan_column), 6),
+               (g.random(n) < 0.35 - 0.1 * plan_column).astype(np.int64)]
+    data = Dataset.from_records(np.column_stack(columns), SUBSCRIPTIONS)
+    workload = Workload.from_spec("1-3way", SUBSCRIPTIONS)
+    result = MWEM(epsilon=1.0, delta=1e-9, tuning=ADAPTIVE).run(data, workload, rng=SeededRandom(2))
+    same = MWEM(epsilon=1.0, delta=1e-9, tuning=replace(ADAPTIVE, joint_noise=None)).run(data, workload,
+                                                                                       rng=SeededRandom(2))
+    assert result.parameters["joint_plan"] is False and result.parameters["joint_sighted_noise"] == 0.6
+    assert result.parameters["rounds_run"] > 0
+    np.testing.assert_array_equal(result.model.marginal(("plan", "spend")), same.model.marginal(("plan", "spend")))
+    assert result.accountant.rho == rho_for(epsilon=1.0, delta=1e-9)  # its ledger is the rounds' own
+    assert 0 < result.accountant.spent_rho <= result.accountant.rho
+    assert [c.rho for c in result.accountant.ledger] == [c.rho for c in same.accountant.ledger]

@@ -511,6 +511,8 @@ class MWEM(MWEMPlan):
                          {"capped_final_momentum": self.tuning.capped_final_momentum}),
                       **({} if self.tuning.joint_noise is None else
                          {"joint_noise": self.tuning.joint_noise, "joint_ratio": self.tuning.joint_ratio}),
+                      **({} if self.tuning.joint_sighted_noise is None else
+                         {"joint_sighted_noise": self.tuning.joint_sighted_noise}),
                       **({} if self.tuning.direct_noise is None else {"direct_noise": self.tuning.direct_noise}),
                       **({} if self.tuning.direct_discrepancy is None else
                          {"direct_discrepancy": self.tuning.direct_discrepancy}),

@@ -453,7 +453,11 @@ class MWEMPlan:
         above :data:`JOINT_DENSE_CELLS` the limit is 2 sqrt(1,024 / cells), since the simplex projection's bias grows
         with the cells under the noise: a 2,940-cell joint of 3,000 rows at noise 1.96 (eps 1) gave 0.267 avg L1
         against the rounds' 0.120 and the independent baseline's 0.258, and at noise 0.20 (eps 10) 0.031 against the
-        rounds' 0.036 (10 seeds; the limit there is 1.18). It changes no plan of any benchmark page. It runs
+        rounds' 0.036 (10 seeds; the limit there is 1.18). It changes no plan of any benchmark page. Where the plan
+        without it would run Gaussian rounds that select with sight (:meth:`rounds_select_with_sight`), the joint also
+        needs its noise below ``joint_sighted_noise`` (0.6): those limits were chosen where that plan was INIT alone, a
+        direct plan or blind rounds, and on 25 generated cases of the sighted kind with noise 0.72-1.54 the rounds
+        were lower in 18 (geometric mean 0.79x) and higher in 3, by up to 1.27x (benchmarks/results/joint_limit/). It runs
         only the mechanism's own plan (no ``rounds`` given), on an explicit histogram. For a workload of 1-way marginals
         alone it runs only where its answers carry less expected L1 noise than INIT alone's (:meth:`planned_rounds`),
         since there each answer for a cell of attribute A sums cells / |A| of the joint's noisy cells: 4 binary columns
@@ -478,6 +482,9 @@ class MWEMPlan:
         per_cell, noise, total = min(options)
         if cells * per_cell > tuning.joint_noise * min(1.0, math.sqrt(JOINT_DENSE_CELLS / cells)):
             return None
+        if tuning.joint_sighted_noise is not None and cells * per_cell >= tuning.joint_sighted_noise \
+                and self.rounds_select_with_sight(workload, n=n):
+            return None
         if self.one_way_init_alone(workload) and \
                 not self._joint_answers_one_way_better(workload, n=n, joint=per_cell, gaussian=noise == "gaussian"):
             return None
@@ -485,6 +492,25 @@ class MWEMPlan:
         split = {"joint": total, "init_each": zero, "rounds_total": zero, "select": zero, "measure": zero,
                  "rounds_after_init": zero}
         return RunPlan(noise, 0, [], [], split, zero, joint=attributes)
+
+    def rounds_select_with_sight(self, workload: Workload, *, n: int) -> bool:
+        """Whether the plan without the joint (``joint_noise`` None) runs Gaussian rounds, more than INIT's d, whose
+        planned selection sees: Thm 3.11's loss 4 ln C / (n eps_s) at most ``noise_target``
+        (:func:`planned_selection_loss`). Public quantities only.
+
+        The joint plan's noise limit of 2 was chosen where the plan without it was INIT alone, a direct plan or
+        rounds that select blind. Where Gaussian rounds can see, they find the marginals that hold the table's
+        dependence and measure them sharply under zCDP, while a joint whose noise is comparable to the data's mass
+        spreads that noise over every cell (``joint_sighted_noise``): on generated small domains (5 columns of
+        5, 3, 7, 7, 2 values, 4,000 rows, eps 1: 0.095 avg L1 against the joint's 0.117-0.127). Laplace rounds
+        under basic composition are not counted: in pure DP the same choice lost by up to 1.8x where columns form a
+        chain (docs/decisions.md, session 56)."""
+        if self.tuning.noise_target is None:
+            return False
+        other = replace(self, tuning=replace(self.tuning, joint_noise=None)).run_plan(workload, n=n)
+        loss = planned_selection_loss(other, n=n)
+        return other.gaussian and other.rounds > len(workload.attributes) and not other.direct \
+            and loss is not None and loss <= self.tuning.noise_target
 
     def direct_plan(self, workload: Workload, *, n: int) -> RunPlan | None:
         """Each of the workload's maximal marginals (:func:`maximal_marginals`) measured once, with no INIT, selection
