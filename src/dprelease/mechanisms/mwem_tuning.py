@@ -100,8 +100,8 @@ class MWEMTuning:
             never.
         joint_ratio: the joint plan also needs the joint table to have at most this many cells per cell of the
             workload's largest marginal (each of that marginal's answers a sum of at most this many noisy cells).
-        joint_sighted_noise: and, where the plan without the joint would run rounds whose selection sees (Thm 3.11's
-            loss at most ``noise_target``), the joint's expected L1 noise below this
+        joint_sighted_noise: and, where the plan without the joint would run Gaussian rounds whose selection sees
+            (Thm 3.11's loss at most ``noise_target``), the joint's expected L1 noise below this
             (:meth:`~dprelease.mechanisms.mwem_plan.MWEMPlan.rounds_select_with_sight`). None: ``joint_noise`` alone.
         direct_noise: the plan measures each of the workload's maximal marginals once, with no INIT, selection or
             rounds, where there are at most as many of them as the workload has attributes and each measurement's
@@ -311,8 +311,7 @@ ADAPTIVE = MWEMTuning(candidates="closure", size_penalty=0.25, selection_share=0
                       one_way_candidates=True, final_iterations=300, compress_rare=0.02, init_cell_noise=0.002,
                       final_discrepancy=0.8, final_momentum=1.0, init_allocation="l1", init_only_pair_rounds=2,
                       max_selection_share=0.5, joint_noise=2.0, joint_ratio=32.0, joint_sighted_noise=0.6,
-                      direct_noise=1.0,
-                      direct_discrepancy=0.5, gate_share=0.05, gate_ratio=0.25,
+                      direct_noise=1.0, direct_discrepancy=0.5, gate_share=0.05, gate_ratio=0.25,
                       blind_gate_share=0.1, blind_gate_ratio=0.75)
 
 #: The factored model (a domain above ``max_cells``): the same plan under a 500,000-cell model cap (as
