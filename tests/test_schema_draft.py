@@ -785,27 +785,37 @@ def test_dates_before_1900_and_spread_over_decades_draft_their_own_bounds():
     assert (new.column("day").low, new.column("day").high) == ("2021-01-01", "2021-12-31")
 
 
-def test_a_drafted_boolean_says_how_to_keep_the_tables_words(tmp_path):
-    """A yes/no column drafts as boolean, whose default words write it back as true/false: the draft says so, naming
-    the column and the declaration that keeps yes/no; declared, synth's text writes yes/no again. A table without a
-    boolean column gets no such note."""
+def test_a_drafted_boolean_writes_back_the_words_its_values_use(tmp_path):
+    """A yes/no column drafts as boolean written back as yes/no, a true/false one as true/false: the noisy profile
+    counts the two word families apart (public), and either family still reads both. The draft names the words it
+    chose and how to declare others (its case is not read). A table without a text boolean gets no such note."""
+    from dprelease.schema.decode import decode
+
     rng = np.random.Generator(np.random.PCG64(2))
     n = 3000
-    frame = pd.DataFrame({"owns_home": rng.choice(["yes", "no"], n), "region": rng.choice(list("NESW"), n)})
+    frame = pd.DataFrame({"owns_home": rng.choice(["yes", "no"], n), "insured": rng.choice(["true", "false"], n),
+                          "region": rng.choice(list("NESW"), n)})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         schema = draft_schema(frame, epsilon=1.0, delta=1e-9, seed=0)
-    assert schema.column("owns_home").kind == "boolean"
-    (told,) = [str(w.message) for w in caught if "drafted as boolean" in str(w.message)]
-    assert "['owns_home']" in told and '"true": ["yes"], "false": ["no"]' in told and told in schema.draft.note
-    (tmp_path / "t.csv").write_text("owns_home\nyes\nno\n", encoding="utf-8")
-    declared = Schema.from_dict({"owns_home": {"type": "boolean", "true": ["yes"], "false": ["no"]}})
-    assert encode(tmp_path / "t.csv", declared).ravel().tolist() == [1, 0]
-    assert declared.column("owns_home").written == (("yes",), ("no",))  # what synth's text writes back
+    owns, insured = schema.column("owns_home"), schema.column("insured")
+    assert owns.kind == insured.kind == "boolean"
+    assert owns.written[0][0] == "yes" and owns.written[1][0] == "no"
+    assert insured.written[0][0] == "true" and insured.written[1][0] == "false"
+    assert [c.name for c in schema.columns] == ["owns_home", "insured", "region"]
+    decoded = decode(np.array([[1, 1, 0], [0, 0, 1]]), schema, values="label").text_columns()
+    assert decoded[0].tolist() == ["yes", "no"] and decoded[1].tolist() == ["true", "false"]
+    told = [str(w.message) for w in caught if "drafted as boolean" in str(w.message)]
+    assert len(told) == 2 and all(t in schema.draft.note for t in told)
+    assert any("['owns_home']" in t and "back as yes/no" in t for t in told)
+    assert any("['insured']" in t and "back as true/false" in t for t in told)
+    (tmp_path / "t.csv").write_text("owns_home,insured,region\nY,yes,N\nfalse,F,S\n", encoding="utf-8")
+    assert encode(tmp_path / "t.csv", schema)[:, :2].tolist() == [[1, 1], [0, 0]]  # both families read
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         draft_schema(frame[["region"]], epsilon=1.0, delta=1e-9, seed=0)
-        typed = draft_schema(frame.assign(owns_home=frame.owns_home == "yes"), epsilon=1.0, delta=1e-9, seed=0)
+        typed = draft_schema(frame.assign(owns_home=frame.owns_home == "yes")[["owns_home", "region"]], epsilon=1.0,
+                             delta=1e-9, seed=0)
     assert typed.column("owns_home").kind == "boolean"  # a DataFrame's booleans are written back as booleans
     assert not any("drafted as boolean" in str(w.message) for w in caught)
 

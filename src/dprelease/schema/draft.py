@@ -46,7 +46,7 @@ from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, N
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column, on_decimal_grid
 from dprelease.schema.encode import number_texts, read_table
 from dprelease.schema.parse import (C_BOOLEAN, C_COMMA, C_DATE, C_DATETIME, C_DECIMAL, C_GROUPED, C_INTEGER, C_NULL,
-                                    CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn, classify, datetimes_to_int,
+                                    C_YESNO, CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn, classify, datetimes_to_int,
                                     format_problem, parse_floats, parse_formatted_times,
                                     parse_times, texts, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
@@ -54,6 +54,9 @@ from dprelease.schema.tables import Table, check_header_names, concat_tables
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
 
 DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime")
+#: A drafted boolean whose values are mostly yes/no words: written back as yes/no, and every default word still read.
+YES_WORDS = ("yes", "y", "true", "t", "1")
+NO_WORDS = ("no", "n", "false", "f", "0")
 #: A kind is chosen when at least this share of the (noisy) non-NULL values look like it.
 KIND_SHARE = 0.9
 #: A number column is drafted as its few values (:func:`_few_values`) when they hold at least this share of its
@@ -177,13 +180,17 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         notes.append(f"column(s) {identifiers} look like identifiers by their names: a synthetic table cannot carry "
                      "identifiers (each value belongs to one record); if they are, leave them out of the schema (a "
                      "column outside it is not read)")
-    # public: the kind was chosen from the noisy profile; the words are not read. A column of typed booleans (a
-    # DataFrame's or Parquet's) is written back as booleans, so only text needs its words declared
-    booleans = [c.name for c, p in zip(drafted, profiles)
-                if isinstance(c, BooleanColumn) and not isinstance(p.raw, TypedColumn)]
-    if booleans:
-        notes.append(f"column(s) {booleans} drafted as boolean: synth writes them back as true/false; if the table "
-                     'writes them otherwise (yes/no, Y/N), declare its words, e.g. "true": ["yes"], "false": ["no"]')
+    # public: the kind and the words' family (true/false or yes/no) were chosen from the noisy profile; the words'
+    # case is not read. A column of typed booleans (a DataFrame's or Parquet's) is written back as booleans, so only
+    # text needs its words declared
+    booleans: dict[tuple[str, str], list[str]] = {}
+    for c, p in zip(drafted, profiles):
+        if isinstance(c, BooleanColumn) and not isinstance(p.raw, TypedColumn):
+            booleans.setdefault((c.true[0], c.false[0]), []).append(c.name)
+    for (true, false), names_written in booleans.items():
+        notes.append(f"column(s) {names_written} drafted as boolean: synth writes them back as {true}/{false}, the "
+                     "words most of their values use; if the table writes them otherwise (Yes/No, Y/N, 1/0), declare "
+                     'its words, e.g. "true": ["Y"], "false": ["N"]')
     if epsilon is None:
         warn_user(NOT_PUBLIC, UserWarning)
         draft = Draft("non-private", NOT_PUBLIC)
@@ -341,9 +348,12 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
     """The rest of a profiled column, with ``main`` epsilon (and ``delta_share`` for text)."""
     name, kind, counts, noise, has_null = column.name, column.kind, column.counts, column.noise, column.has_null
     if kind == "boolean":
-        conforming = counts[C_BOOLEAN] + counts[C_INTEGER]
+        conforming = counts[C_BOOLEAN] + counts[C_YESNO] + counts[C_INTEGER]
         stray = counts.sum() - counts[C_NULL] - conforming
-        return BooleanColumn(name=name, null=has_null, other=bool(stray > 3 * noise * np.sqrt(len(CLASSES))))
+        other = bool(stray > 3 * noise * np.sqrt(len(CLASSES)))
+        if counts[C_YESNO] > counts[C_BOOLEAN]:  # noisy counts (public): written yes/no, read in either family
+            return BooleanColumn(name=name, null=has_null, other=other, true=YES_WORDS, false=NO_WORDS)
+        return BooleanColumn(name=name, null=has_null, other=other)
     if kind == "categorical":
         return _categories(name, column.raw, column.text, column.row_class, reader, main, delta_share,
                            max_categories, has_null, notes)
@@ -405,7 +415,7 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
     if present <= 0:
         return "categorical"
     share = lambda *classes: sum(counts[c] for c in classes) / present  # noqa: E731
-    if share(C_BOOLEAN) >= KIND_SHARE:
+    if share(C_BOOLEAN, C_YESNO) >= KIND_SHARE:
         return "boolean"
     if share(C_INTEGER) >= KIND_SHARE and not decimals_seen:
         return "integer"

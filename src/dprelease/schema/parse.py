@@ -311,9 +311,12 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 #: What a value looks like, for drafting a schema: its class, in order of precedence. ``grouped`` is a number
 #: written with "," grouping its thousands or with a sign (1,234.50, $99, 12%), ``comma`` one with a decimal comma
 #: (3,5, 1.234,5): they read as numbers with ``"thousands": ","`` or ``"decimal": ","``.
-CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma")
-C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA = range(len(CLASSES))
-_BOOLEAN_WORDS = {"true", "false", "yes", "no", "t", "f", "y", "n"}
+#: ``yes/no`` is a boolean written as yes, no, y or n, ``boolean`` one written as true, false, t or f (or typed): a
+#: drafted boolean writes back the words most of its values use.
+CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no")
+C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(len(CLASSES))
+_TRUE_FALSE_WORDS = {"true", "false", "t", "f"}
+_YES_NO_WORDS = {"yes", "no", "y", "n"}
 #: A number written with a zero before another digit (02134, 007, -01): a code, not a quantity.
 _LEADING_ZERO = re.compile(r"[+-]?0[0-9]")
 #: The signs a drafted number column may carry (public): a column of grouped or comma numbers declares them all.
@@ -348,8 +351,10 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
     for i, t in enumerate(text):  # per distinct value
         if t is None or t in tokens or (numeric[i] and np.isnan(floats[i])):
             out[i] = C_NULL
-        elif t.lower() in _BOOLEAN_WORDS:
+        elif t.lower() in _TRUE_FALSE_WORDS:
             out[i] = C_BOOLEAN
+        elif t.lower() in _YES_NO_WORDS:
+            out[i] = C_YESNO
         elif numeric[i] and _LEADING_ZERO.match(t.strip()):
             out[i] = C_TEXT  # 02134, 007: a code (a postcode, an account), whose zeros a number would lose
         elif numeric[i]:
