@@ -382,3 +382,5 @@ def test_the_draft_summary_reads_each_column_at_a_glance():
         "member  boolean      true/false + null",
         "city    categorical  2 values + other + null",
         "visits  integer      bounds undecided: declare them"]
+    yes_no = Schema.from_dict({"owns": {"type": "boolean", "true": ["yes", "y"], "false": ["no", "n"]}})
+    assert draft_summary(yes_no) == ["owns  boolean  yes/no"]  # the words synth writes back

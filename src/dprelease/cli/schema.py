@@ -116,7 +116,7 @@ def _drafted(column: Column) -> str:
     if isinstance(column, CategoricalColumn):
         what = f"{len(column.values)} value{'' if len(column.values) == 1 else 's'}"
     elif isinstance(column, BooleanColumn):
-        what = "true/false"
+        what = f"{column.written[0][0]}/{column.written[1][0]}"  # the words synth writes back
     else:  # binned: integers, decimals, dates
         step = f" by {column.unit}" if getattr(column, "unit", None) else ""
         low, high = (f"{b:g}" if isinstance(b, float) else str(b) for b in (column.low, column.high))
