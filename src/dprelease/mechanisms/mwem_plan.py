@@ -454,8 +454,8 @@ class MWEMPlan:
         with the cells under the noise: a 2,940-cell joint of 3,000 rows at noise 1.96 (eps 1) gave 0.267 avg L1
         against the rounds' 0.120 and the independent baseline's 0.258, and at noise 0.20 (eps 10) 0.031 against the
         rounds' 0.036 (10 seeds; the limit there is 1.18). It changes no plan of any benchmark page. Where the plan
-        without it would run Gaussian rounds that select with sight (:meth:`rounds_select_with_sight`), the joint also
-        needs its noise below ``joint_sighted_noise`` (0.6): those limits were chosen where that plan was INIT alone, a
+        without it would run Gaussian rounds that select with sight (:meth:`sighted_rounds_plan`, applied by
+        :meth:`run_plan`), the joint also needs its noise below ``joint_sighted_noise`` (0.6): those limits were chosen where that plan was INIT alone, a
         direct plan or blind rounds, and on 25 generated cases of the sighted kind with noise 0.72-1.54 the rounds
         were lower in 18 (geometric mean 0.79x) and higher in 3, by up to 1.27x (benchmarks/results/joint_limit/); of
         the pages' plans it moves one, the small-domain page's subscriptions at eps 1 (0.095 against 0.117). It runs
@@ -483,9 +483,6 @@ class MWEMPlan:
         per_cell, noise, total = min(options)
         if cells * per_cell > tuning.joint_noise * min(1.0, math.sqrt(JOINT_DENSE_CELLS / cells)):
             return None
-        if tuning.joint_sighted_noise is not None and cells * per_cell >= tuning.joint_sighted_noise \
-                and self.rounds_select_with_sight(workload, n=n):
-            return None
         if self.one_way_init_alone(workload) and \
                 not self._joint_answers_one_way_better(workload, n=n, joint=per_cell, gaussian=noise == "gaussian"):
             return None
@@ -493,6 +490,27 @@ class MWEMPlan:
         split = {"joint": total, "init_each": zero, "rounds_total": zero, "select": zero, "measure": zero,
                  "rounds_after_init": zero}
         return RunPlan(noise, 0, [], [], split, zero, joint=attributes)
+
+    def sighted_rounds_plan(self, workload: Workload, joint: RunPlan, *, n: int) -> RunPlan | None:
+        """The plan without the joint (``joint_noise`` None), where the ``joint`` plan's expected L1 noise is at least
+        ``joint_sighted_noise`` and that plan's rounds select with sight (:meth:`rounds_select_with_sight`); else
+        None. :meth:`run_plan` runs it in the joint's place. Public quantities only."""
+        limit = self.tuning.joint_sighted_noise
+        if limit is None or self.tuning.noise_target is None:
+            return None
+        per_cell = cell_noise(float(joint.split["joint"]), n=n, gaussian=joint.gaussian)
+        if workload.cells(joint.joint) * per_cell < limit:
+            return None
+        other = self._without_joint(workload, n=n)
+        return other if self._selects_with_sight(other, workload, n=n) else None
+
+    def _without_joint(self, workload: Workload, *, n: int) -> RunPlan:
+        return replace(self, tuning=replace(self.tuning, joint_noise=None)).run_plan(workload, n=n)
+
+    def _selects_with_sight(self, plan: RunPlan, workload: Workload, *, n: int) -> bool:
+        loss = planned_selection_loss(plan, n=n)
+        return plan.gaussian and plan.rounds > len(workload.attributes) and not plan.direct \
+            and loss is not None and loss <= self.tuning.noise_target
 
     def rounds_select_with_sight(self, workload: Workload, *, n: int) -> bool:
         """Whether the plan without the joint (``joint_noise`` None) runs Gaussian rounds, more than INIT's d, whose
@@ -508,10 +526,7 @@ class MWEMPlan:
         chain (docs/decisions.md, session 56)."""
         if self.tuning.noise_target is None:
             return False
-        other = replace(self, tuning=replace(self.tuning, joint_noise=None)).run_plan(workload, n=n)
-        loss = planned_selection_loss(other, n=n)
-        return other.gaussian and other.rounds > len(workload.attributes) and not other.direct \
-            and loss is not None and loss <= self.tuning.noise_target
+        return self._selects_with_sight(self._without_joint(workload, n=n), workload, n=n)
 
     def direct_plan(self, workload: Workload, *, n: int) -> RunPlan | None:
         """Each of the workload's maximal marginals (:func:`maximal_marginals`) measured once, with no INIT, selection
@@ -624,6 +639,10 @@ class MWEMPlan:
         the direct plan (:meth:`direct_plan`) where it applies; where both do, the one whose answers to the workload's
         maximal marginals carry the less expected L1 noise."""
         joint, direct = self.joint_plan(workload, n=n), self.direct_plan(workload, n=n)
+        if joint is not None and direct is None:  # with a direct plan the plan without the joint is not rounds
+            sighted = self.sighted_rounds_plan(workload, joint, n=n)
+            if sighted is not None:  # computed once: it is this run's plan, as run_plan without the joint gives it
+                return sighted
         if joint is not None and direct is not None:
             return direct if self._direct_answers_better(workload, direct, joint, n=n) else joint
         if joint is not None or direct is not None:
