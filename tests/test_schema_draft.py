@@ -786,38 +786,54 @@ def test_dates_before_1900_and_spread_over_decades_draft_their_own_bounds():
 
 
 def test_a_drafted_boolean_writes_back_the_words_its_values_use(tmp_path):
-    """A yes/no column drafts as boolean written back as yes/no, a true/false one as true/false: the noisy profile
-    counts the two word families apart (public), and either family still reads both. The draft names the words it
-    chose and how to declare others (its case is not read). A table without a text boolean gets no such note."""
+    """A text boolean drafts as boolean written back in the spelling most of its values use: yes/no, Y/N, True/False
+    (pandas' to_csv) or true/false. The noisy profile counts each spelling apart (public), and every spelling of every
+    default word still reads. The draft names the words it chose and how to declare others. A table without a text
+    boolean gets no such note; a DataFrame's typed booleans are written back as booleans."""
     from dprelease.schema.decode import decode
 
     rng = np.random.Generator(np.random.PCG64(2))
     n = 3000
     frame = pd.DataFrame({"owns_home": rng.choice(["yes", "no"], n), "insured": rng.choice(["true", "false"], n),
+                          "remote": rng.choice(["Y", "N"], n), "left": rng.choice(["True", "False"], n),
                           "region": rng.choice(list("NESW"), n)})
+    frame.loc[:40, "remote"] = "y"  # a few rows spelled otherwise: the larger spelling is written
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         schema = draft_schema(frame, epsilon=1.0, delta=1e-9, seed=0)
-    owns, insured = schema.column("owns_home"), schema.column("insured")
-    assert owns.kind == insured.kind == "boolean"
-    assert owns.written[0][0] == "yes" and owns.written[1][0] == "no"
-    assert insured.written[0][0] == "true" and insured.written[1][0] == "false"
-    assert [c.name for c in schema.columns] == ["owns_home", "insured", "region"]
-    decoded = decode(np.array([[1, 1, 0], [0, 0, 1]]), schema, values="label").text_columns()
-    assert decoded[0].tolist() == ["yes", "no"] and decoded[1].tolist() == ["true", "false"]
+    words = {name: schema.column(name).first_words for name in ("owns_home", "insured", "remote", "left")}
+    assert all(schema.column(name).kind == "boolean" for name in words)
+    assert words == {"owns_home": ("no", "yes"), "insured": ("false", "true"), "remote": ("N", "Y"),
+                     "left": ("False", "True")}
+    assert not schema.column("insured").words_declared  # the default words: the schema file stays as it was
+    assert [c.name for c in schema.columns] == ["owns_home", "insured", "remote", "left", "region"]
+    decoded = decode(np.array([[1, 1, 1, 1, 0], [0, 0, 0, 0, 1]]), schema, values="label").text_columns()
+    assert [d.tolist() for d in decoded[:4]] == [["yes", "no"], ["true", "false"], ["Y", "N"], ["True", "False"]]
     told = [str(w.message) for w in caught if "drafted as boolean" in str(w.message)]
-    assert len(told) == 2 and all(t in schema.draft.note for t in told)
-    assert any("['owns_home']" in t and "back as yes/no" in t for t in told)
-    assert any("['insured']" in t and "back as true/false" in t for t in told)
-    (tmp_path / "t.csv").write_text("owns_home,insured,region\nY,yes,N\nfalse,F,S\n", encoding="utf-8")
-    assert encode(tmp_path / "t.csv", schema)[:, :2].tolist() == [[1, 1], [0, 0]]  # both families read
+    assert len(told) == 4 and all(t in schema.draft.note for t in told)
+    for name, (false, true) in words.items():
+        assert any(f"['{name}']" in t and f"back as {true}/{false}," in t for t in told)
+    (tmp_path / "t.csv").write_text("owns_home,insured,remote,left,region\nY,yes,TRUE,t,N\nfalse,F,no,No,S\n",
+                                    encoding="utf-8")
+    assert encode(tmp_path / "t.csv", schema)[:, :4].tolist() == [[1, 1, 1, 1], [0, 0, 0, 0]]  # every spelling reads
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         draft_schema(frame[["region"]], epsilon=1.0, delta=1e-9, seed=0)
         typed = draft_schema(frame.assign(owns_home=frame.owns_home == "yes")[["owns_home", "region"]], epsilon=1.0,
                              delta=1e-9, seed=0)
     assert typed.column("owns_home").kind == "boolean"  # a DataFrame's booleans are written back as booleans
+    assert not typed.column("owns_home").words_declared
     assert not any("drafted as boolean" in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("text,expected", [("True", "True/False"), ("FALSE", "TRUE/FALSE"), ("t", "t/f"),
+                                           ("F", "T/F"), ("Yes", "Yes/No"), ("NO", "YES/NO"), ("y", "y/n"),
+                                           ("N", "Y/N"), ("yes", "yes/no"), ("false", "boolean"), ("tRuE", "boolean"),
+                                           ("nO", "yes/no"), ("Ja", "text")])
+def test_each_spelling_of_a_boolean_word_has_its_profile_class(text, expected):
+    """The profile's class of a boolean word is its spelling; a spelling outside the list counts as its family's."""
+    from dprelease.schema.parse import CLASSES, classify
+    assert CLASSES[classify(np.array([text], dtype=object), ("",))[0]] == expected
 
 
 def test_a_column_drafted_with_no_categories_is_named():

@@ -43,10 +43,11 @@ from dprelease.privacy.column_reader import PrivateColumnReader
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
 from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn
-from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column, on_decimal_grid
+from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, CategoricalColumn, Column,
+                                      on_decimal_grid)
 from dprelease.schema.encode import number_texts, read_table
-from dprelease.schema.parse import (C_BOOLEAN, C_COMMA, C_DATE, C_DATETIME, C_DECIMAL, C_GROUPED, C_INTEGER, C_NULL,
-                                    C_YESNO, CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn, classify, datetimes_to_int,
+from dprelease.schema.parse import (BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETIME, C_DECIMAL, C_GROUPED,
+                                    C_INTEGER, C_NULL, CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn, classify, datetimes_to_int,
                                     format_problem, parse_floats, parse_formatted_times,
                                     parse_times, texts, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
@@ -54,9 +55,6 @@ from dprelease.schema.tables import Table, check_header_names, concat_tables
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
 
 DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime")
-#: A drafted boolean whose values are mostly yes/no words: written back as yes/no, and every default word still read.
-YES_WORDS = ("yes", "y", "true", "t", "1")
-NO_WORDS = ("no", "n", "false", "f", "0")
 #: A kind is chosen when at least this share of the (noisy) non-NULL values look like it.
 KIND_SHARE = 0.9
 #: A number column is drafted as its few values (:func:`_few_values`) when they hold at least this share of its
@@ -180,17 +178,16 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         notes.append(f"column(s) {identifiers} look like identifiers by their names: a synthetic table cannot carry "
                      "identifiers (each value belongs to one record); if they are, leave them out of the schema (a "
                      "column outside it is not read)")
-    # public: the kind and the words' family (true/false or yes/no) were chosen from the noisy profile; the words'
-    # case is not read. A column of typed booleans (a DataFrame's or Parquet's) is written back as booleans, so only
-    # text needs its words declared
+    # public: the kind and the words' spelling (true/false, Y/N, ...) were chosen from the noisy profile. A column
+    # of typed booleans (a DataFrame's or Parquet's) is written back as booleans, so only text needs its words declared
     booleans: dict[tuple[str, str], list[str]] = {}
     for c, p in zip(drafted, profiles):
         if isinstance(c, BooleanColumn) and not isinstance(p.raw, TypedColumn):
-            booleans.setdefault((c.true[0], c.false[0]), []).append(c.name)
+            booleans.setdefault(c.first_words[::-1], []).append(c.name)
     for (true, false), names_written in booleans.items():
         notes.append(f"column(s) {names_written} drafted as boolean: synth writes them back as {true}/{false}, the "
-                     "words most of their values use; if the table writes them otherwise (Yes/No, Y/N, 1/0), declare "
-                     'its words, e.g. "true": ["Y"], "false": ["N"]')
+                     "spelling most of their values use, and reads every spelling of true/false and yes/no; if the "
+                     'table writes them otherwise (1/0, Ja/Nein), declare its words, e.g. "true": ["Ja"], "false": ["Nein"]')
     if epsilon is None:
         warn_user(NOT_PUBLIC, UserWarning)
         draft = Draft("non-private", NOT_PUBLIC)
@@ -348,12 +345,10 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
     """The rest of a profiled column, with ``main`` epsilon (and ``delta_share`` for text)."""
     name, kind, counts, noise, has_null = column.name, column.kind, column.counts, column.noise, column.has_null
     if kind == "boolean":
-        conforming = counts[C_BOOLEAN] + counts[C_YESNO] + counts[C_INTEGER]
+        conforming = sum(counts[c] for c in BOOLEAN_SPELLINGS) + counts[C_INTEGER]
         stray = counts.sum() - counts[C_NULL] - conforming
         other = bool(stray > 3 * noise * np.sqrt(len(CLASSES)))
-        if counts[C_YESNO] > counts[C_BOOLEAN]:  # noisy counts (public): written yes/no, read in either family
-            return BooleanColumn(name=name, null=has_null, other=other, true=YES_WORDS, false=NO_WORDS)
-        return BooleanColumn(name=name, null=has_null, other=other)
+        return drafted_boolean(name, counts, null=has_null, other=other)
     if kind == "categorical":
         return _categories(name, column.raw, column.text, column.row_class, reader, main, delta_share,
                            max_categories, has_null, notes)
@@ -386,6 +381,20 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                     found["outer"])
 
 
+def drafted_boolean(name: str, counts: np.ndarray, *, null: bool, other: bool) -> BooleanColumn:
+    """A boolean written back in the spelling with the largest noisy count in the profile ``counts`` (public:
+    post-processing), true/false (the default words) on a tie, and reading every default word as well: a column of
+    Y/N is declared ``"true": ["Y", "true", "t", "yes", "1"]``. A column of typed booleans has only the default
+    class (its words are never written)."""
+    spelling = max(BOOLEAN_SPELLINGS, key=lambda c: (counts[c], -c))
+    true, false = BOOLEAN_SPELLINGS[spelling]
+    if (true, false) == (TRUE_WORDS[0], FALSE_WORDS[0]):
+        return BooleanColumn(name=name, null=null, other=other)
+    return BooleanColumn(name=name, null=null, other=other,
+                         true=(true, *(w for w in TRUE_WORDS if w != true.lower())),
+                         false=(false, *(w for w in FALSE_WORDS if w != false.lower())))
+
+
 def _scale(epsilon: Fraction) -> float:
     return 2 / float(epsilon) if epsilon else 0.0
 
@@ -415,7 +424,7 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
     if present <= 0:
         return "categorical"
     share = lambda *classes: sum(counts[c] for c in classes) / present  # noqa: E731
-    if share(C_BOOLEAN, C_YESNO) >= KIND_SHARE:
+    if share(*BOOLEAN_SPELLINGS) >= KIND_SHARE:
         return "boolean"
     if share(C_INTEGER) >= KIND_SHARE and not decimals_seen:
         return "integer"

@@ -311,10 +311,16 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 #: What a value looks like, for drafting a schema: its class, in order of precedence. ``grouped`` is a number
 #: written with "," grouping its thousands or with a sign (1,234.50, $99, 12%), ``comma`` one with a decimal comma
 #: (3,5, 1.234,5): they read as numbers with ``"thousands": ","`` or ``"decimal": ","``.
-#: ``yes/no`` is a boolean written as yes, no, y or n, ``boolean`` one written as true, false, t or f (or typed): a
-#: drafted boolean writes back the words most of its values use.
-CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no")
-C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(len(CLASSES))
+#: ``yes/no`` is a boolean written as yes, no, y or n, ``boolean`` one written as true, false, t or f (or typed); the
+#: classes after ``yes/no`` are the same words as a table spells them (True/False, Y/N, ...): a drafted boolean writes
+#: back the spelling most of its values use. A word in none of those spellings (tRUE) counts as its family's lower case.
+CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
+           "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N")
+C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
+#: Each boolean class's spelling: (its true word, its false word), as written back.
+BOOLEAN_SPELLINGS = {C_BOOLEAN: ("true", "false"), C_YESNO: ("yes", "no"),
+                     **{c: tuple(CLASSES[c].split("/")) for c in range(C_YESNO + 1, len(CLASSES))}}
+_SPELLING_CLASS = {word: c for c, words in BOOLEAN_SPELLINGS.items() for word in words}
 _TRUE_FALSE_WORDS = {"true", "false", "t", "f"}
 _YES_NO_WORDS = {"yes", "no", "y", "n"}
 #: A number written with a zero before another digit (02134, 007, -01): a code, not a quantity.
@@ -351,6 +357,8 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
     for i, t in enumerate(text):  # per distinct value
         if t is None or t in tokens or (numeric[i] and np.isnan(floats[i])):
             out[i] = C_NULL
+        elif t in _SPELLING_CLASS:
+            out[i] = _SPELLING_CLASS[t]
         elif t.lower() in _TRUE_FALSE_WORDS:
             out[i] = C_BOOLEAN
         elif t.lower() in _YES_NO_WORDS:
