@@ -123,7 +123,8 @@ def test_decoded_numbers_lie_in_their_bin(edges, seed):
 
 
 def test_decoded_decimals_keep_two_digits_below_their_bins_width():
-    """A value drawn in [5, 10) reads like 6.52, not 6.5268052265018515; a bin 999.75 wide gives whole numbers."""
+    """A value drawn in [5, 10) reads like 6.52, not 6.5268052265018515; a bin 999.75 wide gives whole numbers,
+    written as whole numbers (40900, not 40900.0), and they read back to their codes."""
     schema = Schema.from_dict({"minutes": {"type": "numeric", "bounds": [0, 60], "width": 5},
                                "price": {"type": "numeric", "edges": [0, 0.25, 1000]}})
     codes = np.column_stack([np.arange(300) % 12, np.arange(300) % 2])
@@ -133,6 +134,8 @@ def test_decoded_decimals_keep_two_digits_below_their_bins_width():
     assert max(len(t.partition(".")[2]) for t, c in zip(price, codes[:, 1]) if c == 0) == 3  # width 0.25: 0.001
     wide = [float(t) for t, c in zip(price, codes[:, 1]) if c == 1]
     assert all(v == round(v) for v in wide) and len(set(wide)) > 100  # width 999.75: a grid of 1
+    assert not any("." in t for t, c in zip(price, codes[:, 1]) if c == 1)
+    assert np.array_equal(encode(pd.DataFrame({"minutes": minutes, "price": price}), schema), codes)  # the texts
     assert len({round(v, 6) for v in decoded.values["minutes"]}) > 200  # still spread over the bin, not its edge
     assert np.array_equal(encode(decoded.to_dataframe(), schema), codes)
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
-from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, on_decimal_grid
+from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, format_number, on_decimal_grid
 from dprelease.schema.parse import format_times
 from dprelease.schema.schema import Schema
 from dprelease.files import write_atomic
@@ -108,7 +108,8 @@ class Decoded:
             elif values.dtype.kind == "M":
                 text = np.datetime_as_string(values, unit="D" if isinstance(column, DateColumn) else "s").astype(object)
             elif values.dtype.kind == "f":
-                text = np.array([repr(float(v)) for v in values], dtype=object)
+                # shortest text: a draw on a grid of hundreds is 40900, not 40900.0
+                text = np.array([format_number(float(v)) for v in values], dtype=object)
                 if getattr(column, "decimal", ".") == ",":  # written back as the table wrote it (3,5)
                     text = np.array([t.replace(".", ",") for t in text], dtype=object)
             else:
