@@ -21,6 +21,7 @@ from dprelease.privacy.rng import SeededRandom
 from dprelease.errors import InputError
 from dprelease.schema import IntegerColumn, Schema, encode
 from dprelease.schema.binned import UndecidedColumn
+from dprelease.schema.columns import FALSE_WORDS, TRUE_WORDS
 from dprelease.schema.draft import draft_charges, draft_schema
 from dprelease.schema.parse import typed_classes
 from tests.audit import violations
@@ -805,7 +806,10 @@ def test_a_drafted_boolean_writes_back_the_words_its_values_use(tmp_path):
     assert all(schema.column(name).kind == "boolean" for name in words)
     assert words == {"owns_home": ("no", "yes"), "insured": ("false", "true"), "remote": ("N", "Y"),
                      "left": ("False", "True")}
-    assert not schema.column("insured").words_declared  # the default words: the schema file stays as it was
+    assert schema.column("insured").written == (TRUE_WORDS, FALSE_WORDS)  # the default words: the file as it was
+    frame_out = decode(np.array([[1, 1, 1, 1, 0], [0, 0, 0, 0, 1]]), schema, values="label").to_dataframe()
+    assert all(pd.api.types.is_bool_dtype(frame_out[name]) for name in ("left", "insured"))  # typed, as pandas
+    assert frame_out["remote"].tolist() == ["Y", "N"] and frame_out["owns_home"].tolist() == ["yes", "no"]
     assert [c.name for c in schema.columns] == ["owns_home", "insured", "remote", "left", "region"]
     decoded = decode(np.array([[1, 1, 1, 1, 0], [0, 0, 0, 0, 1]]), schema, values="label").text_columns()
     assert [d.tolist() for d in decoded[:4]] == [["yes", "no"], ["true", "false"], ["Y", "N"], ["True", "False"]]
@@ -822,7 +826,7 @@ def test_a_drafted_boolean_writes_back_the_words_its_values_use(tmp_path):
         typed = draft_schema(frame.assign(owns_home=frame.owns_home == "yes")[["owns_home", "region"]], epsilon=1.0,
                              delta=1e-9, seed=0)
     assert typed.column("owns_home").kind == "boolean"  # a DataFrame's booleans are written back as booleans
-    assert not typed.column("owns_home").words_declared
+    assert not typed.column("owns_home").written_as_words
     assert not any("drafted as boolean" in str(w.message) for w in caught)
 
 

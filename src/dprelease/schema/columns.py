@@ -252,10 +252,11 @@ class BooleanColumn(Column):
         return ("false", "true")
 
     @property
-    def words_declared(self) -> bool:
-        """Whether the schema gave its own true or false words: the column is then written with them (Y/N), in a
-        DataFrame too, where a column with the default words is a typed boolean."""
-        return self.written != (TRUE_WORDS, FALSE_WORDS)
+    def written_as_words(self) -> bool:
+        """Whether the column is written back as words other than true and false (Y/N, yes/no), in a DataFrame too.
+        A column written true/false in any case (True/False, as pandas' ``to_csv`` writes booleans) is a typed
+        boolean in a DataFrame; text gets its first words as declared either way."""
+        return tuple(word.lower() for word in self.first_words) != (FALSE_WORDS[0], TRUE_WORDS[0])
 
     @property
     def first_words(self) -> tuple[str, str]:

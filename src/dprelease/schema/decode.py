@@ -59,8 +59,9 @@ class Decoded:
     def _series(self, column: Column, pd):
         values, null, other = self.values[column.name], self.null[column.name], self.other[column.name]
         marked = self.marker is not None and column.other
-        if isinstance(column, CategoricalColumn) or isinstance(column, BooleanColumn) and column.words_declared:
-            # a Y/N column comes back Y/N, as the CLI writes it, so ``to_csv`` gives text the same schema reads
+        if isinstance(column, CategoricalColumn) or isinstance(column, BooleanColumn) and column.written_as_words:
+            # a Y/N column comes back Y/N, as the CLI writes it, so ``to_csv`` gives text the same schema reads (a
+            # True/False one is a typed boolean: its ``to_csv`` writes True/False)
             words = column.first_words if isinstance(column, BooleanColumn) else column.values
             categories = list(words) + ([self.marker] if marked else [])
             codes = np.asarray(values, dtype=np.int64)
