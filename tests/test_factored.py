@@ -33,6 +33,8 @@ CLIQUE_SETS = [
     [("a", "b"), ("b", "c"), ("c", "d"), ("a", "d"), ("d", "e")],  # a cycle: needs triangulation
     [("a", "b", "c"), ("c", "d", "e"), ("b",), ("a", "e")],
     [("p", "q"), ("q", "r", "s"), ("s", "t"), ("t", "u"), ("p", "u"), ("r",)],
+    # independent parts: a marginal across them is the product of each part's (FactoredModel._sorted_marginal)
+    [("p", "q"), ("q", "r"), ("s", "t"), ("u",)],
 ]
 
 

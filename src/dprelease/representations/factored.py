@@ -328,6 +328,16 @@ class FactoredModel:
         home = tree.containing(attributes)
         if home is not None:
             return _summed_to(self._probability(home), tree.cliques[home], attributes)
+        groups: dict[int, list[str]] = {}
+        for attribute in attributes:
+            groups.setdefault(tree.part[tree.containing((attribute,))], []).append(attribute)
+        if len(groups) > 1:  # parts of the tree are independent: the product of each part's marginal, where
+            # elimination would carry every clique on the empty separators' path between them (a wide table's triples)
+            product, held = np.array(1.0), []
+            for group in groups.values():
+                product = np.multiply.outer(product, self._sorted_marginal(tuple(group)))
+                held.extend(group)
+            return np.ascontiguousarray(np.transpose(product, [held.index(a) for a in attributes]))
         # p(top) x prod p(C | separator) over the covering subtree, then variable elimination.
         top, nodes = tree.steiner(attributes)
         factors = [(tree.cliques[i], self._probability(i) if i == top else self._conditional(i)) for i in nodes]
