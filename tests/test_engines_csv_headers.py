@@ -9,6 +9,7 @@ domain are ignored; empty lines are no rows. Each case here runs both engines on
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -296,9 +297,12 @@ def test_numbers_written_with_thousands_separators_and_signs_encode_alike_in_mem
     with DuckDBTable.open(str(path), schema=schema) as table:
         assert np.array_equal(table.to_records(), codes)
     text = decode(codes, schema, values="midpoint").csv()
-    assert "$" not in text and "%" not in text and '"1235,0"' in text
-    (tmp_path / "back.csv").write_text(text, encoding="utf-8")
-    assert np.array_equal(encode(tmp_path / "back.csv", schema), codes)
+    assert "$" not in text and "%" not in text and text.splitlines()[1] == "5500,14,1235"  # whole: no ",0"
+    drawn = decode(codes, schema, rng=np.random.Generator(np.random.PCG64(0))).csv()
+    assert re.search(r'"-?\d+,\d+"', drawn)  # a drawn decimal keeps the column's comma
+    for name, written in (("back.csv", text), ("drawn.csv", drawn)):
+        (tmp_path / name).write_text(written, encoding="utf-8")
+        assert np.array_equal(encode(tmp_path / name, schema), codes)
     assert Schema.from_dict(schema.to_dict()).to_dict() == schema.to_dict()  # the options survive the JSON
     swiss = Schema.from_dict({"v": {"type": "numeric", "edges": [0, 10, 100, 1000, 10000, 100000], "thousands": "'",
                                     "symbols": ["CHF"]}})  # an apostrophe: a quote in SQL, escaped there
@@ -332,9 +336,12 @@ def test_numbers_written_with_a_decimal_comma_encode_alike_in_memory_and_duckdb(
         assert np.array_equal(table.to_records(), codes)
     decoded = decode(codes, schema, values="midpoint")
     text = decoded.csv()
-    assert '"5,0"' in text and '"1235,0"' in text  # 3,5 sits in [0, 10): its midpoint, written with a comma
-    (tmp_path / "back.csv").write_text(text)
-    assert np.array_equal(encode(tmp_path / "back.csv", schema), codes)
+    assert text.splitlines()[1:4] == ["5,499", "15,1499", "1235,499"]  # 3,5 sits in [0, 10): its midpoint, whole
+    drawn = decode(codes, schema, rng=np.random.Generator(np.random.PCG64(0))).csv()
+    assert re.search(r'"-?\d+,\d+"', drawn)  # a drawn decimal is written with a comma
+    for name, written in (("back.csv", text), ("drawn.csv", drawn)):
+        (tmp_path / name).write_text(written)
+        assert np.array_equal(encode(tmp_path / name, schema), codes)
     assert schema.to_dict()["columns"]["price"]["decimal"] == ","
     with pytest.raises(InputError, match="decimal must be"):
         Schema.from_dict({"p": {"type": "numeric", "bounds": [0, 1], "bins": 2, "decimal": ";"}})
