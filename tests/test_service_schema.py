@@ -115,6 +115,24 @@ def test_json_true_and_false_and_a_bins_calendar_name_are_taken_as_its_label():
 
 
 
+def test_a_boolean_is_named_by_any_word_it_reads():
+    """A new user's Y/N column: {"remote": "Y"} was refused (its labels are false/true). A boolean column's words,
+    as the schema declares them and in any case the encoder reads, name its values too; its labels are unchanged,
+    and a word it does not read is refused, with an example of one it does."""
+    schema = Schema.from_dict({"remote": {"type": "boolean", "true": ["Y"], "false": ["N"]},
+                               "member": {"type": "boolean"}})
+    labels = schema.all_labels()
+    assert labels["remote"] == labels["member"] == ("false", "true")
+    assert coded({"remote": ["Y", "n", "N"], "member": ["yes", "F", "True", False]}, labels) == \
+        {"remote": [1, 0, 0], "member": [1, 0, 1, 0]}
+    with pytest.raises(InputError, match=r"query value 'maybe' for attribute 'remote' is not one of its labels "
+                                         r"\('false', 'true'; or one of the words it reads, such as 'N'\)"):
+        coded({"remote": "maybe"}, labels)
+    by_word = ProductQuery.conjunction(schema.domain, {"remote": "Y", "member": "no"}, labels=schema)
+    by_code = ProductQuery.conjunction(schema.domain, {"remote": 1, "member": 0})
+    assert all(np.array_equal(a, b) for a, b in zip(by_word.weights, by_code.weights))
+
+
 def test_a_number_names_a_value_of_a_number_column_never_a_code():
     """A new user's staff table: {"age": 32} was read as the code 32 (refused: outside 0..10) and {"rating": 4} as the
     code 4, the rating 5, silently. With a schema a number in a number column is a value: taken where its bin holds

@@ -176,7 +176,9 @@ def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
                 if value not in index:
                     shown = ", ".join(map(repr, names[:12])) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
                     other = aliases.get(attribute)
-                    also = f"; or a bin's calendar name, such as {next(iter(other))!r}" if other else ""
+                    what = "one of the words it reads" if tuple(names[:2]) == ("false", "true") else \
+                        "a bin's calendar name"  # a boolean's words (Y/N), a date bin's "2023-06"
+                    also = f"; or {what}, such as {next(iter(other))!r}" if other else ""
                     raise InputError(f"query value {value!r:.100} for attribute {attribute!r} is not one of its labels "
                                      f"({shown}{also})")
                 values[position] = index[value]

@@ -251,6 +251,12 @@ class BooleanColumn(Column):
     def value_labels(self) -> tuple[str, ...]:
         return ("false", "true")
 
+    def label_aliases(self) -> dict[str, int]:
+        """Every word the column reads, as written, in lower, upper and title case (a query's ``"Y"`` in a Y/N
+        column, as the encoder reads it): 0 for a false word, 1 for a true one; public, the schema's words."""
+        return {form: code for code, words in ((0, self.written[1]), (1, self.written[0])) for word in words
+                for form in (word, word.lower(), word.upper(), word.title())}
+
     @property
     def written_as_words(self) -> bool:
         """Whether the column is written back as words other than true and false (Y/N, yes/no), in a DataFrame too.
