@@ -67,6 +67,14 @@ A third held-out set (session 52; generated as codes; its own page, benchmarks/r
 - ``many-values``: 5 Zipf columns of 100-500 values, two pairs tied by relabelling (50,000 x 5; all 10 2-way).
 - ``constants``: 3 columns with one value of a declared 4-10 beside a 5-node network (2,000 x 8; all 92 1-3-way).
 
+A fourth held-out set (session 57; generated as raw text through a schema, as a new user's tables; its own page,
+benchmarks/results/heldout_4/suite.md):
+
+- ``employees``: a staff table, 2,500 x 8 (hire dates by year, salary bins with blanks, Y/N and True/False words,
+  10 of 30 Zipf cities listed); all 92 1-3-way marginals.
+- ``intake``: an intake form, 1,500 x 34 (30 sparse yes/no symptoms with blanks on 3 hidden conditions, department,
+  age, sex, months); all 595 1-2-way marginals: wide, sparse and small.
+
 Why these workloads: each table is scored on the marginals a user of that shape would ask for, and on
 enough of them that a mechanism cannot win by measuring a handful. Adult keeps the protocol of
 /work/shared/BENCHMARKS.md (small3 and all3). Where n is small against the marginals' cells (the Adult
@@ -902,6 +910,74 @@ def many_values(n: int = 50_000) -> Dataset:
     return Dataset.from_records(np.stack([a, b, c, d, e], axis=1), Domain(tuple("abcde"), (300, 500, 100, 200, 150)))
 
 
+
+# ----------------------------------------------------------------------------- held out, fourth set (session 57)
+HELD_OUT_4_SEED = 1218
+DEPARTMENTS = ("Engineering", "Sales", "Support", "Marketing", "Finance", "HR", "Legal", "Operations", "Research")
+EMPLOYEES_SCHEMA = {"format": "dprelease-schema/1", "columns": {
+    "department": {"type": "categorical", "values": list(DEPARTMENTS)},
+    "hire_date": {"type": "date", "bounds": ["2005-01-01", "2024-12-31"], "unit": "year"},
+    "salary": {"type": "numeric", "bounds": [20000, 300000], "null": True, "clip": True,
+               "edges": [20000, 40000, 60000, 80000, 100000, 130000, 160000, 200000, 300000]},
+    "remote": {"type": "boolean", "true": ["Y"], "false": ["N"]},
+    "level": {"type": "categorical", "values": ["Junior", "Mid", "Senior", "Lead"]},
+    "city": {"type": "categorical", "values": [f"City{i:02d}" for i in range(10)], "other": True},
+    "performance": {"type": "integer", "bounds": [1, 5], "null": True},
+    "left_company": {"type": "boolean", "true": ["True"], "false": ["False"]}}}
+
+
+def employees(n: int = 2_500) -> Dataset:
+    """Session 57's new user's staff table, redrawn: 9 departments, hire dates over 20 years, the level by years of
+    service, salary by department and level (lognormal, 6 % blank), remote work (Y/N) by department, 30 Zipf cities
+    of which the codebook lists 10, a performance score by level (10 % blank) and leaving by score and remote work."""
+    rng = generator(HELD_OUT_4_SEED, 1, n)
+    department = rng.choice(9, n, p=np.array([30, 20, 15, 8, 7, 4, 2, 10, 4]) / 100)
+    days = rng.integers(0, 365 * 20, n)
+    years = (np.datetime64("2025-01-01") - (np.datetime64("2005-01-01") + days)).astype(int) / 365
+    level = np.clip((years / 5 + rng.normal(0, 0.8, n)).astype(int), 0, 3)
+    base = np.array([70, 55, 40, 50, 60, 50, 80, 45, 75])[department] * 1000
+    salary = np.round(base * (1 + 0.25 * level) * np.exp(rng.normal(0, 0.25, n)), 2)
+    remote = rng.random(n) < np.where(np.isin(department, (0, 8)), 0.6, 0.25)
+    zipf = 1 / np.arange(1, 31) ** 1.1
+    city = rng.choice(30, n, p=zipf / zipf.sum())
+    performance = np.clip(np.round(rng.normal(3.2 + 0.2 * level, 0.9)), 1, 5).astype(int)
+    left = rng.random(n) < np.where(performance <= 2, 0.35, 0.12) * np.where(remote, 1, 1.3)
+    return _encoded({"department": _text(np.array(DEPARTMENTS)[department]),
+                     "hire_date": _text(np.datetime64("2005-01-01") + days.astype("timedelta64[D]")),
+                     "salary": _text(salary, rng.random(n) < 0.06), "remote": _text(np.where(remote, "Y", "N")),
+                     "level": _text(np.array(["Junior", "Mid", "Senior", "Lead"])[level]),
+                     "city": _text(np.char.add("City", np.char.zfill(city.astype(str), 2))),
+                     "performance": _text(performance, rng.random(n) < 0.1),
+                     "left_company": _text(np.where(left, "True", "False"))}, EMPLOYEES_SCHEMA)
+
+
+INTAKE_DEPARTMENTS = ("ER", "Cardio", "Neuro", "Ortho", "Peds", "Onco", "Derm", "GI", "Pulm", "Renal", "Psych",
+                      "General")
+INTAKE_SCHEMA = {"format": "dprelease-schema/1", "columns": {
+    "department": {"type": "categorical", "values": list(INTAKE_DEPARTMENTS)},
+    "age": {"type": "integer", "bounds": [0, 99], "width": 10},
+    "sex": {"type": "categorical", "values": ["F", "M"]},
+    "visit_date": {"type": "date", "bounds": ["2023-01-01", "2024-12-31"], "unit": "month"},
+    **{f"s{i:02d}": {"type": "boolean", "true": ["yes"], "false": ["no"], "null": True} for i in range(30)}}}
+
+
+def intake(n: int = 1_500) -> Dataset:
+    """Session 57's intake form, redrawn: department, age (gamma), sex, a visit day over two years, and 30 yes/no
+    symptoms (4 % blank each), 3 % yes at base, the first 18 raised by one of three hidden conditions (one growing
+    with age) and each by its department: wide, sparse and small."""
+    rng = generator(HELD_OUT_4_SEED, 2, n)
+    department = rng.integers(0, 12, n)
+    age = np.clip(rng.gamma(4, 12, n), 0, 99).astype(int)
+    latent = rng.random((n, 3)) < np.stack([np.full(n, 0.15), np.full(n, 0.1), 0.05 + 0.002 * age], axis=1)
+    columns = {"department": _text(np.array(INTAKE_DEPARTMENTS)[department]), "age": _text(age),
+               "sex": _text(rng.choice(np.array(["F", "M"]), n)),
+               "visit_date": _text(np.datetime64("2023-01-01") + rng.integers(0, 730, n).astype("timedelta64[D]"))}
+    for j in range(30):
+        p = 0.03 + 0.5 * latent[:, j % 3] * (j < 18) + 0.1 * (department == j % 12)
+        columns[f"s{j:02d}"] = _text(np.where(rng.random(n) < p, "yes", "no"), rng.random(n) < 0.04)
+    return _encoded(columns, INTAKE_SCHEMA)
+
+
 SMALL_SEED = 1208
 
 
@@ -1109,6 +1185,12 @@ TABLES: dict[str, SuiteTable] = {t.name: t for t in (
               "300 x 6, 8.64e+03 cells; all 41 1-3-way marginals", 300, 6),
     _held_out("many-values", many_values, "2way", "5 Zipf columns of 100-500 values, two pairs tied by relabelling: "
               "50,000 x 5, 4.5e+11 cells; all 10 2-way marginals", 50_000, 5),
+    _held_out("employees", employees, "1-3way", "a staff table through a schema (hire dates by year, salary bins with "
+              "blanks by department and level, Y/N remote work, 10 of 30 Zipf cities listed, scores with blanks, "
+              "True/False leaving): 2,500 x 8, 1.71e+06 cells; all 92 1-3-way marginals", 2_500, 8),
+    _held_out("intake", intake, "1-2way", "an intake form through a schema (department, age by tens, sex, months, 30 "
+              "yes/no symptoms with blanks on 3 hidden conditions): 1,500 x 34, 1.19e+18 cells; all 595 1-2-way "
+              "marginals", 1_500, 34),
     SuiteTable("bn-1m", lambda: bn(1_000_000), "2way", "the same Bayesian network: 1,000,000 x 32, 4.1e23 cells; "
                "all 496 2-way marginals", 1_000_000, 32),
     SuiteTable("tiny-codes", tiny_codes(1_000), "1-3way", "small domain: 3 independent columns of 2, 3 and 5 values, "

@@ -298,10 +298,28 @@ def test_the_second_held_out_set_is_reproducible_with_its_structure(st):
         assert (constants.records[:, constants.domain.axis(name)] == value).all()
 
 
+def test_the_fourth_held_out_set_has_its_blanks_words_and_hidden_conditions(st):
+    """employees: salary blanks (6 %) in its NULL bucket, Y/N and True/False read, 20 yearly hire bins; intake: 30
+    symptoms, two on one hidden condition tied, one off every condition nearly independent of them."""
+    staff = st.employees()
+    assert (staff.n, staff.domain.sizes) == (2_500, (9, 20, 9, 2, 4, 11, 6, 2))
+    blank = staff.records[:, staff.domain.axis("salary")] == staff.domain.size_of("salary") - 1
+    assert 0.04 < blank.mean() < 0.08
+    assert 0.25 < staff.records[:, staff.domain.axis("remote")].mean() < 0.5  # Y read as true
+    form = st.intake()
+    assert (form.n, len(form.domain), form.domain.size_of("s00")) == (1_500, 34, 3)
+
+    def dependence(a: str, b: str) -> float:
+        joint = form.marginal((a, b))
+        return float(np.abs(joint - np.outer(joint.sum(1), joint.sum(0))).sum())
+
+    assert dependence("s00", "s03") > 0.1 > 0.03 > dependence("s20", "s23")
+
+
 def test_the_held_out_tables_are_outside_the_suite_the_defaults_are_chosen_on(st):
     held_out = {"orders", "meters", "households", "claims", "admissions", "sessions", "sensors", "likert", "customers",
                 "genotypes-100", "genotypes-200", "derived", "pilot", "postcodes", "flags", "constants",
-                "geo", "sparse40", "tiny300", "many-values"}
+                "geo", "sparse40", "tiny300", "many-values", "employees", "intake"}
     assert {name for name, table in st.TABLES.items() if table.held_out} == held_out
     assert set(st.SMALL_DOMAINS) == {name for name, table in st.TABLES.items() if table.small_domain}
     assert len(st.SMALL_DOMAINS) == 13 and not held_out & set(st.SMALL_DOMAINS)
