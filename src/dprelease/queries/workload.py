@@ -159,6 +159,7 @@ class Workload:
         per attribute, and nested cliques from one another) gets the workload in chunks of
         :data:`ANSWER_CHUNK`, so the progress still moves."""
         batch = getattr(source, "marginals", None)
+        batch = batch if callable(batch) else None
         answers: list[np.ndarray] = []
         step = ANSWER_CHUNK if batch is not None else 1
         for start in range(0, len(self.marginals), step):

@@ -47,8 +47,8 @@ from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, Ca
                                       on_decimal_grid)
 from dprelease.schema.encode import number_texts, read_table
 from dprelease.schema.parse import (BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETIME, C_DECIMAL, C_GROUPED,
-                                    C_INTEGER, C_NULL, CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn, classify, datetimes_to_int,
-                                    format_problem, parse_floats, parse_formatted_times,
+                                    C_INTEGER, C_NULL, CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn, classify,
+                                    datetimes_to_int, format_problem, parse_floats, parse_formatted_times,
                                     parse_times, texts, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import Table, check_header_names, concat_tables
@@ -187,7 +187,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     for (true, false), names_written in booleans.items():
         notes.append(f"column(s) {names_written} drafted as boolean: synth writes them back as {true}/{false}, the "
                      "spelling most of their values use, and reads every spelling of true/false and yes/no; if the "
-                     'table writes them otherwise (1/0, Ja/Nein), declare its words, e.g. "true": ["Ja"], "false": ["Nein"]')
+                     'table writes them otherwise (1/0, Ja/Nein), declare its words, e.g. "true": ["Ja"], '
+                     '"false": ["Nein"]')
     if epsilon is None:
         warn_user(NOT_PUBLIC, UserWarning)
         draft = Draft("non-private", NOT_PUBLIC)
