@@ -120,7 +120,10 @@ def test_synth_writes_the_same_bytes_from_an_excel_export_in_both_engines_and_fr
                          "--out", str(out), "--quiet"])
         assert code == 0, (data, engine)
         outputs[(data, engine)] = out.read_bytes()
-    assert outputs[("excel", "duckdb")] == outputs[("excel", "memory")] == outputs[("plain", "duckdb")]
+    # the same records; the export's CRLF line ending is kept (its header row's: public)
+    assert outputs[("excel", "duckdb")] == outputs[("excel", "memory")]
+    assert outputs[("excel", "duckdb")].count(b"\r\n") == 201
+    assert outputs[("excel", "duckdb")].replace(b"\r\n", b"\n") == outputs[("plain", "duckdb")]
 
 
 
@@ -133,14 +136,53 @@ def test_synth_writes_the_same_bytes_from_an_excel_export_in_both_engines_and_fr
 def test_the_output_delimiter_is_read_from_the_header_row_alone(tmp_path, first, names, expected):
     """Synthetic rows are written with the delimiter that splits the input's header row into the schema's columns.
     The header is public; the records are not, and records full of other delimiters do not move it."""
-    from dprelease.schema.tables import header_delimiter
+    from dprelease.schema.tables import header_style
+
+    def delimiter(*args, **kwargs):
+        style = header_style(*args, **kwargs)
+        return None if style is None else style.delimiter
 
     records = ['"1,2;3|4",5;6\t7|8'] * 50
     (tmp_path / "t.csv").write_text("\n".join(["", first, *records]) + "\n", encoding="utf-8")
-    assert header_delimiter(tmp_path / "t.csv", names) == expected
+    assert delimiter(tmp_path / "t.csv", names) == expected
     (tmp_path / "skip.csv").write_text("\n".join(["title;of,the|report", first, *records]) + "\n", encoding="utf-8")
-    assert header_delimiter(tmp_path / "skip.csv", names, skip_rows=1) == expected
-    assert header_delimiter(tmp_path / "none.csv", names) is None  # unreadable: the caller writes commas
+    assert delimiter(tmp_path / "skip.csv", names, skip_rows=1) == expected
+    assert delimiter(tmp_path / "none.csv", names) is None  # unreadable: the caller writes commas
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("mark", [False, True])
+def test_the_output_line_ending_and_byte_order_mark_are_the_header_rows(tmp_path, newline, mark):
+    """A new user's sensor table saved by Excel as "CSV UTF-8" (a byte-order mark, CRLF, cities such as São Paulo)
+    came back with LF and no mark, which Excel opens as the local code page (SÃ£o Paulo). The header row's ending
+    and the file's mark are kept, for a plain and a gzipped file, and the synthetic lines are records of the
+    schema's values (a file whose lines end both ways is refused by the reader, so the header's ending is the
+    file's)."""
+    import gzip
+
+    from dprelease.schema.tables import CsvStyle, header_style
+
+    records = [f"{'São Paulo' if i % 3 else 'Zürich'};{i % 5}" for i in range(60)]
+    text = ("\ufeff" if mark else "") + "city;n" + newline + newline.join(records) + newline
+    (tmp_path / "t.csv").write_bytes(text.encode("utf-8"))
+    with gzip.open(tmp_path / "t.csv.gz", "wb") as handle:
+        handle.write(text.encode("utf-8"))
+    for name in ("t.csv", "t.csv.gz"):
+        assert header_style(tmp_path / name, ["city", "n"]) == CsvStyle(";", newline, mark), name
+    Schema.from_dict({"format": "dprelease-schema/1", "columns": {
+        "city": {"type": "categorical", "values": ["São Paulo", "Zürich"]},
+        "n": {"type": "integer", "bounds": [0, 4]}}}).to_json(tmp_path / "schema.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["synth", str(tmp_path / "t.csv"), "--schema", str(tmp_path / "schema.json"), "--workload",
+                     "1-2way", "--epsilon", "1", "--seed", "0", "--out", str(tmp_path / "s.csv"), "--quiet"]) == 0
+    written = (tmp_path / "s.csv").read_bytes()
+    assert written.startswith(b"\xef\xbb\xbfcity;n") == mark and written.startswith(b"city;n") != mark
+    lines = written.decode("utf-8-sig").split(newline)
+    assert len(lines) == 62 and lines[-1] == "" and all("\r" not in line and "\n" not in line for line in lines)
+    assert set(lines[1:-1]) <= {f"{city};{n}" for city in ("São Paulo", "Zürich") for n in range(5)}
+    with pytest.raises(InputError, match="newline must be"):
+        CsvStyle(newline="\r")
 
 
 @pytest.mark.parametrize(("text", "said"), odd_csv.LOOSE_HEADERS)

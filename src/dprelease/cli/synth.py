@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 from dprelease.api import SynthesisRequest, load_schema, synthesize, synthesize_table
@@ -29,7 +30,7 @@ from dprelease.release.files import side_file_name
 from dprelease.rows import ROW_CHOICES
 from dprelease.schema import Schema, decode
 from dprelease.schema.decode import VALUE_MODES
-from dprelease.schema.tables import PARQUET_SUFFIXES, header_delimiter, need
+from dprelease.schema.tables import PARQUET_SUFFIXES, CsvStyle, header_style, need
 
 #: Options that read or decode a raw table: they mean something with --schema only.
 SCHEMA_ONLY = ("decode", "allow_non_public_schema", "delimiter", "skip_rows")
@@ -156,13 +157,18 @@ def run(args: argparse.Namespace) -> int:
         decoded = decode(release.rows, schema, values=values, rng=make_rng(args.seed, warn=False))
         release.extra["decoded"] = {"values": values, "format": "parquet" if parquet else "csv",
                                     "columns": list(schema.names)}
-        delimiter = None if parquet else output_delimiter(args, schema)
-        if delimiter is not None and delimiter != ",":
-            release.extra["decoded"]["delimiter"] = delimiter
+        style = None if parquet else output_style(args, schema)
+        if style is not None and style.delimiter != ",":
+            release.extra["decoded"]["delimiter"] = style.delimiter
+        if style is not None and style.newline != "\n":
+            release.extra["decoded"]["line_ending"] = "CRLF"
+        if style is not None and style.byte_order_mark:
+            release.extra["decoded"]["byte_order_mark"] = True
         progress.phase("write files")
         with Outputs(SPENT_NOTE) as outputs:  # all files or none: never rows without their release
             outputs.write("--out", args.out, decoded.to_parquet if parquet
-                          else lambda path: decoded.to_csv(path, delimiter))
+                          else lambda path: decoded.to_csv(path, style.delimiter, newline=style.newline,
+                                                           byte_order_mark=style.byte_order_mark))
             save_release_files(release, args.release, outputs)
             outputs.commit()
         what = "decoded synthetic rows"
@@ -177,15 +183,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def output_delimiter(args: argparse.Namespace, schema: Schema) -> str:
-    """The delimiter the decoded CSV is written with: ``--delimiter``'s; else the one the input CSV's header row is
-    written with (public: the schema's column names, never a record); else a comma (Parquet in, no header row)."""
-    if args.delimiter:
-        return args.delimiter
+def output_style(args: argparse.Namespace, schema: Schema) -> CsvStyle:
+    """How the decoded CSV is written: as the input CSV's header row is (its delimiter, line ending and byte-order
+    mark; public: the schema's column names, never a record), ``--delimiter``'s delimiter where given; else with
+    commas and LF (Parquet in, no header row)."""
+    style = CsvStyle()
     try:
         files, _ = resolve_files(args.data)
-        if detect_format(files) != "csv":
-            return ","
-    except (InputError, InputTypeError):  # a path only a Spark master sees, say: the comma
-        return ","
-    return header_delimiter(files[0], schema.names, args.skip_rows or 0) or ","
+        if detect_format(files) == "csv":
+            style = header_style(files[0], schema.names, args.skip_rows or 0) or style
+    except (InputError, InputTypeError):  # a path only a Spark master sees, say: the default style
+        pass
+    return replace(style, delimiter=args.delimiter) if args.delimiter else style

@@ -30,7 +30,7 @@ from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Co
 from dprelease.schema.parse import format_times
 from dprelease.schema.schema import Schema
 from dprelease.files import write_atomic
-from dprelease.schema.tables import csv_text, need, write_parquet
+from dprelease.schema.tables import CsvStyle, csv_text, need, write_parquet
 
 VALUE_MODES = ("uniform", "midpoint", "label")
 
@@ -122,12 +122,14 @@ class Decoded:
             out.append(text)
         return out
 
-    def csv(self, delimiter: str = ",") -> str:
-        return csv_text(self.schema.names, self.text_columns(), delimiter)
+    def csv(self, delimiter: str = ",", *, newline: str = "\n", byte_order_mark: bool = False) -> str:
+        return csv_text(self.schema.names, self.text_columns(), CsvStyle(delimiter, newline, byte_order_mark))
 
-    def to_csv(self, path: str | Path, delimiter: str = ",") -> None:
-        """Write the decoded rows as CSV (header row), atomically."""
-        write_atomic(Path(path), self.csv(delimiter))
+    def to_csv(self, path: str | Path, delimiter: str = ",", *, newline: str = "\n",
+               byte_order_mark: bool = False) -> None:
+        """Write the decoded rows as CSV (header row), atomically: ``newline`` ends each line ("\\n" or "\\r\\n"),
+        and ``byte_order_mark`` starts the file with UTF-8's (as Excel's "CSV UTF-8" does)."""
+        write_atomic(Path(path), self.csv(delimiter, newline=newline, byte_order_mark=byte_order_mark))
 
     def to_parquet(self, path: str | Path) -> None:
         """Write the decoded rows as Parquet (DuckDB; the ``parquet`` extra), atomically."""

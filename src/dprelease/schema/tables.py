@@ -485,32 +485,55 @@ def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
 
 
 # ----------------------------------------------------------------------- writing
-def header_delimiter(path: str | Path, names: Sequence[str], skip_rows: int = 0) -> str | None:
-    """The one delimiter among ``, ; TAB |`` that splits the file's first non-empty line (after ``skip_rows``) into
-    cells holding every one of ``names``, or None (no header row, an unreadable file, or no single such delimiter).
+@dataclass(frozen=True)
+class CsvStyle:
+    """How a CSV file is written: its delimiter, its line ending and whether it starts with UTF-8's byte-order mark
+    (Excel's "CSV UTF-8" writes one, and opens a file without it as the local code page: São Paulo as SÃ£o Paulo)."""
 
-    Synthetic rows are written with it, so a table written with semicolons (a decimal-comma locale's spreadsheet)
-    comes back with semicolons. It reads the header row alone, which is public (the columns the schema names), never
-    a record: the sniffer that reads the file looks at its records too."""
+    delimiter: str = ","
+    newline: str = "\n"
+    byte_order_mark: bool = False
+
+    def __post_init__(self) -> None:
+        check_read_options(self.delimiter, "auto", 0)
+        if self.newline not in ("\n", "\r\n"):
+            raise InputError(f"newline must be '\\n' or '\\r\\n', got {self.newline!r}")
+        if not isinstance(self.byte_order_mark, bool):
+            raise InputTypeError(f"byte_order_mark must be true or false, got {self.byte_order_mark!r}")
+
+
+def header_style(path: str | Path, names: Sequence[str], skip_rows: int = 0) -> CsvStyle | None:
+    """The style of a CSV file's header row (its first non-empty line after ``skip_rows``), or None (no header row,
+    an unreadable file, or no single delimiter): the one delimiter among ``, ; TAB |`` that splits it into cells
+    holding every one of ``names``, the line's ending (CRLF or LF) and whether the file starts with a byte-order mark.
+
+    Synthetic rows are written in it, so a table written with semicolons (a decimal-comma locale's spreadsheet) or
+    by Excel (CRLF, a byte-order mark) comes back the same. It reads the header row alone, which is public (the
+    columns the schema names), never a record: the sniffer that reads the file looks at its records too."""
     try:
-        with open_text(path) as handle:
-            first = next((line for line in islice(handle, skip_rows, None) if line.strip()), None)
+        with open_text(path, encoding="utf-8") as handle:  # not -sig: the mark is read as U+FEFF
+            lines = (line for line in islice(handle, skip_rows, None) if line.strip("\ufeff \t\r\n"))
+            first = next(lines, None)
+        with open_text(path, encoding="utf-8") as handle:
+            marked = handle.read(1) == "\ufeff"
     except (OSError, UnicodeDecodeError, EOFError, InputError):
         return None
     if first is None:
         return None
     wanted = set(names)
     fits = [d for d in CSV_DELIMITERS
-            if wanted <= {cell.strip() for row in csv.reader([first], delimiter=d) for cell in row}]
-    return fits[0] if len(fits) == 1 else None
+            if wanted <= {cell.strip() for row in csv.reader([first.lstrip("\ufeff")], delimiter=d) for cell in row}]
+    if len(fits) != 1:
+        return None
+    return CsvStyle(fits[0], "\r\n" if first.endswith("\r\n") else "\n", marked)
 
 
-def csv_text(header: Sequence[str], columns: Sequence[Sequence[str]], delimiter: str = ",") -> str:
+def csv_text(header: Sequence[str], columns: Sequence[Sequence[str]], style: CsvStyle = CsvStyle()) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
+    writer = csv.writer(buffer, delimiter=style.delimiter, lineterminator=style.newline)
     writer.writerow(header)
     writer.writerows(zip(*columns))
-    return buffer.getvalue()
+    return ("\ufeff" if style.byte_order_mark else "") + buffer.getvalue()
 
 
 def write_parquet(frame: object, path: str | Path, *, dates: Sequence[str] = ()) -> None:
