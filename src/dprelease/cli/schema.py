@@ -122,4 +122,5 @@ def _drafted(column: Column) -> str:
         low, high = (f"{b:g}" if isinstance(b, float) else str(b) for b in (column.low, column.high))
         what = f"{low}..{high}{step}, {column.value_count} bin{'' if column.value_count == 1 else 's'}"
         what += ", clipped" if getattr(column, "clip", False) else ""
+        what += ", written with a space" if getattr(column, "separator", "T") != "T" else ""
     return what + (" + other" if column.other else "") + (" + null" if column.null else "")

@@ -456,9 +456,10 @@ class MWEMPlan:
         rounds' 0.036 (10 seeds; the limit there is 1.18). It changes no plan of any benchmark page. Where the plan
         without it would run Gaussian rounds that select with sight (:meth:`sighted_rounds_plan`, applied by
         :meth:`run_plan`), the joint also needs its noise below ``joint_sighted_noise`` (0.6): those limits were
-        chosen where that plan was INIT alone, a direct plan or blind rounds, and on 25 generated cases of the sighted kind with noise 0.72-1.54 the rounds
-        were lower in 18 (geometric mean 0.79x) and higher in 3, by up to 1.27x (benchmarks/results/joint_limit/); of
-        the pages' plans it moves one, the small-domain page's subscriptions at eps 1 (0.095 against 0.117). It runs
+        chosen where that plan was INIT alone, a direct plan or blind rounds, and on 25 generated cases of the sighted
+        kind with noise 0.72-1.54 the rounds were lower in 18 (geometric mean 0.79x) and higher in 3, by up to 1.27x
+        (benchmarks/results/joint_limit/); of the pages' plans it moves one, the small-domain page's subscriptions at
+        eps 1 (0.095 against 0.117). It runs
         only the mechanism's own plan (no ``rounds`` given), on an explicit histogram. For a workload of 1-way marginals
         alone it runs only where its answers carry less expected L1 noise than INIT alone's (:meth:`planned_rounds`),
         since there each answer for a cell of attribute A sums cells / |A| of the joint's noisy cells: 4 binary columns

@@ -127,6 +127,8 @@ class _Binned(Column):
                     spec[name] = getattr(self, name)
         if getattr(self, "format", None) is not None:
             spec["format"] = self.format
+        if getattr(self, "separator", "T") != "T":
+            spec["separator"] = self.separator
         if self.clip:
             spec["clip"] = True
         return {**spec, **number_format(self)}
@@ -149,6 +151,21 @@ class _Binned(Column):
 
 
 THOUSANDS = (",", ".", " ", "'")
+#: A datetime's written separators between its date and its time (:attr:`_Temporal.separator`).
+SEPARATORS = ("T", " ")
+
+
+def check_separator(column: _Temporal | UndecidedColumn) -> None:
+    """A column's ``separator``: "T" or " ", and other than "T" only on a datetime column without a ``format``."""
+    separator = column.separator
+    if not isinstance(separator, str) or separator not in SEPARATORS:
+        raise InputError(f"{where(column.name)}: separator must be \"T\" or \" \" (between a date-time's date and "
+                         f"time), got {separator!r:.100}")
+    if separator != "T" and column.kind != "datetime":
+        raise InputError(f"{where(column.name)}: separator applies to datetime columns, not {column.kind}")
+    if separator != "T" and column.format is not None:
+        raise InputError(f"{where(column.name)}: give a format or a separator, not both (the format writes the "
+                         "separator itself)")
 
 
 def number_format(column: _Binned | UndecidedColumn) -> dict[str, object]:
@@ -381,6 +398,10 @@ class _Temporal(_Binned):
     #: How the table writes its values in text, as a strptime pattern ("%m/%d/%Y" for 10/3/2019; None: ISO 8601).
     #: Decoded text is written back the same way; typed values (Parquet, DataFrames) are dates already.
     format: str | None = None
+    #: A datetime column without a ``format``: the character between the date and the time in the decoded text,
+    #: "T" (ISO 8601's) or " " (2023-07-27 05:58:00, as pandas' ``to_csv`` and SQL exports write it, and the form
+    #: spreadsheets read as a date-time). Writing only: either form is read.
+    separator: str = "T"
 
     units = DATE_UNITS
     per_day = 1
@@ -395,6 +416,7 @@ class _Temporal(_Binned):
             raise InputError(f"{where(self.name)}: a {self.kind} column takes a unit (and a width) or edges, not bins")
         if self.format is not None and (problem := format_problem(self.format)) is not None:
             raise InputError(f"{where(self.name)}: {problem}")
+        check_separator(self)
         _choose_one(self)
         if self.unit is not None and self.edges is not None:
             raise InputError(f"{where(self.name)}: give a unit or edges, not both")
@@ -533,6 +555,8 @@ class UndecidedColumn(Column):
     symbols: tuple[str, ...] = ()
     #: How a date column's table writes its dates (:class:`_Temporal`'s field), declared to the draft.
     format: str | None = None
+    #: A datetime column's date-time separator (:class:`_Temporal`'s field), found by the draft.
+    separator: str = "T"
 
     @property
     def kind(self) -> str:  # the kind the draft found (the other kinds name theirs on the class)
@@ -556,6 +580,7 @@ class UndecidedColumn(Column):
             raise InputError(f"{where(self.name)}: format applies to date and datetime columns, not {self.type}")
         if self.format is not None and (problem := format_problem(self.format)) is not None:
             raise InputError(f"{where(self.name)}: {problem}")
+        check_separator(self)
 
     def _refuse(self) -> InputError:
         more = {"integer": "", "numeric": " and bins, width or edges", "date": " (ISO dates) and a unit",
@@ -575,4 +600,5 @@ class UndecidedColumn(Column):
 
     def _spec(self) -> dict[str, object]:
         return {"bounds": None, **({"clip": True} if self.clip else {}), **number_format(self),
-                **({"format": self.format} if self.format is not None else {})}
+                **({"format": self.format} if self.format is not None else {}),
+                **({"separator": self.separator} if self.separator != "T" else {})}

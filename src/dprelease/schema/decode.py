@@ -108,6 +108,8 @@ class Decoded:
                 text = format_times(values, column.format)  # written back as the table wrote it (10/3/2019)
             elif values.dtype.kind == "M":
                 text = np.datetime_as_string(values, unit="D" if isinstance(column, DateColumn) else "s").astype(object)
+                if getattr(column, "separator", "T") != "T":  # 2023-07-27 05:58:00, as the table wrote it
+                    text = np.array([t.replace("T", column.separator) for t in text], dtype=object)
             elif values.dtype.kind == "f":
                 # shortest text: a draw on a grid of hundreds is 40900, not 40900.0
                 text = np.array([format_number(float(v)) for v in values], dtype=object)

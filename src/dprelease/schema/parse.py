@@ -314,12 +314,15 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 #: ``yes/no`` is a boolean written as yes, no, y or n, ``boolean`` one written as true, false, t or f (or typed); the
 #: classes after ``yes/no`` are the same words as a table spells them (True/False, Y/N, ...): a drafted boolean writes
 #: back the spelling most of its values use. A word in none of those spellings (tRUE) counts as its family's lower case.
+#: ``date time`` is an ISO date-time written with a space for its ``T`` (2023-07-27 05:58:00, as pandas and SQL
+#: exports write it): a drafted datetime column writes back the form most of its values use.
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
-           "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N")
+           "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
+C_DATETIME_SPACED = CLASSES.index("date time")
 #: Each boolean class's spelling: (its true word, its false word), as written back.
 BOOLEAN_SPELLINGS = {C_BOOLEAN: ("true", "false"), C_YESNO: ("yes", "no"),
-                     **{c: tuple(CLASSES[c].split("/")) for c in range(C_YESNO + 1, len(CLASSES))}}
+                     **{c: tuple(CLASSES[c].split("/")) for c in range(C_YESNO + 1, C_DATETIME_SPACED)}}
 _SPELLING_CLASS = {word: c for c, words in BOOLEAN_SPELLINGS.items() for word in words}
 _TRUE_FALSE_WORDS = {"true", "false", "t", "f"}
 _YES_NO_WORDS = {"yes", "no", "y", "n"}
@@ -349,7 +352,8 @@ def written_number_class(text: str) -> int:
 
 def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
     """The class of each distinct text value (None is NULL): null, boolean word, integer, decimal number,
-    ISO date, ISO date-time, or other text (a number written with a leading zero, 02134, is text: a code)."""
+    ISO date, ISO date-time (with a T, or a space), or other text (a number written with a leading zero, 02134, is
+    text: a code)."""
     tokens = set(null_tokens)
     out = np.full(len(text), C_TEXT, dtype=np.int64)
     floats, numeric = parse_floats(text)
@@ -370,7 +374,8 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
         else:
             match = _ISO.match(t.strip())
             if match is not None and parse_iso(t, "s") is not None:
-                out[i] = C_DATE if match.group(2) is None else C_DATETIME
+                spaced = match.group(2) is not None and t.strip()[10] == " "
+                out[i] = C_DATE if match.group(2) is None else C_DATETIME_SPACED if spaced else C_DATETIME
             elif len(t) <= 64 and any(c.isdigit() for c in t):
                 out[i] = written_number_class(t)
     return out
