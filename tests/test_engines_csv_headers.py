@@ -9,6 +9,7 @@ domain are ignored; empty lines are no rows. Each case here runs both engines on
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from pathlib import Path
@@ -175,7 +176,11 @@ def test_the_output_line_ending_and_byte_order_mark_are_the_header_rows(tmp_path
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert main(["synth", str(tmp_path / "t.csv"), "--schema", str(tmp_path / "schema.json"), "--workload",
-                     "1-2way", "--epsilon", "1", "--seed", "0", "--out", str(tmp_path / "s.csv"), "--quiet"]) == 0
+                     "1-2way", "--epsilon", "1", "--seed", "0", "--out", str(tmp_path / "s.csv"), "--quiet",
+                     "--release", str(tmp_path / "r.json")]) == 0
+    decoded = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["decoded"]
+    assert {k: decoded.get(k) for k in ("delimiter", "line_ending", "byte_order_mark")} == {
+        "delimiter": ";", "line_ending": "CRLF" if newline == "\r\n" else None, "byte_order_mark": mark or None}
     written = (tmp_path / "s.csv").read_bytes()
     assert written.startswith(b"\xef\xbb\xbfcity;n") == mark and written.startswith(b"city;n") != mark
     lines = written.decode("utf-8-sig").split(newline)

@@ -158,12 +158,8 @@ def run(args: argparse.Namespace) -> int:
         release.extra["decoded"] = {"values": values, "format": "parquet" if parquet else "csv",
                                     "columns": list(schema.names)}
         style = None if parquet else output_style(args, schema)
-        if style is not None and style.delimiter != ",":
-            release.extra["decoded"]["delimiter"] = style.delimiter
-        if style is not None and style.newline != "\n":
-            release.extra["decoded"]["line_ending"] = "CRLF"
-        if style is not None and style.byte_order_mark:
-            release.extra["decoded"]["byte_order_mark"] = True
+        if style is not None:
+            release.extra["decoded"].update(style.recorded())
         progress.phase("write files")
         with Outputs(SPENT_NOTE) as outputs:  # all files or none: never rows without their release
             outputs.write("--out", args.out, decoded.to_parquet if parquet

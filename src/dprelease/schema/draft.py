@@ -295,6 +295,8 @@ class _Profiled:
     text: np.ndarray | None
     row_class: np.ndarray
     counts: np.ndarray
+    #: the same noisy counts before ``counts`` clipped them at 0 (:func:`has_stray` sums them)
+    unclipped: np.ndarray
     noise: float
     kind: str
     has_null: bool
@@ -306,22 +308,11 @@ class _Profiled:
     text_format: str | None = None
     #: whether ``types`` declared the kind (a declared numeric column is numbers: no test of few values)
     declared: bool = False
-    #: the profile's noisy counts before ``counts`` clipped them at 0 (:func:`has_stray`); None: ``counts``
-    unclipped: np.ndarray | None = None
 
     def has_stray(self, conforming: Sequence[int]) -> bool:
-        """Whether a column holds rows of a kind it was not drafted as (text in a number column, a date in a boolean
-    one), from the profile's noisy class counts ``noisy`` (unclipped) at Laplace scale ``noise``: their sum over the
-    k classes neither NULL nor ``conforming`` passes :data:`STRAY_DEVIATIONS` times its noise's standard deviation,
-    noise x sqrt(2 k). Each class's noise has mean 0, so the sum's has. Clipped at 0 first, the 14 empty classes of a
-    number column (the profile had 18) summed to about 7 scales and passed the old level of 3 sqrt(18) scales in
-    5.4 % of drafts (simulated; 4 of 48 of a new user's number and date columns), giving a clean column an
-    ``other`` bucket that then wrote ``<other>`` for every value beyond its drafted bounds. Here empty classes pass
-    with probability 0.19-0.28 % for k = 6-16 (simulated: a sum of Laplace variables is near normal; Chebyshev
-    bounds it by 1/9 whatever the shape). The price: stray rows need about 16 scales, not 6, to be seen, and below
-    that ``synth`` refuses their text by name ("values not numbers (declare other; ...)") before any spend.
-    Post-processing of the profile (no budget). At ``noise`` = 0 (an open draft) any stray row counts."""
-        return has_stray(self.counts if self.unclipped is None else self.unclipped, self.noise, conforming)
+        """Whether the rows of no ``conforming`` class (nor NULL) stand out of the profile's noise: then the column
+        gets an ``other`` bucket, else it clips (:func:`has_stray`)."""
+        return has_stray(self.unclipped, self.noise, conforming)
 
     def needs_budget(self, delta: float) -> bool:
         """Whether drafting the rest privately reads the data: a boolean's does not, nor text's when delta = 0."""
@@ -356,13 +347,13 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
     written = _written(counts, noise)
     kind = declared or _kind(counts, noise, written)
     written = tuple(written.items()) if kind in ("integer", "numeric") else ()
-    return _Profiled(name, raw, text, row_class, counts, noise, kind, bool(counts[C_NULL] > noise), seen, written,
-                     text_format, declared is not None, noisy)
+    return _Profiled(name, raw, text, row_class, counts, noisy, noise, kind, bool(counts[C_NULL] > noise), seen,
+                     written, text_format, declared is not None)
 
 
 def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, notes, found) -> Column:
     """The rest of a profiled column, with ``main`` epsilon (and ``delta_share`` for text)."""
-    name, kind, counts, noise, has_null = column.name, column.kind, column.counts, column.noise, column.has_null
+    name, kind, counts, has_null = column.name, column.kind, column.counts, column.has_null
     if kind == "boolean":
         other = column.has_stray((*BOOLEAN_SPELLINGS, C_INTEGER))
         return drafted_boolean(name, counts, null=has_null, other=other)
@@ -371,7 +362,8 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                            max_categories, has_null, notes)
     written = dict(column.written)
     temporal = (C_DATE, C_DATETIME, C_DATETIME_SPACED)
-    conforming = {"integer": (C_INTEGER,), "numeric": (C_INTEGER, C_DECIMAL), "date": temporal, "datetime": temporal}[kind]
+    conforming = {"integer": (C_INTEGER,), "numeric": (C_INTEGER, C_DECIMAL), "date": temporal,
+                  "datetime": temporal}[kind]
     if written:
         conforming += (C_COMMA,) if written.get("decimal") == "," else (C_GROUPED,)
     wide = {"other": True} if column.has_stray(conforming) else {"clip": True}
@@ -425,14 +417,14 @@ def has_stray(noisy: np.ndarray, noise: float, conforming: Sequence[int]) -> boo
     """Whether a column holds rows of a kind it was not drafted as (text in a number column, a date in a boolean
     one), from the profile's noisy class counts ``noisy`` (unclipped) at Laplace scale ``noise``: their sum over the
     k classes neither NULL nor ``conforming`` passes :data:`STRAY_DEVIATIONS` times its noise's standard deviation,
-    noise x sqrt(2 k). Each class's noise has mean 0, so the sum's has: clipped at 0 first, 14 empty classes' noise
-    summed to about 7 scales and passed the old level of 3 sqrt(18) scales in 5.4 % of drafts (simulated; 4 of 48 of
-    a new user's number and date columns), giving a clean column an ``other`` bucket that then wrote ``<other>`` for
-    every value beyond its drafted bounds. Here empty classes pass with probability 0.19-0.28 % for k = 6-16
-    (simulated: a sum of Laplace variables is near normal; Chebyshev bounds it by 1/9 whatever the shape). The
-    price: stray rows need about 16 scales, not 6, to be seen (a number column with 14 stray classes), and below
-    that ``synth`` refuses their text by name ("values not numbers (declare other; ...)") before any spend. Post-processing of the profile (no budget). Public at ``noise`` = 0 (an
-    open draft): any stray row counts."""
+    noise x sqrt(2 k). Each class's noise has mean 0, so the sum's has. Clipped at 0 first, the 14 empty classes of a
+    number column (the profile had 18) summed to about 7 scales and passed the old level of 3 sqrt(18) scales in
+    5.4 % of drafts (simulated; 4 of 48 of a new user's number and date columns), giving a clean column an
+    ``other`` bucket that then wrote ``<other>`` for every value beyond its drafted bounds. Here empty classes pass
+    with probability 0.19-0.28 % for k = 6-16 (simulated: a sum of Laplace variables is near normal; Chebyshev
+    bounds it by 1/9 whatever the shape). The price: stray rows need about 16 scales, not 6, to be seen, and below
+    that ``synth`` refuses their text by name ("values not numbers (declare other; ...)") before any spend.
+    Post-processing of the profile (no budget). At ``noise`` = 0 (an open draft) any stray row counts."""
     stray = [c for c in range(len(noisy)) if c != C_NULL and c not in conforming]
     total = float(np.sum(np.asarray(noisy, dtype=np.float64)[stray]))
     return bool(total > STRAY_DEVIATIONS * noise * np.sqrt(2 * len(stray)))

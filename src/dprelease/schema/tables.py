@@ -17,7 +17,7 @@ import tempfile
 import zlib
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 
 import numpy as np
@@ -501,6 +501,12 @@ class CsvStyle:
         if not isinstance(self.byte_order_mark, bool):
             raise InputTypeError(f"byte_order_mark must be true or false, got {self.byte_order_mark!r}")
 
+    def recorded(self) -> dict[str, object]:
+        """What a release's ``decoded`` section says of the style: the fields that are not a plain CSV's."""
+        return {**({"delimiter": self.delimiter} if self.delimiter != "," else {}),
+                **({"line_ending": "CRLF"} if self.newline == "\r\n" else {}),
+                **({"byte_order_mark": True} if self.byte_order_mark else {})}
+
 
 def header_style(path: str | Path, names: Sequence[str], skip_rows: int = 0) -> CsvStyle | None:
     """The style of a CSV file's header row (its first non-empty line after ``skip_rows``), or None (no header row,
@@ -512,10 +518,10 @@ def header_style(path: str | Path, names: Sequence[str], skip_rows: int = 0) -> 
     columns the schema names), never a record: the sniffer that reads the file looks at its records too."""
     try:
         with open_text(path, encoding="utf-8") as handle:  # not -sig: the mark is read as U+FEFF
-            lines = (line for line in islice(handle, skip_rows, None) if line.strip("\ufeff \t\r\n"))
-            first = next(lines, None)
-        with open_text(path, encoding="utf-8") as handle:
-            marked = handle.read(1) == "\ufeff"
+            opening = next(handle, "")
+            marked = opening.startswith("\ufeff")
+            lines = islice(chain([opening], handle), skip_rows, None)
+            first = next((line for line in lines if line.strip("\ufeff \t\r\n")), None)
     except (OSError, UnicodeDecodeError, EOFError, InputError):
         return None
     if first is None:
