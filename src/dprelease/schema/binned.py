@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -129,6 +130,8 @@ class _Binned(Column):
             spec["format"] = self.format
         if getattr(self, "separator", "T") != "T":
             spec["separator"] = self.separator
+        if getattr(self, "offset", None) is not None:
+            spec["offset"] = self.offset
         if self.clip:
             spec["clip"] = True
         return {**spec, **number_format(self)}
@@ -151,8 +154,34 @@ class _Binned(Column):
 
 
 THOUSANDS = (",", ".", " ", "'")
+#: A datetime's written UTC offset (:attr:`_Temporal.offset`): Z, or +hh:mm / -hh:mm from -12:00 to +14:00.
+_OFFSET = re.compile(r"Z|[+-][01]\d:[0-5]\d")
 #: A datetime's written separators between its date and its time (:attr:`_Temporal.separator`).
 SEPARATORS = ("T", " ")
+
+
+def check_offset(column: _Temporal | UndecidedColumn) -> None:
+    """A column's ``offset``: None, "Z" or "+hh:mm" / "-hh:mm" from -12:00 to +14:00, only on a datetime column
+    without a ``format``."""
+    offset = column.offset
+    if offset is None:
+        return
+    if (not isinstance(offset, str) or not _OFFSET.fullmatch(offset)
+            or not -12 * 3600 <= offset_seconds(offset) <= 14 * 3600):
+        raise InputError(f"{where(column.name)}: offset must be \"Z\" (UTC) or a UTC offset \"+hh:mm\" or "
+                         f"\"-hh:mm\" from -12:00 to +14:00, got {offset!r:.100}")
+    if column.kind != "datetime":
+        raise InputError(f"{where(column.name)}: offset applies to datetime columns, not {column.kind}")
+    if column.format is not None:
+        raise InputError(f"{where(column.name)}: give a format or an offset, not both (a format writes no offset)")
+
+
+def offset_seconds(offset: str) -> int:
+    """The seconds east of UTC that a checked ``offset`` names (Z: 0)."""
+    if offset == "Z":
+        return 0
+    seconds = int(offset[1:3]) * 3600 + int(offset[4:6]) * 60
+    return seconds if offset[0] == "+" else -seconds
 
 
 def check_separator(column: _Temporal | UndecidedColumn) -> None:
@@ -402,6 +431,10 @@ class _Temporal(_Binned):
     #: "T" (ISO 8601's) or " " (2023-07-27 05:58:00, as pandas' ``to_csv`` and SQL exports write it, and the form
     #: spreadsheets read as a date-time). Writing only: either form is read.
     separator: str = "T"
+    #: A datetime column without a ``format``: the UTC offset its decoded text is written at and marked with, "Z"
+    #: (UTC: 2024-05-06T06:18:14Z) or "+01:00" (2024-05-06T07:18:14+01:00); None writes UTC unmarked. Writing only:
+    #: values are read as UTC instants either way (an offset in the text is applied, text without one is UTC).
+    offset: str | None = None
 
     units = DATE_UNITS
     per_day = 1
@@ -417,6 +450,7 @@ class _Temporal(_Binned):
         if self.format is not None and (problem := format_problem(self.format)) is not None:
             raise InputError(f"{where(self.name)}: {problem}")
         check_separator(self)
+        check_offset(self)
         _choose_one(self)
         if self.unit is not None and self.edges is not None:
             raise InputError(f"{where(self.name)}: give a unit or edges, not both")
@@ -555,8 +589,9 @@ class UndecidedColumn(Column):
     symbols: tuple[str, ...] = ()
     #: How a date column's table writes its dates (:class:`_Temporal`'s field), declared to the draft.
     format: str | None = None
-    #: A datetime column's date-time separator (:class:`_Temporal`'s field), found by the draft.
+    #: A datetime column's date-time separator and written offset (:class:`_Temporal`'s fields), found by the draft.
     separator: str = "T"
+    offset: str | None = None
 
     @property
     def kind(self) -> str:  # the kind the draft found (the other kinds name theirs on the class)
@@ -581,6 +616,7 @@ class UndecidedColumn(Column):
         if self.format is not None and (problem := format_problem(self.format)) is not None:
             raise InputError(f"{where(self.name)}: {problem}")
         check_separator(self)
+        check_offset(self)
 
     def _refuse(self) -> InputError:
         more = {"integer": "", "numeric": " and bins, width or edges", "date": " (ISO dates) and a unit",
@@ -601,4 +637,5 @@ class UndecidedColumn(Column):
     def _spec(self) -> dict[str, object]:
         return {"bounds": None, **({"clip": True} if self.clip else {}), **number_format(self),
                 **({"format": self.format} if self.format is not None else {}),
-                **({"separator": self.separator} if self.separator != "T" else {})}
+                **({"separator": self.separator} if self.separator != "T" else {}),
+                **({"offset": self.offset} if self.offset is not None else {})}

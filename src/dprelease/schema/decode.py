@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
-from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
+from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, offset_seconds
 from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, format_number, on_decimal_grid
 from dprelease.schema.parse import format_times
 from dprelease.schema.schema import Schema
@@ -107,9 +107,7 @@ class Decoded:
             elif values.dtype.kind == "M" and getattr(column, "format", None) is not None:
                 text = format_times(values, column.format)  # written back as the table wrote it (10/3/2019)
             elif values.dtype.kind == "M":
-                text = np.datetime_as_string(values, unit="D" if isinstance(column, DateColumn) else "s").astype(object)
-                if getattr(column, "separator", "T") != "T":  # 2023-07-27 05:58:00, as the table wrote it
-                    text = np.array([t.replace("T", column.separator) for t in text], dtype=object)
+                text = datetime_texts(values, column)
             elif values.dtype.kind == "f":
                 # shortest text: a draw on a grid of hundreds is 40900, not 40900.0
                 text = np.array([format_number(float(v)) for v in values], dtype=object)
@@ -140,6 +138,21 @@ class Decoded:
             if frame[name].dtype == object:
                 frame[name] = frame[name].map(lambda v: None if v is None else str(v))
         write_parquet(frame, path, dates=[c.name for c in self.schema.columns if isinstance(c, DateColumn)])
+
+
+def datetime_texts(values: np.ndarray, column: Column) -> np.ndarray:
+    """ISO text of a date or datetime column's decoded values: dates as 2019-10-03; date-times with the column's
+    separator ("T" or " ") and, where it declares an ``offset``, at that offset and marked with it
+    (2024-05-06T07:18:14+01:00; Z for UTC), else in UTC unmarked."""
+    if isinstance(column, DateColumn):
+        return np.datetime_as_string(values, unit="D").astype(object)
+    offset = getattr(column, "offset", None)
+    shift = np.timedelta64(offset_seconds(offset) if offset is not None else 0, "s")
+    text = np.datetime_as_string(values + shift, unit="s").astype(object)
+    separator = getattr(column, "separator", "T")
+    if separator != "T" or offset is not None:  # 2023-07-27 05:58:00, as the table wrote it
+        text = np.array([t.replace("T", separator) + (offset or "") for t in text], dtype=object)
+    return text
 
 
 def label_schema(schema: Schema) -> Schema:

@@ -46,8 +46,9 @@ from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, N
 from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, CategoricalColumn, Column,
                                       on_decimal_grid)
 from dprelease.schema.encode import number_texts, read_table
-from dprelease.schema.parse import (BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETIME, C_DATETIME_SPACED, C_DECIMAL,
-                                    C_GROUPED, C_INTEGER, C_NULL, CLASSES, DRAFT_SYMBOLS, FactorColumn, TypedColumn,
+from dprelease.schema.parse import (BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETIME, C_DECIMAL, C_GROUPED,
+                                    C_INTEGER, C_NULL, CLASSES, DATETIME_CLASSES, DRAFT_SYMBOLS, SPACED_CLASSES,
+                                    ZONED_CLASSES, FactorColumn, TypedColumn,
                                     classify, datetimes_to_int, format_problem, parse_floats,
                                     parse_formatted_times, parse_times, texts, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
@@ -361,7 +362,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         return _categories(name, column.raw, column.text, column.row_class, reader, main, delta_share,
                            max_categories, has_null, notes)
     written = dict(column.written)
-    temporal = (C_DATE, C_DATETIME, C_DATETIME_SPACED)
+    temporal = (C_DATE, *DATETIME_CLASSES)
     conforming = {"integer": (C_INTEGER,), "numeric": (C_INTEGER, C_DECIMAL), "date": temporal,
                   "datetime": temporal}[kind]
     if written:
@@ -371,8 +372,8 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                      column.text_format)
     if kind in ("date", "datetime"):
         dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
-        if kind == "datetime" and column.text_format is None and counts[C_DATETIME_SPACED] > counts[C_DATETIME]:
-            dated = {**dated, "separator": " "}  # written back as most of its values are (post-processing)
+        if kind == "datetime" and column.text_format is None:
+            dated = {**dated, **written_datetime(counts)}  # written back as most of its values are (post-processing)
         return _dates(name, kind, values, reader, main, has_null, dated, notes, found["outer"])
     edges_epsilon = main / 2
     if column.tests_few_values(private=isinstance(reader, PrivateColumnReader), delta=delta_share):
@@ -465,9 +466,20 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
         return "numeric"  # 1,234.50 or 3,5: numeric (a whole 1,234 is not told from 1,234.5 by its class)
     if share(C_DATE) >= KIND_SHARE:
         return "date"
-    if share(C_DATE, C_DATETIME, C_DATETIME_SPACED) >= KIND_SHARE:
+    if share(C_DATE, *DATETIME_CLASSES) >= KIND_SHARE:
         return "datetime"
     return "categorical"
+
+
+def written_datetime(counts: np.ndarray) -> dict[str, str]:
+    """How a datetime column's text is written back, from its profile's noisy counts (post-processing): with a space
+    where more values use one than a ``T`` (2023-07-27 05:58:00), and in UTC marked ``Z`` where more values carry a
+    UTC offset than not (the synthetic instants are read in UTC: without the mark they would pass for local times)."""
+    total = lambda classes: sum(counts[c] for c in classes)  # noqa: E731
+    plain = [c for c in DATETIME_CLASSES if c not in SPACED_CLASSES]
+    naive = [c for c in DATETIME_CLASSES if c not in ZONED_CLASSES]
+    return {**({"separator": " "} if total(SPACED_CLASSES) > total(plain) else {}),
+            **({"offset": "Z"} if total(ZONED_CLASSES) > total(naive) else {})}
 
 
 def _written(counts: np.ndarray, noise: float) -> dict[str, object]:

@@ -315,11 +315,19 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 #: classes after ``yes/no`` are the same words as a table spells them (True/False, Y/N, ...): a drafted boolean writes
 #: back the spelling most of its values use. A word in none of those spellings (tRUE) counts as its family's lower case.
 #: ``date time`` is an ISO date-time written with a space for its ``T`` (2023-07-27 05:58:00, as pandas and SQL
-#: exports write it): a drafted datetime column writes back the form most of its values use.
+#: exports write it), ``datetime zoned`` and ``date time zoned`` the same with a UTC offset (2024-01-17T15:49:38+01:00,
+#: ...Z): a drafted datetime column writes back the separator and the offset (or none) most of its values use.
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
-           "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time")
+           "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time",
+           "datetime zoned", "date time zoned")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
 C_DATETIME_SPACED = CLASSES.index("date time")
+C_DATETIME_ZONED = CLASSES.index("datetime zoned")
+C_DATETIME_SPACED_ZONED = CLASSES.index("date time zoned")
+#: The date-time classes: every one reads as a datetime; by the character between date and time, and by an offset.
+DATETIME_CLASSES = (C_DATETIME, C_DATETIME_SPACED, C_DATETIME_ZONED, C_DATETIME_SPACED_ZONED)
+SPACED_CLASSES = (C_DATETIME_SPACED, C_DATETIME_SPACED_ZONED)
+ZONED_CLASSES = (C_DATETIME_ZONED, C_DATETIME_SPACED_ZONED)
 #: Each boolean class's spelling: (its true word, its false word), as written back.
 BOOLEAN_SPELLINGS = {C_BOOLEAN: ("true", "false"), C_YESNO: ("yes", "no"),
                      **{c: tuple(CLASSES[c].split("/")) for c in range(C_YESNO + 1, C_DATETIME_SPACED)}}
@@ -352,7 +360,7 @@ def written_number_class(text: str) -> int:
 
 def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
     """The class of each distinct text value (None is NULL): null, boolean word, integer, decimal number,
-    ISO date, ISO date-time (with a T, or a space), or other text (a number written with a leading zero, 02134, is
+    ISO date, ISO date-time (with a T, or a space; with a UTC offset or without), or other text (a number written with a leading zero, 02134, is
     text: a code)."""
     tokens = set(null_tokens)
     out = np.full(len(text), C_TEXT, dtype=np.int64)
@@ -374,8 +382,12 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
         else:
             match = _ISO.match(t.strip())
             if match is not None and parse_iso(t, "s") is not None:
-                spaced = match.group(2) is not None and t.strip()[10] == " "
-                out[i] = C_DATE if match.group(2) is None else C_DATETIME_SPACED if spaced else C_DATETIME
+                if match.group(2) is None:
+                    out[i] = C_DATE
+                else:
+                    spaced, zoned = t.strip()[10] == " ", match.group(3) is not None
+                    out[i] = ((C_DATETIME_SPACED_ZONED if zoned else C_DATETIME_SPACED) if spaced else
+                              (C_DATETIME_ZONED if zoned else C_DATETIME))
             elif len(t) <= 64 and any(c.isdigit() for c in t):
                 out[i] = written_number_class(t)
     return out

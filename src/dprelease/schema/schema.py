@@ -309,7 +309,7 @@ _FIELDS = {
     "integer": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols"),
     "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols"),
     "date": ("bounds", "unit", "width", "edges", "clip", "format"),
-    "datetime": ("bounds", "unit", "width", "edges", "clip", "format", "separator"),
+    "datetime": ("bounds", "unit", "width", "edges", "clip", "format", "separator", "offset"),
 }
 
 
@@ -368,7 +368,7 @@ def column_from_json(name: object, spec: object) -> Column:
     if kind in BINNED_KINDS and "bounds" in arguments and arguments["bounds"] is None:
         # Left by a private draft for the user to declare: loads for review, refused at every use.
         extra = sorted(set(arguments) - {"bounds", "null", "other", "null_tokens", "clip", "decimal", "thousands",
-                                         "symbols", "format", "separator"})
+                                         "symbols", "format", "separator", "offset"})
         if extra:
             raise InputError(f"{where(name)}: bounds are null (undecided) but the column gives {extra}; "
                              "declare bounds [low, high]")
