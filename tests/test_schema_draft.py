@@ -1118,6 +1118,13 @@ def test_a_drafted_datetime_with_utc_offsets_is_written_back_in_utc_marked_z(tmp
     for written, reader in ((text, schema), ([local_text, text[1], text[2]], local)):
         again = pd.DataFrame(dict(zip(schema.names, written)))
         assert np.array_equal(encode(again, reader), codes[:50])
+    # typed output (a DataFrame, a Parquet file) holds the same instants, zoned: UTC, or the declared clock
+    frame_utc = decode(codes[:50], schema, values="midpoint").to_dataframe()
+    frame_local = decode(codes[:50], local, values="midpoint").to_dataframe()
+    assert str(frame_utc["placed_at"].dt.tz) == "UTC" and frame_utc["sent_at"].dt.tz is None
+    assert frame_local["placed_at"].dt.strftime("%z").eq("+0100").all()
+    assert list(frame_local["placed_at"]) == list(frame_utc["placed_at"]) == [pd.Timestamp(t) for t in text[0]]
+    assert np.array_equal(encode(frame_local, local), codes[:50])
     undecided = Schema.from_dict({"format": "dprelease-schema/1", "columns": {
         "t": {"type": "datetime", "bounds": None, "offset": "Z"}}})
     assert undecided.column("t").to_json() == {"type": "datetime", "bounds": None, "offset": "Z"}

@@ -262,6 +262,12 @@ def test_a_zoned_date_time_column_comes_back_in_its_zone():
     # does (the noise leaves a percent or two in the 2,500 empty hours); the real times are 7 hours apart, so times
     # an hour or two off (naive UTC read as Berlin time) would miss them all
     assert share_in_real_hours("at") > 0.9 and share_in_real_hours("local") > 0.9
+    # a column that declares an offset (its CSV text is marked) decodes zoned already, and still comes back in Berlin
+    schema["columns"]["at"]["offset"] = "Z"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        marked = Synthesizer("independent", epsilon=1000, workload="1way", seed=3).fit_sample(frame, schema=schema)
+    assert str(marked["at"].dtype.tz) == "Europe/Berlin" and list(marked["at"]) == list(out["at"])
 
 
 @pytest.mark.parametrize("zone", ["Europe/Berlin", "Asia/Tokyo", "America/New_York"])

@@ -192,7 +192,8 @@ class Synthesizer:
             rows = np.concatenate([np.tile(rows, (copies, 1)), rows[order[:rest]]])
         frame = decode(rows, self.schema, values=self.values, rng=self._rng).to_dataframe()
         for name, zone in self._zones.items():
-            frame[name] = frame[name].dt.tz_localize("UTC").dt.tz_convert(zone)
+            times = frame[name] if frame[name].dt.tz is not None else frame[name].dt.tz_localize("UTC")  # "offset"
+            frame[name] = times.dt.tz_convert(zone)
         for name, dtype in self._numbers.items():
             frame[name] = as_numbers(frame[name], dtype, other=self.schema.column(name).other)
         return frame

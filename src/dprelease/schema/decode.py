@@ -19,6 +19,7 @@ encodes back to ``other`` (a column with an other bucket is then an object colum
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,7 +81,13 @@ class Decoded:
         if isinstance(column, NumericColumn):
             return np.where(missing, np.nan, values.astype(np.float64))
         if isinstance(column, (DateColumn, DatetimeColumn)):
-            return pd.array(np.where(missing, np.datetime64("NaT"), values).astype("datetime64[s]"))
+            times = np.where(missing, np.datetime64("NaT"), values).astype("datetime64[s]")
+            offset = getattr(column, "offset", None)
+            if offset is None:
+                return pd.array(times)
+            # instants, as the text marks them: UTC, or the declared offset's clock (a Parquet TIMESTAMPTZ)
+            zone = "UTC" if offset == "Z" else datetime.timezone(datetime.timedelta(seconds=offset_seconds(offset)))
+            return pd.DatetimeIndex(times).tz_localize("UTC").tz_convert(zone).array
         if column.null or column.other:  # integers and codes with a NULL
             return pd.arrays.IntegerArray(values.astype(np.int64), missing.copy())
         return values.astype(np.int64)
