@@ -88,3 +88,17 @@ def test_the_peers_at_dpreleases_guarantee_get_their_own_check(report):
     assert "> AIM 0.2500 at dprelease's guarantee (1.24x;" in line
     plain, _ = report.checks(suite_doc({"dprelease": ours, "independent": [0.5] * 3, "mst": [0.2] * 3}))
     assert "same guarantee" not in plain[0]  # pages without matched peers keep their columns
+
+
+def test_rows_worse_than_uniform_are_a_listed_loss_even_under_the_independent_baseline(report):
+    """A release worse than no data loses, though the issue's check is the independent baseline (which a blind
+    run can beat while still above uniform rows: bn-1k at eps 0.1); a release under uniform rows is no loss."""
+    ours = [0.90, 0.92, 0.94]
+    lines, failures = report.checks(suite_doc({"dprelease": ours, "independent": [1.2] * 3,
+                                                "uniform": [0.87, 0.88, 0.89]}))
+    # every run above every uniform run: the exact two-sided p is 2 / C(6, 3) = 0.1
+    assert failures == ["t, eps = 1, dprelease: avg L1 0.9200 > uniform rows 0.8800 (1.05x; runs 3 vs 3, "
+                        "Mann-Whitney two-sided p = 0.1)"]
+    assert any("yes (0.920 vs 1.200) | **NO** (0.920 vs 0.880)" in row for row in lines)
+    _, fine = report.checks(suite_doc({"dprelease": ours, "independent": [1.2] * 3, "uniform": [1.5] * 3}))
+    assert fine == []
