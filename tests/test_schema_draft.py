@@ -1130,6 +1130,27 @@ def test_a_drafted_datetime_with_utc_offsets_is_written_back_in_utc_marked_z(tmp
     assert undecided.column("t").to_json() == {"type": "datetime", "bounds": None, "offset": "Z"}
 
 
+def test_a_zoned_dataframe_or_parquet_column_is_drafted_with_offset_z(tmp_path):
+    """Typed datetimes whose dtype marks them as instants (a DataFrame column with a time zone, a Parquet TIMESTAMPTZ)
+    are drafted as zoned text is: ``"offset": "Z"``, so their CSV text says UTC; naive ones are not (public: the
+    dtype, the file's schema)."""
+    duckdb = pytest.importorskip("duckdb")
+    rng = np.random.Generator(np.random.PCG64(8))
+    stamps = pd.Timestamp("2024-01-01T06:00:00") + pd.to_timedelta(rng.integers(0, 300 * 86400, 3000), unit="s")
+    frame = pd.DataFrame({"zoned": stamps.tz_localize("Europe/Berlin"), "naive": stamps})
+    path = tmp_path / "times.parquet"
+    connection = duckdb.connect()
+    connection.register("frame", frame)
+    connection.execute(f"COPY (SELECT * FROM frame) TO '{path}' (FORMAT parquet)")
+    connection.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        drafts = [draft_schema(frame, epsilon=1.0, delta=1e-9, seed=0), draft_schema(str(path), non_private=True)]
+    for schema in drafts:
+        assert [schema.column(c).kind for c in ("zoned", "naive")] == ["datetime", "datetime"]
+        assert [schema.column(c).offset for c in ("zoned", "naive")] == ["Z", None]
+
+
 @pytest.mark.parametrize("spec, said", [
     ({"type": "datetime", "offset": "+14:30"}, "offset must be \"Z\" (UTC) or a UTC offset"),
     ({"type": "datetime", "offset": "-12:30"}, "from -12:00 to +14:00, got '-12:30'"),

@@ -328,7 +328,7 @@ class _Profiled:
 def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) -> _Profiled:
     # Parse (no counting): each row's class, and its value where it has one.
     if isinstance(raw, TypedColumn):
-        row_class = np.where(raw.missing, C_NULL, typed_classes(raw.datetimes("date")))  # midnight: the zone's
+        row_class = np.where(raw.missing, C_NULL, typed_classes(raw.datetimes("date"), raw.zoned))  # midnight: the zone's
         text = None
     else:
         text = texts(raw.uniques, strip=True)

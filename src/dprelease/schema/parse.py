@@ -56,6 +56,9 @@ class TypedColumn:
     #: a zoned DataFrame column's datetimes on its zone's wall clock (``values`` are UTC), or None: a date column
     #: reads its calendar date there (a Berlin midnight is that day, not the evening before in UTC)
     wall: np.ndarray | None = None
+    #: whether the dtype marks the datetimes as instants (a zoned DataFrame column, a Parquet TIMESTAMPTZ): public, as
+    #: the dtype is; a drafted datetime column then writes its text marked Z, as a zoned text column's would
+    zoned: bool = False
 
     @property
     def n(self) -> int:
@@ -393,10 +396,10 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
     return out
 
 
-def typed_classes(values: np.ndarray) -> np.ndarray | int:
+def typed_classes(values: np.ndarray, zoned: bool = False) -> np.ndarray | int:
     """The class of each value of a typed column, as :func:`classify` gives text's: a whole float is an integer
     (4.0 as "4.0"; pandas stores an integer column with blanks as floats), a datetime at midnight a date
-    (``parse_dates`` stores dates as datetimes). Other dtypes have one class, returned as an int. Privacy: the draft's
+    (``parse_dates`` stores dates as datetimes), and a ``zoned`` one's others zoned datetimes. Other dtypes have one class, returned as an int. Privacy: the draft's
     profile (a histogram of the classes, L1 sensitivity 2) needs each row's class to be a function of that row alone;
     a dtype is a function of the whole column (one blank makes pandas' int64 column float64), so it may decide a
     class only where every value of the kind has the same class."""
@@ -405,5 +408,6 @@ def typed_classes(values: np.ndarray) -> np.ndarray | int:
         return np.where(whole_to_int(values)[1], C_INTEGER, C_DECIMAL)
     if kind == "M":
         days = values.astype("datetime64[D]")
-        return np.where(days == values, C_DATE, C_DATETIME)  # NaT is neither (a NULL; the caller masks it)
+        # NaT is neither (a NULL; the caller masks it); a zoned dtype's instants count as text with an offset would
+        return np.where(days == values, C_DATE, C_DATETIME_ZONED if zoned else C_DATETIME)
     return {"b": C_BOOLEAN, "i": C_INTEGER, "u": C_INTEGER}.get(kind, C_TEXT)

@@ -401,7 +401,10 @@ def read_parquet(path: str | Path, names: Sequence[str] | None) -> Table:
     connection = duckdb.connect()
     try:
         try:
-            present = [d[0] for d in connection.execute("SELECT * FROM read_parquet(?) LIMIT 0", [str(path)]).description]
+            described = connection.execute("SELECT * FROM read_parquet(?) LIMIT 0", [str(path)]).description
+            present = [d[0] for d in described]
+            # TIMESTAMPTZ holds instants (its numpy values are UTC without the mark): public, from the file's schema
+            zoned = {d[0] for d in described if str(d[1]).upper() == "TIMESTAMP WITH TIME ZONE"}
         except duckdb.Error as exc:
             raise InputError(f"{source} is not a readable Parquet file: {str(exc).splitlines()[0]}") from None
         names = present if names is None else names
@@ -414,11 +417,11 @@ def read_parquet(path: str | Path, names: Sequence[str] | None) -> Table:
             arrays = connection.execute(f"SELECT {selected} FROM read_parquet(?)", [str(path)]).fetchnumpy()
     finally:
         connection.close()
-    columns = {name: _from_numpy(arrays[name], name) for name in wanted}
+    columns = {name: _from_numpy(arrays[name], name, zoned=name in zoned) for name in wanted}
     return Table(columns, n, source, tuple(missing), tuple(present))
 
 
-def _from_numpy(array: np.ndarray, name: str) -> FactorColumn | TypedColumn:
+def _from_numpy(array: np.ndarray, name: str, *, zoned: bool = False) -> FactorColumn | TypedColumn:
     mask = np.ma.getmaskarray(array) if np.ma.isMaskedArray(array) else np.zeros(len(array), dtype=bool)
     data = np.ma.getdata(array)
     if type(array).__name__ == "Categorical":  # DuckDB ENUM
@@ -429,7 +432,7 @@ def _from_numpy(array: np.ndarray, name: str) -> FactorColumn | TypedColumn:
             mask = mask | np.isnat(data)
         elif data.dtype.kind == "f":
             mask = mask | np.isnan(data)
-        return TypedColumn(data, mask)
+        return TypedColumn(data, mask, zoned=zoned and data.dtype.kind == "M")
     if data.dtype.kind in "OUS":
         factor = factorize(np.where(mask, None, data.astype(object)))
         return factor
@@ -459,7 +462,7 @@ def from_dataframe(frame: object, names: Sequence[str] | None) -> Table:
 
 
 def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
-    dtype = series.dtype
+    dtype = series_dtype = series.dtype
     missing = series.isna().to_numpy(dtype=bool)
     if isinstance(dtype, pd.CategoricalDtype):
         return FactorColumn(np.asarray(dtype.categories, dtype=object),
@@ -472,7 +475,8 @@ def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
         dtype = series.dtype
     kind = getattr(dtype, "kind", "O")
     if kind == "M":
-        return TypedColumn(series.to_numpy(dtype="datetime64[s]", na_value=np.datetime64("NaT")), missing, wall)
+        return TypedColumn(series.to_numpy(dtype="datetime64[s]", na_value=np.datetime64("NaT")), missing, wall,
+                           zoned=isinstance(series_dtype, pd.DatetimeTZDtype))
     if kind in "iu":
         return TypedColumn(series.to_numpy(dtype=np.int64 if kind == "i" else np.uint64, na_value=0), missing)
     if kind == "f":
@@ -593,7 +597,8 @@ def concat_tables(tables: Sequence[Table], source: str) -> Table:
         elif all(isinstance(part, TypedColumn) for part in parts) and \
                 len({_typed_kind(part.values.dtype.kind) for part in parts}) == 1:
             columns[name] = TypedColumn(np.concatenate([part.values for part in parts]),
-                                        np.concatenate([part.missing for part in parts]))
+                                        np.concatenate([part.missing for part in parts]),
+                                        zoned=all(part.zoned for part in parts))
         else:
             raise InputError(f"column {name!r}: the files of {source} hold it as different kinds of value (text in "
                              "one, numbers or dates in another); write every part the same way")
