@@ -42,6 +42,7 @@ the privacy unit), and stops after a pass that lowers the loss by less than :dat
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -110,13 +111,15 @@ class _MarginalResidual:
 
 
 class _AttributeView:
-    """A marginal's cells with one attribute as the last axis: each row of these arrays is one cell of the others."""
+    """A marginal's cells with one attribute as the last axis: each row of its arrays is one cell of the others. The
+    arrays are windows of the attribute's flat buffers, bound by :class:`_Views`."""
 
     def __init__(self, marginal: _MarginalResidual, records: np.ndarray, axis: int) -> None:
         self.marginal, self.position = marginal, marginal.axes.index(axis)
+        shape = list(marginal.shape)
+        self.moved = shape[:self.position] + shape[self.position + 1:] + [shape[self.position]]  # ``axis`` last
+        self.cells = math.prod(shape)
         others = [a for a in marginal.axes if a != axis]
-        self.residual, self.expected, self.enter, self.leave = (
-            self._last(getattr(marginal, name)) for name in ("residual", "expected", "enter", "leave"))
         if not others:
             self.row_of = np.zeros(len(records), dtype=np.intp)
         elif len(others) == 1:  # its code is the cell (ravelling it was a tenth of a 10^6-row fit)
@@ -125,35 +128,54 @@ class _AttributeView:
             self.row_of = np.ravel_multi_index(tuple(records[:, a] for a in others),
                                                [marginal.shape[marginal.axes.index(a)] for a in others])
 
-    def _last(self, array: np.ndarray) -> np.ndarray:
-        size = self.marginal.shape[self.position]
-        return np.ascontiguousarray(np.moveaxis(array, self.position, -1).reshape(-1, size))
+    def bind(self, name: str, window: np.ndarray) -> None:
+        """Copy the marginal's ``name`` array into ``window`` (a flat slice of a buffer), ``axis`` last, and use it."""
+        window.reshape(self.moved)[...] = np.moveaxis(getattr(self.marginal, name), self.position, -1)
+        setattr(self, name, window.reshape(-1, self.moved[-1]))
 
     def write_back(self) -> None:
-        shape = list(self.marginal.shape)
-        moved = shape[:self.position] + shape[self.position + 1:] + [shape[self.position]]
+        """Copy what the moves changed back into the marginal's own arrays, in place (the buffers go with the views)."""
         for name in ("residual", "enter", "leave"):
-            setattr(self.marginal, name, np.moveaxis(getattr(self, name).reshape(moved), -1, self.position))
+            getattr(self.marginal, name)[...] = np.moveaxis(getattr(self, name).reshape(self.moved), -1,
+                                                             self.position)
 
 
-def _move_all(views: list[_AttributeView], rows: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
+class _Views:
+    """The views of one attribute's marginals, their arrays laid end to end in one flat buffer per quantity (each
+    view's arrays are windows of it): a cell of any view is one index, ``offsets[view] + cell``, so a batch of cells
+    across all views is gathered or updated in one operation instead of one per view (a 32-column table's 1-3-way
+    workload has 497 views of each attribute)."""
+
+    NAMES = ("residual", "expected", "enter", "leave")
+
+    def __init__(self, views: list[_AttributeView]) -> None:
+        self.views = views
+        self.size = views[0].moved[-1]
+        counts = [view.cells for view in views]
+        self.offsets = np.concatenate([[0], np.cumsum(counts[:-1])]).astype(np.intp)[:, None]
+        for name in self.NAMES:
+            flat = np.empty(sum(counts), dtype=getattr(views[0].marginal, name).dtype)
+            for view, start, count in zip(views, self.offsets[:, 0], counts):
+                view.bind(name, flat[start:start + count])
+            setattr(self, name, flat)
+
+    def cells(self, rows: np.ndarray) -> np.ndarray:
+        """(views, rows): each row's cell of the other attributes in each view."""
+        return np.stack([view.row_of[rows] for view in self.views])
+
+
+def _move_all(views: _Views, rows: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
     """Move ``rows`` from value ``old`` to ``new`` in every view; refresh the touched cells' gains in one batch."""
-    touched = []
-    for view in views:
-        cells = view.row_of[rows]
-        np.add.at(view.residual, (cells, old), -1.0)
-        np.add.at(view.residual, (cells, new), 1.0)
-        size = view.residual.shape[1]
-        touched.append(np.concatenate([cells * size + old, cells * size + new]))
-    residual = np.concatenate([view.residual.reshape(-1)[flat] for view, flat in zip(views, touched)])
-    expected = np.concatenate([view.expected.reshape(-1)[flat] for view, flat in zip(views, touched)])
-    loss = views[0].marginal.loss
-    enter, leave = _entering_gain(residual, expected, loss), _leaving_gain(residual, expected, loss)
-    start = 0
-    for view, flat in zip(views, touched):
-        view.enter.reshape(-1)[flat] = enter[start:start + flat.size]
-        view.leave.reshape(-1)[flat] = leave[start:start + flat.size]
-        start += flat.size
+    cells = views.offsets + views.cells(rows) * views.size  # (views, rows): each row's cell, value 0, in the buffer
+    source, target = cells + old, cells + new
+    # Each cell lies in one view, so it sees its -1s, then its +1s, in the order of the rows, as one view at a time did.
+    np.add.at(views.residual, source.reshape(-1), -1.0)
+    np.add.at(views.residual, target.reshape(-1), 1.0)
+    touched = np.concatenate([source, target], axis=1).reshape(-1)
+    residual, expected = views.residual[touched], views.expected[touched]
+    loss = views.views[0].marginal.loss
+    views.enter[touched] = _entering_gain(residual, expected, loss)
+    views.leave[touched] = _leaving_gain(residual, expected, loss)
 
 
 def _poisson_cdf(counts: np.ndarray, means: np.ndarray) -> np.ndarray:
@@ -257,12 +279,13 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
     for done in range(passes):
         before = current
         for axis in rng.permutation(len(domain)):
-            views = [_AttributeView(m, records, axis) for m in marginals if axis in m.axes]
-            if not views:
+            attribute_views = [_AttributeView(m, records, axis) for m in marginals if axis in m.axes]
+            if not attribute_views:
                 visited += n_rows
                 continue
+            views = _Views(attribute_views)
             size = domain.sizes[axis]
-            chunk = max(1, CHUNK_WORK // (size * len(views)))
+            chunk = max(1, CHUNK_WORK // (size * len(attribute_views)))
             order = rng.permutation(n_rows)
             for start in range(0, n_rows, chunk):
                 for _sweep in range(MAX_SWEEPS):  # moves to cells others just filled are re-sought
@@ -271,7 +294,7 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
                 if on_step is not None:
                     on_step(visited + min(start + chunk, n_rows), total)
             visited += n_rows
-            for view in views:
+            for view in attribute_views:
                 view.write_back()
         if done + 1 == passes:
             break
@@ -288,14 +311,14 @@ def _total_loss(marginals: Sequence[_MarginalResidual]) -> float:
     return float(sum(_cell_loss(m.residual, m.expected, m.loss).sum() for m in marginals))
 
 
-def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: list[_AttributeView]) -> int:
+def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: _Views) -> int:
     """Give ``rows`` better values of attribute ``axis``, keeping only moves that lower the loss; how many moved."""
     current = records[rows, axis]
     everyone = np.arange(len(rows))
-    gain = np.zeros((len(rows), views[0].residual.shape[1]), dtype=np.float32)
+    gain = np.zeros((len(rows), views.size), dtype=np.float32)
     gathered = np.empty_like(gain)
     leaving = np.zeros(len(rows), dtype=np.float32)
-    for view in views:
+    for view in views.views:
         cells = view.row_of[rows]
         np.take(view.enter, cells, axis=0, out=gathered)
         gain += gathered
@@ -313,7 +336,7 @@ def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: 
     moves = _RankedMoves(rows[movers], current[movers], best[movers], views)
     alive = np.ones(movers.size, dtype=bool)
     # A move's gain sums two float32 gains per view; above this bound it surely lowers the loss.
-    threshold = TOLERANCE + 2 * len(views) * FLOAT32_ROUNDING
+    threshold = TOLERANCE + 2 * len(views.views) * FLOAT32_ROUNDING
     for _ in range(MAX_PRUNING_ROUNDS):
         improving = moves.exact_gains(alive) > threshold
         if (improving | ~alive).all():
@@ -333,36 +356,31 @@ def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: 
 class _RankedMoves:
     """Candidate moves in rank order, their cells in every view sorted once (all views together) for prefix sums."""
 
-    def __init__(self, rows: np.ndarray, old: np.ndarray, new: np.ndarray, views: list[_AttributeView]) -> None:
+    def __init__(self, rows: np.ndarray, old: np.ndarray, new: np.ndarray, views: _Views) -> None:
         self.k = k = rows.size
-        size = views[0].residual.shape[1]
-        cells = np.stack([view.row_of[rows] for view in views])  # (views, k)
-        source, target = cells * size + old, cells * size + new
+        cells = views.offsets + views.cells(rows) * views.size  # (views, k), in the buffers
+        source, target = cells + old, cells + new
 
-        def at(name: str, flat: np.ndarray) -> np.ndarray:
-            return np.stack([getattr(view, name).reshape(-1)[f] for view, f in zip(views, flat)])
-
-        self.loss = views[0].marginal.loss
-        self.r_source, self.r_target = at("residual", source), at("residual", target)
-        self.m_source, self.m_target = at("expected", source), at("expected", target)
+        self.loss = views.views[0].marginal.loss
+        self.r_source, self.r_target = views.residual[source], views.residual[target]
+        self.m_source, self.m_target = views.expected[source], views.expected[target]
         # Each move's gains with no other move applied: the stored ones (float32, see ``threshold``).
-        self.leave, self.enter = at("leave", source).astype(np.float64), at("enter", target).astype(np.float64)
+        self.leave, self.enter = views.leave[source].astype(np.float64), views.enter[target].astype(np.float64)
         # The gains as of the last check and the flows they were computed at: a pruning round changes the flow
         # into few cells, so only those are computed again.
         self.leave_now, self.enter_now = self.leave.copy(), self.enter.copy()
-        self.earlier = np.zeros((len(views), 2 * k))
-        # One event per (view, move, source or target); sorted by view, then cell, then rank.
-        largest = max(view.residual.size for view in views)
-        view_index = np.arange(len(views))[:, None]
+        self.earlier = np.zeros((len(views.views), 2 * k))
+        # One event per (view, move, source or target), a buffer index (views' cells never share one); sorted by
+        # index (so by view, then cell), then rank.
         ranks = np.broadcast_to(np.arange(k), cells.shape)
-        events = np.concatenate([view_index * largest + source, view_index * largest + target], axis=1).reshape(-1)
+        events = np.concatenate([source, target], axis=1).reshape(-1)
         ranked = np.concatenate([ranks, ranks], axis=1).reshape(-1)
         self.order = np.argsort(events * (2 * k) + ranked)
         sorted_events = events[self.order]
         first = np.empty(events.size, dtype=bool)
         first[0], first[1:] = True, sorted_events[1:] != sorted_events[:-1]
         self.group_start = np.maximum.accumulate(np.where(first, np.arange(events.size), 0))
-        self.shape = (len(views), 2 * k)
+        self.shape = (len(views.views), 2 * k)
 
     def exact_gains(self, alive: np.ndarray) -> np.ndarray:
         """Each move's decrease of the loss (rows) if exactly the ``alive`` moves ranked before it applied: the
