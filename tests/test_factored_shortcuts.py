@@ -9,6 +9,7 @@ with the direct computation it replaces.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -365,6 +366,39 @@ def test_a_planned_elimination_replays_the_same_bits():
         spec = ",".join("".join(attrs) for attrs, _ in factors) + "->" + "".join(output)
         assert np.abs(first - np.einsum(spec, *[a for _, a in factors])).max() < 1e-12
         assert np.abs(contract(factors, output) - first).max() < 1e-12
+
+
+def test_replayed_contractions_are_the_operations_planned_afresh():
+    """A plan's contractions are templates replayed on its slots (``_contraction``): on random factor sets over random
+    domains (sizes 1-30, attributes shared or private, outputs of 0-4 attributes) every elimination plan has the
+    operations of the same plan made with each contraction planned in place, and its results match einsum (on the
+    domains small enough for einsum's plain loop)."""
+    from dprelease.representations import contraction
+
+    def fresh_plan(domain, attributes, output):
+        plan = contraction._Plan(dict(zip(domain.attributes, domain.sizes)), len(attributes))
+        plan.contract = plan._contract  # plan every contraction in place, as before the templates
+        result = plan.eliminate(domain, [(a, i) for i, a in enumerate(attributes)], output)
+        return tuple(plan.ops), result
+
+    g = np.random.Generator(np.random.PCG64(11))
+    replayed = 0
+    for _ in range(200):
+        domain, cliques, _ = random_case(g)
+        factors = [c for c in cliques if c] or [domain.attributes[:1]]
+        held = domain.canonical({a for f in factors for a in f})  # an output the factors hold, as callers ask
+        output = domain.canonical(g.choice(held, int(g.integers(0, min(4, len(held)) + 1)), replace=False))
+        hits = contraction._contraction.cache_info().hits
+        ops, result = contraction._elimination_plan.__wrapped__(domain, tuple(factors), output)
+        replayed += contraction._contraction.cache_info().hits - hits
+        assert (ops, result) == fresh_plan(domain, tuple(factors), output)
+        if math.prod(domain.sizes) > 100_000:
+            continue  # einsum's plain loop would run over every cell of the domain
+        arrays = [g.random(tuple(domain.size_of(a) for a in f)) for f in factors]
+        letters = {a: chr(97 + i) for i, a in enumerate(domain.attributes)}
+        spec = ",".join("".join(letters[a] for a in f) for f in factors) + "->" + "".join(letters[a] for a in output)
+        assert np.allclose(contraction._run(ops, arrays, result), np.einsum(spec, *arrays), rtol=1e-12, atol=0)
+    assert replayed > 0  # some contractions were found planned, and replayed on new slots
 
 
 def scanned_picks(tree: JunctionTree, attributes) -> set[int]:

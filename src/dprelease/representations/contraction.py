@@ -7,12 +7,14 @@ values. So the work is split: a :class:`_Plan` finds the array operations from t
 performs them on the arrays. :func:`eliminate` keeps its plans (one per domain, factor attributes and output),
 and MWEM, which asks every round for the marginals of the same candidates on a tree that changes little, finds
 most of them planned already: the planning, pure Python, was most of the time of those marginals (a 60-column
-table's 1-2-way candidates). The operations run are the same numpy calls in the same order either way, so the
-results are the same to the last bit.
+table's 1-2-way candidates). A plan's contractions are kept too (:func:`_contraction`): a tree grown by one clique
+makes new plans from mostly old contractions (a 32-column table's 1-3-way run: 89 % of 607,000 found planned). The
+operations run are the same numpy calls in the same order either way, so the results are the same to the last bit.
 """
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -91,8 +93,24 @@ class _Plan:
 
     def contract(self, operands: Sequence[_Operand], output: Clique) -> int:
         """The slot of the sum over every attribute not in ``output`` of the operands' product, axes in ``output``'s
-        order. Two at a time (:meth:`pair`), the pair whose product spans the fewest cells first; each attribute is
-        summed out as soon as no other operand and not the output holds it."""
+        order (:meth:`_contract`). The operations depend on the operands' attributes, their sizes and the output
+        alone, and the elimination plans of one MWEM run ask for the same contractions again and again (a tree grown
+        by a clique changes a few): they are planned once (:func:`_contraction`) and replayed here on this plan's
+        slots, the same operations as planning them afresh."""
+        sizes = tuple(self.sizes[a] for attributes, _ in operands for a in attributes)
+        ops, result = _contraction(tuple(attributes for attributes, _ in operands), tuple(output), sizes)
+        slots = [slot for _, slot in operands]  # a template's slot -> this plan's
+        for op in ops:
+            if op[0] == "matmul":
+                op = (op[0], slots[op[1]], *op[2:4], slots[op[4]], *op[5:])
+            else:  # "sum" and "transpose" read one slot
+                op = (op[0], slots[op[1]], *op[2:])
+            slots.append(self._add(op))
+        return slots[result]
+
+    def _contract(self, operands: Sequence[_Operand], output: Clique) -> int:
+        """:meth:`contract`, planned: two at a time (:meth:`pair`), the pair whose product spans the fewest cells
+        first; each attribute is summed out as soon as no other operand and not the output holds it."""
         operands = list(operands)
         keep = set(output)
         while len(operands) > 1:
@@ -122,8 +140,12 @@ class _Plan:
                 return group[0]
             return result, self.contract(group, result)
 
-        # Attributes private to one factor are summed out of it first.
-        factors = [combine([f], operands[:i] + operands[i + 1:]) for i, f in enumerate(operands)]
+        # Attributes private to one factor are summed out of it first (held by no other factor: counted once).
+        held = collections.Counter(a for attrs, _ in operands for a in attrs)
+        factors = []
+        for attrs, slot in operands:
+            result = tuple(sorted((a for a in attrs if a in keep or held[a] > 1), key=rank.__getitem__))
+            factors.append((attrs, slot) if result == attrs else (result, self.contract([(attrs, slot)], result)))
         while True:
             present = {a for attrs, _ in factors for a in attrs} - keep
             if not present:
@@ -168,6 +190,15 @@ def contract(operands: Sequence[tuple[Clique, np.ndarray]], output: Clique) -> n
     plan = _Plan({a: n for attrs, f in operands for a, n in zip(attrs, f.shape)}, len(operands))
     result = plan.contract([(attrs, i) for i, (attrs, _) in enumerate(operands)], tuple(output))
     return _run(plan.ops, [f for _, f in operands], result)
+
+
+@lru_cache(maxsize=32768)
+def _contraction(attributes: tuple[Clique, ...], output: Clique, sizes: tuple[int, ...]) -> tuple[tuple, int]:
+    """The operations of :meth:`_Plan.contract` on operands over ``attributes`` (their sizes in order), on slots
+    0..len(attributes)-1, and the result's slot: a template :meth:`_Plan.contract` replays."""
+    plan = _Plan(dict(zip((a for clique in attributes for a in clique), sizes)), len(attributes))
+    result = plan._contract([(clique, i) for i, clique in enumerate(attributes)], output)
+    return tuple(plan.ops), result
 
 
 @lru_cache(maxsize=8192)
