@@ -99,25 +99,10 @@ def checks(doc: dict) -> tuple[list[str], list[str]]:
                 model = median_of(by, table, f"{system} [model]", eps)
                 cells = []
                 where = f"{table}, eps = {eps:g}, {system}"
-                if indep is None:
-                    cells.append("–")
-                else:
-                    cells.append(verdict(ours <= indep, f"{ours:.3f} vs {indep:.3f}"))
-                    if ours > indep:
-                        test = seed_test(per_run.get((table, system, eps), []),
-                                         per_run.get((table, "independent", eps), []))
-                        failures.append(f"{where}: avg L1 {ours:.4f} > independent baseline {indep:.4f} "
-                                        f"({ours / indep:.2f}x; {test})")
-                # not one of the issue's checks, but a release worse than no data at all is a loss to report
-                if uniform is None:
-                    cells.append("–")
-                else:
-                    cells.append(verdict(ours <= uniform, f"{ours:.3f} vs {uniform:.3f}"))
-                    if ours > uniform:
-                        test = seed_test(per_run.get((table, system, eps), []),
-                                         per_run.get((table, "uniform", eps), []))
-                        failures.append(f"{where}: avg L1 {ours:.4f} > uniform rows {uniform:.4f} "
-                                        f"({ours / uniform:.2f}x; {test})")
+                # uniform rows: not one of the issue's checks, but a release worse than no data at all is a loss
+                for baseline, value, name in (("independent", indep, "independent baseline"),
+                                              ("uniform", uniform, "uniform rows")):
+                    cells.append(baseline_check(per_run, table, system, eps, ours, baseline, value, name, failures))
                 for peer_set, how in peer_sets:
                     if system == ADD_REMOVE and peer_set is MATCHED_PEERS:
                         cells.append("– (the peers' unit: nominal eps)")
@@ -148,6 +133,18 @@ def checks(doc: dict) -> tuple[list[str], list[str]]:
                     cells.append("")
                 lines.append(f"| {table} | {eps:g} | {system} | " + " | ".join(cells) + " |")
     return lines, failures
+
+
+def baseline_check(per_run: dict, table: str, system: str, eps: float, ours: float, baseline: str,
+                   value: float | None, name: str, failures: list[str]) -> str:
+    """The verdict against a baseline's median ``value`` (its cell); a loss is added to ``failures``."""
+    if value is None:
+        return "–"
+    if ours > value:
+        test = seed_test(per_run.get((table, system, eps), []), per_run.get((table, baseline, eps), []))
+        failures.append(f"{table}, eps = {eps:g}, {system}: avg L1 {ours:.4f} > {name} {value:.4f} "
+                        f"({ours / value:.2f}x; {test})")
+    return verdict(ours <= value, f"{ours:.3f} vs {value:.3f}")
 
 
 def peer_check(by: dict, per_run: dict, table: str, system: str, eps: float, ours: float, peer_set: tuple[str, ...],

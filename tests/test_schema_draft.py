@@ -1044,6 +1044,20 @@ def test_a_date_time_written_with_a_space_has_its_profile_class(text, expected):
     assert CLASSES[classify(np.array([text], dtype=object), ("",))[0]] == expected
 
 
+def random_stamps(seed: int, start: str, days: int, n: int = 3000) -> pd.DatetimeIndex:
+    """``n`` seeded times, uniform over ``days`` days from ``start``."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    return pd.Timestamp(start) + pd.to_timedelta(rng.integers(0, days * 86400, n), unit="s")
+
+
+def drafted_from_csv(frame: pd.DataFrame, path) -> Schema:
+    """``frame`` written as a CSV file at ``path`` and drafted from the file (eps 1, delta 1e-9, seed 0; warnings off)."""
+    frame.to_csv(path, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return draft_schema(str(path), epsilon=1.0, delta=1e-9, seed=0)
+
+
 def test_a_drafted_datetime_writes_back_the_separator_its_values_use(tmp_path):
     """A new user's sensor readings, timestamps written 2023-07-27 05:58:00 (pandas' to_csv, a SQL export), came
     back 2023-08-02T05:55:51, which a spreadsheet keeps as text. The profile counts the two forms apart (public; no
@@ -1052,18 +1066,12 @@ def test_a_drafted_datetime_writes_back_the_separator_its_values_use(tmp_path):
     keep what they had, and every form still reads."""
     from dprelease.schema.decode import decode
 
-    rng = np.random.Generator(np.random.PCG64(5))
-    n = 3000
-    stamps = pd.Timestamp("2023-01-01") + pd.to_timedelta(rng.integers(0, 365 * 86400, n), unit="s")
+    stamps = random_stamps(5, "2023-01-01", 365)
     spaced = stamps.strftime("%Y-%m-%d %H:%M:%S").to_numpy(dtype=object).copy()
     spaced[:40] = stamps[:40].strftime("%Y-%m-%dT%H:%M:%S")  # a few written the other way: the larger form wins
     frame = pd.DataFrame({"read_at": spaced, "sent_at": stamps.strftime("%Y-%m-%dT%H:%M:%S"),
                           "day": stamps.strftime("%Y-%m-%d")})
-    path = tmp_path / "readings.csv"
-    frame.to_csv(path, index=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        schema = draft_schema(str(path), epsilon=1.0, delta=1e-9, seed=0)
+    schema = drafted_from_csv(frame, tmp_path / "readings.csv")
     assert [schema.column(c).kind for c in ("read_at", "sent_at", "day")] == ["datetime", "datetime", "date"]
     assert schema.column("read_at").separator == " " and schema.column("sent_at").separator == "T"
     spec = schema.column("read_at").to_json()
@@ -1087,18 +1095,12 @@ def test_a_drafted_datetime_with_utc_offsets_is_written_back_in_utc_marked_z(tmp
     reads back to the same codes with the same schema, and columns without offsets keep their unmarked text."""
     from dprelease.schema.decode import decode
 
-    rng = np.random.Generator(np.random.PCG64(6))
-    n = 3000
-    stamps = pd.Timestamp("2024-01-01T06:00:00") + pd.to_timedelta(rng.integers(0, 300 * 86400, n), unit="s")
+    stamps = random_stamps(6, "2024-01-01T06:00:00", 300)
     zoned = (stamps - pd.Timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S+01:00").to_numpy(dtype=object).copy()
     zoned[:40] = stamps[:40].strftime("%Y-%m-%dT%H:%M:%S")  # a few without: the larger form wins
     frame = pd.DataFrame({"placed_at": zoned, "sent_at": stamps.strftime("%Y-%m-%d %H:%M:%S"),
                           "utc": stamps.strftime("%Y-%m-%dT%H:%M:%SZ")})
-    path = tmp_path / "orders.csv"
-    frame.to_csv(path, index=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        schema = draft_schema(str(path), epsilon=1.0, delta=1e-9, seed=0)
+    schema = drafted_from_csv(frame, tmp_path / "orders.csv")
     assert [schema.column(c).offset for c in ("placed_at", "sent_at", "utc")] == ["Z", None, "Z"]
     assert [schema.column(c).separator for c in ("placed_at", "sent_at", "utc")] == ["T", " ", "T"]
     assert "offset" not in schema.column("sent_at").to_json()
@@ -1135,8 +1137,7 @@ def test_a_zoned_dataframe_or_parquet_column_is_drafted_with_offset_z(tmp_path):
     are drafted as zoned text is: ``"offset": "Z"``, so their CSV text says UTC; naive ones are not (public: the
     dtype, the file's schema)."""
     duckdb = pytest.importorskip("duckdb")
-    rng = np.random.Generator(np.random.PCG64(8))
-    stamps = pd.Timestamp("2024-01-01T06:00:00") + pd.to_timedelta(rng.integers(0, 300 * 86400, 3000), unit="s")
+    stamps = random_stamps(8, "2024-01-01T06:00:00", 300)
     frame = pd.DataFrame({"zoned": stamps.tz_localize("Europe/Berlin"), "naive": stamps})
     path = tmp_path / "times.parquet"
     connection = duckdb.connect()

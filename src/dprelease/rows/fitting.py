@@ -118,7 +118,7 @@ class _AttributeView:
         self.marginal, self.position = marginal, marginal.axes.index(axis)
         shape = list(marginal.shape)
         self.moved = shape[:self.position] + shape[self.position + 1:] + [shape[self.position]]  # ``axis`` last
-        self.cells = math.prod(shape)
+        self.count = math.prod(shape)  # its cells, in the buffers
         others = [a for a in marginal.axes if a != axis]
         if not others:
             self.row_of = np.zeros(len(records), dtype=np.intp)
@@ -151,7 +151,7 @@ class _Views:
     def __init__(self, views: list[_AttributeView]) -> None:
         self.views = views
         self.size = views[0].moved[-1]
-        counts = [view.cells for view in views]
+        counts = [view.count for view in views]
         self.offsets = np.concatenate([[0], np.cumsum(counts[:-1])]).astype(np.intp)[:, None]
         for name in self.NAMES:
             flat = np.empty(sum(counts), dtype=getattr(views[0].marginal, name).dtype)
