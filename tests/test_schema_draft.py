@@ -230,12 +230,44 @@ def test_a_column_of_formatted_numbers_is_drafted_numeric_with_its_format():
         private = [draft_schema(frame, epsilon=1.0, delta=1e-9, seed=seed) for seed in range(5)]
     assert shape(open_draft) == expected
     assert [shape(d) for d in private] == [expected] * 5
-    assert any("column 'price' writes its numbers with thousands separators" in str(w.message) for w in caught)
+    assert any("column(s) ['price', 'share'] write their numbers with thousands separators" in str(w.message)
+               for w in caught)
     codes = encode(frame, open_draft)
     parsed = np.array([float(t.replace("$", "").replace(",", "")) for t in frame["price"]])
     edges = np.asarray(open_draft.column("price").edges)
     assert np.array_equal(codes[:, 0], np.clip(np.searchsorted(edges[1:-1], parsed, side="right"), 0, len(edges) - 2))
     assert np.array_equal(codes[:, 0], codes[:, 1])  # the same amounts, written the European way
+
+
+def test_columns_alike_share_one_note_not_one_paragraph_each():
+    """A new user's 10-column table drafted at epsilon 0.5 printed 12 warnings, each a paragraph: one per column for
+    categories that delta = 0 cannot select, for numbers written with a decimal comma, for bounds no cell showed.
+    Columns alike now share one note naming them all; each column is still named."""
+    rng = np.random.Generator(np.random.PCG64(60))
+    n = 3000
+    frame = pd.DataFrame({
+        "city": rng.choice(["Köln", "Bonn", "Ulm"], n), "faculty": rng.choice(["Jura", "Physik"], n),
+        "grade": [f"{g:.1f}".replace(".", ",") for g in rng.uniform(1, 4, n)],
+        "hours": [f"{h:.1f}".replace(".", ",") for h in rng.gamma(3, 4, n)],
+        "credits": rng.integers(0, 360, n), "semester": rng.integers(1, 13, n)})
+
+    def told(**kwargs):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            schema = draft_schema(frame, seed=3, **kwargs)
+        return schema, [str(w.message) for w in caught]
+
+    _, lines = told(epsilon=1.0)
+    keyless = [line for line in lines if "categories cannot be selected privately" in line]
+    assert keyless == [keyless[0]] and keyless[0].startswith("column(s) ['city', 'faculty']: ")
+    comma = [line for line in lines if "decimal comma" in line]
+    assert comma == [comma[0]] and comma[0].startswith("column(s) ['grade', 'hours'] write their numbers with a ")
+    schema, lines = told(epsilon=0.2)  # too little for any bounds: the two integer columns miss the same threshold
+    undecided = [c.name for c in schema.columns if isinstance(c, UndecidedColumn)]
+    assert {"credits", "semester"} <= set(undecided)
+    unbounded = [line for line in lines if "no cell of their bounds histograms" in line]
+    assert any(line.startswith("column(s) ['credits', 'semester']: ") for line in unbounded)
+    assert sorted(re.findall(r"'(\w+)'", " ".join(unbounded))) == sorted(undecided)
 
 
 def test_open_draft_is_exact_and_marked_not_public():
@@ -444,7 +476,7 @@ def test_drafted_bounds_are_never_invented_from_noise():
             warnings.simplefilter("always")
             schema = draft_schema(frame, epsilon=1.0, delta=1e-9, seed=seed, types={"score": "integer"})
         column = schema.column("score")
-        told = [str(w.message) for w in caught if "column 'score': no cell" in str(w.message)]
+        told = [str(w.message) for w in caught if "['score']: no cell" in str(w.message)]
         assert column.kind == "integer"
         if isinstance(column, IntegerColumn):
             low, high = column.bounds

@@ -33,6 +33,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -158,17 +159,29 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     bucketed = [p.name for p in profiles if p.has_null]
     if private and bucketed:
         notes.append(_spurious_blanks_note(bucketed, profile_share))
-    # what the columns found, for one note each: bounds at a wide cell's edge (:func:`_outer_cells_note`), number
-    # columns drafted as their few values (:func:`_few_values`)
-    found: dict[str, list[str]] = {"outer": [], "few values": []}
+    # what the columns found, one note for all the columns alike (a wall of per-column paragraphs buries the one
+    # that matters): bounds at a wide cell's edge (:func:`_outer_cells_note`), number columns drafted as their few
+    # values (:func:`_few_values`), text columns that delta = 0 cannot give categories, numbers written with signs
+    # or a decimal comma (by the options declared), columns left without bounds (by the threshold they missed)
+    found: dict[str, Any] = {"outer": [], "few values": [], "no keys": [], "written": {}, "no bounds": {}}
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
+    if found["no keys"]:
+        notes.append(f"column(s) {found['no keys']}: categories cannot be selected privately with delta = 0; the "
+                     "draft lists none (every value goes to other): give --delta or declare them")
+    for (words, options), written_names in found["written"].items():
+        notes.append(f"column(s) {written_names} write their numbers {words}: the draft declares {options}, and "
+                     "reads a number with or without any of these symbols; remove those the table never writes")
+    for missed, undecided in found["no bounds"].items():
+        notes.append(f"column(s) {undecided}: no cell of their bounds histograms stood out of the noise (a cell "
+                     f"needs {missed}), so the draft does not guess their bounds: they are left null, and the schema "
+                     "is refused until you declare them from public knowledge (or draft with a larger epsilon)")
     if found["few values"]:
         notes.append(_few_values_note(found["few values"], bins))
     if found["outer"]:
         notes.append(_outer_cells_note(found["outer"]))
     empty = [c.name for c in drafted if isinstance(c, CategoricalColumn) and not c.values and c.other]
     if private and delta > 0 and empty:  # public: which categories the noisy selection kept (with delta = 0 the
-        # column's own note says none can be chosen)
+        # "no keys" note says none can be chosen)
         notes.append(f"column(s) {empty} drafted with no categories: no value was common enough to stand out of the "
                      "noise, so every synthetic value would be the other bucket; list their values from public "
                      "knowledge, leave out a column of identifiers (one value a row: a synthetic table cannot carry "
@@ -360,7 +373,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         return drafted_boolean(name, counts, null=has_null, other=other)
     if kind == "categorical":
         return _categories(name, column.raw, column.text, column.row_class, reader, main, delta_share,
-                           max_categories, has_null, notes)
+                           max_categories, has_null, found["no keys"])
     written = dict(column.written)
     temporal = (C_DATE, *DATETIME_CLASSES)
     conforming = {"integer": (C_INTEGER,), "numeric": (C_INTEGER, C_DECIMAL), "date": temporal,
@@ -374,7 +387,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
         if kind == "datetime" and column.text_format is None:
             dated = {**dated, **written_datetime(counts)}  # written back as most of its values are (post-processing)
-        return _dates(name, kind, values, reader, main, has_null, dated, notes, found["outer"])
+        return _dates(name, kind, values, reader, main, has_null, dated, found)
     edges_epsilon = main / 2
     if column.tests_few_values(private=isinstance(reader, PrivateColumnReader), delta=delta_share):
         # half the bin edges' part: the bounds keep theirs (a larger threshold clips more), and a column drafted
@@ -386,10 +399,9 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         edges_epsilon = main / 4
     if written:  # the format is public once chosen from the profile's noisy classes (post-processing)
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
-        notes.append(f"column {name!r} writes its numbers {_written_words(written)}: the draft declares {options}; "
-                     "remove the symbols it does not use")
+        found["written"].setdefault((_written_words(written), options), []).append(name)
     return _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written}, notes,
-                    found["outer"])
+                    found)
 
 
 def drafted_boolean(name: str, counts: np.ndarray, *, null: bool, other: bool) -> BooleanColumn:
@@ -624,14 +636,13 @@ def _threshold(epsilon: Fraction, cells: int) -> float:
 
 
 def _no_bounds(name: str, kind: str, epsilon: Fraction, cells: int, has_null: bool, wide: dict,
-               notes: list[str]) -> Column:
+               undecided: dict[str, list[str]]) -> Column:
     """A number or date column whose bounds histogram showed nothing: its bounds left undecided (``null`` in the
-    file, refused at every use until declared), with a note naming it (public: the name, epsilon and the
-    threshold), as a text column drafted with delta = 0 is told to declare its categories."""
-    notes.append(f"column {name!r}: no cell of its bounds histogram stood out of the noise (a cell needs more "
-                 f"than about {_threshold(epsilon, cells):,.0f} rows at epsilon={float(epsilon):.3g}), so the draft "
-                 "does not guess its bounds: they are left null, and the schema is refused until you declare "
-                 "them from public knowledge (or draft with a larger epsilon)")
+    file, refused at every use until declared), its name filed under the threshold it missed for one note (public:
+    the name, epsilon and the threshold), as a text column drafted with delta = 0 is told to declare its
+    categories."""
+    missed = f"more than about {_threshold(epsilon, cells):,.0f} rows at epsilon={float(epsilon):.3g}"
+    undecided.setdefault(missed, []).append(name)
     return UndecidedColumn(name=name, type=kind, null=bool(has_null), **wide)
 
 
@@ -721,20 +732,20 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     return steps[(steps > low) & (steps <= high)]
 
 
-def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, has_null, wide, notes, outer) -> Column:
+def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, has_null, wide, notes, found) -> Column:
     integer = kind == "integer"
     cells = _cell_edges(integer)
     runs = _decade_runs(cells)
     bounds = _bounds(name, values, reader, bounds_epsilon, cells, integer, runs)
     if bounds is None:  # no bounds, so no bins to place: the bin edges' part stays unspent
-        return _no_bounds(name, kind, bounds_epsilon, len(cells) - 1 + len(runs), has_null, wide, notes)
+        return _no_bounds(name, kind, bounds_epsilon, len(cells) - 1 + len(runs), has_null, wide, found["no bounds"])
     low, high = bounds
     zero_cell = not integer and (low, high) in ((0.0, ZERO_CELL), (-ZERO_CELL, 0.0))  # the decimals' cell next to 0
     if (integer and low == high) or zero_cell:
         notes.append(_one_value_note(name, low, high, bounds_epsilon, len(cells) - 1 + len(runs),
                                      bool(wide.get("clip"))))
     elif isinstance(reader, PrivateColumnReader):
-        outer.extend(_outer_cells(name, cells, low, high, integer, _NumberCells(integer)))
+        found["outer"].extend(_outer_cells(name, cells, low, high, integer, _NumberCells(integer)))
     if not integer and low == high:
         high = low + 1
     edges = [low, high]
@@ -778,16 +789,16 @@ _DATE_EDGES = np.concatenate([[-np.inf], _DATE_CELL_STARTS, [np.inf]])
 _DATE_RUNS = tuple(_date_runs(_DATE_EDGES))
 
 
-def _dates(name, kind, values, reader, main, has_null, wide, notes, outer) -> Column:
+def _dates(name, kind, values, reader, main, has_null, wide, found) -> Column:
     per_day = 86400 if kind == "datetime" else 1
     days = values // per_day
     edges = _DATE_EDGES
     bounds = _bounds(name, days.astype(np.float64), reader, main, edges, integer=True, runs=_DATE_RUNS)
     if bounds is None:
-        return _no_bounds(name, kind, main, len(edges) - 1, has_null, wide, notes)
+        return _no_bounds(name, kind, main, len(edges) - 1, has_null, wide, found["no bounds"])
     low, high = int(bounds[0]), int(bounds[1])
     if isinstance(reader, PrivateColumnReader):
-        outer.extend(_outer_cells(name, edges, low, high, True, _YearCells()))
+        found["outer"].extend(_outer_cells(name, edges, low, high, True, _YearCells()))
     span = high - low
     unit = "day" if span <= 62 else "month" if span <= 3 * 366 else "year"
     text = lambda d: str(np.datetime64(d, "D"))  # noqa: E731
@@ -855,11 +866,11 @@ def _few_values_note(names: list[str], bins: int) -> str:
             "range instead, declare its kind (--types col=numeric, or col=integer)")
 
 
-def _categories(name, raw, text, row_class, reader, main, delta_share, max_categories, has_null, notes) -> Column:
+def _categories(name, raw, text, row_class, reader, main, delta_share, max_categories, has_null,
+                keyless: list[str]) -> Column:
     text, index, rows = _keys(raw, text, row_class)
     if isinstance(reader, PrivateColumnReader) and delta_share == 0:
-        notes.append(f"column {name!r}: categories cannot be selected privately with delta = 0; the draft lists "
-                     "none (every value goes to other): give --delta or declare them")
+        keyless.append(name)  # one note names them all
         return CategoricalColumn(name=name, values=(), null=bool(has_null), other=True)
     chosen = reader.keys(index[rows], len(text), epsilon=main, delta=delta_share, max_keys=max_categories,
                          label=f"{name}: categories")
