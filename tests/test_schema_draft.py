@@ -772,9 +772,9 @@ def test_numbers_written_with_a_leading_zero_draft_as_codes(tmp_path):
 
 
 def test_a_draft_reads_dates_in_a_declared_format_and_keeps_it(tmp_path):
-    """``formats`` (``--date-format visit=%m/%d/%Y``): a column of US dates, drafted without it as text with no
-    categories, drafts as a date whose bounds cover its years, with the format kept for synth, which writes the dates
-    back the same way; the ledger is an ISO date column's (a profile, then bounds). Where the bounds stay undecided
+    """``formats`` (``--date-format visit=%m/%d/%Y``): a column of US dates (drafted without it as text with no
+    categories before session 60; now the profile finds the format itself) drafts as a date whose bounds cover its
+    years, with the format kept for synth, which writes the dates back the same way; the ledger is an ISO date column's (a profile, then bounds). Where the bounds stay undecided
     the format is kept too. A bad format, or one on a column the data lacks or typed otherwise, is refused before
     anything is read or spent."""
     rng = np.random.Generator(np.random.PCG64(8))
@@ -789,7 +789,7 @@ def test_a_draft_reads_dates_in_a_declared_format_and_keeps_it(tmp_path):
         plain = draft_schema(str(path), **options)
         schema = draft_schema(str(path), formats={"visit": "%m/%d/%Y"}, **options)
         tiny = draft_schema(str(path), epsilon=0.001, formats={"visit": "%m/%d/%Y"}, seed=0)
-    assert plain.column("visit").kind == "categorical" and not plain.column("visit").values
+    assert plain.column("visit").to_json() == schema.column("visit").to_json()
     visit = schema.column("visit")
     assert visit.kind == "date" and visit.format == "%m/%d/%Y"
     assert (visit.low, visit.high) == ("2019-01-01", "2023-12-31")
@@ -816,15 +816,19 @@ def test_dates_before_1900_and_spread_over_decades_draft_their_own_bounds():
     """Births from 1850 to 1949, 50 a year: the date cells were a year each from 1900 and one cell for every earlier
     date, so the draft clipped half the table to 1900-01-01 and stopped where the noise happened to (1900..1924).
     With a decade a cell before 1900 and runs of years within a decade (public cells), the bounds are 1850..1949.
-    A table of one recent year still drafts that year."""
+    A table of one recent year still drafts that year. Over 10 seeds: the last year's 50 rows stand out in about 3
+    drafts of 4 (60 seeds: 44 and 46 before and after the profile grew to 26 classes), so the bounds end in 1948 or
+    1949, never earlier."""
     rng = np.random.Generator(np.random.PCG64(9))
     births = pd.to_datetime("1850-01-01") + pd.to_timedelta(rng.integers(0, 36524, 5000), "D")
     recent = pd.to_datetime("2021-01-01") + pd.to_timedelta(rng.integers(0, 365, 5000), "D")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        old = draft_schema(pd.DataFrame({"born": births.strftime("%Y-%m-%d")}), epsilon=1.0, seed=0)
+        old = [draft_schema(pd.DataFrame({"born": births.strftime("%Y-%m-%d")}), epsilon=1.0, seed=seed).column("born")
+               for seed in range(10)]
         new = draft_schema(pd.DataFrame({"day": recent.strftime("%Y-%m-%d")}), epsilon=1.0, seed=0)
-    assert (old.column("born").low, old.column("born").high) == ("1850-01-01", "1949-12-31")
+    assert all(c.low == "1850-01-01" and c.high in ("1948-12-31", "1949-12-31") for c in old)
+    assert sum(c.high == "1949-12-31" for c in old) >= 3  # 4 here; fewer than 3 has probability below 0.1 %
     assert (new.column("day").low, new.column("day").high) == ("2021-01-01", "2021-12-31")
 
 
@@ -1040,7 +1044,8 @@ def test_the_draft_sees_stray_rows_by_an_unbiased_sum_of_the_profile():
     ``<other>`` for values past the drafted bounds. 2,000 seeded profiles of a clean number column at the profile's
     scale of 50 rows: the unbiased sum passes in 0.19 % expected (more than 1 % has probability below 1e-6), the
     old rule on the same draws in 5.4 % (under 3 % below 1e-6: the planted bias is caught); 30 scales of stray
-    text are seen in 99.5 % expected (asserted: 97 %)."""
+    text are seen in about 92 % expected with the 26 classes of session 60 (23 summed: the level is 20 scales and
+    the sum's deviation 6.8; 97 % with 21 classes; asserted: 90 %), 40 scales in over 99.9 % (asserted: 99 %)."""
     from dprelease.schema.draft import has_stray
     from dprelease.schema.parse import CLASSES, C_DECIMAL, C_INTEGER, C_NULL, C_TEXT
 
@@ -1052,14 +1057,17 @@ def test_the_draft_sees_stray_rows_by_an_unbiased_sum_of_the_profile():
     stray = clean.copy()
     stray[C_TEXT] = 30 * scale
     old_level = 3 * scale * np.sqrt(18)  # the old rule's level, set when the profile had 18 classes
-    false_alarms = old_alarms = seen = 0
+    more = clean.copy()
+    more[C_TEXT] = 40 * scale
+    false_alarms = old_alarms = seen = seen_more = 0
     for _ in range(2_000):
         noisy = noisy_counts(clean, epsilon=epsilon, rng=rng).astype(np.float64)
         false_alarms += has_stray(noisy, scale, conforming)
         others = [c for c in range(len(CLASSES)) if c != C_NULL and c not in conforming]
         old_alarms += np.maximum(noisy, 0)[others].sum() > old_level
         seen += has_stray(noisy_counts(stray, epsilon=epsilon, rng=rng).astype(np.float64), scale, conforming)
-    assert false_alarms <= 20 and old_alarms >= 60 and seen >= 1_940
+        seen_more += has_stray(noisy_counts(more, epsilon=epsilon, rng=rng).astype(np.float64), scale, conforming)
+    assert false_alarms <= 20 and old_alarms >= 60 and seen >= 1_800 and seen_more >= 1_980
     assert has_stray(clean, 0.0, conforming) is False  # an open draft: exact counts, any stray row counts
     assert has_stray(np.where(np.arange(len(CLASSES)) == C_TEXT, 1, clean), 0.0, conforming) is True
 
@@ -1211,3 +1219,57 @@ def test_a_bad_separator_is_refused_naming_the_column(spec, said):
     with pytest.raises(InputError) as error:
         Schema.from_dict({"format": "dprelease-schema/1", "columns": {"when": {**bounded, **spec}}})
     assert "schema column 'when'" in str(error.value) and said in str(error.value)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("31.03.2022", "d.m.Y"), ("1.3.2022", "d.m.Y"), ("2022/03/31", "Y/m/d"), ("31/03/2022", "d/m/Y"),
+    ("03/31/2022", "m/d/Y"), ("03/04/2022", "a/b/Y"), ("12/12/2022", "a/b/Y"),
+    ("31.02.2022", "text"), ("13/13/2022", "text"), ("2022/02/30", "text"), ("12.3.22", "text"),
+    ("03.31.2022", "text"), ("12.03", "decimal"), ("2022-03-31", "date")])
+def test_dates_written_another_way_have_their_own_classes(text, expected):
+    from dprelease.schema.parse import CLASSES, classify
+
+    assert CLASSES[classify(np.array([text], dtype=object), ("",))[0]] == expected
+
+
+def test_dates_written_another_way_are_drafted_with_their_format(tmp_path):
+    """A new user's German grades table wrote its enrolment dates 31.03.2022; the draft made them text with no
+    categories (every synthetic value <other>). The profile now counts dotted, year-first and slash dates apart
+    (public classes, the same L1 sensitivity 2), and the draft declares the format most values use; slash dates
+    are read day first or month first by the values whose first or second field is above 12, and where that cannot
+    be told the column stays text, named in a note. Over 5 seeds; the drafted schema reads the file and writes
+    the dates back in their format."""
+    from dprelease.schema.decode import decode
+
+    days = random_stamps(60, "2015-01-01", 2922, n=4000).normalize()  # eight whole years
+    early = days[days.day <= 12]
+    frame = pd.DataFrame({"dotted": days.strftime("%d.%m.%Y"), "year_first": days.strftime("%Y/%m/%d"),
+                          "day_first": days.strftime("%d/%m/%Y"), "month_first": days.strftime("%m/%d/%Y"),
+                          "both": np.where(np.arange(len(days)) % 2 == 0, days.strftime("%d/%m/%Y"),
+                                           days.strftime("%m/%d/%Y")),
+                          "neither": np.resize(early.strftime("%d/%m/%Y"), len(days))})
+    path = tmp_path / "dates.csv"
+    frame.to_csv(path, index=False)
+    expected = {"dotted": "%d.%m.%Y", "year_first": "%Y/%m/%d", "day_first": "%d/%m/%Y", "month_first": "%m/%d/%Y"}
+    for seed in range(5):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            schema = draft_schema(str(path), epsilon=1.0, delta=1e-9, seed=seed)
+        for name, text_format in expected.items():
+            column = schema.column(name)
+            assert (column.kind, column.to_json().get("format")) == ("date", text_format), (seed, name)
+            assert column.to_json()["bounds"] == ["2015-01-01", "2022-12-31"], (seed, name)
+        assert schema.column("both").kind == schema.column("neither").kind == "categorical"
+        told = [str(w.message) for w in caught]
+        assert any(line.startswith("column(s) ['both'] look like dates written with slashes") and "both orders" in line
+                   for line in told)
+        assert any(line.startswith("column(s) ['neither'] look like dates written with slashes") for line in told)
+        assert any(line.startswith("column(s) ['day_first'] drafted as dates written day first with slashes")
+                   for line in told)
+    dated = Schema(tuple(schema.column(name) for name in expected), schema.null_tokens)
+    codes = encode(frame[list(expected)], dated)
+    written = decode(codes, dated, values="uniform", rng=np.random.Generator(np.random.PCG64(1)))
+    again = encode(pd.DataFrame(dict(zip(expected, written.text_columns()))), dated)
+    assert np.array_equal(codes, again)
+    assert all(re.fullmatch(r"\d\d\.\d\d\.\d{4}", text) for text in written.text_columns()[0])
+    assert all(codes[:, j].max() > codes[:, j].min() for j in range(len(expected)))  # the years are told apart

@@ -47,8 +47,9 @@ from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, N
 from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, CategoricalColumn, Column,
                                       on_decimal_grid)
 from dprelease.schema.encode import number_texts, read_table
-from dprelease.schema.parse import (BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETIME, C_DECIMAL, C_GROUPED,
-                                    C_INTEGER, C_NULL, CLASSES, DATETIME_CLASSES, DRAFT_SYMBOLS, SPACED_CLASSES,
+from dprelease.schema.parse import (BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETIME, C_DAY_FIRST_DATE, C_DECIMAL,
+                                    C_GROUPED, C_INTEGER, C_MONTH_FIRST_DATE, C_NULL, C_SLASH_DATE, CLASSES,
+                                    DATE_FORMAT_CLASSES, DATETIME_CLASSES, DRAFT_SYMBOLS, SPACED_CLASSES,
                                     ZONED_CLASSES, FactorColumn, TypedColumn,
                                     classify, datetimes_to_int, format_problem, parse_floats,
                                     parse_formatted_times, parse_times, texts, typed_classes)
@@ -175,6 +176,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         notes.append(f"column(s) {undecided}: no cell of their bounds histograms stood out of the noise (a cell "
                      f"needs {missed}), so the draft does not guess their bounds: they are left null, and the schema "
                      "is refused until you declare them from public knowledge (or draft with a larger epsilon)")
+    for note in _found_dates_notes(profiles):
+        notes.append(note)
     if found["few values"]:
         notes.append(_few_values_note(found["few values"], bins))
     if found["outer"]:
@@ -322,6 +325,10 @@ class _Profiled:
     text_format: str | None = None
     #: whether ``types`` declared the kind (a declared numeric column is numbers: no test of few values)
     declared: bool = False
+    #: the date format the profile found (:func:`_written_date`), or None (none found, or one declared)
+    found_format: str | None = None
+    #: for slash dates whose order the profile could not tell, why: "neither" or "both" orders stood out
+    slash_order: str | None = None
 
     def has_stray(self, conforming: Sequence[int]) -> bool:
         """Whether the rows of no ``conforming`` class (nor NULL) stand out of the profile's noise: then the column
@@ -361,8 +368,13 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
     written = _written(counts, noise)
     kind = declared or _kind(counts, noise, written)
     written = tuple(written.items()) if kind in ("integer", "numeric") else ()
+    found_format, slash_order = None, None
+    if text_format is None and text is not None and (declared == "date" or (declared is None and kind == "categorical")):
+        found_format, slash_order = _written_date(counts, noise)
+        if found_format is not None:  # public: chosen from the noisy classes (post-processing)
+            kind, text_format = "date", found_format
     return _Profiled(name, raw, text, row_class, counts, noisy, noise, kind, bool(counts[C_NULL] > noise), seen,
-                     written, text_format, declared is not None)
+                     written, text_format, declared is not None, found_format, slash_order)
 
 
 def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, notes, found) -> Column:
@@ -375,7 +387,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         return _categories(name, column.raw, column.text, column.row_class, reader, main, delta_share,
                            max_categories, has_null, found["no keys"])
     written = dict(column.written)
-    temporal = (C_DATE, *DATETIME_CLASSES)
+    temporal = (C_DATE, *DATETIME_CLASSES, *DATE_FORMAT_CLASSES.get(column.text_format, ()))
     conforming = {"integer": (C_INTEGER,), "numeric": (C_INTEGER, C_DECIMAL), "date": temporal,
                   "datetime": temporal}[kind]
     if written:
@@ -435,8 +447,9 @@ def has_stray(noisy: np.ndarray, noise: float, conforming: Sequence[int]) -> boo
     5.4 % of drafts (simulated; 4 of 48 of a new user's number and date columns), giving a clean column an
     ``other`` bucket that then wrote ``<other>`` for every value beyond its drafted bounds. Here empty classes pass
     with probability 0.19-0.28 % for k = 6-16 (simulated: a sum of Laplace variables is near normal; Chebyshev
-    bounds it by 1/9 whatever the shape). The price: stray rows need about 16 scales, not 6, to be seen, and below
-    that ``synth`` refuses their text by name ("values not numbers (declare other; ...)") before any spend.
+    bounds it by 1/9 whatever the shape). The price: stray rows need about 3 sqrt(2 k) scales, not 6, to be seen
+    (20 for a number column of the 26-class profile: each class the profile adds costs power), and below that
+    ``synth`` refuses their text by name ("values not numbers (declare other; ...)") before any spend.
     Post-processing of the profile (no budget). At ``noise`` = 0 (an open draft) any stray row counts."""
     stray = [c for c in range(len(noisy)) if c != C_NULL and c not in conforming]
     total = float(np.sum(np.asarray(noisy, dtype=np.float64)[stray]))
@@ -481,6 +494,29 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
     if share(C_DATE, *DATETIME_CLASSES) >= KIND_SHARE:
         return "datetime"
     return "categorical"
+
+
+def _written_date(counts: np.ndarray, noise: float) -> tuple[str | None, str | None]:
+    """The format of a column whose non-NULL values are dates written another way than ISO (``KIND_SHARE`` of them
+    in one of :data:`DATE_FORMAT_CLASSES`' ways, among the classes that stand out of the noise), as (format, None).
+    Slash dates with the year last read day first where values with a first field above 12 stand out and none with
+    a second, month first the other way round; where neither or both stand out the order is not told, and the
+    answer is (None, "neither") or (None, "both"). (None, None): not such dates. Post-processing of the noisy
+    profile; nothing is guessed from a table too small to show a class."""
+    visible = _visible(counts, noise)
+    if visible is None:
+        return None, None
+    present = visible.sum() - visible[C_NULL]
+    share = lambda *classes: sum(visible[c] for c in classes) / present  # noqa: E731
+    for text_format in ("%d.%m.%Y", "%Y/%m/%d"):
+        if share(*DATE_FORMAT_CLASSES[text_format]) >= KIND_SHARE:
+            return text_format, None
+    if share(C_DAY_FIRST_DATE, C_MONTH_FIRST_DATE, C_SLASH_DATE) < KIND_SHARE:
+        return None, None
+    day_first, month_first = visible[C_DAY_FIRST_DATE] > 0, visible[C_MONTH_FIRST_DATE] > 0
+    if day_first != month_first:
+        return ("%d/%m/%Y" if day_first else "%m/%d/%Y"), None
+    return None, "both" if day_first else "neither"
 
 
 def written_datetime(counts: np.ndarray) -> dict[str, str]:
@@ -856,6 +892,37 @@ def _number_first(text: str) -> tuple[int, float, str]:
         return 0, float(text), text
     except ValueError:
         return 1, 0.0, text
+
+
+#: How each format the draft finds writes a date, for its note.
+_FORMAT_EXAMPLES = {"%d.%m.%Y": "day first with dots (31.03.2022)", "%Y/%m/%d": "year first with slashes (2022/03/31)",
+                    "%d/%m/%Y": "day first with slashes (31/03/2022: values whose first field is above 12 stood out "
+                                "of the noise, none whose second is)",
+                    "%m/%d/%Y": "month first with slashes (03/31/2022: values whose second field is above 12 stood "
+                                "out of the noise, none whose first is)"}
+
+
+def _found_dates_notes(profiles: Sequence[_Profiled]) -> list[str]:
+    """One note for the columns drafted as dates in each format the profile found, and one for the slash dates whose
+    order it could not tell (left categorical). Public: names, and formats chosen from the noisy profile."""
+    notes = []
+    by_format: dict[str, list[str]] = {}
+    for p in profiles:
+        if p.found_format is not None:
+            by_format.setdefault(p.found_format, []).append(p.name)
+    for text_format, names in by_format.items():
+        notes.append(f"column(s) {names} drafted as dates written {_FORMAT_EXAMPLES[text_format]}: the draft declares "
+                     f'"format": "{text_format}", and synth writes their dates back so; if the table writes them '
+                     "otherwise, correct the format")
+    for order in ("neither", "both"):
+        names = [p.name for p in profiles if p.slash_order == order]
+        if names:
+            why = ("no value with a first or second field above 12 stood out of the noise" if order == "neither" else
+                   "values of both orders stood out of the noise (31/03/2022 and 03/31/2022)")
+            notes.append(f"column(s) {names} look like dates written with slashes, but whether the day or the month "
+                         f"comes first cannot be told ({why}), so they are drafted as text; declare each a date with "
+                         'its "format" ("%d/%m/%Y" or "%m/%d/%Y") and bounds (--date-format col=%d/%m/%Y)')
+    return notes
 
 
 def _few_values_note(names: list[str], bins: int) -> str:

@@ -320,13 +320,23 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 #: ``date time`` is an ISO date-time written with a space for its ``T`` (2023-07-27 05:58:00, as pandas and SQL
 #: exports write it), ``datetime zoned`` and ``date time zoned`` the same with a UTC offset (2024-01-17T15:49:38+01:00,
 #: ...Z): a drafted datetime column writes back the separator and the offset (or none) most of its values use.
+#: The last five are dates written another way than ISO, each with a four-digit year: ``d.m.Y`` (31.03.2022, day
+#: first, as every table that writes dates with dots does), ``Y/m/d`` (2022/03/31), and slashes with the year last,
+#: by what the value itself shows: ``d/m/Y`` where the first field is above 12 (31/03/2022), ``m/d/Y`` where the
+#: second is (03/31/2022), ``a/b/Y`` where both are 12 or less and the value reads either way (03/04/2022).
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
            "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time",
-           "datetime zoned", "date time zoned")
+           "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
 C_DATETIME_SPACED = CLASSES.index("date time")
 C_DATETIME_ZONED = CLASSES.index("datetime zoned")
 C_DATETIME_SPACED_ZONED = CLASSES.index("date time zoned")
+C_DOTTED_DATE, C_YEAR_FIRST_DATE, C_DAY_FIRST_DATE, C_MONTH_FIRST_DATE, C_SLASH_DATE = range(
+    CLASSES.index("d.m.Y"), len(CLASSES))
+#: The format each class of dates written another way reads by, and the classes a format reads (``a/b/Y`` reads by
+#: either slash format; alone it says neither).
+DATE_FORMAT_CLASSES = {"%d.%m.%Y": (C_DOTTED_DATE,), "%Y/%m/%d": (C_YEAR_FIRST_DATE,),
+                       "%d/%m/%Y": (C_DAY_FIRST_DATE, C_SLASH_DATE), "%m/%d/%Y": (C_MONTH_FIRST_DATE, C_SLASH_DATE)}
 #: The date-time classes: every one reads as a datetime; by the character between date and time, and by an offset.
 DATETIME_CLASSES = (C_DATETIME, C_DATETIME_SPACED, C_DATETIME_ZONED, C_DATETIME_SPACED_ZONED)
 SPACED_CLASSES = (C_DATETIME_SPACED, C_DATETIME_SPACED_ZONED)
@@ -346,6 +356,30 @@ _US_GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
 _DECIMAL_COMMA = re.compile(r"[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?")
 
 
+_WRITTEN_DATE = re.compile(r"(\d{1,2})([./])(\d{1,2})\2(\d{4})|(\d{4})/(\d{1,2})/(\d{1,2})")
+
+
+def _is_date(year: str, month: str, day: str) -> bool:
+    return parse_iso(f"{int(year):04d}-{int(month):02d}-{int(day):02d}", "D") is not None
+
+
+def written_date_class(text: str) -> int:
+    """The class of a date written another way than ISO (:data:`CLASSES`' last five), or C_TEXT: a value whose
+    fields name no real day (31.02.2022, 13/13/2022) is text."""
+    match = _WRITTEN_DATE.fullmatch(text)
+    if match is None:
+        return C_TEXT
+    first, mark, second, year, year_first, month, day = match.groups()
+    if year_first is not None:
+        return C_YEAR_FIRST_DATE if _is_date(year_first, month, day) else C_TEXT
+    day_first, month_first = _is_date(year, second, first), _is_date(year, first, second)
+    if mark == ".":
+        return C_DOTTED_DATE if day_first else C_TEXT
+    if day_first and month_first:
+        return C_SLASH_DATE
+    return C_DAY_FIRST_DATE if day_first else C_MONTH_FIRST_DATE if month_first else C_TEXT
+
+
 def written_number_class(text: str) -> int:
     """C_GROUPED, C_COMMA or C_TEXT for a text that is not a plain number: $1,234.50 and 12% are grouped, 3,5 and
     1.234,5 comma. 1,234 reads both ways and counts as grouped (a decimal comma rarely has three digits)."""
@@ -363,8 +397,9 @@ def written_number_class(text: str) -> int:
 
 def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
     """The class of each distinct text value (None is NULL): null, boolean word, integer, decimal number,
-    ISO date, ISO date-time (with a T, or a space; with a UTC offset or without), or other text (a number written with a leading zero, 02134, is
-    text: a code)."""
+    ISO date, ISO date-time (with a T, or a space; with a UTC offset or without), a date written another way
+    (31.03.2022, 2022/03/31, 31/03/2022, 03/31/2022), a number written with signs or a decimal comma, or other text
+    (a number written with a leading zero, 02134, is text: a code)."""
     tokens = set(null_tokens)
     out = np.full(len(text), C_TEXT, dtype=np.int64)
     floats, numeric = parse_floats(text)
@@ -392,7 +427,9 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
                     out[i] = ((C_DATETIME_SPACED_ZONED if zoned else C_DATETIME_SPACED) if spaced else
                               (C_DATETIME_ZONED if zoned else C_DATETIME))
             elif len(t) <= 64 and any(c.isdigit() for c in t):
-                out[i] = written_number_class(t)
+                out[i] = written_date_class(t.strip())
+                if out[i] == C_TEXT:
+                    out[i] = written_number_class(t)
     return out
 
 
