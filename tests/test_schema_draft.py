@@ -1238,27 +1238,37 @@ def test_dates_written_another_way_are_drafted_with_their_format(tmp_path):
     (public classes, the same L1 sensitivity 2), and the draft declares the format most values use; slash dates
     are read day first or month first by the values whose first or second field is above 12, and where that cannot
     be told the column stays text, named in a note. Over 5 seeds; the drafted schema reads the file and writes
-    the dates back in their format."""
+    the dates back in their format. Dates carrying a time of day (12/1/2010 8:26, 01/01/2019 12:00:00 AM) are
+    datetimes whose clock a second noisy histogram over four clocks and none chooses."""
     from dprelease.schema.decode import decode
 
-    days = random_stamps(60, "2015-01-01", 2922, n=4000).normalize()  # eight whole years
+    stamps = random_stamps(60, "2015-01-01", 2922, n=6000)
+    days = stamps.normalize()  # eight whole years
     early = days[days.day <= 12]
     frame = pd.DataFrame({"dotted": days.strftime("%d.%m.%Y"), "year_first": days.strftime("%Y/%m/%d"),
                           "day_first": days.strftime("%d/%m/%Y"), "month_first": days.strftime("%m/%d/%Y"),
                           "both": np.where(np.arange(len(days)) % 2 == 0, days.strftime("%d/%m/%Y"),
                                            days.strftime("%m/%d/%Y")),
-                          "neither": np.resize(early.strftime("%d/%m/%Y"), len(days))})
+                          "neither": np.resize(early.strftime("%d/%m/%Y"), len(days)),
+                          # as US open data and spreadsheets write them: 01/01/2019 12:00:00 AM, 12/1/2010 8:26
+                          "us_clock": stamps.strftime("%m/%d/%Y %I:%M:%S %p"),
+                          "sheet": [f"{t.month}/{t.day}/{t.year} {t.hour}:{t.minute:02d}" for t in stamps],
+                          "dotted_clock": stamps.strftime("%d.%m.%Y %H:%M")})
     path = tmp_path / "dates.csv"
     frame.to_csv(path, index=False)
-    expected = {"dotted": "%d.%m.%Y", "year_first": "%Y/%m/%d", "day_first": "%d/%m/%Y", "month_first": "%m/%d/%Y"}
+    expected = {"dotted": "%d.%m.%Y", "year_first": "%Y/%m/%d", "day_first": "%d/%m/%Y", "month_first": "%m/%d/%Y",
+                "us_clock": "%m/%d/%Y %I:%M:%S %p", "sheet": "%m/%d/%Y %H:%M", "dotted_clock": "%d.%m.%Y %H:%M"}
     for seed in range(5):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             schema = draft_schema(str(path), epsilon=1.0, delta=1e-9, seed=seed)
         for name, text_format in expected.items():
             column = schema.column(name)
-            assert (column.kind, column.to_json().get("format")) == ("date", text_format), (seed, name)
-            assert column.to_json()["bounds"] == ["2015-01-01", "2022-12-31"], (seed, name)
+            kind = "datetime" if "%M" in text_format else "date"
+            assert (column.kind, column.to_json().get("format")) == (kind, text_format), (seed, name)
+            assert column.to_json()["bounds"][0][:10] == "2015-01-01", (seed, name)
+            assert column.to_json()["bounds"][1][:10] == "2022-12-31", (seed, name)
+            assert column.to_json().get("clip") is True, (seed, name)  # nothing stray stood out
         assert schema.column("both").kind == schema.column("neither").kind == "categorical"
         told = [str(w.message) for w in caught]
         assert any(line.startswith("column(s) ['both'] look like dates written with slashes") and "both orders" in line
@@ -1266,6 +1276,23 @@ def test_dates_written_another_way_are_drafted_with_their_format(tmp_path):
         assert any(line.startswith("column(s) ['neither'] look like dates written with slashes") for line in told)
         assert any(line.startswith("column(s) ['day_first'] drafted as dates written day first with slashes")
                    for line in told)
+    # the ledger: a profile each; a found format's column spends a quarter of its part on the time of day and the
+    # rest on its bounds (exact fractions); the two left as text spend their part on categories
+    profile, main = Fraction(1, 4) / 9, Fraction(3, 4) / 9
+    charges = {label: eps for label, eps, *_ in schema.draft.charges()}
+    assert {k: v for k, v in charges.items() if k.endswith(": time of day")} == {
+        f"{name}: time of day": main / 4 for name in expected}
+    assert all(charges[f"{name}: bounds"] == main * 3 / 4 and charges[f"{name}: profile"] == profile
+               for name in expected)
+    assert charges["both: categories"] == charges["neither: categories"] == main
+    assert sum(charges.values()) == schema.draft.spent[0] == 1
+    # a column whose clocks differ: the commoner wins, and the others' rows stand out, so it takes other
+    mixed = pd.DataFrame({"at": np.where(np.arange(len(stamps)) % 10 < 7, stamps.strftime("%d.%m.%Y %H:%M"),
+                                         stamps.strftime("%d.%m.%Y %H:%M:%S"))})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        at = draft_schema(mixed, epsilon=1.0, seed=0).column("at").to_json()
+    assert (at["type"], at["format"], at.get("other")) == ("datetime", "%d.%m.%Y %H:%M", True)
     dated = Schema(tuple(schema.column(name) for name in expected), schema.null_tokens)
     codes = encode(frame[list(expected)], dated)
     written = decode(codes, dated, values="uniform", rng=np.random.Generator(np.random.PCG64(1)))

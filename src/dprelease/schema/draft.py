@@ -8,13 +8,15 @@ Two modes, and never a silent one:
 
 - **private** (``epsilon=``, optionally ``delta=``): a quarter of epsilon buys each column, in equal parts, a
   noisy profile (how many values look NULL, boolean, integer, decimal, date, date-time or text, or like a number
-  written with thousands separators or signs (1,234.50, $99, 12%) or a decimal comma (3,5)), from which the kind,
-  the way numbers are written and the NULL bucket are chosen. The other three quarters are split equally over the
+  written with thousands separators or signs (1,234.50, $99, 12%) or a decimal comma (3,5), or a date written
+  another way (31.03.2022, 2022/03/31, 31/03/2022, 03/31/2022, with or without a time of day)), from which the kind,
+  the way numbers and dates are written and the NULL bucket are chosen. The other three quarters are split equally over the
   columns whose kind needs more (a boolean needs nothing more, nor text when delta = 0): for numbers, bounds from a noisy
   histogram over public cells (0, +-1..9 10^e; widened by runs of a decade's cells whose noisy sum stands out)
   and then bin edges (quantiles 1/b .. (b-1)/b) by the
   exponential mechanism over public candidates inside the bounds; for dates, bounds from a noisy histogram
-  over years (for both, where no noisy cell clears the threshold the bounds are left null, refused at every
+  over years (a date written another way first spends a quarter of its part on a noisy histogram of its times of
+  day) (for both, where no noisy cell clears the threshold the bounds are left null, refused at every
   use until the user declares them, and no bin edges are bought); for text, categories by a stability
   histogram (needs delta > 0; delta is split equally over the text columns). That split reads the profiles'
   noisy outputs, so the budgets are chosen adaptively; their sum never exceeds (epsilon, delta), which basic
@@ -31,7 +33,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -50,9 +52,10 @@ from dprelease.schema.encode import number_texts, read_table
 from dprelease.schema.parse import (BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETIME, C_DAY_FIRST_DATE, C_DECIMAL,
                                     C_GROUPED, C_INTEGER, C_MONTH_FIRST_DATE, C_NULL, C_SLASH_DATE, CLASSES,
                                     DATE_FORMAT_CLASSES, DATETIME_CLASSES, DRAFT_SYMBOLS, SPACED_CLASSES,
+                                    TIME_VARIANTS,
                                     ZONED_CLASSES, FactorColumn, TypedColumn,
                                     classify, datetimes_to_int, format_problem, parse_floats,
-                                    parse_formatted_times, parse_times, texts, typed_classes)
+                                    parse_formatted_times, parse_times, texts, time_variants, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import Table, check_header_names, concat_tables
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
@@ -164,7 +167,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     # that matters): bounds at a wide cell's edge (:func:`_outer_cells_note`), number columns drafted as their few
     # values (:func:`_few_values`), text columns that delta = 0 cannot give categories, numbers written with signs
     # or a decimal comma (by the options declared), columns left without bounds (by the threshold they missed)
-    found: dict[str, Any] = {"outer": [], "few values": [], "no keys": [], "written": {}, "no bounds": {}}
+    found: dict[str, Any] = {"outer": [], "few values": [], "no keys": [], "written": {}, "no bounds": {},
+                             "dates": {}}
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
     if found["no keys"]:
         notes.append(f"column(s) {found['no keys']}: categories cannot be selected privately with delta = 0; the "
@@ -176,7 +180,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         notes.append(f"column(s) {undecided}: no cell of their bounds histograms stood out of the noise (a cell "
                      f"needs {missed}), so the draft does not guess their bounds: they are left null, and the schema "
                      "is refused until you declare them from public knowledge (or draft with a larger epsilon)")
-    for note in _found_dates_notes(profiles):
+    for note in _found_dates_notes(found["dates"], profiles):
         notes.append(note)
     if found["few values"]:
         notes.append(_few_values_note(found["few values"], bins))
@@ -369,7 +373,8 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
     kind = declared or _kind(counts, noise, written)
     written = tuple(written.items()) if kind in ("integer", "numeric") else ()
     found_format, slash_order = None, None
-    if text_format is None and text is not None and (declared == "date" or (declared is None and kind == "categorical")):
+    if text_format is None and text is not None and (declared in ("date", "datetime") or
+                                                     (declared is None and kind == "categorical")):
         found_format, slash_order = _written_date(counts, noise)
         if found_format is not None:  # public: chosen from the noisy classes (post-processing)
             kind, text_format = "date", found_format
@@ -387,14 +392,19 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         return _categories(name, column.raw, column.text, column.row_class, reader, main, delta_share,
                            max_categories, has_null, found["no keys"])
     written = dict(column.written)
-    temporal = (C_DATE, *DATETIME_CLASSES, *DATE_FORMAT_CLASSES.get(column.text_format, ()))
+    temporal = (C_DATE, *DATETIME_CLASSES)
     conforming = {"integer": (C_INTEGER,), "numeric": (C_INTEGER, C_DECIMAL), "date": temporal,
                   "datetime": temporal}[kind]
     if written:
         conforming += (C_COMMA,) if written.get("decimal") == "," else (C_GROUPED,)
-    wide = {"other": True} if column.has_stray(conforming) else {"clip": True}
-    values = _values(kind, column.raw, column.text, np.isin(column.row_class, conforming), written,
-                     column.text_format)
+    conforming_rows, stray_times = np.isin(column.row_class, conforming), False
+    if column.found_format is not None:  # a date written another way: its time of day first, from a quarter
+        conforming += DATE_FORMAT_CLASSES[column.found_format]
+        column, conforming_rows, stray_times = _time_of_day(column, reader, main / 4)
+        main, kind = main * 3 / 4, column.kind
+        found["dates"].setdefault(column.text_format, []).append(name)
+    wide = {"other": True} if column.has_stray(conforming) or stray_times else {"clip": True}
+    values = _values(kind, column.raw, column.text, conforming_rows, written, column.text_format)
     if kind in ("date", "datetime"):
         dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
         if kind == "datetime" and column.text_format is None:
@@ -494,6 +504,24 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
     if share(C_DATE, *DATETIME_CLASSES) >= KIND_SHARE:
         return "datetime"
     return "categorical"
+
+
+def _time_of_day(column: _Profiled, reader, epsilon: Fraction) -> tuple[_Profiled, np.ndarray, bool]:
+    """A column of dates written another way (the profile found the date's format, :func:`_written_date`): which time
+    of day its values carry (:data:`TIME_VARIANTS`: none, or one of four clocks), by the largest count of a noisy
+    histogram over the variants at ``epsilon`` (cell 0: the rows of no variant: NULL, or other classes; L1
+    sensitivity 2, as the profile's). Returns the column with its full format and kind (datetime where a clock won,
+    unless the kind was declared), the rows that read by that format, and whether the other variants' rows stand out
+    of the noise (then the column takes ``other``, :func:`has_stray`). Public: post-processing of the histogram."""
+    family = DATE_FORMAT_CLASSES[column.found_format]
+    in_family = np.isin(column.row_class, family)
+    variant = np.where(in_family, time_variants(column.text)[np.maximum(column.raw.index, 0)], 0)
+    noisy = np.asarray(reader.histogram(variant, 1 + len(TIME_VARIANTS), epsilon=epsilon,
+                                        label=f"{column.name}: time of day"), dtype=np.float64)
+    chosen = 1 + int(np.argmax(noisy[1:]))
+    kind = column.kind if column.declared else ("date" if chosen == 1 else "datetime")
+    timed = replace(column, kind=kind, text_format=column.found_format + TIME_VARIANTS[chosen - 1])
+    return timed, in_family & (variant == chosen), has_stray(noisy, _scale(epsilon), (chosen,))
 
 
 def _written_date(counts: np.ndarray, noise: float) -> tuple[str | None, str | None]:
@@ -902,18 +930,18 @@ _FORMAT_EXAMPLES = {"%d.%m.%Y": "day first with dots (31.03.2022)", "%Y/%m/%d": 
                                 "out of the noise, none whose first is)"}
 
 
-def _found_dates_notes(profiles: Sequence[_Profiled]) -> list[str]:
-    """One note for the columns drafted as dates in each format the profile found, and one for the slash dates whose
-    order it could not tell (left categorical). Public: names, and formats chosen from the noisy profile."""
+def _found_dates_notes(by_format: Mapping[str, list[str]], profiles: Sequence[_Profiled]) -> list[str]:
+    """One note for the columns drafted as dates in each format the draft found (:func:`_time_of_day`), and one for
+    the slash dates whose order the profile could not tell (left categorical). Public: names, and formats chosen
+    from the noisy histograms."""
     notes = []
-    by_format: dict[str, list[str]] = {}
-    for p in profiles:
-        if p.found_format is not None:
-            by_format.setdefault(p.found_format, []).append(p.name)
     for text_format, names in by_format.items():
-        notes.append(f"column(s) {names} drafted as dates written {_FORMAT_EXAMPLES[text_format]}: the draft declares "
-                     f'"format": "{text_format}", and synth writes their dates back so; if the table writes them '
-                     "otherwise, correct the format")
+        family = next(f for f in _FORMAT_EXAMPLES if text_format.startswith(f))
+        clock = text_format[len(family):]
+        timed = f", with a time of day ({clock.strip()})" if clock else ""
+        notes.append(f"column(s) {names} drafted as dates written {_FORMAT_EXAMPLES[family]}{timed}: the draft "
+                     f'declares "format": "{text_format}", and synth writes their values back so; if the table '
+                     "writes them otherwise, correct the format")
     for order in ("neither", "both"):
         names = [p.name for p in profiles if p.slash_order == order]
         if names:

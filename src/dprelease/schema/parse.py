@@ -320,10 +320,11 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 #: ``date time`` is an ISO date-time written with a space for its ``T`` (2023-07-27 05:58:00, as pandas and SQL
 #: exports write it), ``datetime zoned`` and ``date time zoned`` the same with a UTC offset (2024-01-17T15:49:38+01:00,
 #: ...Z): a drafted datetime column writes back the separator and the offset (or none) most of its values use.
-#: The last five are dates written another way than ISO, each with a four-digit year: ``d.m.Y`` (31.03.2022, day
-#: first, as every table that writes dates with dots does), ``Y/m/d`` (2022/03/31), and slashes with the year last,
-#: by what the value itself shows: ``d/m/Y`` where the first field is above 12 (31/03/2022), ``m/d/Y`` where the
-#: second is (03/31/2022), ``a/b/Y`` where both are 12 or less and the value reads either way (03/04/2022).
+#: The last five are dates written another way than ISO, each with a four-digit year, with or without a time of day
+#: (:data:`TIME_VARIANTS`): ``d.m.Y`` (31.03.2022, day first, as every table that writes dates with dots does),
+#: ``Y/m/d`` (2022/03/31), and slashes with the year last, by what the value itself shows: ``d/m/Y`` where the first
+#: field is above 12 (31/03/2022), ``m/d/Y`` where the second is (03/31/2022), ``a/b/Y`` where both are 12 or less
+#: and the value reads either way (03/04/2022).
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
            "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time",
            "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y")
@@ -356,20 +357,52 @@ _US_GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
 _DECIMAL_COMMA = re.compile(r"[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?")
 
 
-_WRITTEN_DATE = re.compile(r"(\d{1,2})([./])(\d{1,2})\2(\d{4})|(\d{4})/(\d{1,2})/(\d{1,2})")
+#: A date written another way than ISO, and an optional time of day after one space: 14:05, 14:05:33, 2:05 PM or
+#: 2:05:33 PM (US open data and spreadsheets write 12/1/2010 8:26 or 01/01/2019 12:00:00 AM).
+_WRITTEN_DATE = re.compile(r"(?:(\d{1,2})([./])(\d{1,2})\2(\d{4})|(\d{4})/(\d{1,2})/(\d{1,2}))"
+                           r"(?: (\d{1,2}):(\d{2})(:\d{2})?( [AaPp][Mm])?)?")
+#: The times of day a date written another way may carry, as the format's tail: none, or one of four clocks. The
+#: profile's date classes hold them all; a draft tells them apart with a second histogram (:func:`time_variants`).
+TIME_VARIANTS = ("", " %H:%M", " %H:%M:%S", " %I:%M %p", " %I:%M:%S %p")
 
 
 def _is_date(year: str, month: str, day: str) -> bool:
     return parse_iso(f"{int(year):04d}-{int(month):02d}-{int(day):02d}", "D") is not None
 
 
+def _time_variant(match: re.Match) -> int | None:
+    """The index in :data:`TIME_VARIANTS` of a written date's time of day, or None where it names no time (25:00,
+    0:30 PM, 12:61)."""
+    hour, minute, second, half = match.group(8, 9, 10, 11)
+    if hour is None:
+        return 0
+    if int(minute) > 59 or (second is not None and int(second[1:]) > 59):
+        return None
+    if not (1 <= int(hour) <= 12 if half else int(hour) <= 23):
+        return None
+    return (3 if half else 1) + (second is not None)
+
+
+def time_variants(text: np.ndarray) -> np.ndarray:
+    """For each distinct text value, 1 + the index in :data:`TIME_VARIANTS` of its time of day where it is a date
+    written another way (:func:`written_date_class`), else 0."""
+    out = np.zeros(len(text), dtype=np.int64)
+    for i, t in enumerate(text):
+        match = None if t is None else _WRITTEN_DATE.fullmatch(t.strip())
+        variant = None if match is None else _time_variant(match)
+        if variant is not None and written_date_class(t.strip()) != C_TEXT:
+            out[i] = 1 + variant
+    return out
+
+
 def written_date_class(text: str) -> int:
-    """The class of a date written another way than ISO (:data:`CLASSES`' last five), or C_TEXT: a value whose
-    fields name no real day (31.02.2022, 13/13/2022) is text."""
+    """The class of a date written another way than ISO, with or without a time of day (:data:`CLASSES`' last
+    five), or C_TEXT: a value whose fields name no real day or time (31.02.2022, 13/13/2022, 1/2/2022 25:00) is
+    text."""
     match = _WRITTEN_DATE.fullmatch(text)
-    if match is None:
+    if match is None or _time_variant(match) is None:
         return C_TEXT
-    first, mark, second, year, year_first, month, day = match.groups()
+    first, mark, second, year, year_first, month, day = match.groups()[:7]
     if year_first is not None:
         return C_YEAR_FIRST_DATE if _is_date(year_first, month, day) else C_TEXT
     day_first, month_first = _is_date(year, second, first), _is_date(year, first, second)
