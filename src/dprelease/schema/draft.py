@@ -12,7 +12,8 @@ Two modes, and never a silent one:
   another way (31.03.2022, 2022/03/31, 31/03/2022, 03/31/2022, with or without a time of day)), from which the kind,
   the way numbers and dates are written and the NULL bucket are chosen. The other three quarters are split equally over the
   columns whose kind needs more (a boolean needs nothing more, nor text when delta = 0): for numbers, bounds from a noisy
-  histogram over public cells (0, +-1..9 10^e; widened by runs of a decade's cells whose noisy sum stands out)
+  histogram over public cells (0, +-1..9 10^e; widened by runs of a decade's cells whose noisy sum stands out;
+  refined inside the outer cells by noisy histograms of their tenths, :func:`_refined`)
   and then bin edges (quantiles 1/b .. (b-1)/b) by the
   exponential mechanism over public candidates inside the bounds; for dates, bounds from a noisy histogram
   over years (a date written another way first spends a quarter of its part on a noisy histogram of its times of
@@ -423,7 +424,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         found["written"].setdefault((_written_words(written), options), []).append(name)
     return _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written}, notes,
-                    found)
+                    found, rows=float(counts[list(conforming)].sum()))
 
 
 def drafted_boolean(name: str, counts: np.ndarray, *, null: bool, other: bool) -> BooleanColumn:
@@ -771,13 +772,127 @@ class _YearCells:
 def _outer_cells_note(entries: list[str]) -> str:
     """The note naming every column whose drafted bounds are the edges of wide cells (:func:`_bounds`): the data may
     end anywhere inside an outer cell, and a synthetic value is drawn evenly over its bin, so synthetic values reach
-    the cell's edge where the data does not (a clock's hours 0..23 drafted up to 29 from the cell 20-29). Public:
+    the cell's edge where the data does not (a clock's hours 0..23 drafted up to 29 from the cell 20-29, where its
+    subcells hold too few rows to refine it, :func:`_refined`). Public:
     the drafted bounds and the public cells."""
     return ("column(s) whose drafted bounds are the edges of the histogram cells that stood out of the noise, not the "
             f"data's least and greatest values: {', '.join(entries)}; where the data ends inside an outer cell, "
             "synthetic values still reach its edge (a bin's values are spread evenly over it), and values beyond the "
             "bounds are clipped (or go to other): declare bounds from public knowledge where you have them (a "
             "clock's hours are 0..23)")
+
+
+#: Refined bounds (:func:`_refined`): how many times the outer cells are split in ten at most; the share of the
+#: column's rows, and of the cell's, a run of subcells may hold and still be cut, besides how many deviations of its
+#: noise; and how large, against those rows, the noise of a level's sum over all its subcells may be for refining
+#: to pay (:func:`refining_pays`). Chosen on generated columns (birth years, years, latitudes, normal scores and
+#: temperatures, ages, log-normal amounts, gamma hours; 500-100,000 rows, eps 0.5-5; benchmarks/bench_draft_bounds.py):
+#: at most 4 % of a column's rows cut, where the first rule (cut at the first subcell that passes alone) cut 40 %.
+REFINE_LEVELS = 3
+REFINE_CUT = 0.005
+REFINE_DEVIATIONS = 1.0
+REFINE_CELL_SHARE = 0.05
+REFINE_NOISE = 0.02
+
+
+def _subcells(first: float, last: float, integer: bool) -> np.ndarray | None:
+    """The edges of [first, last) split in ten equal public cells, on the decimal grid of their width; None where
+    it cannot be split (an integer cell narrower than 10, an infinite or one-value cell)."""
+    width = (last - first) / 10
+    if not (np.isfinite(first) and np.isfinite(last) and width > 0) or (integer and (width < 1 or width % 1)):
+        return None
+    return np.round(np.linspace(first, last, 11), max(0, -math.floor(math.log10(width))) + 1)
+
+
+def refining_pays(epsilon: Fraction, rows: float) -> bool:
+    """Whether a level of refined bounds at ``epsilon`` can tell an empty run of subcells from one holding rows:
+    the noise of a sum of all 20 subcells (deviation scale x sqrt 40) within :data:`REFINE_NOISE` of ``rows``, the
+    profile's noisy count of the column's numbers (public)."""
+    return _scale(epsilon) * math.sqrt(40) <= REFINE_NOISE * rows
+
+
+def _refined(name, values, reader, epsilon, cells, low, high, integer, *,
+             rows: float) -> tuple[float, float, np.ndarray, Fraction]:
+    """Bounds narrowed inside their outer cells: the cell of the lower bound and the cell of the upper bound (one cell
+    where they are the same) each split in ten equal public subcells, one noisy histogram over the subcells (and
+    one cell for every other row: L1 sensitivity 2) at ``epsilon``, and the lower bound moved up past the longest
+    run of subcells from the cell's start whose noisy sum is at most :data:`REFINE_CUT` of ``rows`` (and
+    :data:`REFINE_CELL_SHARE` of the cell's noisy sum, whichever is less) plus :data:`REFINE_DEVIATIONS` deviation
+    of its noise (scale x sqrt(2 j) for j subcells), the upper bound down
+    likewise from the cell's end: only a run that looks empty is cut, and what a cut run holds is rarely more than
+    that share and two deviations; where every subcell of a cell looks empty (the noise's doing) nothing is cut.
+    Then again inside the new outer subcells (the first and last kept), :data:`REFINE_LEVELS` times at most, for
+    an end that was cut or whose kept subcell holds half the cell's noisy rows: uniform temperatures spread over
+    the cell [-4, -3) lost a little more at each level, down to bounds such as -3.593.
+    Birth years 1940-2005 were drafted 1000..2999 from the cells 1000-1999 and 2000-2999, latitudes 41.65-42.05
+    as 40..50, years 2019-2021 as 2000..2999: the outer bins then reached 1000, 50 and 2999, and synthetic values
+    with them. Cutting at the first subcell whose count passed the bounds threshold alone (the first version)
+    clipped 40 % of a longitude column whose bulk spread over three subcells, and a prefix test at the run
+    threshold up to 17 % of a normal column's tail. Returns the bounds, the public grid they lie on (for the note)
+    and the epsilon spent. Privacy: each level is the reader's histogram, (epsilon, 0)-DP; the rest reads only
+    noisy counts and public quantities."""
+    finite = cells[np.isfinite(cells)]
+    top = high + 1 if integer else high  # the upper bound as an exclusive edge
+    lower = (low, float(finite[finite > low][0])) if low > finite[0] and (finite > low).any() else None
+    upper = (float(finite[finite < top][-1]), top) if top < finite[-1] and (finite < top).any() else None
+    grid, spent = np.asarray(cells, dtype=np.float64), Fraction(0)
+    deviations = REFINE_DEVIATIONS * _scale(epsilon) * np.sqrt(2 * np.arange(1, 11))  # of a run of j = 1..10
+    for level in range(REFINE_LEVELS):
+        ends = [end for end in ((lower, "lower"), (upper, "upper")) if end[0] is not None]
+        if lower is not None and lower == upper:
+            ends = [(lower, "both")]
+        splits = [(side, _subcells(*cell, integer)) for cell, side in ends]
+        splits = [(side, edges) for side, edges in splits if edges is not None]
+        if not splits:
+            break
+        index = np.zeros(len(values), dtype=np.int64)  # 0: any other row
+        for k, (_, edges) in enumerate(splits):
+            inside = (values >= edges[0]) & (values < edges[-1])
+            index[inside] = 1 + 10 * k + np.clip(np.searchsorted(edges, values[inside], side="right") - 1, 0, 9)
+        counts = np.asarray(reader.histogram(index, 1 + 10 * len(splits), epsilon=epsilon,
+                                             label=f"{name}: bounds, level {level + 1}"), dtype=np.float64)
+        spent += epsilon
+        for k, (side, edges) in enumerate(splits):
+            sub = counts[1 + 10 * k:11 + 10 * k]
+            total = max(float(sub.sum()), 1.0)
+            # the most a run may hold and still look empty: a share of the column's rows and of the cell's, plus the
+            # noise (a tail spread thin over the cell is not empty), then the longest leading (trailing) such run
+            empty = min(REFINE_CUT * rows, REFINE_CELL_SHARE * total) + deviations
+            cut_low, cut_high = _empty_run(np.cumsum(sub), empty), _empty_run(np.cumsum(sub[::-1]), empty)
+            # an end is split again where it was cut, or where its first (last) kept subcell holds half the cell's
+            # rows (the data sit in it: years 2019-2021 in 2000-2099); else its rows spread over the cell, and a
+            # deeper cut would only trim a tail
+            if side in ("lower", "both"):  # the bound's new outer cell: the first subcell kept
+                low = float(edges[cut_low])
+                deeper = cut_low > 0 or sub[cut_low] >= total / 2
+                lower = (low, float(edges[cut_low + 1])) if deeper else None
+            if side in ("upper", "both"):
+                top = float(edges[10 - cut_high])
+                deeper = cut_high > 0 or sub[9 - cut_high] >= total / 2
+                upper = (float(edges[9 - cut_high]), top) if deeper else None
+            if cut_low or cut_high:
+                grid = np.union1d(grid, edges)
+    return low, (top - 1 if integer else top), grid, spent
+
+
+def _empty_run(sums: np.ndarray, empty: np.ndarray) -> int:
+    """How many of ten subcells to cut: the longest run from the start whose noisy sum (``sums``, cumulative) is at
+    most its ``empty`` level, so that one early excursion of the noise does not stop the cut; 0 where all ten look
+    empty (the cell passed the bounds' threshold: that is the noise's doing)."""
+    looks_empty = np.flatnonzero(sums <= empty)
+    return int(looks_empty[-1]) + 1 if len(looks_empty) and looks_empty[-1] < len(sums) - 1 else 0
+
+
+def _equal_edges(low: float, high: float, bins: int, integer: bool) -> list[float]:
+    """``bins`` equal bins over [low, high] (whole numbers for integers, at most one per integer), where quantiles
+    would be the noise's (:func:`_numbers`): public, no budget."""
+    edges = np.linspace(low, high, bins + 1)
+    if integer:
+        edges = np.unique(np.round(edges))
+    else:
+        width = (high - low) / bins
+        edges = np.unique(np.round(edges, max(0, -math.floor(math.log10(width))) + 2))
+    return [float(e) for e in edges]
 
 
 def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
@@ -796,10 +911,27 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
     return steps[(steps > low) & (steps <= high)]
 
 
-def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, has_null, wide, notes, found) -> Column:
+def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, has_null, wide, notes, found,
+             rows: float = math.inf) -> Column:
+    """``rows``: the profile's noisy count of the column's numbers (public), which says whether refining the bounds
+    can see anything (:func:`_refined`)."""
     integer = kind == "integer"
     cells = _cell_edges(integer)
     runs = _decade_runs(cells)
+    private = isinstance(reader, PrivateColumnReader)
+    # Whether quantiles would be the data's: the exponential mechanism's rank error, about its noise scale times
+    # ln(#candidates), against half a bin's rows; else the bins are equal and need no budget (public: epsilon, the
+    # bins, the profile's noisy count)
+    quantiles_see = not private or bins < 2 or _scale(edges_epsilon / (bins - 1)) * math.log(1000) < rows / (2 * bins)
+    # where refining pays, it takes a third of the bounds' part (and the edges' part, where the bins will be equal);
+    # where it does not, equal bins leave the edges' part unspent (the bounds' threshold stays the one the note
+    # states)
+    refine_epsilon = (bounds_epsilon / 3 + (0 if quantiles_see else edges_epsilon)) / REFINE_LEVELS
+    if private and refining_pays(refine_epsilon, rows):
+        bounds_epsilon -= bounds_epsilon / 3
+    else:
+        refine_epsilon = Fraction(0)
+    edges_epsilon = edges_epsilon if quantiles_see else Fraction(0)
     bounds = _bounds(name, values, reader, bounds_epsilon, cells, integer, runs)
     if bounds is None:  # no bounds, so no bins to place: the bin edges' part stays unspent
         return _no_bounds(name, kind, bounds_epsilon, len(cells) - 1 + len(runs), has_null, wide, found["no bounds"])
@@ -808,16 +940,26 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     if (integer and low == high) or zero_cell:
         notes.append(_one_value_note(name, low, high, bounds_epsilon, len(cells) - 1 + len(runs),
                                      bool(wide.get("clip"))))
-    elif isinstance(reader, PrivateColumnReader):
-        found["outer"].extend(_outer_cells(name, cells, low, high, integer, _NumberCells(integer)))
+    if private and not ((integer and low == high) or zero_cell):
+        grid = cells
+        if refine_epsilon:
+            # REFINED BOUNDS: the outer cells split in ten, three times at most; what the levels leave goes to the
+            # bin edges (where quantiles place them)
+            low, high, grid, spent = _refined(name, values, reader, refine_epsilon, cells, low, high, integer,
+                                              rows=rows)
+            edges_epsilon += (REFINE_LEVELS * refine_epsilon - spent) if quantiles_see else 0
+        found["outer"].extend(_outer_cells(name, grid, low, high, integer, _NumberCells(integer)))
     if not integer and low == high:
         high = low + 1
     edges = [low, high]
     if bins > 1 and not (integer and high - low + 1 <= bins) and not zero_cell:  # bins inside one value: noise
-        # BIN EDGES: quantiles 1/b .. (b-1)/b by the exponential mechanism, candidates inside the bounds.
-        inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
-                                 epsilon=edges_epsilon, label=f"{name}: bin edges")
-        edges = sorted({low, high, *(float(e) for e in inner if low < e < high)})
+        if quantiles_see:
+            # BIN EDGES: quantiles 1/b .. (b-1)/b by the exponential mechanism, candidates inside the bounds.
+            inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
+                                     epsilon=edges_epsilon, label=f"{name}: bin edges")
+            edges = sorted({low, high, *(float(e) for e in inner if low < e < high)})
+        else:  # quantiles too noisy to place a bin: equal bins over the (refined) bounds, the rest unspent
+            edges = _equal_edges(low, high, bins, integer)
     common = {"name": name, "null": bool(has_null), **wide}
     if integer:
         if len(edges) == 2 and high - low + 1 <= max(bins, 1):
