@@ -1357,3 +1357,35 @@ def test_bounds_are_refined_inside_their_outer_cells():
                 assert [charges[f"{name}: bounds, level {k}"] for k in (1, 2, 3)] == [part / 9] * 3
                 assert charges.get(f"{name}: bin edges", part) == part  # none: one bin per integer
             assert schema.draft.spent[0] == sum(charges.values()) <= eps
+
+
+def test_refining_cuts_only_runs_that_look_empty():
+    """:func:`_empty_run` cuts the longest leading run whose noisy sum stays at its level (an early excursion of the
+    noise does not stop it), nothing where all ten subcells look empty, and :func:`_refined` cuts nothing where the
+    runs from both ends of one cell would meet (noise, not data). A reader that returns chosen counts stands in for
+    the noisy histogram."""
+    from dprelease.schema.draft import _cell_edges, _empty_run, _refined
+
+    level = np.full(10, 100.0)
+    assert _empty_run(np.cumsum([0, 0, 150, -120, 0, 900, 900, 0, 0, 0.0]), level) == 5  # past the excursion
+    assert _empty_run(np.cumsum([500, 0, 0, 0, 0, 0, 0, 0, 0, 0.0]), level) == 0
+    assert _empty_run(np.cumsum(np.full(10, 5.0)), level) == 0  # all ten look empty: keep the cell
+
+    class Chosen:
+        def __init__(self, counts):
+            self.counts, self.labels = counts, []
+
+        def histogram(self, index, cells, *, epsilon, label):  # the chosen counts first, then zeros: nothing more
+            self.labels.append(label)
+            return np.asarray(self.counts if len(self.labels) == 1 else np.zeros(cells), dtype=float)
+
+    values = np.array([41.7, 41.8, 41.9])
+    cells = _cell_edges(integer=False)
+    # [45, 46) and [46, 47) read 60 each: each half's run of five looks empty (60 under about 69) from its end, so
+    # the two cuts would meet at 45 and leave no room; nothing is cut, and nothing split again
+    meeting = Chosen([0, 0, 0, 0, 0, 60, 60, 0, 0, 0, 0])
+    low, high, _, spent = _refined("lat", values, meeting, Fraction(1, 10), cells, 40.0, 50.0, False, rows=1e6)
+    assert (low, high) == (40.0, 50.0) and spent == Fraction(1, 10) and meeting.labels == ["lat: bounds, level 1"]
+    data = Chosen([0, 0, 5000, 4000, 0, 0, 0, 0, 0, 0, 0])  # [41, 43) holds the rows
+    low, high, _, _ = _refined("lat", values, data, Fraction(1, 10), cells, 40.0, 50.0, False, rows=9000)
+    assert (low, high) == (41.0, 43.0)
