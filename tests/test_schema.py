@@ -4,6 +4,7 @@ the round trip encode(decode(codes)) == codes for every column kind (issue 13)."
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from dprelease import Dataset, Domain
 from dprelease.datasets import adult_paths
 from dprelease.schema import OTHER, Schema, decode, encode
+from dprelease.errors import InputError
 from dprelease.schema.binned import NumericColumn
 
 MIXED = {
@@ -355,3 +357,34 @@ def test_strip_false_keeps_the_cell_as_written_in_every_reader(tmp_path, strip):
     assert open_table(path, schema=schema, engine="memory").to_records().tolist() == expected
     with DuckDBTable.open(path, schema=schema) as table:
         assert sorted(table.to_records().tolist()) == sorted(expected)  # DuckDB's row order is its own
+
+
+def test_numbers_are_written_back_with_their_declared_sign():
+    """A new user's prices written $19.70 came back 85.2: symbols are read, not written. ``prefix`` and ``suffix``
+    (each one of the column's symbols) write the sign around every decoded number in text, a minus first (-$40), and
+    the text reads back to the same codes; typed output stays numbers; a sign that is not one of the symbols, or on
+    a date column, is refused naming the column."""
+    from dprelease.schema.decode import decode
+
+    schema = Schema.from_dict({
+        "price": {"type": "numeric", "bounds": [-50, 5000], "bins": 5, "symbols": ["$"], "prefix": "$",
+                  "thousands": ","},
+        "share": {"type": "integer", "bounds": [0, 100], "symbols": ["%"], "suffix": "%"},
+        "plain": {"type": "numeric", "bounds": [0, 10], "bins": 2, "symbols": ["$"]}})
+    frame = pd.DataFrame({"price": ["$19.70", "-$5.00", "$1,234.00", "$300"], "share": ["12%", "5%", "100%", "0%"],
+                          "plain": ["$1", "2", "$9.5", "3"]})
+    codes = encode(frame, schema)
+    decoded = decode(codes, schema, values="uniform", rng=np.random.Generator(np.random.PCG64(0)))
+    price, share, plain = decoded.text_columns()
+    assert all(re.fullmatch(r"-?\$\d+(\.\d+)?", t) for t in price) and any(t.startswith("-$") for t in price)
+    assert list(share) == ["12%", "5%", "100%", "0%"] and not any("$" in t for t in plain)
+    again = encode(pd.DataFrame({"price": price, "share": share, "plain": plain}), schema)
+    assert np.array_equal(codes, again)
+    assert decoded.to_dataframe()["price"].dtype.kind == "f"
+    assert Schema.from_dict(schema.to_dict()["columns"]).column("price").prefix == "$"
+    with pytest.raises(InputError, match=r"column 'p': prefix must be one of the column's symbols \[\]"):
+        Schema.from_dict({"p": {"type": "numeric", "bounds": [0, 1], "bins": 2, "prefix": "$"}})
+    with pytest.raises(InputError, match=r"column 'p': suffix must be one of the column's symbols \['\$'\]"):
+        Schema.from_dict({"p": {"type": "integer", "bounds": [0, 1], "symbols": ["$"], "suffix": "%"}})
+    with pytest.raises(InputError, match="unknown field 'prefix' for a date column"):
+        Schema.from_dict({"p": {"type": "date", "bounds": ["2020-01-01", "2020-12-31"], "prefix": "$"}})

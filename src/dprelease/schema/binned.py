@@ -75,8 +75,13 @@ class _Binned(Column):
     #: export), "." (the default where decimal is ","), " " or "'". None: no grouping (with decimal ".").
     thousands: str | None = None
     #: Signs written around the numbers in text, each dropped wherever it appears before the number is read:
-    #: ["$", "%"] reads $1,234.50 and 12%. Decoded numbers are written back without them.
+    #: ["$", "%"] reads $1,234.50 and 12%. Decoded numbers are written back without them, unless ``prefix`` or
+    #: ``suffix`` names one.
     symbols: tuple[str, ...] = ()
+    #: A symbol (one of ``symbols``, so that the text reads back) written before (after) every decoded number in
+    #: text: "$" writes $19.7 and -$5, "%" as a suffix 12%. Typed output (a DataFrame, Parquet) stays numbers.
+    prefix: str | None = None
+    suffix: str | None = None
     thresholds: tuple = field(init=False, default=())  # interior edges, in the column's unit
     bounds: tuple = field(init=False, default=())  # (low, high), in the column's unit
 
@@ -198,10 +203,13 @@ def check_separator(column: _Temporal | UndecidedColumn) -> None:
 
 
 def number_format(column: _Binned | UndecidedColumn) -> dict[str, object]:
-    """``decimal``, ``thousands`` and ``symbols`` as schema fields, those that differ from plain numbers (public)."""
+    """``decimal``, ``thousands``, ``symbols``, ``prefix`` and ``suffix`` as schema fields, those that differ from
+    plain numbers (public)."""
     return {**({"decimal": column.decimal} if column.decimal != "." else {}),
             **({"thousands": column.thousands} if column.thousands is not None else {}),
-            **({"symbols": list(column.symbols)} if column.symbols else {})}
+            **({"symbols": list(column.symbols)} if column.symbols else {}),
+            **({"prefix": column.prefix} if column.prefix is not None else {}),
+            **({"suffix": column.suffix} if column.suffix is not None else {})}
 
 
 def _check_decimal(column: _Binned) -> None:
@@ -223,6 +231,21 @@ def _check_decimal(column: _Binned) -> None:
             raise InputError(f"{where(column.name)}: each symbol must be a non-blank string without digits, signs, "
                              f"dots or commas (a number's own characters), got {symbol!r:.100}")
     object.__setattr__(column, "symbols", tuple(symbols))
+    for side in ("prefix", "suffix"):
+        sign = getattr(column, side)
+        if sign is not None and (not isinstance(sign, str) or sign not in column.symbols):
+            raise InputError(f"{where(column.name)}: {side} must be one of the column's symbols "
+                             f"{list(column.symbols)}, so that the numbers it writes read back, got {sign!r:.100}")
+
+
+def written_numbers(column: Column, text: np.ndarray) -> np.ndarray:
+    """Decoded numbers' text with the column's ``prefix`` and ``suffix`` (a minus sign first: -$5), as object
+    text; unchanged where it declares neither."""
+    prefix, suffix = getattr(column, "prefix", None) or "", getattr(column, "suffix", None) or ""
+    if not (prefix or suffix):
+        return text
+    return np.array([f"-{prefix}{t[1:]}{suffix}" if t.startswith("-") else f"{prefix}{t}{suffix}" for t in text],
+                    dtype=object)
 
 
 def number_text(column: _Binned, text: str) -> str:
@@ -587,6 +610,8 @@ class UndecidedColumn(Column):
     decimal: str = "."
     thousands: str | None = None
     symbols: tuple[str, ...] = ()
+    prefix: str | None = None
+    suffix: str | None = None
     #: How a date column's table writes its dates (:class:`_Temporal`'s field), declared to the draft.
     format: str | None = None
     #: A datetime column's date-time separator and written offset (:class:`_Temporal`'s fields), found by the draft.
@@ -609,8 +634,8 @@ class UndecidedColumn(Column):
         object.__setattr__(self, "null_tokens", check_tokens(self.null_tokens, "null_tokens", self.name))
         _check_decimal(self)
         if number_format(self) and self.type not in ("integer", "numeric"):
-            raise InputError(f"{where(self.name)}: decimal, thousands and symbols apply to integer and numeric "
-                             f"columns, not {self.type}")
+            raise InputError(f"{where(self.name)}: decimal, thousands, symbols, prefix and suffix apply to integer "
+                             f"and numeric columns, not {self.type}")
         if self.format is not None and self.type not in ("date", "datetime"):
             raise InputError(f"{where(self.name)}: format applies to date and datetime columns, not {self.type}")
         if self.format is not None and (problem := format_problem(self.format)) is not None:

@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
-from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, offset_seconds
+from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, offset_seconds,
+                                     written_numbers)
 from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, format_number, on_decimal_grid
 from dprelease.schema.parse import format_times
 from dprelease.schema.schema import Schema
@@ -120,8 +121,9 @@ class Decoded:
                 text = np.array([format_number(float(v)) for v in values], dtype=object)
                 if getattr(column, "decimal", ".") == ",":  # written back as the table wrote it (3,5)
                     text = np.array([t.replace(".", ",") for t in text], dtype=object)
+                text = written_numbers(column, text)  # with its declared sign ($19.7, 12%)
             else:
-                text = values.astype(str).astype(object)
+                text = written_numbers(column, values.astype(str).astype(object))
             tokens = self.schema.null_tokens_of(column)
             text[self.null[column.name]] = tokens[0] if tokens else ""
             other = self.other[column.name]

@@ -176,7 +176,9 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      "draft lists none (every value goes to other): give --delta or declare them")
     for (words, options), written_names in found["written"].items():
         notes.append(f"column(s) {written_names} write their numbers {words}: the draft declares {options}, and "
-                     "reads a number with or without any of these symbols; remove those the table never writes")
+                     "reads a number with or without any of these symbols; remove those the table never writes, and "
+                     'to write the numbers back with their sign, add "prefix": "$" (or "suffix": "%", one of the '
+                     "symbols)")
     for missed, undecided in found["no bounds"].items():
         notes.append(f"column(s) {undecided}: no cell of their bounds histograms stood out of the noise (a cell "
                      f"needs {missed}), so the draft does not guess their bounds: they are left null, and the schema "

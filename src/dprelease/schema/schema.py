@@ -306,8 +306,8 @@ _FIELDS = {
     "codes": ("codes",),
     "categorical": ("values",),
     "boolean": ("true", "false"),
-    "integer": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols"),
-    "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols"),
+    "integer": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix"),
+    "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix"),
     "date": ("bounds", "unit", "width", "edges", "clip", "format"),
     "datetime": ("bounds", "unit", "width", "edges", "clip", "format", "separator", "offset"),
 }
@@ -368,7 +368,7 @@ def column_from_json(name: object, spec: object) -> Column:
     if kind in BINNED_KINDS and "bounds" in arguments and arguments["bounds"] is None:
         # Left by a private draft for the user to declare: loads for review, refused at every use.
         extra = sorted(set(arguments) - {"bounds", "null", "other", "null_tokens", "clip", "decimal", "thousands",
-                                         "symbols", "format", "separator", "offset"})
+                                         "symbols", "prefix", "suffix", "format", "separator", "offset"})
         if extra:
             raise InputError(f"{where(name)}: bounds are null (undecided) but the column gives {extra}; "
                              "declare bounds [low, high]")
