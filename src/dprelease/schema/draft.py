@@ -238,7 +238,8 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
     # a decade only widens bounds a cell already set (:func:`_bounds`): the notes say "beyond them"
     parts = [f"a number's bounds keep the cells (..., 10-19, 20-29, ..., 100-199, ...) holding more than about "
              f"{_threshold(main / 2, tests):,.0f} rows, and beyond them the decades (1-9.99, 10-99.9, ...) holding "
-             f"more than about {_sum_threshold(main / 2, 9, tests):,.0f}", f"a date's bounds the years holding more "
+             f"more than about {_sum_threshold(main / 2, 9, tests):,.0f} (1.5 times as many where a column has the "
+             f"rows to refine its bounds inside their outer cells)", f"a date's bounds the years holding more "
              f"than about {_threshold(main, date_tests):,.0f}, and beyond them the decades holding more than about "
              f"{_sum_threshold(main, 10, date_tests):,.0f}"]
     if delta_share > 0:
