@@ -861,8 +861,9 @@ def _refined(name, values, reader, epsilon, cells, low, high, integer, *,
             # the most a run may hold and still look empty: a share of the column's rows and of the cell's, plus the
             # noise (a tail spread thin over the cell is not empty), then the longest leading (trailing) such run
             empty = min(REFINE_CUT * rows, REFINE_CELL_SHARE * total) + deviations
-            cut_low, cut_high = _empty_run(np.cumsum(sub), empty), _empty_run(np.cumsum(sub[::-1]), empty)
-            if side == "both" and cut_low + cut_high >= 10:  # the runs meet: the noise's doing, cut nothing
+            cut_low = _empty_run(np.cumsum(sub), empty) if side != "upper" else 0
+            cut_high = _empty_run(np.cumsum(sub[::-1]), empty) if side != "lower" else 0
+            if cut_low + cut_high >= 10:  # the runs from both ends meet: the noise's doing, cut nothing
                 cut_low = cut_high = 0
             # an end is split again where it was cut, or where its first (last) kept subcell holds half the cell's
             # rows (the data sit in it: years 2019-2021 in 2000-2099); else its rows spread over the cell, and a
