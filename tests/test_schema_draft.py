@@ -1389,3 +1389,17 @@ def test_refining_cuts_only_runs_that_look_empty():
     data = Chosen([0, 0, 5000, 4000, 0, 0, 0, 0, 0, 0, 0])  # [41, 43) holds the rows
     low, high, _, _ = _refined("lat", values, data, Fraction(1, 10), cells, 40.0, 50.0, False, rows=9000)
     assert (low, high) == (41.0, 43.0)
+
+
+def test_the_schema_command_shows_the_format_it_found(tmp_path, capsys):
+    """``dprelease schema`` prints a line a column for review; a date column whose format the draft found says how
+    it will be written, as a zoned datetime says its offset."""
+    from dprelease.cli import main
+
+    days = random_stamps(61, "2019-01-01", 1461, n=4000)
+    path = tmp_path / "visits.csv"
+    pd.DataFrame({"visit": days.strftime("%d.%m.%Y"), "at": days.strftime("%m/%d/%Y %I:%M %p")}).to_csv(path, index=False)
+    assert main(["schema", str(path), "--out", str(tmp_path / "schema.json"), "--epsilon", "1", "--seed", "0"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:3]}
+    assert lines["visit"].split()[1] == "date" and lines["visit"].endswith(", written %d.%m.%Y")
+    assert lines["at"].split()[1] == "datetime" and lines["at"].endswith(", written %m/%d/%Y %I:%M %p")

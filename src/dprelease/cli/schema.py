@@ -125,4 +125,6 @@ def _drafted(column: Column) -> str:
         what += ", written with a space" if getattr(column, "separator", "T") != "T" else ""
         offset = getattr(column, "offset", None)
         what += "" if offset is None else ", written in UTC with Z" if offset == "Z" else f", written at {offset}"
+        text_format = getattr(column, "format", None)
+        what += "" if text_format is None else f", written {text_format}"
     return what + (" + other" if column.other else "") + (" + null" if column.null else "")
