@@ -370,7 +370,9 @@ def merge_peers(doc: dict, other: dict, source: str) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tables", type=int, default=16, help="how many shapes (tables 0..N-1)")
+    parser.add_argument("--tables", type=int, default=16, help="how many shapes (tables FIRST..FIRST+N-1)")
+    parser.add_argument("--first", type=int, default=0,
+                        help="the first table's index: tables past those on a page are shapes no run has seen")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--eps", default="0.1,1,10")
     parser.add_argument("--jobs", type=int, default=2)
@@ -409,14 +411,16 @@ def main(argv=None) -> int:
         peer_seeds = args.peer_seeds if PEER_PY.exists() else 0
         if args.peer_seeds and not peer_seeds:
             print(f"note: no peers' venv at {PEER_PY} (bash benchmarks/peers/setup_peers.sh): MST not run")
-        jobs = [(i, system, eps, seed, args.family) for i in range(args.tables) for eps in eps_list
+        indexes = range(args.first, args.first + args.tables)
+        jobs = [(i, system, eps, seed, args.family) for i in indexes for eps in eps_list
                 for system, seeds in [*((s, args.seeds) for s in SYSTEMS), *((p, peer_seeds) for p in PEERS)]
                 for seed in range(seeds)]
         with ProcessPoolExecutor(args.jobs) as pool:
             runs = list(pool.map(run_one, jobs))
-        tables = [{k: v for k, v in shape(i, args.family).items() if k != "nodes"} for i in range(args.tables)]
+        tables = [{k: v for k, v in shape(i, args.family).items() if k != "nodes"} for i in indexes]
         doc = {"benchmark": "shapes", "machine": machine, "code": code, "total_seconds": time.perf_counter() - t0,
-               "config": {"tables": args.tables, "seeds": args.seeds, "peer_seeds": peer_seeds, "eps": eps_list,
+               "config": {"tables": args.tables, "first": args.first, "seeds": args.seeds, "peer_seeds": peer_seeds,
+                          "eps": eps_list,
                           "family": args.family, "shapes_seed": FAMILIES[args.family][0]},
                "tables": tables, "runs": runs}
         path.write_text(json.dumps(doc, indent=1) + "\n")
