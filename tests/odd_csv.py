@@ -138,16 +138,22 @@ def fuzzed_dates(text_format: str, count: int, seed: int) -> list[str]:
 
 FUZZED_FORMATS = ["%m/%d/%Y", "%d.%m.%Y %H:%M", "%d-%b-%y", "%B %d, %Y %I:%M:%S %p", "%Y%m%d",
                   "%m/%d/%Y %I:%M:%S.%f %p", "100%% %d/%m/%Y"]
+#: Times of day alone (read on 1970-01-01): binned by the minute over that day.
+FUZZED_TIMES = ["%H:%M", "%I:%M %p", "%H:%M:%S"]
 
 
 def fuzzed_dates_table(tmp_path: Path) -> tuple[Path, Schema]:
-    """A CSV of :func:`fuzzed_dates` in every format of FUZZED_FORMATS (one column each, 1,500 rows) and its schema:
-    datetimes by the day over 1960-2030, with other buckets for what does not parse or falls outside."""
-    columns = {f"c{i}": fuzzed_dates(f, 1500, seed=i) for i, f in enumerate(FUZZED_FORMATS)}
+    """A CSV of :func:`fuzzed_dates` in every format of FUZZED_FORMATS and FUZZED_TIMES (one column each, 1,500 rows)
+    and its schema: datetimes by the day over 1960-2030, times of day by the minute over 1970-01-01, with other
+    buckets for what does not parse or falls outside."""
+    formats = FUZZED_FORMATS + FUZZED_TIMES
+    columns = {f"c{i}": fuzzed_dates(f, 1500, seed=i) for i, f in enumerate(formats)}
     path = tmp_path / "fuzzed.csv"
     lines = [",".join(columns)] + [",".join(f'"{v}"' for v in row) for row in zip(*columns.values())]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    schema = Schema.from_dict({name: {"type": "datetime", "bounds": ["1960-01-01T00:00:00", "2030-12-31T23:59:59"],
-                                      "unit": "day", "format": f, "other": True, "null": True}
-                               for name, f in zip(columns, FUZZED_FORMATS)})
+    day = {"bounds": ["1970-01-01T00:00:00", "1970-01-01T23:59:59"], "unit": "minute"}
+    decades = {"bounds": ["1960-01-01T00:00:00", "2030-12-31T23:59:59"], "unit": "day"}
+    schema = Schema.from_dict({name: {"type": "datetime", **(day if f in FUZZED_TIMES else decades), "format": f,
+                                      "other": True, "null": True}
+                               for name, f in zip(columns, formats)})
     return path, schema

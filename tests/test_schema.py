@@ -388,3 +388,22 @@ def test_numbers_are_written_back_with_their_declared_sign():
         Schema.from_dict({"p": {"type": "integer", "bounds": [0, 1], "symbols": ["$"], "suffix": "%"}})
     with pytest.raises(InputError, match="unknown field 'prefix' for a date column"):
         Schema.from_dict({"p": {"type": "date", "bounds": ["2020-01-01", "2020-12-31"], "prefix": "$"}})
+
+
+def test_a_time_of_day_alone_is_a_datetime_on_1970_01_01():
+    """A format naming only a time of day (%H:%M, %I:%M %p) reads its values on 1970-01-01; the bounds may be written
+    as times (00:00, 23:59); a format naming part of a date, or bounds written as times for a dated format, are
+    refused naming the column."""
+    from dprelease.schema.decode import decode
+
+    schema = Schema.from_dict({"t": {"type": "datetime", "format": "%H:%M", "bounds": ["00:00", "23:59"],
+                                     "unit": "hour", "other": True}})
+    assert schema.column("t").bounds == (0, 86340)
+    codes = encode(pd.DataFrame({"t": ["14:05", "2:39", "23:59", "24:00", "x"]}), schema)
+    assert codes.ravel().tolist() == [14, 2, 23, 24, 24]  # 24: other
+    text = decode(codes[:3], schema, values="uniform", rng=np.random.Generator(np.random.PCG64(0))).text_columns()[0]
+    assert [t[:2] for t in text] == ["14", "02", "23"]
+    with pytest.raises(InputError, match="column 'm': format '%m/%d' must name the year"):
+        Schema.from_dict({"m": {"type": "date", "format": "%m/%d", "bounds": ["2020-01-01", "2020-12-31"]}})
+    with pytest.raises(InputError, match="column 'd': low is not an ISO 8601 date"):
+        Schema.from_dict({"d": {"type": "datetime", "format": "%m/%d/%Y %H:%M", "bounds": ["00:00", "23:59"]}})

@@ -964,10 +964,11 @@ def test_concat_tables_keeps_nulls_and_maps_each_parts_values():
 def test_draft_names_bounds_that_are_a_wide_cells_edge_and_not_exact_ones():
     """A drafted bound is the edge of the cell that stood out of the noise, so a clock's hours (0..23) drafted up to 29
     (the cell 20-29) and synthetic hours reached 29. The outer cells are now split in ten where rows allow (session
-    60), so the hours are 0..23 (unit subcells: exact) and temperatures -4.2..31.9 end at 31.5, not 40 (the empty
-    tenths of [30, 40), then the thin last ones of [31, 32), were cut: 1 % of the rows; at the low end the eight
-    empty tenths of [-5, -4) did not look empty against a twentieth of the cell's 330 rows). The draft names every column whose bounds are a wide cell's edge with its outer cells, and only those:
-    a 0..9 column whose every value passes is exact (unit cells), and an open draft reads the true bounds."""
+    60), so on seeds 0-4 the hours are 0..23 (unit subcells: exact) and temperatures -4.2..31.9 end between 31.5
+    and 35, not 40 (the empty tenths of [30, 40), then thin last ones of [31, 32), cut: at most 1 % of the rows; at
+    the low end [-5, -4)'s empty tenths rarely look empty against a twentieth of its 330 rows). The draft names every
+    column whose bounds are a wide cell's edge with its outer cells, and only those: a 0..9 column whose every value
+    passes is exact (unit cells), and an open draft reads the true bounds."""
     rng = np.random.Generator(np.random.PCG64(8))
     n = 60_000  # every hour and digit far above the threshold (about 1,160 rows at eps 2 over 4 columns)
     frame = pd.DataFrame({"hour": rng.integers(0, 24, n).astype(str), "digit": rng.integers(0, 10, n).astype(str),
@@ -980,12 +981,16 @@ def test_draft_names_bounds_that_are_a_wide_cells_edge_and_not_exact_ones():
             schema = draft_schema(frame, delta=0.0, **mode)
         return schema, [str(w.message) for w in caught if "stood out of the noise, not the data's" in str(w.message)]
 
-    schema, (note,) = draft(epsilon=2.0, seed=0)
-    assert (schema.column("hour").low, schema.column("hour").high) == (0, 23) and "'hour'" not in note
-    assert note in schema.draft.note
-    assert "'temp' -5..31.5 (outer cells [-5, -4) and [31.4, 31.5))" in note
-    assert "'day' 2023-01-01..2023-12-31 (one cell, 2023)" in note
-    assert (schema.column("digit").low, schema.column("digit").high) == (0, 9) and "'digit'" not in note
+    temps = frame["temp"].astype(float)
+    for seed in range(5):
+        schema, (note,) = draft(epsilon=2.0, seed=seed)
+        assert (schema.column("hour").low, schema.column("hour").high) == (0, 23) and "'hour'" not in note
+        assert note in schema.draft.note
+        low, high = schema.column("temp").bounds
+        assert -5 <= low <= -4.1 and 31.5 <= high <= 35 and np.mean((temps < low) | (temps > high)) <= 0.01
+        assert f"'temp' {low:g}..{high:g} (outer cells [" in note
+        assert "'day' 2023-01-01..2023-12-31 (one cell, 2023)" in note
+        assert (schema.column("digit").low, schema.column("digit").high) == (0, 9) and "'digit'" not in note
     _open, notes = draft(non_private=True)
     assert notes == []
 
@@ -1053,8 +1058,8 @@ def test_the_draft_sees_stray_rows_by_an_unbiased_sum_of_the_profile():
     ``<other>`` for values past the drafted bounds. 2,000 seeded profiles of a clean number column at the profile's
     scale of 50 rows: the unbiased sum passes in 0.19 % expected (more than 1 % has probability below 1e-6), the
     old rule on the same draws in 5.4 % (under 3 % below 1e-6: the planted bias is caught); 30 scales of stray
-    text are seen in about 92 % expected with the 26 classes of session 60 (23 summed: the level is 20 scales and
-    the sum's deviation 6.8; 97 % with 21 classes; asserted: 90 %), 40 scales in over 99.9 % (asserted: 99 %)."""
+    text are seen in about 91 % expected with the 27 classes of session 60 (24 summed: the level is 20.8 scales and
+    the sum's deviation 6.9; 97 % with 21 classes; asserted: 87 %), 40 scales in over 99.9 % (asserted: 99 %)."""
     from dprelease.schema.draft import has_stray
     from dprelease.schema.parse import CLASSES, C_DECIMAL, C_INTEGER, C_NULL, C_TEXT
 
@@ -1076,7 +1081,7 @@ def test_the_draft_sees_stray_rows_by_an_unbiased_sum_of_the_profile():
         old_alarms += np.maximum(noisy, 0)[others].sum() > old_level
         seen += has_stray(noisy_counts(stray, epsilon=epsilon, rng=rng).astype(np.float64), scale, conforming)
         seen_more += has_stray(noisy_counts(more, epsilon=epsilon, rng=rng).astype(np.float64), scale, conforming)
-    assert false_alarms <= 20 and old_alarms >= 60 and seen >= 1_800 and seen_more >= 1_980
+    assert false_alarms <= 20 and old_alarms >= 60 and seen >= 1_740 and seen_more >= 1_980
     assert has_stray(clean, 0.0, conforming) is False  # an open draft: exact counts, any stray row counts
     assert has_stray(np.where(np.arange(len(CLASSES)) == C_TEXT, 1, clean), 0.0, conforming) is True
 
@@ -1234,7 +1239,8 @@ def test_a_bad_separator_is_refused_naming_the_column(spec, said):
     ("31.03.2022", "d.m.Y"), ("1.3.2022", "d.m.Y"), ("2022/03/31", "Y/m/d"), ("31/03/2022", "d/m/Y"),
     ("03/31/2022", "m/d/Y"), ("03/04/2022", "a/b/Y"), ("12/12/2022", "a/b/Y"),
     ("31.02.2022", "text"), ("13/13/2022", "text"), ("2022/02/30", "text"), ("12.3.22", "text"),
-    ("03.31.2022", "text"), ("12.03", "decimal"), ("2022-03-31", "date")])
+    ("03.31.2022", "text"), ("12.03", "decimal"), ("2022-03-31", "date"), ("14:05", "time"), ("2:05 PM", "time"),
+    ("23:59:59", "time"), ("25:00", "text"), ("0:30 PM", "text"), ("12:61", "text")])
 def test_dates_written_another_way_have_their_own_classes(text, expected):
     from dprelease.schema.parse import CLASSES, classify
 
@@ -1403,3 +1409,38 @@ def test_the_schema_command_shows_the_format_it_found(tmp_path, capsys):
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:3]}
     assert lines["visit"].split()[1] == "date" and lines["visit"].endswith(", written %d.%m.%Y")
     assert lines["at"].split()[1] == "datetime" and lines["at"].endswith(", written %m/%d/%Y %I:%M %p")
+
+
+def test_times_of_day_alone_are_drafted_as_such(tmp_path):
+    """UK road-safety and NYC collision tables write their times alone (17:42, 2:39); the draft made them text with
+    no categories. A time of day alone is a class of the profile; such a column is a datetime read on 1970-01-01
+    with the clock a noisy histogram chooses (its whole part: the bounds are the day's, public), by the hour, and
+    written back as the time alone. Over 5 seeds; exact ledger; the text reads back to its codes."""
+    from dprelease.schema.decode import decode
+
+    stamps = random_stamps(62, "2023-01-01", 365, n=4000)
+    frame = pd.DataFrame({"at": [f"{t.hour}:{t.minute:02d}" for t in stamps],
+                          "clock": stamps.strftime("%I:%M %p"), "count": np.arange(4000) % 7})
+    path = tmp_path / "times.csv"
+    frame.to_csv(path, index=False)
+    for seed in range(5):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            schema = draft_schema(str(path), epsilon=1.0, seed=seed)
+        for name, text_format in (("at", "%H:%M"), ("clock", "%I:%M %p")):
+            spec = schema.column(name).to_json()
+            assert (spec["type"], spec["format"], spec["unit"]) == ("datetime", text_format, "hour"), (seed, spec)
+            assert spec["bounds"] == ["1970-01-01T00:00:00", "1970-01-01T23:59:59"] and spec.get("clip") is True
+        charges = {label: e for label, e, *_ in schema.draft.charges()}
+        main = Fraction(3, 4) / 3  # delta = 0: the count's values go untested, so all three columns need a part
+        assert charges["at: time of day"] == charges["clock: time of day"] == main
+        assert "at: bounds" not in charges and "clock: bounds" not in charges
+        assert any(str(w.message).startswith("column(s) ['at'] drafted as times of day written %H:%M")
+                   for w in caught)
+    dated = Schema(tuple(schema.column(name) for name in ("at", "clock")), schema.null_tokens)
+    codes = encode(frame[["at", "clock"]], dated)
+    assert np.array_equal(codes[:, 0], stamps.hour.to_numpy()) and np.array_equal(codes[:, 0], codes[:, 1])
+    text = decode(codes, dated, values="uniform", rng=np.random.Generator(np.random.PCG64(2))).text_columns()
+    assert all(re.fullmatch(r"\d\d:\d\d", t) for t in text[0])
+    assert all(re.fullmatch(r"\d\d:\d\d [AP]M", t) for t in text[1])
+    assert np.array_equal(encode(pd.DataFrame({"at": text[0], "clock": text[1]}), dated), codes)

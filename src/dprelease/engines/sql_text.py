@@ -210,10 +210,14 @@ def format_fields(dialect: Dialect, stripped: str, text_format: str) -> list[tup
 
     if "y" in groups:
         year = number("y")
-    else:
+    elif "yy" in groups:
         year = f"({number('yy')} + (CASE WHEN {number('yy')} >= {TWO_DIGIT_PIVOT} THEN 1900 ELSE 2000 END))"
+    else:  # a time of day alone (parse.time_of_day): on 1970-01-01, where the text matches
+        year = f"(CASE WHEN {dialect.extract(stripped, pattern, 0)} <> '' THEN 1970 END)"
     if "mo" in groups:
         month = number("mo")
+    elif not groups.keys() & {"mon", "month"}:
+        month = "1"
     else:
         name = "mon" if "mon" in groups else "month"
         cases = " ".join(f"WHEN {dialect.text(m[:3] if name == 'mon' else m)} THEN {i}"
@@ -227,7 +231,8 @@ def format_fields(dialect: Dialect, stripped: str, text_format: str) -> list[tup
         hour = f"coalesce({number('h')}, 0)" if "h" in groups else "0"
     minute = f"coalesce({number('mi')}, 0)" if "mi" in groups else "0"
     second = f"coalesce({number('s')}, 0)" if "s" in groups else "0"
-    return [("y", year), ("mo", month), ("d", number("d")), ("h", hour), ("mi", minute), ("s", second), ("z", "0")]
+    day = number("d") if "d" in groups else "1"
+    return [("y", year), ("mo", month), ("d", day), ("h", hour), ("mi", minute), ("s", second), ("z", "0")]
 
 
 def iso_seconds(dialect: Dialect, y: str, mo: str, d: str, h: str, mi: str, s: str, z: str) -> str:

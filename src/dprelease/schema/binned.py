@@ -20,7 +20,7 @@ import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.columns import MAX_CODES, Column, check_flag, check_tokens, format_number, where
-from dprelease.schema.parse import format_problem, parse_iso
+from dprelease.schema.parse import format_problem, parse_iso, time_of_day
 
 #: Largest magnitude of an integer bound: integers are compared exactly as float64 below 2^53.
 MAX_INTEGER = 2**53
@@ -410,9 +410,16 @@ class NumericColumn(_Binned):
 
 
 # ------------------------------------------------------------------ dates, times
+#: A bound of a column of times of day alone (its format names no date), written as the time: 00:00 or 23:59:59.
+_CLOCK_BOUND = re.compile(r"\d\d:\d\d(:\d\d)?")
+
+
 def _parse_bound(column: _Binned, value: object, name: str, unit: str) -> int:
     if not isinstance(value, str):
         raise InputError(f"{where(column.name)}: {name} must be an ISO 8601 date string, got {value!r}")
+    clock = getattr(column, "format", None) is not None and time_of_day(column.format)
+    if clock and _CLOCK_BOUND.fullmatch(value.strip()):
+        value = f"1970-01-01T{value.strip()}"  # a time of day alone is that time on 1970-01-01
     parsed = parse_iso(value, unit)
     if parsed is None:
         raise InputError(f"{where(column.name)}: {name} is not an ISO 8601 date, got {value!r}")
@@ -465,9 +472,9 @@ class _Temporal(_Binned):
 
     def __post_init__(self) -> None:
         check_flag(self.clip, "clip", self.name)
-        if self.decimal != "." or self.thousands is not None or self.symbols:
-            raise InputError(f"{where(self.name)}: decimal, thousands and symbols apply to integer and numeric columns, "
-                             f"not a {self.kind} one")
+        if self.decimal != "." or self.thousands is not None or self.symbols or self.prefix or self.suffix:
+            raise InputError(f"{where(self.name)}: decimal, thousands, symbols, prefix and suffix apply to integer and "
+                             f"numeric columns, not a {self.kind} one")
         if self.bins is not None:
             raise InputError(f"{where(self.name)}: a {self.kind} column takes a unit (and a width) or edges, not bins")
         if self.format is not None and (problem := format_problem(self.format)) is not None:

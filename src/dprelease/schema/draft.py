@@ -56,7 +56,8 @@ from dprelease.schema.parse import (BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETI
                                     TIME_VARIANTS,
                                     ZONED_CLASSES, FactorColumn, TypedColumn,
                                     classify, datetimes_to_int, format_problem, parse_floats,
-                                    parse_formatted_times, parse_times, texts, time_variants, typed_classes)
+                                    parse_formatted_times, parse_times, texts, time_of_day, time_variants,
+                                    typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import Table, check_header_names, concat_tables
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
@@ -402,11 +403,18 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
     if written:
         conforming += (C_COMMA,) if written.get("decimal") == "," else (C_GROUPED,)
     conforming_rows, stray_times = np.isin(column.row_class, conforming), False
-    if column.found_format is not None:  # a date written another way: its time of day first, from a quarter
+    if column.found_format is not None:  # a date written another way: its time of day first, from a quarter (all
+        # of the part for a time of day alone, whose bounds are the day's: public)
         conforming += DATE_FORMAT_CLASSES[column.found_format]
-        column, conforming_rows, stray_times = _time_of_day(column, reader, main / 4)
-        main, kind = main * 3 / 4, column.kind
+        alone = column.found_format == ""
+        clock = main if alone else main / 4
+        column, conforming_rows, stray_times = _time_of_day(column, reader, clock)
+        main, kind = main - clock, column.kind
         found["dates"].setdefault(column.text_format, []).append(name)
+        if alone:
+            wide = {"other": True} if column.has_stray(conforming) or stray_times else {"clip": True}
+            return DatetimeColumn(name=name, low="1970-01-01T00:00:00", high="1970-01-01T23:59:59", unit="hour",
+                                  format=column.text_format, null=bool(has_null), **wide)
     wide = {"other": True} if column.has_stray(conforming) or stray_times else {"clip": True}
     values = _values(kind, column.raw, column.text, conforming_rows, written, column.text_format)
     if kind in ("date", "datetime"):
@@ -462,7 +470,7 @@ def has_stray(noisy: np.ndarray, noise: float, conforming: Sequence[int]) -> boo
     ``other`` bucket that then wrote ``<other>`` for every value beyond its drafted bounds. Here empty classes pass
     with probability 0.19-0.28 % for k = 6-16 (simulated: a sum of Laplace variables is near normal; Chebyshev
     bounds it by 1/9 whatever the shape). The price: stray rows need about 3 sqrt(2 k) scales, not 6, to be seen
-    (20 for a number column of the 26-class profile: each class the profile adds costs power), and below that
+    (21 for a number column of the 27-class profile: each class the profile adds costs power), and below that
     ``synth`` refuses their text by name ("values not numbers (declare other; ...)") before any spend.
     Post-processing of the profile (no budget). At ``noise`` = 0 (an open draft) any stray row counts."""
     stray = [c for c in range(len(noisy)) if c != C_NULL and c not in conforming]
@@ -522,9 +530,10 @@ def _time_of_day(column: _Profiled, reader, epsilon: Fraction) -> tuple[_Profile
     variant = np.where(in_family, time_variants(column.text)[np.maximum(column.raw.index, 0)], 0)
     noisy = np.asarray(reader.histogram(variant, 1 + len(TIME_VARIANTS), epsilon=epsilon,
                                         label=f"{column.name}: time of day"), dtype=np.float64)
-    chosen = 1 + int(np.argmax(noisy[1:]))
-    kind = column.kind if column.declared else ("date" if chosen == 1 else "datetime")
-    timed = replace(column, kind=kind, text_format=column.found_format + TIME_VARIANTS[chosen - 1])
+    alone = column.found_format == ""  # a time of day alone always has a clock: the choice is among the four
+    chosen = (2 if alone else 1) + int(np.argmax(noisy[2:] if alone else noisy[1:]))
+    kind = "datetime" if alone or not column.declared and chosen > 1 else column.kind
+    timed = replace(column, kind=kind, text_format=(column.found_format + TIME_VARIANTS[chosen - 1]).strip())
     return timed, in_family & (variant == chosen), has_stray(noisy, _scale(epsilon), (chosen,))
 
 
@@ -540,7 +549,7 @@ def _written_date(counts: np.ndarray, noise: float) -> tuple[str | None, str | N
         return None, None
     present = visible.sum() - visible[C_NULL]
     share = lambda *classes: sum(visible[c] for c in classes) / present  # noqa: E731
-    for text_format in ("%d.%m.%Y", "%Y/%m/%d"):
+    for text_format in ("%d.%m.%Y", "%Y/%m/%d", ""):  # "": a time of day alone
         if share(*DATE_FORMAT_CLASSES[text_format]) >= KIND_SHARE:
             return text_format, None
     if share(C_DAY_FIRST_DATE, C_MONTH_FIRST_DATE, C_SLASH_DATE) < KIND_SHARE:
@@ -1084,6 +1093,11 @@ def _found_dates_notes(by_format: Mapping[str, list[str]], profiles: Sequence[_P
     from the noisy histograms."""
     notes = []
     for text_format, names in by_format.items():
+        if time_of_day(text_format):
+            notes.append(f"column(s) {names} drafted as times of day written {text_format} (14:05): read as that time "
+                         "on 1970-01-01 and written back as the time alone; their bounds are the whole day "
+                         "(public), by hour; if the table writes them otherwise, correct the format")
+            continue
         family = next(f for f in _FORMAT_EXAMPLES if text_format.startswith(f))
         clock = text_format[len(family):]
         timed = f", with a time of day ({clock.strip()})" if clock else ""

@@ -188,11 +188,21 @@ def format_problem(text_format: object) -> str | None:
     year, month = {"y", "yy"} & set(named), {"mo", "mon", "month"} & set(named)
     if len(named) != len(set(named)) or len(year) > 1 or len(month) > 1:
         return f"format {text_format!r:.100} names a field twice"
-    if not (year and month and "d" in named):
-        return f"format {text_format!r:.100} must name the year (%Y or %y), the month (%m, %b or %B) and the day (%d)"
+    if not (year and month and "d" in named) and not (time_of_day(text_format) and not (year or month or "d" in named)):
+        return (f"format {text_format!r:.100} must name the year (%Y or %y), the month (%m, %b or %B) and the day "
+                "(%d), or be a time of day alone naming the hour (%H, or %I with %p) and the minute (%M)")
     if ("h12" in named) != ("p" in named) or ("h12" in named and "h" in named):
         return f"format {text_format!r:.100} must use %I (12-hour clock) with %p (AM/PM), and not with %H"
     return None
+
+
+def time_of_day(text_format: str) -> bool:
+    """Whether a format names no date, only a time of day (hour and minute, and maybe seconds): ``"%H:%M"``,
+    ``"%I:%M %p"``. Such values are read as that time on 1970-01-01 (UTC), as a clock reads a day, and written back
+    as the time alone."""
+    directives = re.findall(r"%(.?)", text_format.replace("%%", ""))
+    named = {FORMAT_FIELDS[c][0] for c in directives if c in FORMAT_FIELDS and FORMAT_FIELDS[c][0] is not None}
+    return not named & {"y", "yy", "mo", "mon", "month", "d"} and "mi" in named and bool(named & {"h", "h12"})
 
 
 def format_regex(text_format: str) -> tuple[str, dict[str, int]]:
@@ -222,8 +232,15 @@ def _iso_of_fields(match: re.Match, groups: dict[str, int]) -> str | None:
     """The ISO text (YYYY-MM-DDTHH:MM:SS) of one formatted value's fields, for :func:`parse_iso` to check (as the
     engines check theirs with the same rules); None where a 12-hour clock reads 0 or above 12."""
     get = lambda field, default=0: int(match.group(groups[field])) if field in groups else default  # noqa: E731
-    year = get("y") if "y" in groups else get("yy") + (1900 if get("yy") >= TWO_DIGIT_PIVOT else 2000)
-    if "mo" in groups:
+    if not groups.keys() & {"y", "yy", "mo", "mon", "month", "d"}:  # a time of day alone: on 1970-01-01
+        year, month = 1970, 1
+    elif "y" in groups:
+        year = get("y")
+    else:
+        year = get("yy") + (1900 if get("yy") >= TWO_DIGIT_PIVOT else 2000)
+    if not groups.keys() & {"mo", "mon", "month"}:
+        month = 1
+    elif "mo" in groups:
         month = get("mo")
     else:
         name = match.group(groups["mon" if "mon" in groups else "month"]).lower()
@@ -233,7 +250,7 @@ def _iso_of_fields(match: re.Match, groups: dict[str, int]) -> str | None:
         if not 1 <= get("h12") <= 12:
             return None
         hour = get("h12") % 12 + (12 if match.group(groups["p"]).lower() == "pm" else 0)
-    return f"{year:04d}-{month:02d}-{get('d'):02d}T{hour:02d}:{get('mi'):02d}:{get('s'):02d}"
+    return f"{year:04d}-{month:02d}-{get('d', 1):02d}T{hour:02d}:{get('mi'):02d}:{get('s'):02d}"
 
 
 def parse_formatted_times(text: np.ndarray, text_format: str, unit: str) -> tuple[np.ndarray, np.ndarray]:
@@ -324,20 +341,21 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 #: (:data:`TIME_VARIANTS`): ``d.m.Y`` (31.03.2022, day first, as every table that writes dates with dots does),
 #: ``Y/m/d`` (2022/03/31), and slashes with the year last, by what the value itself shows: ``d/m/Y`` where the first
 #: field is above 12 (31/03/2022), ``m/d/Y`` where the second is (03/31/2022), ``a/b/Y`` where both are 12 or less
-#: and the value reads either way (03/04/2022).
+#: and the value reads either way (03/04/2022); ``time`` is a time of day alone (14:05, 2:05 PM).
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
            "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time",
-           "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y")
+           "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y", "time")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
 C_DATETIME_SPACED = CLASSES.index("date time")
 C_DATETIME_ZONED = CLASSES.index("datetime zoned")
 C_DATETIME_SPACED_ZONED = CLASSES.index("date time zoned")
-C_DOTTED_DATE, C_YEAR_FIRST_DATE, C_DAY_FIRST_DATE, C_MONTH_FIRST_DATE, C_SLASH_DATE = range(
+C_DOTTED_DATE, C_YEAR_FIRST_DATE, C_DAY_FIRST_DATE, C_MONTH_FIRST_DATE, C_SLASH_DATE, C_TIME = range(
     CLASSES.index("d.m.Y"), len(CLASSES))
 #: The format each class of dates written another way reads by, and the classes a format reads (``a/b/Y`` reads by
-#: either slash format; alone it says neither).
+#: either slash format; alone it says neither); "" is a time of day alone (14:05), whose clock is all its format.
 DATE_FORMAT_CLASSES = {"%d.%m.%Y": (C_DOTTED_DATE,), "%Y/%m/%d": (C_YEAR_FIRST_DATE,),
-                       "%d/%m/%Y": (C_DAY_FIRST_DATE, C_SLASH_DATE), "%m/%d/%Y": (C_MONTH_FIRST_DATE, C_SLASH_DATE)}
+                       "%d/%m/%Y": (C_DAY_FIRST_DATE, C_SLASH_DATE), "%m/%d/%Y": (C_MONTH_FIRST_DATE, C_SLASH_DATE),
+                       "": (C_TIME,)}
 #: The date-time classes: every one reads as a datetime; by the character between date and time, and by an offset.
 DATETIME_CLASSES = (C_DATETIME, C_DATETIME_SPACED, C_DATETIME_ZONED, C_DATETIME_SPACED_ZONED)
 SPACED_CLASSES = (C_DATETIME_SPACED, C_DATETIME_SPACED_ZONED)
@@ -370,10 +388,14 @@ def _is_date(year: str, month: str, day: str) -> bool:
     return parse_iso(f"{int(year):04d}-{int(month):02d}-{int(day):02d}", "D") is not None
 
 
-def _time_variant(match: re.Match) -> int | None:
-    """The index in :data:`TIME_VARIANTS` of a written date's time of day, or None where it names no time (25:00,
-    0:30 PM, 12:61)."""
-    hour, minute, second, half = match.group(8, 9, 10, 11)
+#: A time of day alone, on one of the four clocks: 14:05, 14:05:33, 2:05 PM, 2:05:33 PM.
+_TIME_ONLY = re.compile(r"(\d{1,2}):(\d{2})(:\d{2})?( [AaPp][Mm])?")
+
+
+def _time_variant(match: re.Match, first: int = 8) -> int | None:
+    """The index in :data:`TIME_VARIANTS` of a written date's time of day (its groups from ``first``: hour, minute,
+    seconds, AM/PM), or None where it names no time (25:00, 0:30 PM, 12:61)."""
+    hour, minute, second, half = match.group(first, first + 1, first + 2, first + 3)
     if hour is None:
         return 0
     if int(minute) > 59 or (second is not None and int(second[1:]) > 59):
@@ -385,13 +407,17 @@ def _time_variant(match: re.Match) -> int | None:
 
 def time_variants(text: np.ndarray) -> np.ndarray:
     """For each distinct text value, 1 + the index in :data:`TIME_VARIANTS` of its time of day where it is a date
-    written another way (:func:`written_date_class`), else 0."""
+    written another way (:func:`written_date_class`) or a time of day alone, else 0."""
     out = np.zeros(len(text), dtype=np.int64)
     for i, t in enumerate(text):
-        match = None if t is None else _WRITTEN_DATE.fullmatch(t.strip())
+        stripped = None if t is None else t.strip()
+        match = None if stripped is None else _WRITTEN_DATE.fullmatch(stripped)
         variant = None if match is None else _time_variant(match)
-        if variant is not None and written_date_class(t.strip()) != C_TEXT:
+        if variant is not None and written_date_class(stripped) != C_TEXT:
             out[i] = 1 + variant
+        elif stripped is not None and (alone := _TIME_ONLY.fullmatch(stripped)) is not None:
+            variant = _time_variant(alone, first=1)
+            out[i] = 0 if variant is None else 1 + variant
     return out
 
 
@@ -461,6 +487,8 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
                               (C_DATETIME_ZONED if zoned else C_DATETIME))
             elif len(t) <= 64 and any(c.isdigit() for c in t):
                 out[i] = written_date_class(t.strip())
+                if out[i] == C_TEXT and (alone := _TIME_ONLY.fullmatch(t.strip())) is not None:
+                    out[i] = C_TIME if _time_variant(alone, first=1) else C_TEXT
                 if out[i] == C_TEXT:
                     out[i] = written_number_class(t)
     return out
