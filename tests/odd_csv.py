@@ -137,7 +137,7 @@ def fuzzed_dates(text_format: str, count: int, seed: int) -> list[str]:
 
 
 FUZZED_FORMATS = ["%m/%d/%Y", "%d.%m.%Y %H:%M", "%d-%b-%y", "%B %d, %Y %I:%M:%S %p", "%Y%m%d",
-                  "%m/%d/%Y %I:%M:%S.%f %p", "100%% %d/%m/%Y"]
+                  "%m/%d/%Y %I:%M:%S.%f %p", "100%% %d/%m/%Y", "%Y-%m", "%b %Y"]  # the last two: months (the 1st)
 #: Times of day alone (read on 1970-01-01): binned by the minute over that day.
 FUZZED_TIMES = ["%H:%M", "%I:%M %p", "%H:%M:%S"]
 

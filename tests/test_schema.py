@@ -392,8 +392,8 @@ def test_numbers_are_written_back_with_their_declared_sign():
 
 def test_a_time_of_day_alone_is_a_datetime_on_1970_01_01():
     """A format naming only a time of day (%H:%M, %I:%M %p) reads its values on 1970-01-01; the bounds may be written
-    as times (00:00, 23:59); a format naming part of a date, or bounds written as times for a dated format, are
-    refused naming the column."""
+    as times (00:00, 23:59). A format naming the year and month alone (%Y-%m) reads the 1st of the month. A format
+    naming no year, or bounds written as times for a dated format, are refused naming the column."""
     from dprelease.schema.decode import decode
 
     schema = Schema.from_dict({"t": {"type": "datetime", "format": "%H:%M", "bounds": ["00:00", "23:59"],
@@ -403,6 +403,12 @@ def test_a_time_of_day_alone_is_a_datetime_on_1970_01_01():
     assert codes.ravel().tolist() == [14, 2, 23, 24, 24]  # 24: other
     text = decode(codes[:3], schema, values="uniform", rng=np.random.Generator(np.random.PCG64(0))).text_columns()[0]
     assert [t[:2] for t in text] == ["14", "02", "23"]
+    months = Schema.from_dict({"m": {"type": "date", "format": "%Y-%m", "bounds": ["2019-01-01", "2020-12-31"],
+                                     "unit": "month", "other": True}})  # a month alone: its 1st
+    codes = encode(pd.DataFrame({"m": ["2019-01", "2020-12", "2019-13", "2021-01"]}), months)
+    assert codes.ravel().tolist() == [0, 23, 24, 24]
+    assert decode(codes[:2], months, values="uniform", rng=np.random.Generator(np.random.PCG64(0))
+                  ).text_columns()[0].tolist() == ["2019-01", "2020-12"]
     with pytest.raises(InputError, match="column 'm': format '%m/%d' must name the year"):
         Schema.from_dict({"m": {"type": "date", "format": "%m/%d", "bounds": ["2020-01-01", "2020-12-31"]}})
     with pytest.raises(InputError, match="column 'd': low is not an ISO 8601 date"):

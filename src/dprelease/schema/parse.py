@@ -188,9 +188,10 @@ def format_problem(text_format: object) -> str | None:
     year, month = {"y", "yy"} & set(named), {"mo", "mon", "month"} & set(named)
     if len(named) != len(set(named)) or len(year) > 1 or len(month) > 1:
         return f"format {text_format!r:.100} names a field twice"
-    if not (year and month and "d" in named) and not (time_of_day(text_format) and not (year or month or "d" in named)):
-        return (f"format {text_format!r:.100} must name the year (%Y or %y), the month (%m, %b or %B) and the day "
-                "(%d), or be a time of day alone naming the hour (%H, or %I with %p) and the minute (%M)")
+    if not (year and month) and not (time_of_day(text_format) and not (year or month or "d" in named)):
+        return (f"format {text_format!r:.100} must name the year (%Y or %y) and the month (%m, %b or %B), with the "
+                "day (%d) or without (the 1st), or be a time of day alone naming the hour (%H, or %I with %p) and the "
+                "minute (%M)")
     if ("h12" in named) != ("p" in named) or ("h12" in named and "h" in named):
         return f"format {text_format!r:.100} must use %I (12-hour clock) with %p (AM/PM), and not with %H"
     return None
