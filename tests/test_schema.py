@@ -411,5 +411,7 @@ def test_a_time_of_day_alone_is_a_datetime_on_1970_01_01():
                   ).text_columns()[0].tolist() == ["2019-01", "2020-12"]
     with pytest.raises(InputError, match="column 'm': format '%m/%d' must name the year"):
         Schema.from_dict({"m": {"type": "date", "format": "%m/%d", "bounds": ["2020-01-01", "2020-12-31"]}})
+    with pytest.raises(InputError, match="column 'c': format '%H:%M' is a time of day alone, which a date column"):
+        Schema.from_dict({"c": {"type": "date", "format": "%H:%M", "bounds": ["1970-01-01", "1970-01-01"]}})
     with pytest.raises(InputError, match="column 'd': low is not an ISO 8601 date"):
         Schema.from_dict({"d": {"type": "datetime", "format": "%m/%d/%Y %H:%M", "bounds": ["00:00", "23:59"]}})

@@ -479,6 +479,9 @@ class _Temporal(_Binned):
             raise InputError(f"{where(self.name)}: a {self.kind} column takes a unit (and a width) or edges, not bins")
         if self.format is not None and (problem := format_problem(self.format)) is not None:
             raise InputError(f"{where(self.name)}: {problem}")
+        if self.format is not None and self.per_day == 1 and time_of_day(self.format):
+            raise InputError(f"{where(self.name)}: format {self.format!r} is a time of day alone, which a date column "
+                             "would read as one day: declare the column a datetime")
         check_separator(self)
         check_offset(self)
         _choose_one(self)

@@ -338,7 +338,7 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 #: ``date time`` is an ISO date-time written with a space for its ``T`` (2023-07-27 05:58:00, as pandas and SQL
 #: exports write it), ``datetime zoned`` and ``date time zoned`` the same with a UTC offset (2024-01-17T15:49:38+01:00,
 #: ...Z): a drafted datetime column writes back the separator and the offset (or none) most of its values use.
-#: The last five are dates written another way than ISO, each with a four-digit year, with or without a time of day
+#: Then five classes of dates written another way than ISO, each with a four-digit year, with or without a time of day
 #: (:data:`TIME_VARIANTS`): ``d.m.Y`` (31.03.2022, day first, as every table that writes dates with dots does),
 #: ``Y/m/d`` (2022/03/31), and slashes with the year last, by what the value itself shows: ``d/m/Y`` where the first
 #: field is above 12 (31/03/2022), ``m/d/Y`` where the second is (03/31/2022), ``a/b/Y`` where both are 12 or less
