@@ -7,6 +7,7 @@ correct code here give this file a false-alarm rate <= 5e-6. All runs are seeded
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import warnings
@@ -1444,3 +1445,10 @@ def test_times_of_day_alone_are_drafted_as_such(tmp_path):
     assert all(re.fullmatch(r"\d\d:\d\d", t) for t in text[0])
     assert all(re.fullmatch(r"\d\d:\d\d [AP]M", t) for t in text[1])
     assert np.array_equal(encode(pd.DataFrame({"at": text[0], "clock": text[1]}), dated), codes)
+    # typed: a DataFrame holds datetime.time (as pandas reads a SQL TIME); Parquet a TIMESTAMP on 1970-01-01, which
+    # the schema reads back to the same codes
+    rows = decode(codes, dated, values="uniform", rng=np.random.Generator(np.random.PCG64(2)))
+    frame_out = rows.to_dataframe()
+    assert all(isinstance(v, datetime.time) for v in frame_out["at"]) and frame_out["at"][0].hour == codes[0, 0]
+    rows.to_parquet(tmp_path / "times.parquet")
+    assert np.array_equal(encode(str(tmp_path / "times.parquet"), dated), codes)

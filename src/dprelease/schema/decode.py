@@ -29,7 +29,7 @@ from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, offset_seconds,
                                      written_numbers)
 from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, format_number, on_decimal_grid
-from dprelease.schema.parse import format_times
+from dprelease.schema.parse import format_times, time_of_day
 from dprelease.schema.schema import Schema
 from dprelease.files import write_atomic
 from dprelease.schema.tables import CsvStyle, csv_text, need, write_parquet
@@ -83,6 +83,11 @@ class Decoded:
             return np.where(missing, np.nan, values.astype(np.float64))
         if isinstance(column, (DateColumn, DatetimeColumn)):
             times = np.where(missing, np.datetime64("NaT"), values).astype("datetime64[s]")
+            if column.format is not None and time_of_day(column.format):  # times of day alone: datetime.time, as
+                # pandas reads a SQL TIME (and DuckDB writes one to Parquet)
+                clock = [None if m else (datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=int(v))).time()
+                         for v, m in zip(values.astype("datetime64[s]").astype(np.int64), missing)]
+                return pd.array(np.array(clock, dtype=object), dtype=object)
             offset = getattr(column, "offset", None)
             if offset is None:
                 return pd.array(times)
@@ -94,6 +99,8 @@ class Decoded:
         return values.astype(np.int64)
 
     def _python(self, column: Column, value: object) -> object:
+        if isinstance(value, np.datetime64) and getattr(column, "format", None) and time_of_day(column.format):
+            return str(value)[11:]  # a time of day alone: its clock (14:05:00)
         if isinstance(value, np.datetime64):
             return str(value)
         if isinstance(value, (np.integer, np.floating, np.bool_)):
@@ -143,6 +150,12 @@ class Decoded:
     def to_parquet(self, path: str | Path) -> None:
         """Write the decoded rows as Parquet (DuckDB; the ``parquet`` extra), atomically."""
         frame = self.to_dataframe()
+        pd = need("pandas", "pandas", "a decoded DataFrame")
+        for column in self.schema.columns:  # times of day alone as TIMESTAMPs on 1970-01-01: the schema reads them back
+            if getattr(column, "format", None) and time_of_day(column.format) and not (self.marker and column.other):
+                missing = self.null[column.name] | self.other[column.name]
+                frame[column.name] = pd.array(np.where(missing, np.datetime64("NaT"), self.values[column.name])
+                                              .astype("datetime64[s]"))
         for name in frame.columns:  # a column of values and the other marker is written as text
             if frame[name].dtype == object:
                 frame[name] = frame[name].map(lambda v: None if v is None else str(v))
