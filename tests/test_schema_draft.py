@@ -1438,6 +1438,11 @@ def test_times_of_day_alone_are_drafted_as_such(tmp_path):
         assert "at: bounds" not in charges and "clock: bounds" not in charges
         assert any(str(w.message).startswith("column(s) ['at'] drafted as times of day written %H:%M")
                    for w in caught)
+    with warnings.catch_warnings():  # declared (--date-format at=%H:%M): a datetime by default, the day's bounds
+        warnings.simplefilter("ignore")
+        declared = draft_schema(str(path), epsilon=1.0, seed=0, formats={"at": "%H:%M"})
+    assert declared.column("at").to_json() == schema.column("at").to_json()
+    assert not any(label.startswith("at: ") and label != "at: profile" for label, *_ in declared.draft.charges())
     dated = Schema(tuple(schema.column(name) for name in ("at", "clock")), schema.null_tokens)
     codes = encode(frame[["at", "clock"]], dated)
     assert np.array_equal(codes[:, 0], stamps.hour.to_numpy()) and np.array_equal(codes[:, 0], codes[:, 1])

@@ -110,7 +110,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         problem = format_problem(text_format)
         if problem is not None:
             raise InputError(f"column {name!r}: {problem}")
-        if types.setdefault(name, "date") not in ("date", "datetime"):
+        if types.setdefault(name, "datetime" if time_of_day(text_format) else "date") not in ("date", "datetime"):
             raise InputError(f"column {name!r} has a date format but the type {types[name]!r}: a format is for date "
                              "and datetime columns")
     probe = Schema((CategoricalColumn(name="_", values=(), other=True),), tuple(null_tokens))
@@ -417,6 +417,10 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                                   format=column.text_format, null=bool(has_null), **wide)
     wide = {"other": True} if column.has_stray(conforming) or stray_times else {"clip": True}
     values = _values(kind, column.raw, column.text, conforming_rows, written, column.text_format)
+    if kind in ("date", "datetime") and column.text_format is not None and time_of_day(column.text_format):
+        # a declared time of day alone: the day's bounds, public, by the hour (its part unspent)
+        return DatetimeColumn(name=name, low="1970-01-01T00:00:00", high="1970-01-01T23:59:59", unit="hour",
+                              format=column.text_format, null=bool(has_null), **wide)
     if kind in ("date", "datetime"):
         dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
         if kind == "datetime" and column.text_format is None:
