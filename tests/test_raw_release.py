@@ -265,6 +265,8 @@ def test_cli_adds_the_draft_of_dprelease_schema_to_the_release(files, capsys):
     summary = {line.split()[0]: line for line in out[1:7]}  # one line a column, after the file's
     assert [summary[c].split()[1] for c in NAMES] == ["integer", "numeric", "date", "boolean", "categorical"]
     assert summary["age"].endswith("bounds undecided: declare them") and out[7].startswith("privacy spent")
+    assert out[7].endswith("0.3 of epsilon=4 unspent: steps that needed none (bins made equal, bounds left "
+                           "undecided, one bin per integer)")  # 2 x (3/5) / 4, as the ledger below says
     files["schema"] = draft
     drafted = Schema.from_json(draft)
     assert (drafted.column("joined").kind, drafted.column("member").kind) == ("date", "boolean")

@@ -96,7 +96,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {line}")
     if schema.draft is not None and schema.draft.is_public:
         eps, delta = schema.draft.spent
-        print(f"privacy spent by the draft: epsilon={float(eps):.6g}, delta={float(delta):.3g} (exact in the file)")
+        left = (f"; {float(args.epsilon) - float(eps):.6g} of epsilon={args.epsilon:g} unspent: steps that needed "
+                "none (bins made equal, bounds left undecided, one bin per integer)"
+                if float(eps) < float(args.epsilon) else "")
+        print(f"privacy spent by the draft: epsilon={float(eps):.6g}, delta={float(delta):.3g} (exact in the file)"
+              f"{left}")
     else:
         print("the draft is NOT PUBLIC (its 'draft' field says so): replace it with public knowledge before a release")
     return 0
