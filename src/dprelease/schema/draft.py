@@ -411,16 +411,12 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         column, conforming_rows, stray_times = _time_of_day(column, reader, clock)
         main, kind = main - clock, column.kind
         found["dates"].setdefault(column.text_format, []).append(name)
-        if alone:
-            wide = {"other": True} if column.has_stray(conforming) or stray_times else {"clip": True}
-            return DatetimeColumn(name=name, low="1970-01-01T00:00:00", high="1970-01-01T23:59:59", unit="hour",
-                                  format=column.text_format, null=bool(has_null), **wide)
     wide = {"other": True} if column.has_stray(conforming) or stray_times else {"clip": True}
-    values = _values(kind, column.raw, column.text, conforming_rows, written, column.text_format)
     if kind in ("date", "datetime") and column.text_format is not None and time_of_day(column.text_format):
-        # a declared time of day alone: the day's bounds, public, by the hour (its part unspent)
+        # a time of day alone, found or declared: the day's bounds, public, by the hour (a declared one's part unspent)
         return DatetimeColumn(name=name, low="1970-01-01T00:00:00", high="1970-01-01T23:59:59", unit="hour",
                               format=column.text_format, null=bool(has_null), **wide)
+    values = _values(kind, column.raw, column.text, conforming_rows, written, column.text_format)
     if kind in ("date", "datetime"):
         dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
         if kind == "datetime" and column.text_format is None:
