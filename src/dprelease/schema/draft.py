@@ -170,7 +170,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     # values (:func:`_few_values`), text columns that delta = 0 cannot give categories, numbers written with signs
     # or a decimal comma (by the options declared), columns left without bounds (by the threshold they missed)
     found: dict[str, Any] = {"outer": [], "few values": [], "no keys": [], "written": {}, "no bounds": {},
-                             "dates": {}}
+                             "dates": {}, "zero apart": []}
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
     if found["no keys"]:
         notes.append(f"column(s) {found['no keys']}: categories cannot be selected privately with delta = 0; the "
@@ -186,6 +186,11 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      "is refused until you declare them from public knowledge (or draft with a larger epsilon)")
     for note in _found_dates_notes(found["dates"], profiles):
         notes.append(note)
+    if found["zero apart"]:
+        notes.append(f"column(s) {found['zero apart']}: a cell at 0 stood out of the noise far from the column's "
+                     "other values (farther than they spread), so the bounds reach 0 and synthetic values fill the gap; "
+                     'if 0 there means missing (a latitude of 0.0), add "0" and "0.0" to that column\'s "null_tokens" '
+                     '(with "null": true) and declare its bounds')
     if found["few values"]:
         notes.append(_few_values_note(found["few values"], bins))
     if found["outer"]:
@@ -663,7 +668,8 @@ def _sum_threshold(epsilon: Fraction, cells: int, tests: int) -> float:
     return best
 
 
-def _bounds(name, values, reader, epsilon, edges, integer, runs=()) -> tuple[float, float] | None:
+def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: list[int] | None = None
+            ) -> tuple[float, float] | None:
     """Bounds from a noisy histogram over public cells: the outer edges of the first and last cells whose
     noisy count passes the threshold T = t ln(#tests / 0.001), t = 2 / epsilon the noise scale (ApproxBounds,
     Wilson et al. 2020), widened to the outer edge of any of the ``runs`` of cells within a decade
@@ -695,6 +701,8 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=()) -> tuple[flo
     passed = np.flatnonzero(counts > _threshold(epsilon, tests))
     if len(passed) == 0:  # nothing stands out of the noise: no bounds (the caller leaves them to the user)
         return None
+    if passed_out is not None:  # the cells that stood out, for a note (public: post-processing)
+        passed_out.extend(int(i) for i in passed)
     first, last = int(passed[0]), int(passed[-1])  # cell indexes of the bounds
     outer_first, outer_last = first, last
     for start, end in runs:  # see :func:`_decade_runs`
@@ -705,6 +713,21 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=()) -> tuple[flo
     low = float(np.clip(edges[outer_first], finite[0], finite[-1]))
     high = float(np.clip(edges[outer_last + 1], finite[0], finite[-1]))
     return low, (high - 1 if integer and high > low else high)
+
+
+def _zero_apart(edges: np.ndarray, passed: Sequence[int]) -> bool:
+    """Whether the bounds histogram's cell at 0 stood out of the noise while the other cells that did lie on one
+    side of it, at least 10 away and farther than their own span: 8 % of a collision table's latitudes were 0.0
+    (missing, written as 0) and the rest 40.5-40.9 (the cell 40-49), so the bounds ran 0..50 and a synthetic latitude
+    could be 2.7. A fee of 0 or 15-95 (cells 10-99: a span of 90 beyond a gap of 10) is not named. Public: the cells
+    that passed."""
+    zero = [i for i in passed if edges[i] == 0.0]
+    others = [(float(edges[i]), float(edges[i + 1])) for i in passed if edges[i] != 0.0]
+    if not (zero and others) or not (all(lo >= 0 for lo, _ in others) or all(hi <= 0 for _, hi in others)):
+        return False
+    low, high = min(lo for lo, _ in others), max(hi for _, hi in others)
+    gap = low if low >= 0 else -high
+    return bool(gap >= max(10.0, high - low))
 
 
 def _threshold(epsilon: Fraction, cells: int) -> float:
@@ -947,7 +970,10 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     else:
         refine_epsilon = Fraction(0)
     edges_epsilon = edges_epsilon if quantiles_see else Fraction(0)
-    bounds = _bounds(name, values, reader, bounds_epsilon, cells, integer, runs)
+    passed: list[int] = []
+    bounds = _bounds(name, values, reader, bounds_epsilon, cells, integer, runs, passed_out=passed)
+    if private and _zero_apart(cells, passed):
+        found["zero apart"].append(name)
     if bounds is None:  # no bounds, so no bins to place: the bin edges' part stays unspent
         return _no_bounds(name, kind, bounds_epsilon, len(cells) - 1 + len(runs), has_null, wide, found["no bounds"])
     low, high = bounds
