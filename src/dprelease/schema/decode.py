@@ -58,7 +58,9 @@ class Decoded:
         pd = need("pandas", "pandas", "a decoded DataFrame")
         return pd.DataFrame({c.name: self._series(c, pd) for c in self.schema.columns})
 
-    def _series(self, column: Column, pd):
+    def _series(self, column: Column, pd, *, clock: bool = True):
+        """``clock``: a time of day alone as ``datetime.time`` (else as datetimes on 1970-01-01, as Parquet keeps
+        it)."""
         values, null, other = self.values[column.name], self.null[column.name], self.other[column.name]
         marked = self.marker is not None and column.other
         if isinstance(column, CategoricalColumn) or isinstance(column, BooleanColumn) and column.written_as_words:
@@ -83,11 +85,10 @@ class Decoded:
             return np.where(missing, np.nan, values.astype(np.float64))
         if isinstance(column, (DateColumn, DatetimeColumn)):
             times = np.where(missing, np.datetime64("NaT"), values).astype("datetime64[s]")
-            if column.format is not None and time_of_day(column.format):  # times of day alone: datetime.time, as
-                # pandas reads a SQL TIME (and DuckDB writes one to Parquet)
-                clock = [None if m else (datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=int(v))).time()
-                         for v, m in zip(values.astype("datetime64[s]").astype(np.int64), missing)]
-                return pd.array(np.array(clock, dtype=object), dtype=object)
+            if clock and column.format is not None and time_of_day(column.format):  # times of day alone:
+                # datetime.time, as pandas reads a SQL TIME
+                return pd.array(np.array([None if m else t.time() for t, m in zip(times.astype(object), missing)],
+                                         dtype=object), dtype=object)
             offset = getattr(column, "offset", None)
             if offset is None:
                 return pd.array(times)
@@ -149,13 +150,9 @@ class Decoded:
 
     def to_parquet(self, path: str | Path) -> None:
         """Write the decoded rows as Parquet (DuckDB; the ``parquet`` extra), atomically."""
-        frame = self.to_dataframe()
         pd = need("pandas", "pandas", "a decoded DataFrame")
-        for column in self.schema.columns:  # times of day alone as TIMESTAMPs on 1970-01-01: the schema reads them back
-            if getattr(column, "format", None) and time_of_day(column.format) and not (self.marker and column.other):
-                missing = self.null[column.name] | self.other[column.name]
-                frame[column.name] = pd.array(np.where(missing, np.datetime64("NaT"), self.values[column.name])
-                                              .astype("datetime64[s]"))
+        # times of day alone as TIMESTAMPs on 1970-01-01, which the schema reads back
+        frame = pd.DataFrame({c.name: self._series(c, pd, clock=False) for c in self.schema.columns})
         for name in frame.columns:  # a column of values and the other marker is written as text
             if frame[name].dtype == object:
                 frame[name] = frame[name].map(lambda v: None if v is None else str(v))

@@ -350,8 +350,10 @@ class _Profiled:
         return has_stray(self.unclipped, self.noise, conforming)
 
     def needs_budget(self, delta: float) -> bool:
-        """Whether drafting the rest privately reads the data: a boolean's does not, nor text's when delta = 0."""
-        return self.kind != "boolean" and not (self.kind == "categorical" and delta == 0)
+        """Whether drafting the rest privately reads the data: a boolean's does not, nor text's when delta = 0, nor a
+        declared time of day's (its bounds are the day's)."""
+        declared_clock = self.found_format is None and self.text_format is not None and time_of_day(self.text_format)
+        return self.kind != "boolean" and not (self.kind == "categorical" and delta == 0) and not declared_clock
 
     def tests_few_values(self, *, private: bool, delta: float | Fraction) -> bool:
         """Whether the draft asks if a few values hold nearly all the column's rows (:func:`_few_values`): a number
@@ -418,7 +420,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         found["dates"].setdefault(column.text_format, []).append(name)
     wide = {"other": True} if column.has_stray(conforming) or stray_times else {"clip": True}
     if kind in ("date", "datetime") and column.text_format is not None and time_of_day(column.text_format):
-        # a time of day alone, found or declared: the day's bounds, public, by the hour (a declared one's part unspent)
+        # a time of day alone, found or declared: the day's bounds, public, by the hour (a declared one needs no part)
         return DatetimeColumn(name=name, low="1970-01-01T00:00:00", high="1970-01-01T23:59:59", unit="hour",
                               format=column.text_format, null=bool(has_null), **wide)
     values = _values(kind, column.raw, column.text, conforming_rows, written, column.text_format)
@@ -830,13 +832,20 @@ REFINE_CELL_SHARE = 0.05
 REFINE_NOISE = 0.02
 
 
+def _even_edges(first: float, last: float, count: int, digits: int) -> np.ndarray:
+    """The edges of [first, last) split in ``count`` equal parts, rounded to ``digits`` decimal places below the
+    leading digit of a part's width (public)."""
+    width = (last - first) / count
+    return np.round(np.linspace(first, last, count + 1), max(0, -math.floor(math.log10(width))) + digits)
+
+
 def _subcells(first: float, last: float, integer: bool) -> np.ndarray | None:
     """The edges of [first, last) split in ten equal public cells, on the decimal grid of their width; None where
     it cannot be split (an integer cell narrower than 10, an infinite or one-value cell)."""
     width = (last - first) / 10
     if not (np.isfinite(first) and np.isfinite(last) and width > 0) or (integer and (width < 1 or width % 1)):
         return None
-    return np.round(np.linspace(first, last, 11), max(0, -math.floor(math.log10(width))) + 1)
+    return _even_edges(first, last, 10, digits=1)
 
 
 def refining_pays(epsilon: Fraction, rows: float) -> bool:
@@ -924,13 +933,8 @@ def _empty_run(sums: np.ndarray, empty: np.ndarray) -> int:
 def _equal_edges(low: float, high: float, bins: int, integer: bool) -> list[float]:
     """``bins`` equal bins over [low, high] (whole numbers for integers, at most one per integer), where quantiles
     would be the noise's (:func:`_numbers`): public, no budget."""
-    edges = np.linspace(low, high, bins + 1)
-    if integer:
-        edges = np.unique(np.round(edges))
-    else:
-        width = (high - low) / bins
-        edges = np.unique(np.round(edges, max(0, -math.floor(math.log10(width))) + 2))
-    return [float(e) for e in edges]
+    edges = np.round(np.linspace(low, high, bins + 1)) if integer else _even_edges(low, high, bins, digits=2)
+    return [float(e) for e in np.unique(edges)]
 
 
 def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
@@ -981,7 +985,7 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     if (integer and low == high) or zero_cell:
         notes.append(_one_value_note(name, low, high, bounds_epsilon, len(cells) - 1 + len(runs),
                                      bool(wide.get("clip"))))
-    if private and not ((integer and low == high) or zero_cell):
+    elif private:
         grid = cells
         if refine_epsilon:
             # REFINED BOUNDS: the outer cells split in ten, three times at most; what the levels leave goes to the

@@ -13,6 +13,7 @@ The parsers work on numpy arrays and report, beside the values, which entries pa
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import re
@@ -197,6 +198,7 @@ def format_problem(text_format: object) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)  # public format strings; asked once a decoded value in label mode
 def time_of_day(text_format: str) -> bool:
     """Whether a format names no date, only a time of day (hour and minute, and maybe seconds): ``"%H:%M"``,
     ``"%I:%M %p"``. Such values are read as that time on 1970-01-01 (UTC), as a clock reads a day, and written back
