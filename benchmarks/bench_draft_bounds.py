@@ -2,10 +2,12 @@
 """How faithfully a privately drafted schema decodes number columns: generated columns, drafted, encoded, decoded.
 
     .venv/bin/python benchmarks/bench_draft_bounds.py [--rows 500,2000,20000,100000] [--eps 0.5,1,5] [--seeds 3]
-        [--out benchmarks/results/draft_bounds]
+        [--tables mixed,years] [--out benchmarks/results/draft_bounds]
 
-A table of eight generated number columns (birth years 1940-2005, years 2019-2021, latitudes 41.65-42.05, normal
-scores (650, 50) and temperatures (21.5, 1.5), ages 18-90, log-normal amounts, gamma hours), written as text, is
+Two tables of eight generated number columns, written as text: `mixed` (birth years 1940-2005, years 2019-2021,
+latitudes 41.65-42.05, normal scores (650, 50) and temperatures (21.5, 1.5), ages 18-90, log-normal amounts, gamma
+hours) and `years` (session 61: normal birth years around 1975 in 1930-2005, policy years 2019-2023, integers
+1000-1999, normal prices (250, 30), normal ages around 45, BMI, longitudes, log-normal incomes); each is
 drafted by ``draft_schema`` (epsilon, delta 1e-9, seeded), encoded by the draft and decoded with values drawn
 evenly inside each bin: the model is perfect, so what is measured is the schema's bounds and bins alone. Per
 column: the 1-D Wasserstein distance of the decoded values to the real ones, in the real column's standard
@@ -32,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 COLUMNS = ("birth_year", "year", "lat", "score", "temp_c", "age", "amount", "hours")
+YEARS_COLUMNS = ("birth_n", "policy_year", "fill", "price", "age_n", "bmi", "lon", "income")
 
 
 def table(seed: int, n: int):
@@ -45,7 +48,23 @@ def table(seed: int, n: int):
                          "hours": rng.gamma(2, 3, n).round(1)}).astype(str)
 
 
-def one(n: int, eps: float, seed: int) -> dict:
+def years_table(seed: int, n: int):
+    """Years as an insurer's table has them (session 61), beside columns of other shapes."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed + 100)
+    return pd.DataFrame({"birth_n": np.clip(np.round(rng.normal(1975, 14, n)), 1930, 2005).astype(int),
+                         "policy_year": rng.integers(2019, 2024, n), "fill": rng.integers(1000, 2000, n),
+                         "price": rng.normal(250, 30, n).round(2),
+                         "age_n": np.clip(rng.normal(45, 12, n), 18, 95).round().astype(int),
+                         "bmi": rng.normal(27, 4, n).round(1), "lon": (-87.9 + rng.random(n) * 0.4).round(6),
+                         "income": rng.lognormal(10.5, 0.6, n).round(0).astype(int)}).astype(str)
+
+
+TABLES = {"mixed": (COLUMNS, table), "years": (YEARS_COLUMNS, years_table)}
+
+
+def one(n: int, eps: float, seed: int, table_name: str = "mixed") -> dict:
     """Draft, encode, decode one table; per column its distance and clipped share (None: bounds undecided)."""
     import pandas as pd
     from scipy.stats import wasserstein_distance
@@ -54,7 +73,8 @@ def one(n: int, eps: float, seed: int) -> dict:
     from dprelease.schema.decode import decode
     from dprelease.schema.draft import draft_schema
 
-    frame = table(seed, n)
+    columns, make = TABLES[table_name]
+    frame = make(seed, n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         schema = draft_schema(frame, epsilon=eps, delta=1e-9, seed=seed)
@@ -70,7 +90,7 @@ def one(n: int, eps: float, seed: int) -> dict:
     decoded = decode(encode(frame[names], sub), sub, values="uniform",
                      rng=np.random.default_rng(seed)).to_dataframe()
     out = {}
-    for name in COLUMNS:
+    for name in columns:
         if name not in names:
             out[name] = None
             continue
@@ -90,28 +110,36 @@ def one(n: int, eps: float, seed: int) -> dict:
 
 
 def render(results: dict, meta: dict) -> str:
-    lines = ["# Drafted number columns, decoded (session 60)", "",
+    lines = ["# Drafted number columns, decoded (sessions 60-61)", "",
              f"Written by `benchmarks/bench_draft_bounds.py` at commit `{meta['commit']}` on {meta['when']}; "
              f"{meta['seeds']} seeds; {meta['seconds']:.0f} s.", "",
              "A perfect model over the drafted bins: what is measured is the schema alone. Distance: the 1-D "
              "Wasserstein distance of decoded values to the real ones, in the real column's standard deviations "
              "(median over seeds); clipped: the largest share of real rows outside the drafted bounds; `-`: bounds "
              "undecided, or the column drafted as text, on some seed.", ""]
+    for table_name, by_case in results.items():
+        columns = TABLES[table_name][0]
+        lines += _render_table(table_name, columns, by_case)
+    return "\n".join(lines)
+
+
+def _render_table(table_name: str, columns: tuple, results: dict) -> list[str]:
+    lines = []
     for what, key, reduce in (("Distance (standard deviations)", "distance_sd", np.median),
                               ("Clipped share (max over seeds)", "clipped", np.max)):
-        lines += [f"## {what}", "", "| rows | eps | " + " | ".join(COLUMNS) + " | mean |",
-                  "|---|---|" + "---|" * (len(COLUMNS) + 1)]
+        lines += [f"## `{table_name}`: {what}", "", "| rows | eps | " + " | ".join(columns) + " | mean |",
+                  "|---|---|" + "---|" * (len(columns) + 1)]
         for case, runs in results.items():
             n, eps = case.split("@")
             cells = []
-            for name in COLUMNS:
+            for name in columns:
                 values = [r[name][key] for r in runs if r[name] is not None]
                 cells.append(f"{reduce(values):.3f}" if len(values) == len(runs) else "-")
             numbers = [float(c) for c in cells if c != "-"]
             mean = f"{np.mean(numbers):.3f}" if numbers else "-"
             lines.append(f"| {int(n):,} | {eps} | " + " | ".join(cells) + f" | {mean} |")
         lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def main(argv=None) -> int:
@@ -119,13 +147,18 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", default="500,2000,20000,100000")
     parser.add_argument("--eps", default="0.5,1,5")
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--tables", default="mixed,years")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "draft_bounds"))
     args = parser.parse_args(argv)
     start = time.perf_counter()
     results = {}
-    for n in (int(v) for v in args.rows.split(",")):
-        for eps in (float(v) for v in args.eps.split(",")):
-            results[f"{n}@{eps:g}"] = [one(n, eps, seed) for seed in range(args.seeds)]
+    for table_name in args.tables.split(","):
+        if table_name not in TABLES:
+            parser.error(f"--tables: {table_name!r} is not one of {sorted(TABLES)}")
+        results[table_name] = {}
+        for n in (int(v) for v in args.rows.split(",")):
+            for eps in (float(v) for v in args.eps.split(",")):
+                results[table_name][f"{n}@{eps:g}"] = [one(n, eps, seed, table_name) for seed in range(args.seeds)]
     commit = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     meta = {"commit": commit, "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "seeds": args.seeds,

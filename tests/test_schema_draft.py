@@ -90,7 +90,8 @@ def test_draft_states_the_rows_a_bound_needs_and_the_bounds_follow_it():
     tiny, note = draft(pd.DataFrame({"age": ["25"] * 10, "job": ["clerk"] * 10}))
     assert note.startswith("At epsilon=0.5 over 2 columns") and note in tiny.draft.note
     needed = rows(note.split("more than about ")[1].split(" rows")[0])
-    # scale 2/eps_bounds; 344 public cells and 566 runs of them within a decade tested (the union bound's count)
+    # scale 2/eps_bounds; 344 public cells and 566 runs of them within a decade tested (the union bound's count; an
+    # integer's are fewer outside its years, 306 and 505, whose 542 tests are a group of their own)
     assert needed == round(2 / (0.5 / 2 * 3 / 8) * np.log((344 + 566) / 0.001))
     category = rows(note.split("a category needs about ")[1].split(" rows")[0])
     assert category == round(1 + 2 / (0.5 / 2 * 3 / 4) * np.log(2 / 1e-6))  # all of delta: the one text column
@@ -512,8 +513,8 @@ def test_drafted_bounds_are_never_invented_from_noise():
 
 
 def test_bounds_threshold_passes_a_full_cell_and_no_empty_one():
-    """Theorem test of the threshold T = t ln(#cells / 0.001): on 2,000 seeded runs over plain500's 290 integer
-    cells at its bounds epsilon (3/40), an empty column gets no bounds in all but at most 8 (each run: some empty
+    """Theorem test of the threshold T = t ln(#cells / 0.001): on 2,000 seeded runs over the 506 integer cells (the
+    years 1900-2099 one each) at plain500's bounds epsilon (3/40), an empty column gets no bounds in all but at most 8 (each run: some empty
     cell passes with probability <= 0.001, union bound; 8 or more of 2,000 at that rate has probability < 1e-4),
     and a cell holding T + 12t rows passes in every run (it fails with probability <= e^-12 each)."""
     from dprelease.privacy.accountant import PrivacyAccountant
@@ -521,11 +522,11 @@ def test_bounds_threshold_passes_a_full_cell_and_no_empty_one():
     from dprelease.schema.draft import _bounds, _cell_edges, _scale, _threshold
 
     edges, epsilon, runs = _cell_edges(integer=True), Fraction(3, 40), 2000
-    assert len(edges) - 1 == 290 and 334 < _threshold(epsilon, 290) < 336  # plain500: about 45 rows a cell
+    assert len(edges) - 1 == 506 and 350 < _threshold(epsilon, 506) < 351  # plain500: about 45 rows a cell
     reader = PrivateColumnReader(accountant=PrivacyAccountant(epsilon=2 * runs * float(epsilon)), rng=SeededRandom(7))
     empty = [_bounds("v", np.zeros(0), reader, epsilon, edges, integer=True) for _ in range(runs)]
     assert sum(b is not None for b in empty) <= 8
-    full = np.full(int(_threshold(epsilon, 290) + 12 * _scale(epsilon)), 42.0)
+    full = np.full(int(_threshold(epsilon, 506) + 12 * _scale(epsilon)), 42.0)
     assert all(_bounds("v", full, reader, epsilon, edges, integer=True) is not None for _ in range(runs))
 
 
@@ -534,7 +535,7 @@ def test_decade_runs_are_public_prefixes_and_suffixes_within_a_decade():
 
     edges = _cell_edges(integer=True)
     runs = _decade_runs(edges)
-    assert len(runs) == 476 and len(set(runs)) == len(runs)
+    assert len(runs) == 845 and len(set(runs)) == len(runs)
     one, nine = list(edges).index(1.0), list(edges).index(9.0)  # the decade 1..9: one-unit cells 1, 2, ..., 9
     ones = [(s, e) for s, e in runs if one <= s and e <= nine]
     assert {e - s + 1 for s, e in ones} == set(range(2, 10))
@@ -542,6 +543,13 @@ def test_decade_runs_are_public_prefixes_and_suffixes_within_a_decade():
     for start, end in runs:  # within one decade: [10^e, 10^(e+1)) or its negative
         lo, hi = edges[start], edges[end + 1]
         assert start < end and (lo > 0 and hi <= 10 * lo or hi < 0 and lo >= 10 * hi), (lo, hi)
+    # the years 1900-2099 (an integer's one-year cells) run within their decade of years, as a date's do; no run
+    # joins the centuries 1000-1899 to them, or them to the centuries 2100-2999
+    y70, y79 = list(edges).index(1970.0), list(edges).index(1979.0)
+    seventies = [(s, e) for s, e in runs if y70 <= s and e <= y79]
+    assert len(seventies) == 17 and all(s == y70 or e == y79 for s, e in seventies)
+    assert not any(edges[s] < 1900 < edges[e + 1] or edges[s] < 2100 < edges[e + 1] for s, e in runs if edges[s] > 0)
+    assert not any(1900 <= edges[s] < 2100 and edges[e + 1] - edges[s] > 10 for s, e in runs)
 
 
 def test_sum_threshold_bounds_the_false_alarm_of_a_run_and_is_not_vacuous():
@@ -600,7 +608,7 @@ def test_runs_widen_an_empty_side_with_probability_at_most_the_target():
     edges, epsilon, runs = _cell_edges(integer=True), Fraction(3, 40), 2000
     groups = _decade_runs(edges)
     reader = PrivateColumnReader(accountant=PrivacyAccountant(epsilon=2 * runs * float(epsilon)), rng=SeededRandom(9))
-    full = np.full(int(_threshold(epsilon, 290 + len(groups)) + 12 * _scale(epsilon)), 42.0)
+    full = np.full(int(_threshold(epsilon, len(edges) - 1 + len(groups)) + 12 * _scale(epsilon)), 42.0)
     drawn = [_bounds("v", full, reader, epsilon, edges, True, groups) for _ in range(runs)]
     assert sum(b != (40.0, 49.0) for b in drawn) <= 8
 
@@ -823,9 +831,11 @@ def test_dates_before_1900_and_spread_over_decades_draft_their_own_bounds():
     """Births from 1850 to 1949, 50 a year: the date cells were a year each from 1900 and one cell for every earlier
     date, so the draft clipped half the table to 1900-01-01 and stopped where the noise happened to (1900..1924).
     With a decade a cell before 1900 and runs of years within a decade (public cells), the bounds are 1850..1949.
-    A table of one recent year still drafts that year. Over 10 seeds: the last year's 50 rows stand out in about 3
-    drafts of 4 (60 seeds: 44 and 46 before and after the profile grew to 26 classes), so the bounds end in 1948 or
-    1949, never earlier."""
+    A table of one recent year still drafts that year. Over 10 seeds the bounds end in 1948 or later, never earlier:
+    the last year's 50 rows stood out in about 3 drafts of 4 (60 seeds: 44 and 46 before and after the profile grew to
+    26 classes), and since the twentieth century is a wide cell cut inward only where it looks empty (session 61),
+    1949 is kept where it does not stand out alone (9 of 10; the tenth ends in 1955, where a year's noise read high:
+    wider, nothing clipped)."""
     rng = np.random.Generator(np.random.PCG64(9))
     births = pd.to_datetime("1850-01-01") + pd.to_timedelta(rng.integers(0, 36524, 5000), "D")
     recent = pd.to_datetime("2021-01-01") + pd.to_timedelta(rng.integers(0, 365, 5000), "D")
@@ -834,8 +844,8 @@ def test_dates_before_1900_and_spread_over_decades_draft_their_own_bounds():
         old = [draft_schema(pd.DataFrame({"born": births.strftime("%Y-%m-%d")}), epsilon=1.0, seed=seed).column("born")
                for seed in range(10)]
         new = draft_schema(pd.DataFrame({"day": recent.strftime("%Y-%m-%d")}), epsilon=1.0, seed=0)
-    assert all(c.low == "1850-01-01" and c.high in ("1948-12-31", "1949-12-31") for c in old)
-    assert sum(c.high == "1949-12-31" for c in old) >= 3  # 4 here; fewer than 3 has probability below 0.1 %
+    assert all(c.low == "1850-01-01" and "1948-12-31" <= c.high <= "1999-12-31" for c in old)
+    assert sum(c.high == "1949-12-31" for c in old) >= 7
     assert (new.column("day").low, new.column("day").high) == ("2021-01-01", "2021-12-31")
 
 
@@ -943,7 +953,8 @@ def test_a_table_in_part_files_drafts_as_the_whole(tmp_path):
         connection.execute(f"COPY (SELECT * FROM typed) TO '{parts / 'part-3.parquet'}' (FORMAT parquet)")
         with pytest.raises(InputError, match=r"column 'score': the files of .* different kinds of value") as caught:
             draft_schema(str(parts), **options)
-    assert "100" not in str(caught.value)
+    # no count of private rows in the message (the folder's path is public and may hold digits: pytest-100)
+    assert "100" not in str(caught.value).replace(str(parts), "PARTS")
 
 
 def test_concat_tables_keeps_nulls_and_maps_each_parts_values():
@@ -967,7 +978,9 @@ def test_draft_names_bounds_that_are_a_wide_cells_edge_and_not_exact_ones():
     (the cell 20-29) and synthetic hours reached 29. The outer cells are now split in ten where rows allow (session
     60), so on seeds 0-4 the hours are 0..23 (unit subcells: exact) and temperatures -4.2..31.9 end between 31.5
     and 35, not 40 (the empty tenths of [30, 40), then thin last ones of [31, 32), cut: at most 1 % of the rows; at
-    the low end [-5, -4)'s empty tenths rarely look empty against a twentieth of its 330 rows). The draft names every
+    the low end [-5, -4)'s empty tenths rarely look empty against a twentieth of its 330 rows, and where they do the
+    bound is up to -3.5: at most 2 % of the rows cut, 1.4 % on seed 0 at the noise draws of session 61). The draft
+    names every
     column whose bounds are a wide cell's edge with its outer cells, and only those: a 0..9 column whose every value
     passes is exact (unit cells), and an open draft reads the true bounds."""
     rng = np.random.Generator(np.random.PCG64(8))
@@ -988,7 +1001,7 @@ def test_draft_names_bounds_that_are_a_wide_cells_edge_and_not_exact_ones():
         assert (schema.column("hour").low, schema.column("hour").high) == (0, 23) and "'hour'" not in note
         assert note in schema.draft.note
         low, high = schema.column("temp").bounds
-        assert -5 <= low <= -4.1 and 31.5 <= high <= 35 and np.mean((temps < low) | (temps > high)) <= 0.01
+        assert -5 <= low <= -3.5 and 31.5 <= high <= 35 and np.mean((temps < low) | (temps > high)) <= 0.02
         assert f"'temp' {low:g}..{high:g} (outer cells [" in note
         assert "'day' 2023-01-01..2023-12-31 (one cell, 2023)" in note
         assert (schema.column("digit").low, schema.column("digit").high) == (0, 9) and "'digit'" not in note
@@ -1274,6 +1287,7 @@ def test_dates_written_another_way_are_drafted_with_their_format(tmp_path):
     frame.to_csv(path, index=False)
     expected = {"dotted": "%d.%m.%Y", "year_first": "%Y/%m/%d", "day_first": "%d/%m/%Y", "month_first": "%m/%d/%Y",
                 "us_clock": "%m/%d/%Y %I:%M:%S %p", "sheet": "%m/%d/%Y %H:%M", "dotted_clock": "%d.%m.%Y %H:%M"}
+    exact = 0
     for seed in range(5):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -1282,8 +1296,10 @@ def test_dates_written_another_way_are_drafted_with_their_format(tmp_path):
             column = schema.column(name)
             kind = "datetime" if "%M" in text_format else "date"
             assert (column.kind, column.to_json().get("format")) == (kind, text_format), (seed, name)
-            assert column.to_json()["bounds"][0][:10] == "2015-01-01", (seed, name)
-            assert column.to_json()["bounds"][1][:10] == "2022-12-31", (seed, name)
+            low, high = (bound[:10] for bound in column.to_json()["bounds"])
+            # the data's years (a noise spike in an empty year of the century may keep it: wider, nothing clipped)
+            assert "2000-01-01" <= low <= "2015-01-01" and "2022-12-31" <= high <= "2099-12-31", (seed, name)
+            exact += (low, high) == ("2015-01-01", "2022-12-31")
             assert column.to_json().get("clip") is True, (seed, name)  # nothing stray stood out
         assert schema.column("both").kind == schema.column("neither").kind == "categorical"
         told = [str(w.message) for w in caught]
@@ -1292,6 +1308,7 @@ def test_dates_written_another_way_are_drafted_with_their_format(tmp_path):
         assert any(line.startswith("column(s) ['neither'] look like dates written with slashes") for line in told)
         assert any(line.startswith("column(s) ['day_first'] drafted as dates written day first with slashes")
                    for line in told)
+    assert exact >= 30, exact  # of 35: 34 at the draws of session 61
     # the ledger: a profile each; a found format's column spends a quarter of its part on the time of day and the
     # rest on its bounds (exact fractions); the two left as text spend their part on categories
     profile, main = Fraction(1, 4) / 9, Fraction(3, 4) / 9
@@ -1326,8 +1343,11 @@ def test_bounds_are_refined_inside_their_outer_cells():
     sum looks empty (at most 0.5 % of the rows, and 5 % of the cell's, and a deviation of its noise). 20,000 rows,
     4 seeds each: at eps 10 the bounds are the data's, at eps 5 within a subcell of them, and at most 2 % of the
     rows is ever cut; at eps 1 refining would not pay (the noise of a level's sum above 2 % of the rows) and the
-    bounds stay the cells'. Exact ledger: the bounds two thirds of their part, each level a ninth, the bin edges
-    their own part (none where the bounds hold one bin per integer)."""
+    bounds stay the cells' (latitudes 40..50). Birth years and years no longer need refining: an integer's cells
+    are one year each from 1900 to 2099 (session 61), so they draft as the data's at every eps here, and their outer
+    cells (one year) have nothing to split. Exact ledger: the bounds two thirds of their part, each level a ninth
+    (latitudes; none for one-year outer cells), the bin edges their own part (none where the bounds hold one bin
+    per integer)."""
     rng = np.random.Generator(np.random.PCG64(60))
     n = 20_000
     frame = pd.DataFrame({"born": rng.integers(1940, 2006, n).astype(str),
@@ -1350,7 +1370,7 @@ def test_bounds_are_refined_inside_their_outer_cells():
             charges = {label: e for label, e, *_ in schema.draft.charges()}
             part = Fraction(eps) * 3 / 4 / 3 / 2  # the profile's quarter, three columns, half each (delta = 0)
             if eps == 1.0:
-                assert drafted == {"born": (1000, 2999), "year": (2000, 2999), "lat": (40.0, 50.0)}, seed
+                assert drafted == {"born": (1940, 2005), "year": (2019, 2021), "lat": (40.0, 50.0)}, seed
                 assert not any(": bounds, level" in label for label in charges)
                 continue
             if eps == 10.0:
@@ -1359,11 +1379,120 @@ def test_bounds_are_refined_inside_their_outer_cells():
                 cut = np.mean((values[name] < low) | (values[name] > high))
                 assert cut <= 0.02, (eps, seed, name, cut)
                 step = 0.01 if name == "lat" else 1  # a subcell of the last level
-                assert abs(low - exact[name][0]) <= step and abs(high - exact[name][1]) <= step, (eps, seed, name)
+                assert abs(low - exact[name][0]) <= step + 1e-9 and abs(high - exact[name][1]) <= step + 1e-9, \
+                    (eps, seed, name)
                 assert charges[f"{name}: bounds"] == part * 2 / 3
-                assert [charges[f"{name}: bounds, level {k}"] for k in (1, 2, 3)] == [part / 9] * 3
-                assert charges.get(f"{name}: bin edges", part) == part  # none: one bin per integer
+                levels = [charges.get(f"{name}: bounds, level {k}") for k in (1, 2, 3)]
+                assert levels == ([part / 9] * 3 if name == "lat" else [None] * 3), (name, levels)
+                # none for years (one bin per integer); the birth years' unspent levels (a third of the bounds'
+                # part) go to their bin edges
+                assert charges.get(f"{name}: bin edges", part) == (part * 4 / 3 if name == "born" else part), name
             assert schema.draft.spent[0] == sum(charges.values()) <= eps
+
+
+def test_year_columns_draft_as_their_years_not_a_century_wide_bin():
+    """A new user's insurance claims (20,000 rows, 10 columns, README's epsilon 0.5): policy years 2019-2023 drafted
+    as 2000..2999 and birth years (normal around 1975, 1930-2005) as 1000..1999, so every synthetic year was spread
+    over a century's bin (refining them needs 100,000 rows at that epsilon). An integer's cells are now one year
+    each from 1900 to 2099, inside the wide cells 1000-1999 and 2000-2999 that stand out by their sum and are cut
+    inward where they look empty (:func:`_wide_cut`). Over 6 seeds: the policy years draft exactly; the birth years'
+    bounds lie within the 1900s and 2000s, cut at most 15 % of the rows at the median (the tails the noise hides) and
+    25 % at worst (a note names the column), and decode within 0.1 standard deviations (1-D Wasserstein; it was
+    1.9); a column of integers
+    1000-1999, thin in the 1900s (20 rows a year), keeps them (their rows a year are more than a tenth of the
+    1800s'): at most 3 % of its rows cut at the median and 11 % at worst. The ledger: one bounds
+    charge a column, as before (the wide cells are sums of the same noisy counts)."""
+    from scipy.stats import wasserstein_distance
+
+    from dprelease.schema import encode
+    from dprelease.schema.decode import decode
+
+    n, clipped, distances, fill_clipped = 20_000, [], [], []
+    for seed in range(6):
+        rng = np.random.Generator(np.random.PCG64(seed))
+        frame = pd.DataFrame({"policy_year": rng.integers(2019, 2024, n),
+                              "born": np.clip(np.round(rng.normal(1975, 14, n)), 1930, 2005).astype(int),
+                              "fill": rng.integers(1000, 2000, n),
+                              **{f"c{j}": rng.choice(list("abcd"), n) for j in range(7)}}).astype(str)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            schema = draft_schema(frame, epsilon=0.5, delta=1e-9, seed=seed)
+        cut = [str(w.message) for w in caught if "stood out only as a whole" in str(w.message)]
+        assert schema.column("policy_year").bounds == (2019, 2023), seed
+        born = frame["born"].astype(int).to_numpy()
+        low, high = schema.column("born").bounds
+        assert 1900 <= low <= 1975 <= high <= 2099, (seed, low, high)
+        clipped.append(np.mean((born < low) | (born > high)))
+        # the note names the column whose tail a cut may have clipped, and only it
+        assert (cut == [cut[0]] and cut[0].startswith("column(s) ['born']: ")) if clipped[-1] > 0 else True, cut
+        fill = frame["fill"].astype(int).to_numpy()
+        f_low, f_high = schema.column("fill").bounds
+        assert f_low == 1000 and np.mean(fill > f_high) <= 0.11, (seed, f_high)
+        fill_clipped.append(np.mean(fill > f_high))
+        decoded = decode(encode(frame[["born"]], schema.select(["born"])), schema.select(["born"]),
+                         values="uniform", rng=np.random.default_rng(seed)).to_dataframe()["born"].astype(float)
+        distances.append(wasserstein_distance(born, decoded) / born.std())
+        labels = [label for label, *_ in schema.draft.charges() if label.startswith(("born:", "policy_year:"))]
+        assert labels.count("born: bounds") == 1 and not any("level" in label for label in labels), labels
+    assert np.median(clipped) <= 0.15 and max(clipped) <= 0.25, clipped
+    assert np.median(distances) <= 0.1, distances
+    assert np.median(fill_clipped) <= 0.03, fill_clipped
+
+
+def test_a_wide_cell_is_cut_whole_only_where_it_looks_empty_beside_a_cell_that_stood_out():
+    """:func:`_wide_cut` over chosen noisy counts: beside years that stood out (750 rows a year), fifteen empty years
+    (noise summing to 100) are cut whole; the thin 1900s of integers 1000-1999 (a hundred years of 20 rows, 2,000 in
+    all, beside a century of 2,000) look empty by their sum but not by their rows per year: nothing is cut; a tail
+    thinner than a tenth of the cell beside it but too full to look empty, or empty years where one reads far above
+    its noise, lose the longest run within half a deviation of its noise of 0.5 % of the rows from the edge, as do
+    the cells where no cell stood out alone."""
+    from dprelease.schema.draft import _scale, _wide_cut
+
+    epsilon = Fraction(1, 24)
+    t = _scale(epsilon)
+    empty = np.array([20.0, -30, 10, 40, -20, 0, 30, -10, 0, 10, 20, -10, 0, 5, 35])
+    assert _wide_cut(empty, np.full(15, 365.0), epsilon, 20_000, 6000.0, (750.0, 365.0)) == 15
+    thin = np.full(100, 20.0)
+    assert _wide_cut(thin, np.ones(100), epsilon, 20_000, 20_000.0, (2000.0, 100.0)) == 0  # the data go on, thinner
+    tail = np.array([0.0, 0, 0, 5, 20, 40, 80, 160, 300, 500])  # 1,105 rows, 110 a year beside 2,000 a year
+    level = min(0.005 * 20_000, 0.05 * 20_000) + 0.5 * t * np.sqrt(2 * np.arange(1, 11))
+    assert _wide_cut(tail, np.ones(10), epsilon, 20_000, 20_000.0, (2000.0, 1.0)) == \
+        np.flatnonzero(np.cumsum(tail) <= level)[-1] + 1 == 7  # a tail: within half a deviation of 0.5 % of the rows
+    spike = empty.copy()
+    spike[10] = 40 * t  # one empty year reads far above its noise: kept (the bounds widen), not cut with the rest
+    assert _wide_cut(spike, np.full(15, 365.0), epsilon, 20_000, 6000.0, (750.0, 365.0)) <= 10
+    # no cell alone: the longest run within half a deviation of its noise, never the whole
+    level = min(0.005 * 20_000, 0.05 * 20_000) + 0.5 * t * np.sqrt(2 * np.arange(1, 101))
+    assert _wide_cut(thin, np.ones(100), epsilon, 20_000, 20_000.0, None) == \
+        np.flatnonzero(np.cumsum(thin) <= level)[-1] + 1
+    assert _wide_cut(empty, np.full(15, 365.0), epsilon, 20_000, 6000.0, None) < 15
+    assert _wide_cut(np.zeros(0), np.zeros(0), epsilon, 20_000, 1.0, None) == 0
+
+
+def test_wide_cells_keep_an_empty_column_without_bounds_at_the_target_rate():
+    """The wide cells 1000-1999 and 2000-2999 are two more tests in the union bound (their sums of 109 noisy cells
+    against the Chernoff threshold): on 2,000 seeded runs at plain500's bounds epsilon an empty column gets no
+    bounds in all but at most 8 (probability < 1e-4 at the 0.001 target), and 4,200 rows in 1940-1999, 70 a year
+    (no year stands out alone: the threshold is about 376; the wide cell's about 2,160, its noise's deviation
+    about 390), get bounds inside 1000..1999 in every one of 500 runs, cut inward at half a deviation of a run's
+    noise: at 70 rows a year that takes a few of them (3.3 % of the rows at the median, 12 % at the 90th
+    percentile, 32 % in the worst of the 500, where the noise hid two decades), and its walk over the empty centuries
+    may stop short of 1940 (about 10 % of runs stop below 1915), which widens the bounds but clips nothing."""
+    from dprelease.privacy.accountant import PrivacyAccountant
+    from dprelease.privacy.column_reader import PrivateColumnReader
+    from dprelease.schema.draft import _bounds, _cell_edges, _decade_runs, _year_groups
+
+    edges, epsilon, runs = _cell_edges(integer=True), Fraction(3, 40), 2000
+    groups, wide = _decade_runs(edges), _year_groups(edges, (1000.0, 2000.0, 3000.0))
+    reader = PrivateColumnReader(accountant=PrivacyAccountant(epsilon=2 * runs * float(epsilon)), rng=SeededRandom(5))
+    empty = [_bounds("v", np.zeros(0), reader, epsilon, edges, True, groups, wide=wide, rows=0) for _ in range(runs)]
+    assert sum(b is not None for b in empty) <= 8
+    years = np.repeat(np.arange(1940.0, 2000.0), 70)
+    drawn = [_bounds("v", years, reader, epsilon, edges, True, groups, wide=wide, rows=len(years))
+             for _ in range(runs // 4)]
+    assert all(b is not None and 1000 <= b[0] < b[1] <= 1999 for b in drawn)
+    clipped = [np.mean((years < low) | (years > high)) for low, high in drawn]
+    assert np.median(clipped) <= 0.05 and np.percentile(clipped, 90) <= 0.15, np.percentile(clipped, [50, 90])
 
 
 def test_refining_cuts_only_runs_that_look_empty():

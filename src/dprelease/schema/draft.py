@@ -12,12 +12,14 @@ Two modes, and never a silent one:
   another way (31.03.2022, 2022/03/31, 31/03/2022, 03/31/2022, with or without a time of day)), from which the kind,
   the way numbers and dates are written and the NULL bucket are chosen. The other three quarters are split equally over the
   columns whose kind needs more (a boolean needs nothing more, nor text when delta = 0): for numbers, bounds from a noisy
-  histogram over public cells (0, +-1..9 10^e; widened by runs of a decade's cells whose noisy sum stands out;
-  refined inside the outer cells by noisy histograms of their tenths, :func:`_refined`)
+  histogram over public cells (0, +-1..9 10^e, and for integers a year each from 1900 to 2099 inside the wide cells
+  1000-1999 and 2000-2999, which stand out by their sum and are cut inward where they look empty; widened by runs of
+  a decade's cells whose noisy sum stands out; refined inside the outer cells by noisy histograms of their tenths,
+  :func:`_refined`)
   and then bin edges (quantiles 1/b .. (b-1)/b) by the
   exponential mechanism over public candidates inside the bounds; for dates, bounds from a noisy histogram
-  over years (a date written another way first spends a quarter of its part on a noisy histogram of its times of
-  day) (for both, where no noisy cell clears the threshold the bounds are left null, refused at every
+  over years (the twentieth and twenty-first centuries wide cells as an integer's; a date written another way first
+  spends a quarter of its part on a noisy histogram of its times of day) (for both, where no noisy cell clears the threshold the bounds are left null, refused at every
   use until the user declares them, and no bin edges are bought); for text, categories by a stability
   histogram (needs delta > 0; delta is split equally over the text columns). That split reads the profiles'
   noisy outputs, so the budgets are chosen adaptively; their sum never exceeds (epsilon, delta), which basic
@@ -170,7 +172,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     # values (:func:`_few_values`), text columns that delta = 0 cannot give categories, numbers written with signs
     # or a decimal comma (by the options declared), columns left without bounds (by the threshold they missed)
     found: dict[str, Any] = {"outer": [], "few values": [], "no keys": [], "written": {}, "no bounds": {},
-                             "dates": {}, "zero apart": []}
+                             "dates": {}, "zero apart": [], "wide cut": []}
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
     if found["no keys"]:
         notes.append(f"column(s) {found['no keys']}: categories cannot be selected privately with delta = 0; the "
@@ -195,6 +197,12 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         notes.append(_few_values_note(found["few values"], bins))
     if found["outer"]:
         notes.append(_outer_cells_note(found["outer"]))
+    if private and found["wide cut"]:
+        notes.append(f"column(s) {found['wide cut']}: their years stood out only as a whole (an integer's "
+                     "1000-1999 or 2000-2999, a date's century), so the bounds were cut inward from that century's edge where "
+                     "its years looked empty, and a thin tail of years beyond them may be clipped (a cut holds at "
+                     "most 0.5 % of the rows and half a deviation of its noise); declare bounds from public knowledge "
+                     "where you have them (birth years 1900..2010), or draft with a larger epsilon")
     empty = [c.name for c in drafted if isinstance(c, CategoricalColumn) and not c.values and c.other]
     if private and delta > 0 and empty:  # public: which categories the noisy selection kept (with delta = 0 the
         # "no keys" note says none can be chosen)
@@ -238,11 +246,14 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
     doing, not the data's. From epsilon, delta, the column count and how many columns the profiles found needing
     bounds or categories (a noisy output: post-processing)."""
 
-    edges = _cell_edges(integer=False)  # decimals have more cells than integers: the larger thresholds
-    tests = len(edges) - 1 + len(_decade_runs(edges))
-    date_tests = len(_DATE_EDGES) - 1 + len(_DATE_RUNS)
+    # the larger of the integers' and the decimals' number of tests (an integer's years are tested apart,
+    # :func:`_bounds`)
+    tests = max(_other_tests(edges, _decade_runs(edges), (), integer)
+                for integer, edges in ((i, _cell_edges(integer=i)) for i in (True, False)))
+    date_tests = len(_DATE_EDGES) - 1 + len(_DATE_RUNS) + len(_DATE_CENTURIES)
     # a decade only widens bounds a cell already set (:func:`_bounds`): the notes say "beyond them"
-    parts = [f"a number's bounds keep the cells (..., 10-19, 20-29, ..., 100-199, ...) holding more than about "
+    parts = [f"a number's bounds keep the cells (..., 10-19, 20-29, ..., 100-199, ..., and an integer's years "
+             f"1900-2099 one each) holding more than about "
              f"{_threshold(main / 2, tests):,.0f} rows, and beyond them the decades (1-9.99, 10-99.9, ...) holding "
              f"more than about {_sum_threshold(main / 2, 9, tests):,.0f} (1.5 times as many where a column has the "
              f"rows to refine its bounds inside their outer cells)", f"a date's bounds the years holding more "
@@ -428,7 +439,8 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
         if kind == "datetime" and column.text_format is None:
             dated = {**dated, **written_datetime(counts)}  # written back as most of its values are (post-processing)
-        return _dates(name, kind, values, reader, main, has_null, dated, found)
+        return _dates(name, kind, values, reader, main, has_null, dated, found,
+                      rows=float(counts[list(conforming)].sum()))
     edges_epsilon = main / 2
     if column.tests_few_values(private=isinstance(reader, PrivateColumnReader), delta=delta_share):
         # half the bin edges' part: the bounds keep theirs (a larger threshold clips more), and a column drafted
@@ -624,28 +636,77 @@ ZERO_CELL = 1e-3
 
 def _cell_edges(integer: bool) -> np.ndarray:
     """Public cells for the bounds: edges 0 and +-m 10^e (m = 1..9; e = -3..15, e >= 0 for integers),
-    with -inf and +inf outside, so every value has a cell."""
+    with -inf and +inf outside, so every value has a cell. For integers, the cells 1000-1999 and 2000-2999 are split
+    where years live: a century each from 1000 to 1899 and from 2100 to 2999, a year each from 1900 to 2099, as a
+    date's cells are (:data:`_DATE_CELL_STARTS`): years 2019-2023 were drafted as 2000..2999 and birth years as
+    1000..1999, so every synthetic year was spread over a century (and the refining that would narrow them needs
+    100,000 rows at epsilon 0.5)."""
     positive = np.unique(np.outer(np.arange(1, 10), 10.0 ** np.arange(0 if integer else round(math.log10(ZERO_CELL)),
                                                                        16)).ravel())
-    return np.concatenate([[-np.inf], -positive[::-1], [0.0], positive, [np.inf]])
+    negative = -positive[::-1]
+    if integer:  # years are positive
+        positive = np.union1d(positive, np.concatenate([np.arange(1000.0, 1900.0, 100.0), np.arange(1900.0, 2100.0),
+                                                        np.arange(2100.0, 3000.0, 100.0)]))
+    return np.concatenate([[-np.inf], negative, [0.0], positive, [np.inf]])
+
+
+def _run_group(low: float, high: float, years: bool) -> tuple:
+    """Which group of runs a finite cell [low, high) belongs to (:func:`_decade_runs`): a year cell (1900-2099, width
+    1) its decade of years; any other its decade [10^e, 10^(e+1)) by sign, split at the years (the centuries below
+    them apart from the cells above)."""
+    if high - low == 1 and 1900 <= low < 2100:
+        return "years", low // 10
+    sign = 1.0 if low >= 0 else -1.0
+    power = math.floor(math.log10(low if low > 0 else -high))
+    return sign, power, years and sign > 0 and power == 3 and high > 2000
 
 
 def _decade_runs(edges: np.ndarray) -> list[tuple[int, int]]:
-    """Runs of :func:`_cell_edges`' cells within a decade, [10^e, 10^(e+1)) or [-10^(e+1), -10^e), as (first, last)
-    cell indexes: each decade's prefixes and suffixes of 2 or more cells (public). Near 0 the cells are narrow:
+    """Runs of :func:`_cell_edges`' cells within a decade, [10^e, 10^(e+1)) or [-10^(e+1), -10^e) (an integer's
+    years within their decade, 1970-1979, and the centuries 1000-1899 apart from 2100-9999), as (first, last) cell
+    indexes: each group's prefixes and suffixes of 2 or more cells (public). Near 0 the cells are narrow:
     hours 0..23 put most rows in one-hour cells that may each fall short of the threshold while a run of them does
     not. A run below (above) the passing cells widens the lower (upper) bound to its own first (last) cell
     (:func:`_bounds`)."""
-    finite = edges[np.isfinite(edges)]
+    groups: dict[tuple, list[int]] = {}
+    years = bool(np.isin(1901.0, edges))  # an integer's cells (:func:`_cell_edges`)
+    for cell in range(len(edges) - 1):
+        low, high = float(edges[cell]), float(edges[cell + 1])
+        if np.isfinite(low) and np.isfinite(high) and low != 0.0 and high != 0.0:
+            groups.setdefault(_run_group(low, high, years), []).append(cell)
     runs = set()
-    for power in np.unique(np.floor(np.log10(np.abs(finite[finite != 0])))):
-        for sign in (1.0, -1.0):
-            lo, hi = sorted((sign * 10.0 ** power, sign * 10.0 ** (power + 1)))
-            inside = np.flatnonzero((edges[:-1] >= lo) & (edges[1:] <= hi))
-            if len(inside) < 2:
-                continue
-            runs.update(_prefixes_and_suffixes(int(inside[0]), int(inside[-1])))
+    for cells in groups.values():
+        if len(cells) >= 2:
+            runs.update(_prefixes_and_suffixes(cells[0], cells[-1]))
     return sorted(runs)
+
+
+def _other_tests(edges: np.ndarray, runs: Sequence[tuple[int, int]], wide: Sequence[tuple[int, int]],
+                 integer: bool) -> int:
+    """How many of the bounds' tests (cells, runs, wide cells) lie outside an integer's years (:func:`_bounds`): the
+    count a cell's threshold outside them follows. Public."""
+    years = _year_cells(edges) if integer else np.zeros(len(edges) - 1, dtype=bool)
+    if not years.any():
+        return len(edges) - 1 + len(runs) + len(wide)
+    return int((~years).sum()) + sum(not years[start] for start, _ in runs)
+
+
+def _year_cells(edges: np.ndarray) -> np.ndarray:
+    """Which of ``edges``' cells are one year, 1900-2099 (an integer's, :func:`_cell_edges`). Public."""
+    low, high = edges[:-1], edges[1:]
+    with np.errstate(invalid="ignore"):
+        return (high - low == 1) & (low >= 1900) & (low < 2100)
+
+
+def _year_groups(edges: np.ndarray, starts: Sequence[float]) -> list[tuple[int, int]]:
+    """The wide cells made of ``edges``' cells, one per span [start, next start) of ``starts`` (an integer's
+    1000-1999 and 2000-2999, a date's twentieth and twenty-first centuries), as (first, last) cell indexes: the cells
+    the bounds' histogram would have without its one-year cells (:func:`_bounds`). Public."""
+    groups = []
+    for low, high in zip(starts[:-1], starts[1:]):
+        inside = np.flatnonzero((edges[:-1] >= low) & (edges[1:] <= high))
+        groups.append((int(inside[0]), int(inside[-1])))
+    return groups
 
 
 def _prefixes_and_suffixes(first: int, last: int) -> list[tuple[int, int]]:
@@ -670,8 +731,8 @@ def _sum_threshold(epsilon: Fraction, cells: int, tests: int) -> float:
     return best
 
 
-def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: list[int] | None = None
-            ) -> tuple[float, float] | None:
+def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: list[int] | None = None,
+            wide=(), rows: float = math.inf, cut_out: list[str] | None = None) -> tuple[float, float] | None:
     """Bounds from a noisy histogram over public cells: the outer edges of the first and last cells whose
     noisy count passes the threshold T = t ln(#tests / 0.001), t = 2 / epsilon the noise scale (ApproxBounds,
     Wilson et al. 2020), widened to the outer edge of any of the ``runs`` of cells within a decade
@@ -682,9 +743,15 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     hides every cell, and the fullest noisy one (the rule before) was noise's choice among ~290 empty cells
     ([90000000, 99999999] for integers 0..100 on most seeds), not evidence.
 
+    An integer's years 1900-2099 are cells of one year each, in two ``wide`` cells (1000-1999, 2000-2999) that stand
+    out by their cells' noisy sum as a run does, and are cut inward where they look empty (:func:`_wide_cut`); their
+    tests (the year cells, their runs, the wide cells) are a group of their own in the union bound, so the other
+    cells keep their threshold.
+
     The threshold's error rates (discrete Laplace: P(Z >= k) = e^{-k/t} / (1 + e^{-1/t}) <= e^{-k/t}, k >= 1):
     an empty cell passes with probability <= e^{-T/t} = 0.001 / #tests, an empty run likewise (the Chernoff bound),
-    so any of them does with probability <= FALSE_CELL = 0.001 (union bound); a cell holding m > T rows fails with
+    so any of them does with probability <= FALSE_CELL = 0.001 (union bound; per group: 0.002 for an integer's
+    years and other cells together); a cell holding m > T rows fails with
     probability <= e^{-(m - T)/t}. The runs are post-processing of the same noisy counts: they cost nothing.
     E.g. 500 rows at epsilon 1 over 6 columns (bounds epsilon 0.075, t = 26.7, 290 integer cells and 476 runs,
     T = 361):
@@ -699,22 +766,102 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
         if len(values) == 0:
             return 0.0, 0.0
         return float(np.min(values)), float(np.max(values))
-    tests = len(edges) - 1 + len(runs)
-    passed = np.flatnonzero(counts > _threshold(epsilon, tests))
-    if len(passed) == 0:  # nothing stands out of the noise: no bounds (the caller leaves them to the user)
-        return None
+    # the tests in the union bound: an integer's years (its one-year cells, their runs and the wide cells) apart from
+    # its other cells and runs, each group at FALSE_CELL, so that the years do not raise the other cells' threshold
+    # (a date's cells are one group)
+    years = _year_cells(edges) if integer else np.zeros(len(edges) - 1, dtype=bool)
+    in_years = [bool(years[start]) for start, _ in runs]
+    other_tests = _other_tests(edges, runs, wide, integer)
+    year_tests = len(edges) - 1 + len(runs) + len(wide) - other_tests
+    tests = np.where(years, year_tests, other_tests)  # a cell's group's count
+    passed = np.flatnonzero(counts > _scale(epsilon) * np.log(tests / FALSE_CELL))
     if passed_out is not None:  # the cells that stood out, for a note (public: post-processing)
         passed_out.extend(int(i) for i in passed)
-    first, last = int(passed[0]), int(passed[-1])  # cell indexes of the bounds
+    # a wide cell (:func:`_year_groups`) stands out by its cells' noisy sum, as a run does
+    wide_tests = year_tests if years.any() else other_tests
+    standing = [(first, last) for first, last in wide
+                if counts[first:last + 1].sum() > _sum_threshold(epsilon, last - first + 1, wide_tests)]
+    spans = [(int(i), int(i)) for i in passed] + standing
+    if not spans:  # nothing stands out of the noise: no bounds (the caller leaves them to the user)
+        return None
+    first, last = min(first for first, _ in spans), max(last for _, last in spans)
     outer_first, outer_last = first, last
-    for start, end in runs:  # see :func:`_decade_runs`
-        if (end < first or start > last) and \
-                counts[start:end + 1].sum() > _sum_threshold(epsilon, end - start + 1, tests):
+    for (start, end), year_run in zip(runs, in_years):  # see :func:`_decade_runs`
+        if (end < first or start > last) and counts[start:end + 1].sum() > \
+                _sum_threshold(epsilon, end - start + 1, year_tests if year_run else other_tests):
             outer_first, outer_last = min(outer_first, start), max(outer_last, end)
+    # a wide cell at an end is cut inward over its own cells (:func:`_wide_cut`), at most up to a cell that stood
+    # out alone (or the other end)
+    low_wide = [(f, l) for f, l in standing if f == outer_first]
+    high_wide = [(f, l) for f, l in standing if l == outer_last]
+    width = np.diff(edges)
+    cut_low = cut_high = 0
+    low_alone = high_alone = False
+    if low_wide:
+        f, l = low_wide[0]
+        alone = [i for i in passed if f <= i <= l]
+        stop = alone[0] if alone else l + 1
+        cut_low = _wide_cut(counts[f:stop], width[f:stop], epsilon, rows, counts[f:l + 1].sum(),
+                            (counts[stop], width[stop]) if alone else None)
+        low_alone = bool(alone) and cut_low == stop - f  # cut whole up to a cell that stood out
+    if high_wide:
+        f, l = high_wide[0]
+        alone = [i for i in passed if f <= i <= l]
+        start = alone[-1] + 1 if alone else f
+        cut_high = _wide_cut(counts[start:l + 1][::-1], width[start:l + 1][::-1], epsilon, rows,
+                             counts[f:l + 1].sum(), (counts[start - 1], width[start - 1]) if alone else None)
+        high_alone = bool(alone) and cut_high == l + 1 - start
+    if outer_first + cut_low <= outer_last - cut_high:  # else the cuts met: the noise's doing, cut nothing
+        outer_first, outer_last = outer_first + cut_low, outer_last - cut_high
+        if cut_out is not None and (cut_low and not low_alone or cut_high and not high_alone):
+            cut_out.append(name)  # a tail cut where nothing stood out beside it (public: post-processing), for a note
     finite = edges[np.isfinite(edges)]
     low = float(np.clip(edges[outer_first], finite[0], finite[-1]))
     high = float(np.clip(edges[outer_last + 1], finite[0], finite[-1]))
     return low, (high - 1 if integer and high > low else high)
+
+
+#: The cut of a wide cell inward (:func:`_wide_cut`): how many deviations of a run's noise a cut run may hold
+#: besides its share; how many the whole stretch beside a cell that stood out alone may, where its rows per unit are
+#: under a share of that cell's; and how rarely an empty cell there passes the level no one cell may. Chosen on
+#: benchmarks/bench_draft_bounds.py's two tables (session 61): the years exact from 5,000 rows at eps 1, birth years
+#: within 0.05 standard deviations from 20,000 rows at eps 0.5 (clipping up to 17 % there, 3 % at eps 1), integers
+#: 1000-1999 not clipped.
+WIDE_CUT_DEVIATIONS = 0.5
+WIDE_WHOLE_DEVIATIONS = 3.0
+WIDE_EMPTY_DENSITY = 0.1
+WIDE_CELL_FALSE = 0.01
+
+
+def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: float, total: float,
+              alone: tuple[float, float] | None) -> int:
+    """How many cells to cut from a wide cell's edge (``counts`` and their ``widths`` from that edge inward, up to a
+    cell that stood out alone, whose noisy count and width are ``alone``; ``total`` the wide cell's noisy sum): all of
+    them where their rows per unit are under :data:`WIDE_EMPTY_DENSITY` of that cell's and their noisy sum is at
+    most :data:`REFINE_CUT` of ``rows`` (and :data:`REFINE_CELL_SHARE` of ``total``) plus
+    :data:`WIDE_WHOLE_DEVIATIONS` of its noise, no one of them above the level an empty cell passes with probability
+    :data:`WIDE_CELL_FALSE` over their number (the empty years 2022-2999 beside years 2019-2021 that stood out);
+    none where their rows per unit are above that (the thin 1900s of integers 1000-1999 beside the century
+    1800-1899, 20 rows a year, which a noisy walk over a hundred cells cannot tell from none); else, and where no
+    cell stood out alone, the longest run from the edge whose noisy sum is at most that share plus
+    :data:`WIDE_CUT_DEVIATIONS` of its noise, as :func:`_refined` cuts (a tail; or a noise spike in an empty year,
+    which is kept: the bounds widen, nothing is clipped). Public: noisy counts and cells."""
+    if len(counts) == 0:
+        return 0
+    share = min(REFINE_CUT * rows, REFINE_CELL_SHARE * max(float(total), 1.0))
+    noise = _scale(epsilon) * np.sqrt(2 * np.arange(1, len(counts) + 1))
+    sums = np.cumsum(counts)
+    if alone is None:
+        return _empty_run(sums, share + WIDE_CUT_DEVIATIONS * noise)
+    if max(float(sums[-1]), 0.0) / widths.sum() > WIDE_EMPTY_DENSITY * max(float(alone[0]), 1.0) / alone[1]:
+        return 0  # the data go on past the cell that stood out, thinner: keep them
+    # whole: the sum looks empty, and no one cell stands out of its noise (a year of 667 rows beyond two that stood
+    # out, in a run of 79 otherwise empty ones); each empty cell passes that level with probability
+    # WIDE_CELL_FALSE / cells
+    if sums[-1] <= share + WIDE_WHOLE_DEVIATIONS * noise[-1] and \
+            counts.max() <= _scale(epsilon) * math.log(len(counts) / WIDE_CELL_FALSE):
+        return len(counts)
+    return _empty_run(sums, share + WIDE_CUT_DEVIATIONS * noise)  # a tail beside data that stood out
 
 
 def _zero_apart(edges: np.ndarray, passed: Sequence[int]) -> bool:
@@ -961,6 +1108,7 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     integer = kind == "integer"
     cells = _cell_edges(integer)
     runs = _decade_runs(cells)
+    year_groups = _year_groups(cells, (1000.0, 2000.0, 3000.0)) if integer else []
     private = isinstance(reader, PrivateColumnReader)
     # Whether quantiles would be the data's: the exponential mechanism's rank error, about its noise scale times
     # ln(#candidates), against half a bin's rows; else the bins are equal and need no budget (public: epsilon, the
@@ -976,15 +1124,17 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
         refine_epsilon = Fraction(0)
     edges_epsilon = edges_epsilon if quantiles_see else Fraction(0)
     passed: list[int] = []
-    bounds = _bounds(name, values, reader, bounds_epsilon, cells, integer, runs, passed_out=passed)
+    bounds = _bounds(name, values, reader, bounds_epsilon, cells, integer, runs, passed_out=passed,
+                     wide=year_groups, rows=rows, cut_out=found["wide cut"])
     if private and _zero_apart(cells, passed):
         found["zero apart"].append(name)
     if bounds is None:  # no bounds, so no bins to place: the bin edges' part stays unspent
-        return _no_bounds(name, kind, bounds_epsilon, len(cells) - 1 + len(runs), has_null, wide, found["no bounds"])
+        return _no_bounds(name, kind, bounds_epsilon, _other_tests(cells, runs, year_groups, integer), has_null,
+                          wide, found["no bounds"])
     low, high = bounds
     zero_cell = not integer and (low, high) in ((0.0, ZERO_CELL), (-ZERO_CELL, 0.0))  # the decimals' cell next to 0
     if (integer and low == high) or zero_cell:
-        notes.append(_one_value_note(name, low, high, bounds_epsilon, len(cells) - 1 + len(runs),
+        notes.append(_one_value_note(name, low, high, bounds_epsilon, _other_tests(cells, runs, year_groups, integer),
                                      bool(wide.get("clip"))))
     elif private:
         grid = cells
@@ -1039,15 +1189,19 @@ def _date_runs(edges: np.ndarray) -> list[tuple[int, int]]:
 
 _DATE_EDGES = np.concatenate([[-np.inf], _DATE_CELL_STARTS, [np.inf]])
 _DATE_RUNS = tuple(_date_runs(_DATE_EDGES))
+_DATE_CENTURIES = tuple(_year_groups(_DATE_EDGES, [float(np.datetime64(f"{y}-01-01", "D").astype(np.int64))
+                                                     for y in (1900, 2000, 2100)]))
 
 
-def _dates(name, kind, values, reader, main, has_null, wide, found) -> Column:
+def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float = math.inf) -> Column:
     per_day = 86400 if kind == "datetime" else 1
     days = values // per_day
     edges = _DATE_EDGES
-    bounds = _bounds(name, days.astype(np.float64), reader, main, edges, integer=True, runs=_DATE_RUNS)
+    bounds = _bounds(name, days.astype(np.float64), reader, main, edges, integer=True, runs=_DATE_RUNS,
+                     wide=_DATE_CENTURIES, rows=rows, cut_out=found["wide cut"])
     if bounds is None:
-        return _no_bounds(name, kind, main, len(edges) - 1, has_null, wide, found["no bounds"])
+        return _no_bounds(name, kind, main, len(edges) - 1 + len(_DATE_RUNS) + len(_DATE_CENTURIES), has_null,
+                          wide, found["no bounds"])
     low, high = int(bounds[0]), int(bounds[1])
     if isinstance(reader, PrivateColumnReader):
         found["outer"].extend(_outer_cells(name, edges, low, high, True, _YearCells()))
