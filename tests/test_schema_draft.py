@@ -1442,7 +1442,8 @@ def test_year_columns_draft_as_their_years_not_a_century_wide_bin():
 def test_a_wide_cell_is_cut_whole_only_where_it_looks_empty_beside_a_cell_that_stood_out():
     """:func:`_wide_cut` over chosen noisy counts: beside years that stood out (750 rows a year), fifteen empty years
     (noise summing to 100) are cut whole; the thin 1900s of integers 1000-1999 (a hundred years of 20 rows, 2,000 in
-    all, beside a century of 2,000) look empty by their sum but not by their rows per year: nothing is cut; a tail
+    all, beside a century of 2,000) look empty by their sum but not by their rows per year: nothing is cut; a gradual
+    tail beside a year (fuller per year than a tenth of it) is cut as a tail, not kept to the century's edge; a tail
     thinner than a tenth of the cell beside it but too full to look empty, or empty years where one reads far above
     its noise, lose the longest run within half a deviation of its noise of 0.5 % of the rows from the edge, as do
     the cells where no cell stood out alone."""
@@ -1458,6 +1459,11 @@ def test_a_wide_cell_is_cut_whole_only_where_it_looks_empty_beside_a_cell_that_s
     level = min(0.005 * 20_000, 0.05 * 20_000) + 0.5 * t * np.sqrt(2 * np.arange(1, 11))
     assert _wide_cut(tail, np.ones(10), epsilon, 20_000, 20_000.0, (2000.0, 1.0)) == \
         np.flatnonzero(np.cumsum(tail) <= level)[-1] + 1 == 7  # a tail: within half a deviation of 0.5 % of the rows
+    # a gradual tail beside the first year that stood out (birth dates' 1900s-1940s before 1948): fuller than a tenth
+    # of that year per year, but beside a year, not a wider cell, so it is cut as a tail, not kept to 1900
+    gradual = np.concatenate([np.zeros(25), np.geomspace(20, 400, 23)])  # 3,005 rows, 63 a year
+    assert 25 <= _wide_cut(gradual, np.ones(48), epsilon, 100_000, 100_000.0, (450.0, 1.0)) < 48
+    assert _wide_cut(gradual, np.ones(48), epsilon, 100_000, 100_000.0, (45_000.0, 100.0)) == 0  # beside a century
     spike = empty.copy()
     spike[10] = 40 * t  # one empty year reads far above its noise: kept (the bounds widen), not cut with the rest
     assert _wide_cut(spike, np.full(15, 365.0), epsilon, 20_000, 6000.0, (750.0, 365.0)) <= 10

@@ -841,8 +841,9 @@ def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: f
     most :data:`REFINE_CUT` of ``rows`` (and :data:`REFINE_CELL_SHARE` of ``total``) plus
     :data:`WIDE_WHOLE_DEVIATIONS` of its noise, no one of them above the level an empty cell passes with probability
     :data:`WIDE_CELL_FALSE` over their number (the empty years 2022-2999 beside years 2019-2021 that stood out);
-    none where their rows per unit are above that (the thin 1900s of integers 1000-1999 beside the century
-    1800-1899, 20 rows a year, which a noisy walk over a hundred cells cannot tell from none); else, and where no
+    none where their rows per unit are above that beside a wider cell (the thin 1900s of integers 1000-1999 beside
+    the century 1800-1899, 20 rows a year, which a noisy walk over a hundred cells cannot tell from none; beside a
+    year, a fuller stretch is a tail: birth dates' 1920s-1940s before the first year that stood out); else, and where no
     cell stood out alone, the longest run from the edge whose noisy sum is at most that share plus
     :data:`WIDE_CUT_DEVIATIONS` of its noise, as :func:`_refined` cuts (a tail; or a noise spike in an empty year,
     which is kept: the bounds widen, nothing is clipped). Public: noisy counts and cells."""
@@ -853,12 +854,13 @@ def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: f
     sums = np.cumsum(counts)
     if alone is None:
         return _empty_run(sums, share + WIDE_CUT_DEVIATIONS * noise)
-    if max(float(sums[-1]), 0.0) / widths.sum() > WIDE_EMPTY_DENSITY * max(float(alone[0]), 1.0) / alone[1]:
-        return 0  # the data go on past the cell that stood out, thinner: keep them
-    # whole: the sum looks empty, and no one cell stands out of its noise (a year of 667 rows beyond two that stood
-    # out, in a run of 79 otherwise empty ones); each empty cell passes that level with probability
+    thin = max(float(sums[-1]), 0.0) / widths.sum() <= WIDE_EMPTY_DENSITY * max(float(alone[0]), 1.0) / alone[1]
+    if not thin and alone[1] > widths.max():
+        return 0  # the data go on past a wider cell that stood out (a century), thinner per year: keep them
+    # whole: thin, the sum looks empty, and no one cell stands out of its noise (a year of 667 rows beyond two that
+    # stood out, in a run of 79 otherwise empty ones); each empty cell passes that level with probability
     # WIDE_CELL_FALSE / cells
-    if sums[-1] <= share + WIDE_WHOLE_DEVIATIONS * noise[-1] and \
+    if thin and sums[-1] <= share + WIDE_WHOLE_DEVIATIONS * noise[-1] and \
             counts.max() <= _scale(epsilon) * math.log(len(counts) / WIDE_CELL_FALSE):
         return len(counts)
     return _empty_run(sums, share + WIDE_CUT_DEVIATIONS * noise)  # a tail beside data that stood out
