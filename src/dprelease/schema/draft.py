@@ -198,11 +198,11 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     if found["outer"]:
         notes.append(_outer_cells_note(found["outer"]))
     if private and found["wide cut"]:
-        notes.append(f"column(s) {found['wide cut']}: their years stood out only as a whole (an integer's "
-                     "1000-1999 or 2000-2999, a date's century), so the bounds were cut inward from that century's edge where "
-                     "its years looked empty, and a thin tail of years beyond them may be clipped (a cut holds at "
-                     "most 0.5 % of the rows and half a deviation of its noise); declare bounds from public knowledge "
-                     "where you have them (birth years 1900..2010), or draft with a larger epsilon")
+        notes.append(f"column(s) {', '.join(found['wide cut'])}: the bounds were cut inward from the edge of a "
+                     "wide cell of years (an integer's 1000-1999 or 2000-2999, a date's century) where its years "
+                     "looked empty, so a thin tail of years beyond them may be clipped (a cut may hold 0.5 % of the "
+                     "rows and half a deviation of its noise: up to about the rows given); declare bounds from public "
+                     "knowledge where you have them (birth years 1900..2010), or draft with a larger epsilon")
     empty = [c.name for c in drafted if isinstance(c, CategoricalColumn) and not c.values and c.other]
     if private and delta > 0 and empty:  # public: which categories the noisy selection kept (with delta = 0 the
         # "no keys" note says none can be chosen)
@@ -813,8 +813,11 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
         high_alone = bool(alone) and cut_high == l + 1 - start
     if outer_first + cut_low <= outer_last - cut_high:  # else the cuts met: the noise's doing, cut nothing
         outer_first, outer_last = outer_first + cut_low, outer_last - cut_high
-        if cut_out is not None and (cut_low and not low_alone or cut_high and not high_alone):
-            cut_out.append(name)  # a tail cut where nothing stood out beside it (public: post-processing), for a note
+        tails = [cut for cut, whole in ((cut_low, low_alone), (cut_high, high_alone)) if cut and not whole]
+        if cut_out is not None and tails:  # a tail cut (public: post-processing), for a note with the most it may hold
+            most = min(REFINE_CUT * rows, float(np.sum(counts))) + WIDE_CUT_DEVIATIONS * _scale(epsilon) * \
+                math.sqrt(2 * max(tails))
+            cut_out.append(f"{name!r} (up to about {max(most, 0.0):,.0f} rows)")
     finite = edges[np.isfinite(edges)]
     low = float(np.clip(edges[outer_first], finite[0], finite[-1]))
     high = float(np.clip(edges[outer_last + 1], finite[0], finite[-1]))
