@@ -714,7 +714,7 @@ def _prefixes_and_suffixes(first: int, last: int) -> list[tuple[int, int]]:
     return [(first, first + j) for j in range(1, last - first + 1)] + [(last - j, last) for j in range(1, last - first)]
 
 
-@functools.lru_cache(maxsize=4096)  # public arguments; one column tests its 476-566 runs at a few sizes
+@functools.lru_cache(maxsize=4096)  # public arguments; one column tests its 500-850 runs at a few sizes
 def _sum_threshold(epsilon: Fraction, cells: int, tests: int) -> float:
     """The rows a sum of ``cells`` noisy cells must pass so that, with every cell empty, it does with probability
     <= FALSE_CELL / ``tests``: the Chernoff bound min over 0 < lam < 1/t of e^(-lam x) M(lam)^cells, M the discrete
@@ -753,8 +753,8 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     so any of them does with probability <= FALSE_CELL = 0.001 (union bound; per group: 0.002 for an integer's
     years and other cells together); a cell holding m > T rows fails with
     probability <= e^{-(m - T)/t}. The runs are post-processing of the same noisy counts: they cost nothing.
-    E.g. 500 rows at epsilon 1 over 6 columns (bounds epsilon 0.075, t = 26.7, 290 integer cells and 476 runs,
-    T = 361):
+    E.g. 500 rows at epsilon 1 over 6 columns (bounds epsilon 0.075, t = 26.7; an integer's 306 cells and 505 runs
+    outside its years, T = 363):
     a cell of 500 rows passes with probability >= 0.998 -- but integers 0..100 spread over 11 cells of about
     45 rows, and none passes.
 
