@@ -1438,6 +1438,7 @@ def test_year_columns_draft_as_their_years_not_a_century_wide_bin():
     assert np.median(clipped) <= 0.15 and max(clipped) <= 0.25, clipped
     assert np.median(distances) <= 0.1, distances
     assert np.median(fill_clipped) <= 0.03, fill_clipped
+    assert sum(c > 0 for c in clipped) >= 3, clipped  # the note's check above ran on a cut, not only on none
 
 
 def test_a_wide_cell_is_cut_whole_only_where_it_looks_empty_beside_a_cell_that_stood_out():
@@ -1453,27 +1454,30 @@ def test_a_wide_cell_is_cut_whole_only_where_it_looks_empty_beside_a_cell_that_s
     epsilon = Fraction(1, 24)
     t = _scale(epsilon)
     empty = np.array([20.0, -30, 10, 40, -20, 0, 30, -10, 0, 10, 20, -10, 0, 5, 35])
-    assert _wide_cut(empty, np.full(15, 365.0), epsilon, 20_000, 6000.0, (750.0, 365.0)) == 15
+    # (cells cut, the most rows a tail so cut may hold: 0 where a stretch that looked empty, or nothing, is cut)
+    assert _wide_cut(empty, np.full(15, 365.0), epsilon, 20_000, 6000.0, (750.0, 365.0)) == (15, 0.0)
     thin = np.full(100, 20.0)
-    assert _wide_cut(thin, np.ones(100), epsilon, 20_000, 20_000.0, (2000.0, 100.0)) == 0  # the data go on, thinner
+    assert _wide_cut(thin, np.ones(100), epsilon, 20_000, 20_000.0, (2000.0, 100.0)) == (0, 0.0)  # data go on
     tail = np.array([0.0, 0, 0, 5, 20, 40, 80, 160, 300, 500])  # 1,105 rows, 110 a year beside 2,000 a year
     level = min(0.005 * 20_000, 0.05 * 20_000) + 0.5 * t * np.sqrt(2 * np.arange(1, 11))
-    assert _wide_cut(tail, np.ones(10), epsilon, 20_000, 20_000.0, (2000.0, 1.0)) == \
-        np.flatnonzero(np.cumsum(tail) <= level)[-1] + 1 == 7  # a tail: within half a deviation of 0.5 % of the rows
+    cut, held = _wide_cut(tail, np.ones(10), epsilon, 20_000, 20_000.0, (2000.0, 1.0))
+    assert cut == np.flatnonzero(np.cumsum(tail) <= level)[-1] + 1 == 7  # within half a deviation of 0.5 % of rows
+    assert held == pytest.approx(level[6]) and np.cumsum(tail)[6] <= held  # the note's figure: what the cut may hold
     # a gradual tail beside the first year that stood out (birth dates' 1900s-1940s before 1948): fuller than a tenth
     # of that year per year, but beside a year, not a wider cell, so it is cut as a tail, not kept to 1900
     gradual = np.concatenate([np.zeros(25), np.geomspace(20, 400, 23)])  # 3,005 rows, 63 a year
-    assert 25 <= _wide_cut(gradual, np.ones(48), epsilon, 100_000, 100_000.0, (450.0, 1.0)) < 48
-    assert _wide_cut(gradual, np.ones(48), epsilon, 100_000, 100_000.0, (45_000.0, 100.0)) == 0  # beside a century
+    assert 25 <= _wide_cut(gradual, np.ones(48), epsilon, 100_000, 100_000.0, (450.0, 1.0))[0] < 48
+    assert _wide_cut(gradual, np.ones(48), epsilon, 100_000, 100_000.0, (45_000.0, 100.0)) == (0, 0.0)  # a century
     spike = empty.copy()
     spike[10] = 40 * t  # one empty year reads far above its noise: kept (the bounds widen), not cut with the rest
-    assert _wide_cut(spike, np.full(15, 365.0), epsilon, 20_000, 6000.0, (750.0, 365.0)) <= 10
-    # no cell alone: the longest run within half a deviation of its noise, never the whole
+    assert _wide_cut(spike, np.full(15, 365.0), epsilon, 20_000, 6000.0, (750.0, 365.0))[0] <= 10
+    # no cell alone: the longest run within half a deviation of its noise, never the whole; where every cell looks
+    # empty (the wide cell stood out by the noise's doing) nothing
     level = min(0.005 * 20_000, 0.05 * 20_000) + 0.5 * t * np.sqrt(2 * np.arange(1, 101))
-    assert _wide_cut(thin, np.ones(100), epsilon, 20_000, 20_000.0, None) == \
+    assert _wide_cut(thin, np.ones(100), epsilon, 20_000, 20_000.0, None)[0] == \
         np.flatnonzero(np.cumsum(thin) <= level)[-1] + 1
-    assert _wide_cut(empty, np.full(15, 365.0), epsilon, 20_000, 6000.0, None) < 15
-    assert _wide_cut(np.zeros(0), np.zeros(0), epsilon, 20_000, 1.0, None) == 0
+    assert _wide_cut(empty, np.full(15, 365.0), epsilon, 20_000, 6000.0, None) == (0, 0.0)
+    assert _wide_cut(np.zeros(0), np.zeros(0), epsilon, 20_000, 1.0, None) == (0, 0.0)
 
 
 def test_wide_cells_keep_an_empty_column_without_bounds_at_the_target_rate():

@@ -248,9 +248,8 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
 
     # the larger of the integers' and the decimals' number of tests (an integer's years are tested apart,
     # :func:`_bounds`)
-    tests = max(_other_tests(edges, _decade_runs(edges), (), integer)
-                for integer, edges in ((i, _cell_edges(integer=i)) for i in (True, False)))
-    date_tests = len(_DATE_EDGES) - 1 + len(_DATE_RUNS) + len(_DATE_CENTURIES)
+    tests = max(_other_tests(edges, _decade_runs(edges), ()) for edges in (_cell_edges(True), _cell_edges(False)))
+    date_tests = _other_tests(_DATE_EDGES, _DATE_RUNS, _DATE_CENTURIES)
     # a decade only widens bounds a cell already set (:func:`_bounds`): the notes say "beyond them"
     parts = [f"a number's bounds keep the cells (..., 10-19, 20-29, ..., 100-199, ..., and an integer's years "
              f"1900-2099 one each) holding more than about "
@@ -650,15 +649,15 @@ def _cell_edges(integer: bool) -> np.ndarray:
     return np.concatenate([[-np.inf], negative, [0.0], positive, [np.inf]])
 
 
-def _run_group(low: float, high: float, years: bool) -> tuple:
-    """Which group of runs a finite cell [low, high) belongs to (:func:`_decade_runs`): a year cell (1900-2099, width
-    1) its decade of years; any other its decade [10^e, 10^(e+1)) by sign, split at the years (the centuries below
-    them apart from the cells above)."""
-    if high - low == 1 and 1900 <= low < 2100:
+def _run_group(low: float, high: float, is_year: bool, has_years: bool) -> tuple:
+    """Which group of runs a finite cell [low, high) belongs to (:func:`_decade_runs`): a one-year cell its decade of
+    years; any other its decade [10^e, 10^(e+1)) by sign, split at the years where the cells have them (the
+    centuries below them apart from the cells above)."""
+    if is_year:
         return "years", low // 10
     sign = 1.0 if low >= 0 else -1.0
     power = math.floor(math.log10(low if low > 0 else -high))
-    return sign, power, years and sign > 0 and power == 3 and high > 2000
+    return sign, power, has_years and sign > 0 and power == 3 and high > 2000
 
 
 def _decade_runs(edges: np.ndarray) -> list[tuple[int, int]]:
@@ -669,11 +668,11 @@ def _decade_runs(edges: np.ndarray) -> list[tuple[int, int]]:
     not. A run below (above) the passing cells widens the lower (upper) bound to its own first (last) cell
     (:func:`_bounds`)."""
     groups: dict[tuple, list[int]] = {}
-    years = bool(np.isin(1901.0, edges))  # an integer's cells (:func:`_cell_edges`)
+    years = _year_cells(edges)  # an integer's cells have them (:func:`_cell_edges`)
     for cell in range(len(edges) - 1):
         low, high = float(edges[cell]), float(edges[cell + 1])
         if np.isfinite(low) and np.isfinite(high) and low != 0.0 and high != 0.0:
-            groups.setdefault(_run_group(low, high, years), []).append(cell)
+            groups.setdefault(_run_group(low, high, bool(years[cell]), bool(years.any())), []).append(cell)
     runs = set()
     for cells in groups.values():
         if len(cells) >= 2:
@@ -681,18 +680,19 @@ def _decade_runs(edges: np.ndarray) -> list[tuple[int, int]]:
     return sorted(runs)
 
 
-def _other_tests(edges: np.ndarray, runs: Sequence[tuple[int, int]], wide: Sequence[tuple[int, int]],
-                 integer: bool) -> int:
-    """How many of the bounds' tests (cells, runs, wide cells) lie outside an integer's years (:func:`_bounds`): the
-    count a cell's threshold outside them follows. Public."""
-    years = _year_cells(edges) if integer else np.zeros(len(edges) - 1, dtype=bool)
+def _other_tests(edges: np.ndarray, runs: Sequence[tuple[int, int]], wide: Sequence[tuple[int, int]]) -> int:
+    """How many of the bounds' tests (cells, runs, wide cells) lie outside the cells' years (:func:`_year_cells`;
+    all of them where there are none: decimals, dates): the count a cell's threshold outside them follows
+    (:func:`_bounds`). Public."""
+    years = _year_cells(edges)
     if not years.any():
         return len(edges) - 1 + len(runs) + len(wide)
     return int((~years).sum()) + sum(not years[start] for start, _ in runs)
 
 
 def _year_cells(edges: np.ndarray) -> np.ndarray:
-    """Which of ``edges``' cells are one year, 1900-2099 (an integer's, :func:`_cell_edges`). Public."""
+    """Which of ``edges``' cells are one year, 1900-2099: an integer's (:func:`_cell_edges`); none of a decimal's
+    or a date's (whose years are 365 or 366 days wide). Public."""
     low, high = edges[:-1], edges[1:]
     with np.errstate(invalid="ignore"):
         return (high - low == 1) & (low >= 1900) & (low < 2100)
@@ -769,9 +769,9 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     # the tests in the union bound: an integer's years (its one-year cells, their runs and the wide cells) apart from
     # its other cells and runs, each group at FALSE_CELL, so that the years do not raise the other cells' threshold
     # (a date's cells are one group)
-    years = _year_cells(edges) if integer else np.zeros(len(edges) - 1, dtype=bool)
+    years = _year_cells(edges)
     in_years = [bool(years[start]) for start, _ in runs]
-    other_tests = _other_tests(edges, runs, wide, integer)
+    other_tests = _other_tests(edges, runs, wide)
     year_tests = len(edges) - 1 + len(runs) + len(wide) - other_tests
     tests = np.where(years, year_tests, other_tests)  # a cell's group's count
     passed = np.flatnonzero(counts > _scale(epsilon) * np.log(tests / FALSE_CELL))
@@ -795,29 +795,23 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     low_wide = [(f, l) for f, l in standing if f == outer_first]
     high_wide = [(f, l) for f, l in standing if l == outer_last]
     width = np.diff(edges)
-    cut_low = cut_high = 0
-    low_alone = high_alone = False
+    (cut_low, held_low), (cut_high, held_high) = (0, 0.0), (0, 0.0)
     if low_wide:
         f, l = low_wide[0]
         alone = [i for i in passed if f <= i <= l]
         stop = alone[0] if alone else l + 1
-        cut_low = _wide_cut(counts[f:stop], width[f:stop], epsilon, rows, counts[f:l + 1].sum(),
-                            (counts[stop], width[stop]) if alone else None)
-        low_alone = bool(alone) and cut_low == stop - f  # cut whole up to a cell that stood out
+        cut_low, held_low = _wide_cut(counts[f:stop], width[f:stop], epsilon, rows, counts[f:l + 1].sum(),
+                                      (counts[stop], width[stop]) if alone else None)
     if high_wide:
         f, l = high_wide[0]
         alone = [i for i in passed if f <= i <= l]
         start = alone[-1] + 1 if alone else f
-        cut_high = _wide_cut(counts[start:l + 1][::-1], width[start:l + 1][::-1], epsilon, rows,
-                             counts[f:l + 1].sum(), (counts[start - 1], width[start - 1]) if alone else None)
-        high_alone = bool(alone) and cut_high == l + 1 - start
+        cut_high, held_high = _wide_cut(counts[start:l + 1][::-1], width[start:l + 1][::-1], epsilon, rows,
+                                        counts[f:l + 1].sum(), (counts[start - 1], width[start - 1]) if alone else None)
     if outer_first + cut_low <= outer_last - cut_high:  # else the cuts met: the noise's doing, cut nothing
         outer_first, outer_last = outer_first + cut_low, outer_last - cut_high
-        tails = [cut for cut, whole in ((cut_low, low_alone), (cut_high, high_alone)) if cut and not whole]
-        if cut_out is not None and tails:  # a tail cut (public: post-processing), for a note with the most it may hold
-            most = min(REFINE_CUT * rows, float(np.sum(counts))) + WIDE_CUT_DEVIATIONS * _scale(epsilon) * \
-                math.sqrt(2 * max(tails))
-            cut_out.append(f"{name!r} (up to about {max(most, 0.0):,.0f} rows)")
+        if cut_out is not None and max(held_low, held_high) > 0:  # a tail cut (public), for a note with its most
+            cut_out.append(f"{name!r} (up to about {max(held_low, held_high):,.0f} rows)")
     finite = edges[np.isfinite(edges)]
     low = float(np.clip(edges[outer_first], finite[0], finite[-1]))
     high = float(np.clip(edges[outer_last + 1], finite[0], finite[-1]))
@@ -837,9 +831,10 @@ WIDE_CELL_FALSE = 0.01
 
 
 def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: float, total: float,
-              alone: tuple[float, float] | None) -> int:
+              alone: tuple[float, float] | None) -> tuple[int, float]:
     """How many cells to cut from a wide cell's edge (``counts`` and their ``widths`` from that edge inward, up to a
-    cell that stood out alone, whose noisy count and width are ``alone``; ``total`` the wide cell's noisy sum): all of
+    cell that stood out alone, whose noisy count and width are ``alone``; ``total`` the wide cell's noisy sum), and
+    the most rows a tail so cut may hold (0 where nothing, or a stretch that looked empty, is cut): all of
     them where their rows per unit are under :data:`WIDE_EMPTY_DENSITY` of that cell's and their noisy sum is at
     most :data:`REFINE_CUT` of ``rows`` (and :data:`REFINE_CELL_SHARE` of ``total``) plus
     :data:`WIDE_WHOLE_DEVIATIONS` of its noise, no one of them above the level an empty cell passes with probability
@@ -851,22 +846,23 @@ def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: f
     :data:`WIDE_CUT_DEVIATIONS` of its noise, as :func:`_refined` cuts (a tail; or a noise spike in an empty year,
     which is kept: the bounds widen, nothing is clipped). Public: noisy counts and cells."""
     if len(counts) == 0:
-        return 0
+        return 0, 0.0
     share = min(REFINE_CUT * rows, REFINE_CELL_SHARE * max(float(total), 1.0))
     noise = _scale(epsilon) * np.sqrt(2 * np.arange(1, len(counts) + 1))
     sums = np.cumsum(counts)
-    if alone is None:
-        return _empty_run(sums, share + WIDE_CUT_DEVIATIONS * noise)
-    thin = max(float(sums[-1]), 0.0) / widths.sum() <= WIDE_EMPTY_DENSITY * max(float(alone[0]), 1.0) / alone[1]
-    if not thin and alone[1] > widths.max():
-        return 0  # the data go on past a wider cell that stood out (a century), thinner per year: keep them
-    # whole: thin, the sum looks empty, and no one cell stands out of its noise (a year of 667 rows beyond two that
-    # stood out, in a run of 79 otherwise empty ones); each empty cell passes that level with probability
-    # WIDE_CELL_FALSE / cells
-    if thin and sums[-1] <= share + WIDE_WHOLE_DEVIATIONS * noise[-1] and \
-            counts.max() <= _scale(epsilon) * math.log(len(counts) / WIDE_CELL_FALSE):
-        return len(counts)
-    return _empty_run(sums, share + WIDE_CUT_DEVIATIONS * noise)  # a tail beside data that stood out
+    if alone is not None:
+        thin = max(float(sums[-1]), 0.0) / widths.sum() <= WIDE_EMPTY_DENSITY * max(float(alone[0]), 1.0) / alone[1]
+        if not thin and alone[1] > widths.max():
+            return 0, 0.0  # the data go on past a wider cell that stood out (a century), thinner per year: keep them
+        # whole: thin, the sum looks empty, and no one cell stands out of its noise (a year of 667 rows beyond two
+        # that stood out, in a run of 79 otherwise empty ones); each empty cell passes that level with probability
+        # WIDE_CELL_FALSE / cells
+        if thin and sums[-1] <= share + WIDE_WHOLE_DEVIATIONS * noise[-1] and \
+                counts.max() <= _scale(epsilon) * math.log(len(counts) / WIDE_CELL_FALSE):
+            return len(counts), 0.0
+    level = share + WIDE_CUT_DEVIATIONS * noise  # a tail, beside data that stood out or not
+    cut = _empty_run(sums, level)
+    return cut, (float(level[cut - 1]) if cut else 0.0)
 
 
 def _zero_apart(edges: np.ndarray, passed: Sequence[int]) -> bool:
@@ -1134,12 +1130,12 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     if private and _zero_apart(cells, passed):
         found["zero apart"].append(name)
     if bounds is None:  # no bounds, so no bins to place: the bin edges' part stays unspent
-        return _no_bounds(name, kind, bounds_epsilon, _other_tests(cells, runs, year_groups, integer), has_null,
+        return _no_bounds(name, kind, bounds_epsilon, _other_tests(cells, runs, year_groups), has_null,
                           wide, found["no bounds"])
     low, high = bounds
     zero_cell = not integer and (low, high) in ((0.0, ZERO_CELL), (-ZERO_CELL, 0.0))  # the decimals' cell next to 0
     if (integer and low == high) or zero_cell:
-        notes.append(_one_value_note(name, low, high, bounds_epsilon, _other_tests(cells, runs, year_groups, integer),
+        notes.append(_one_value_note(name, low, high, bounds_epsilon, _other_tests(cells, runs, year_groups),
                                      bool(wide.get("clip"))))
     elif private:
         grid = cells
@@ -1205,8 +1201,8 @@ def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float 
     bounds = _bounds(name, days.astype(np.float64), reader, main, edges, integer=True, runs=_DATE_RUNS,
                      wide=_DATE_CENTURIES, rows=rows, cut_out=found["wide cut"])
     if bounds is None:
-        return _no_bounds(name, kind, main, len(edges) - 1 + len(_DATE_RUNS) + len(_DATE_CENTURIES), has_null,
-                          wide, found["no bounds"])
+        return _no_bounds(name, kind, main, _other_tests(edges, _DATE_RUNS, _DATE_CENTURIES), has_null, wide,
+                          found["no bounds"])
     low, high = int(bounds[0]), int(bounds[1])
     if isinstance(reader, PrivateColumnReader):
         found["outer"].extend(_outer_cells(name, edges, low, high, True, _YearCells()))

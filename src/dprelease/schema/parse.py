@@ -416,7 +416,7 @@ def time_variants(text: np.ndarray) -> np.ndarray:
         stripped = None if t is None else t.strip()
         match = None if stripped is None else _WRITTEN_DATE.fullmatch(stripped)
         variant = None if match is None else _time_variant(match)
-        if variant is not None and written_date_class(stripped) != C_TEXT:
+        if variant is not None and _date_class(match) != C_TEXT:
             out[i] = 1 + variant
         elif stripped is not None and (alone := _TIME_ONLY.fullmatch(stripped)) is not None:
             variant = _time_variant(alone, first=1)
@@ -431,6 +431,11 @@ def written_date_class(text: str) -> int:
     match = _WRITTEN_DATE.fullmatch(text)
     if match is None or _time_variant(match) is None:
         return C_TEXT
+    return _date_class(match)
+
+
+def _date_class(match: re.Match) -> int:
+    """:func:`written_date_class` of a value :data:`_WRITTEN_DATE` matched: its class by the day it names."""
     first, mark, second, year, year_first, month, day = match.groups()[:7]
     if year_first is not None:
         return C_YEAR_FIRST_DATE if _is_date(year_first, month, day) else C_TEXT
@@ -491,7 +496,7 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
             elif len(t) <= 64 and any(c.isdigit() for c in t):
                 out[i] = written_date_class(t.strip())
                 if out[i] == C_TEXT and (alone := _TIME_ONLY.fullmatch(t.strip())) is not None:
-                    out[i] = C_TIME if _time_variant(alone, first=1) else C_TEXT
+                    out[i] = C_TIME if _time_variant(alone, first=1) is not None else C_TEXT
                 if out[i] == C_TEXT:
                     out[i] = written_number_class(t)
     return out
