@@ -110,7 +110,7 @@ def one(n: int, eps: float, seed: int, table_name: str = "mixed") -> dict:
 
 
 def render(results: dict, meta: dict) -> str:
-    lines = ["# Drafted number columns, decoded (sessions 60-61)", "",
+    lines = ["# Drafted number columns, decoded (sessions 60-62)", "",
              f"Written by `benchmarks/bench_draft_bounds.py` at commit `{meta['commit']}` on {meta['when']}; "
              f"{meta['seeds']} seeds; {meta['seconds']:.0f} s.", "",
              "A perfect model over the drafted bins: what is measured is the schema alone. Distance: the 1-D "
