@@ -17,6 +17,7 @@ from dprelease import Dataset, Domain
 from dprelease.datasets import adult_paths
 from dprelease.schema import OTHER, Schema, decode, encode
 from dprelease.errors import InputError
+from dprelease.privacy.rng import SeededRandom
 from dprelease.schema.binned import NumericColumn
 
 MIXED = {
@@ -95,6 +96,22 @@ def test_binning_rule_last_bin_is_closed_and_clip_goes_to_the_end_bins():
     assert codes[:, 1].tolist() == [0, 0, 1, 1, 2, 2]
 
 
+def test_a_numeric_column_of_one_value_clips_to_it_and_decodes_as_it():
+    """Bounds [v, v] with one bin (what the draft writes for an amount that is 0 on most rows, session 62): every value
+    clips to v, or goes to other, and decodes as v itself, where the cell [0, 0.001] decoded as 0.00088. Two bins
+    over one value, or a repeated edge among others, are still refused."""
+    for spelled in ({"edges": [0, 0]}, {"bounds": [0, 0], "bins": 1}):
+        schema = Schema.from_dict({"fee": {"type": "numeric", **spelled, "clip": True},
+                                   "late": {"type": "numeric", **spelled, "other": True}})
+        assert Schema.loads(schema.dumps()) == schema and schema.column("fee").bounds == (0.0, 0.0)
+        frame = pd.DataFrame({"fee": [0.0, 25.13, -1.0], "late": [0.0, 3.5, 0.0]})
+        codes = encode(frame, schema)
+        assert codes[:, 0].tolist() == [0, 0, 0] and codes[:, 1].tolist() == [0, 1, 0]  # 1: other
+        assert decode(codes, schema, rng=SeededRandom(0)).text_columns()[0].tolist() == ["0", "0", "0"]
+    with pytest.raises(InputError, match="edges must increase strictly"):
+        Schema.from_dict({"fee": {"type": "numeric", "edges": [0, 0, 1]}})
+
+
 # ------------------------------------------------------------------ round trip
 @pytest.mark.parametrize("values", ["uniform", "midpoint"])
 def test_round_trip_every_kind_through_frame_csv_and_parquet(tmp_path, values):
@@ -140,6 +157,10 @@ def test_decoded_decimals_keep_two_digits_below_their_bins_width():
     assert np.array_equal(encode(pd.DataFrame({"minutes": minutes, "price": price}), schema), codes)  # the texts
     assert len({round(v, 6) for v in decoded.values["minutes"]}) > 200  # still spread over the bin, not its edge
     assert np.array_equal(encode(decoded.to_dataframe(), schema), codes)
+    # a bin 0.001 wide: a grid of 0.00001, written out (0.00009), never in exponent form (9e-05)
+    rate = Schema.from_dict({"rate": {"type": "numeric", "edges": [0, 0.001]}})
+    tiny = decode(np.zeros((300, 1), dtype=np.int64), rate, rng=np.random.Generator(np.random.PCG64(5))).text_columns()[0]
+    assert not any("e" in t for t in tiny) and any(t.startswith("0.0000") for t in tiny)
 
 
 def test_uniform_draws_at_the_top_of_a_bin_stay_inside():

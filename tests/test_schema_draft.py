@@ -23,6 +23,7 @@ from dprelease.privacy.quantiles import exponential_quantiles
 from dprelease.privacy.rng import SeededRandom
 from dprelease.errors import InputError
 from dprelease.schema import IntegerColumn, Schema, encode
+from dprelease.schema.decode import decode
 from dprelease.schema.binned import UndecidedColumn
 from dprelease.schema.columns import FALSE_WORDS, TRUE_WORDS
 from dprelease.schema.draft import draft_charges, draft_schema
@@ -726,7 +727,8 @@ def test_amounts_that_are_mostly_zero_drafted_to_the_cell_at_zero_are_named():
     drafted at epsilon 0.5 over 3 columns. Only the decimals' cell [0, 0.001] passed its threshold, and the draft then
     placed 10 noisy bins inside it, with clip: every fee would have been written $0.00, with only the general note to
     say so. It is now named as the integers' one value is, with no bins inside; amounts spread over many cells are
-    not named."""
+    not named. It is drafted as the one value 0, bounds [0, 0] (session 62): drafted as the cell [0, 0.001], its
+    synthetic fees read $0.00088 or $9e-05, draws inside that cell."""
     rng = np.random.Generator(np.random.PCG64(11))
     n = 4000
     late = rng.random(n) < 0.1
@@ -737,10 +739,14 @@ def test_amounts_that_are_mostly_zero_drafted_to_the_cell_at_zero_are_named():
         warnings.simplefilter("always")
         schema = draft_schema(frame, epsilon=0.5, delta=1e-9, seed=0, types={"fee": "numeric", "spread": "numeric"})
     told = [str(w.message) for w in caught if "drafted bounds hold one value" in str(w.message)]
-    assert len(told) == 1 and told[0].startswith("column 'fee': its drafted bounds hold one value, 0 (its bounds "
-                                                 "are [0, 0.001])") and told[0] in schema.draft.note
-    assert schema.column("fee").to_json()["edges"] == [0.0, 0.001]
+    assert len(told) == 1 and told[0].startswith("column 'fee': its drafted bounds hold one value, 0, so every "
+                                                 "row's value is clipped to 0") and told[0] in schema.draft.note
+    assert schema.column("fee").to_json()["edges"] == [0.0, 0.0]
     assert len(schema.column("spread").to_json()["edges"]) > 2
+    codes = encode(frame, schema)
+    assert np.all(codes[:, 0] == 0)
+    decoded = decode(codes, schema, rng=SeededRandom(1))
+    assert set(decoded.text_columns()[0]) == {"0"}  # the draft reads the signs but does not write one back
 
 def test_a_dataframe_drafts_its_whole_floats_and_midnight_datetimes_as_the_csv_does(tmp_path):
     """pandas reads an integer column with blanks as floats (4.0, NaN) and ``parse_dates`` makes dates datetimes at

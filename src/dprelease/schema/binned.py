@@ -366,7 +366,9 @@ def _finite(column: _Binned, value: object, name: str) -> float:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NumericColumn(_Binned):
-    """Real numbers in ``[low, high]``, in ``bins`` equal bins, bins of ``width``, or at explicit ``edges``."""
+    """Real numbers in ``[low, high]``, in ``bins`` equal bins, bins of ``width``, or at explicit ``edges``; bounds
+    ``[v, v]`` with one bin (``"edges": [v, v]``) hold one value, to which every value is clipped (a drafted amount
+    whose non-zero values were too few to stand out: decoded as 0, not as draws in a cell next to it)."""
 
     kind = "numeric"
     unit_name = "float"
@@ -380,10 +382,13 @@ class NumericColumn(_Binned):
             low, high = _bounds_from_edges(self, edges)
         else:
             low, high = _finite(self, self.low, "low"), _finite(self, self.high, "high")
-            if not low < high:
-                raise InputError(f"{where(self.name)}: low must be < high, got bounds [{self.low!r}, {self.high!r}]")
             bins = _check_bins(self)
-            if bins is not None:
+            if not (low < high or (low == high and bins == 1)):
+                raise InputError(f"{where(self.name)}: low must be < high (or equal, with one bin: a column of one "
+                                 f"value), got bounds [{self.low!r}, {self.high!r}]")
+            if low == high:
+                edges = [low, high]
+            elif bins is not None:
                 edges = [low + (high - low) * i / bins for i in range(bins)] + [high]
             elif self.width is not None:
                 width = _finite(self, self.width, "width")
@@ -396,8 +401,9 @@ class NumericColumn(_Binned):
             else:
                 raise InputError(f"{where(self.name)}: a numeric column needs bins, width or edges")
         for a, b in zip(edges, edges[1:]):
-            if not b > a:
-                raise InputError(f"{where(self.name)}: edges must increase strictly, got {a!r} then {b!r}")
+            if not (b > a or len(edges) == 2 and b == a):  # [v, v]: one value
+                raise InputError(f"{where(self.name)}: edges must increase strictly (or be [v, v], one value), got "
+                                 f"{a!r} then {b!r}")
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
         self._finish(low, high, edges[1:-1])

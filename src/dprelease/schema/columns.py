@@ -293,9 +293,12 @@ def on_decimal_grid(values: np.ndarray, exponent: np.ndarray, rounding) -> np.nd
 
 
 def format_number(value: float | int) -> str:
-    """Shortest text of a public number: 10 for 10.0, 0.1 for 0.1."""
+    """Shortest text of a public number: 10 for 10.0, 0.1 for 0.1, 0.00009 for 9e-05 (a synthetic value drawn in a
+    narrow bin is written as a spreadsheet writes it, not in Python's exponent form)."""
     if isinstance(value, numbers.Integral):
         return str(int(value))
     if math.isfinite(value) and value == int(value) and abs(value) < 2**53:
         return str(int(value))
+    if math.isfinite(value) and abs(value) < 1e-4:
+        return np.format_float_positional(float(value), trim="-")
     return repr(float(value))

@@ -947,12 +947,12 @@ def _no_bounds(name: str, kind: str, epsilon: Fraction, cells: int, has_null: bo
 
 
 def _one_value_note(name: str, low: float, high: float, epsilon: Fraction, cells: int, clip: bool) -> str:
-    """A drafted column whose bounds hold one value: an integer column's [v, v], or a decimal one's cell next to 0,
-    [0, 0.001] (a fee that is $0.00 on most rows): every row would encode as that value (clipped) or as ``<other>``,
-    the usual fate of a 0/1 flag whose 1s, or of the non-zero amounts, are fewer than the threshold. Named, as the
-    noise's doing, with what to do (public: the name, the drafted bounds, epsilon and the threshold)."""
-    value = f"{low:.0f}" if low == high else "0"  # the decimals' cell next to 0 holds 0 alone
-    shown = value if low == high else f"0 (its bounds are [{low:g}, {high:g}])"
+    """A drafted column whose bounds hold one value, [v, v]: an integer's, or a decimal one's where only the cell next
+    to 0 ([0, 0.001]: a fee that is $0.00 on most rows) stood out, drafted as [0, 0]: every row would encode as that
+    value (clipped) or as ``<other>``, the usual fate of a 0/1 flag whose 1s, or of the non-zero amounts, are fewer
+    than the threshold. Named, as the noise's doing, with what to do (public: the name, the drafted bounds, epsilon
+    and the threshold)."""
+    value = shown = f"{low:.0f}"
     fate = f"clipped to {value}" if clip else f"either {value} or <other>"
     return (f"column {name!r}: its drafted bounds hold one value, {shown}, so every row's value is {fate}: "
             f"no other cell of its bounds histogram stood out of the noise (a cell needs more than about "
@@ -1184,6 +1184,8 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
                           wide, found["no bounds"])
     low, high = bounds
     zero_cell = not integer and (low, high) in ((0.0, ZERO_CELL), (-ZERO_CELL, 0.0))  # the decimals' cell next to 0
+    if zero_cell:  # it holds 0 alone: drafted as the one value 0, which decodes as 0 (not 0.00034, a draw in the cell)
+        low = high = 0.0
     if (integer and low == high) or zero_cell:
         notes.append(_one_value_note(name, low, high, bounds_epsilon, _other_tests(cells, runs, year_groups),
                                      bool(wide.get("clip"))))
@@ -1196,7 +1198,7 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
                                               rows=rows)
             edges_epsilon += (REFINE_LEVELS * refine_epsilon - spent) if quantiles_see else 0
         found["outer"].extend(_outer_cells(name, grid, low, high, integer, _NumberCells(integer)))
-    if not integer and low == high:
+    if not integer and low == high and not zero_cell:
         high = low + 1
     edges = [low, high]
     if bins > 1 and not (integer and high - low + 1 <= bins) and not zero_cell:  # bins inside one value: noise
