@@ -741,6 +741,7 @@ def _sum_threshold(epsilon: Fraction, cells: int, tests: int) -> float:
 
 
 def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: list[int] | None = None,
+            counts_out: list[float] | None = None,
             wide=(), rows: float = math.inf, cut_out: list[str] | None = None,
             edge_out: list[str] | None = None) -> tuple[float, float] | None:
     """Bounds from a noisy histogram over public cells: the outer edges of the first and last cells whose
@@ -772,6 +773,8 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     """
     cells = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, len(edges) - 2)
     counts = np.asarray(reader.histogram(cells, len(edges) - 1, epsilon=epsilon, label=f"{name}: bounds"))
+    if counts_out is not None:  # the noisy counts (public), for the bins where quantiles cannot see
+        counts_out.extend(float(c) for c in counts)
     if isinstance(reader, _OpenReader):
         if len(values) == 0:
             return 0.0, 0.0
@@ -1129,6 +1132,39 @@ def _empty_run(sums: np.ndarray, empty: np.ndarray) -> int:
     return int(looks_empty[-1]) + 1 if len(looks_empty) and looks_empty[-1] < len(sums) - 1 else 0
 
 
+#: Where positive bounds span at least this ratio and no decade holds more than :data:`LOG_DECADE_SHARE` of the
+#: bounds histogram's noisy rows inside them, the draft's equal bins are equal in log scale
+#: (:func:`_spread_over_decades`). Chosen on benchmarks/bench_draft_bounds.py (session 62).
+LOG_BINS_RATIO = 10.0
+LOG_DECADE_SHARE = 0.75
+
+
+def _spread_over_decades(cells: np.ndarray, counts: Sequence[float], low: float, high: float) -> bool:
+    """Whether a column's rows spread over decades (a log-normal amount: 13 % of them in 1-9.99, 50 % in 10-99.9,
+    33 % in 100-999), read from the bounds histogram's noisy counts (clipped at 0) inside positive bounds at least
+    :data:`LOG_BINS_RATIO` apart: then bins equal in log scale share its rows far more evenly than equal widths,
+    which put 66 % of them in the first bin of 1..1000. A column whose rows mostly lie in one decade (gamma hours,
+    80 % in 1-9.99; incomes, 94 % in 10,000-99,999) keeps equal widths. Public: post-processing of the histogram."""
+    if not (low > 0 and high / low >= LOG_BINS_RATIO):
+        return False
+    inside = np.flatnonzero((cells[:-1] < high) & (cells[1:] > low) & (cells[:-1] > 0))
+    mass = np.maximum(np.asarray(counts, dtype=np.float64)[inside], 0.0)
+    if mass.sum() <= 0:
+        return False
+    decades = np.floor(np.log10(cells[inside]) + 1e-9)
+    shares = np.array([mass[decades == d].sum() for d in np.unique(decades)]) / mass.sum()
+    return bool(shares.max() <= LOG_DECADE_SHARE)
+
+
+def _log_edges(low: float, high: float, bins: int, integer: bool) -> list[float]:
+    """``bins`` bins over [low, high] equal in log scale, each inner edge rounded to two significant digits (whole for
+    integers; public)."""
+    edges = np.geomspace(low, high, bins + 1)[1:-1]
+    inner = [round(float(e), int(1 - math.floor(math.log10(e)))) for e in edges]
+    inner = np.round(inner) if integer else np.asarray(inner)
+    return [low, *sorted({float(e) for e in inner if low < e < high}), high]
+
+
 def _equal_edges(low: float, high: float, bins: int, integer: bool) -> list[float]:
     """``bins`` equal bins over [low, high] (whole numbers for integers, at most one per integer), where quantiles
     would be the noise's (:func:`_numbers`): public, no budget."""
@@ -1175,7 +1211,8 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
         refine_epsilon = Fraction(0)
     edges_epsilon = edges_epsilon if quantiles_see else Fraction(0)
     passed: list[int] = []
-    bounds = _bounds(name, values, reader, bounds_epsilon, cells, integer, runs, passed_out=passed,
+    counts: list[float] = []
+    bounds = _bounds(name, values, reader, bounds_epsilon, cells, integer, runs, passed_out=passed, counts_out=counts,
                      wide=year_groups, rows=rows, cut_out=found["wide cut"], edge_out=found["wide edge"])
     if private and _zero_apart(cells, passed):
         found["zero apart"].append(name)
@@ -1207,6 +1244,8 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
             inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
                                      epsilon=edges_epsilon, label=f"{name}: bin edges")
             edges = sorted({low, high, *(float(e) for e in inner if low < e < high)})
+        elif private and _spread_over_decades(cells, counts, low, high):  # equal in log scale, the rest unspent
+            edges = _log_edges(low, high, bins, integer)
         else:  # quantiles too noisy to place a bin: equal bins over the (refined) bounds, the rest unspent
             edges = _equal_edges(low, high, bins, integer)
     common = {"name": name, "null": bool(has_null), **wide}
