@@ -430,6 +430,50 @@ def test_evaluate_scores_a_raw_release_through_its_schema(capsys, write_file, tm
     assert len(err) == 1 and err[0].endswith("(if synth wrote it with --decode label, give --decode label)")
 
 
+def test_evaluate_shows_what_the_schema_does_to_the_real_values(capsys, write_file, tmp_path):
+    """The workload error encodes both tables by the schema, so an age the schema clips to its bounds counts as the
+    end bin and a category left out of the list as ``other``: the draft that bounded ages 18-97 to 40..79 clipped a
+    quarter of them unseen. evaluate --schema now gives, per column, the shares of the real (non-blank) values the
+    schema clips and sends to other, exactly, and the Kolmogorov-Smirnov distance of the synthetic numbers to the real
+    ones (None for categories; None too for a table of bin labels, whose values are not numbers)."""
+    from scipy.stats import ks_2samp
+
+    rng = np.random.Generator(np.random.PCG64(9))
+    n = 600
+    age = np.clip(np.round(rng.normal(58, 18, n)), 18, 97).astype(int)
+    branch = rng.choice(["north", "south", "east", "west"], size=n, p=[0.5, 0.3, 0.15, 0.05])
+    lines = ["age,branch"] + [f"{'' if i % 20 == 0 else a},{b}" for i, (a, b) in enumerate(zip(age, branch))]
+    real = write_file("members.csv", "\n".join(lines) + "\n")
+    schema = write_file("schema.json", json.dumps({"format": "dprelease-schema/1", "columns": {
+        "age": {"type": "integer", "bounds": [40, 79], "bins": 8, "clip": True, "null": True},
+        "branch": {"type": "categorical", "values": ["north", "south", "east"], "other": True}}}))
+    out = tmp_path / "synth.csv"
+    assert main(["synth", str(real), "--schema", str(schema), "--workload", "1-2way", "--epsilon", "2",
+                 "--seed", "3", "--quiet", "--out", str(out)]) == 0
+    capsys.readouterr()
+    argv = ["evaluate", str(real), str(out), "--schema", str(schema), "--workload", "1-2way", "--quiet"]
+    assert main(argv + ["--json"]) == 0
+    got = {c["column"]: c for c in json.loads(capsys.readouterr().out)["values"]}
+    present = np.arange(n) % 20 != 0
+    assert got["age"]["clipped"] == pytest.approx(np.mean((age[present] < 40) | (age[present] > 79)))
+    assert got["age"]["other"] == 0.0 and got["branch"]["clipped"] == 0.0
+    assert got["branch"]["other"] == pytest.approx(np.mean(branch == "west")) and got["branch"]["ks"] is None
+    with out.open(newline="", encoding="utf-8") as handle:
+        synthetic_age = np.array([float(r["age"]) for r in csv.DictReader(handle) if r["age"]])
+    assert got["age"]["ks"] == pytest.approx(ks_2samp(age[present], synthetic_age).statistic)
+    assert got["age"]["ks"] > 0.1  # the clipped tails show
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "NOT PRIVATE" in text and f"| age | integer | {got['age']['clipped']:.1%} | 0.0% |" in text
+    labelled = tmp_path / "labels.csv"
+    assert main(["synth", str(real), "--schema", str(schema), "--workload", "1-2way", "--epsilon", "2", "--seed",
+                 "3", "--quiet", "--out", str(labelled), "--decode", "label"]) == 0
+    capsys.readouterr()
+    assert main(argv[:2] + [str(labelled)] + argv[3:] + ["--decode", "label", "--json"]) == 0
+    labels = {c["column"]: c for c in json.loads(capsys.readouterr().out)["values"]}
+    assert labels["age"]["ks"] is None and labels["age"]["clipped"] == got["age"]["clipped"]
+
+
 def test_evaluate_and_report_read_part_files_as_synth_does(capsys, tmp_path, tiny_domain, tiny_records_array):
     """The real table in part files (a glob or a folder, as ``synth`` reads them) gives ``evaluate`` the same errors
     and ``report --data`` the same curator's report as the one file holding the same rows; before, both said the

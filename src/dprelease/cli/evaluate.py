@@ -11,6 +11,7 @@ from dprelease.cli.common import column_list, integer, number, read_table, selec
 from dprelease.errors import InputError
 from dprelease.evaluate import per_marginal_errors, summarize
 from dprelease.evaluate.baselines import baseline_tables, run_epsilon
+from dprelease.evaluate.values import VALUES_NOTE, render_values, value_report
 from dprelease.queries.workload import Workload
 from dprelease.release.files import read_document
 from dprelease.schema import label_schema
@@ -30,7 +31,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "1-way marginals and uniform rows. The baselines read the real data with a seeded generator: "
                     "they are for comparison, not for release. Any domain works (marginals are counted from the "
                     "records). Tables of codes take --domain; raw tables (text, numbers, dates, blanks) take "
-                    "the --schema synth ran with.")
+                    "the --schema synth ran with, and then also get, per column, the shares of the real values the "
+                    "schema clips or sends to other and the Kolmogorov-Smirnov distance of the synthetic numbers and "
+                    "dates to the real ones.")
     parser.add_argument("data", type=Path, help="the real table (CSV; Parquet too with --schema), or its part files "
                                                 "(a quoted glob or a folder, as synth reads them)")
     parser.add_argument("synthetic", type=Path, help="the synthetic table, as synth wrote it")
@@ -99,8 +102,15 @@ def run(args: argparse.Namespace) -> int:
     baselines = baseline_tables(real, epsilon=epsilon, n_rows=synthetic.n, seed=seed)
     progress.phase("marginal errors")
     errors = per_marginal_errors(real, {SYNTHETIC: synthetic, **baselines.tables}, workload)
+    values = None
+    if schema is not None:  # the raw values, which the workload error sees only through the schema's bins
+        progress.phase("values")
+        values = value_report(args.data, None if args.decode == "label" else args.synthetic, schema)
     progress.close()
     summary = {**summarize(errors, SYNTHETIC), "n_real": real.n, "n_synthetic": synthetic.n}
+    if values is not None:
+        summary["values"] = [c.to_json() for c in values]
+        summary["values_note"] = VALUES_NOTE
     summary["baselines"] = {name: summarize(errors, name) for name in baselines.tables}
     summary["baselines_note"] = baselines.describe()
     summary["baseline_epsilon"], summary["baseline_seed"] = epsilon, seed
@@ -116,6 +126,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"baselines ({baselines.describe()}):")
     for name, result in summary["baselines"].items():
         print(f"  {name:<36} average L1 {result['avg_l1']:.4f}  max error {result['max_error']:.4f}")
+    if values is not None:
+        print()
+        print("\n".join(render_values(values)))
     if args.per_marginal:
         names = [SYNTHETIC, *baselines.tables]
         print()

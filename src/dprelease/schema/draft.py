@@ -121,8 +121,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         raise InputError(f"columns must be a list of distinct names, got {columns!r}")
     if epsilon is not None:
         warn_if_weak(epsilon)
-    table = _read_source(data, None if columns is None else list(columns), delimiter=delimiter, header=header,
-                         skip_rows=skip_rows, show_values=show_values)
+    table = read_source(data, None if columns is None else list(columns), delimiter=delimiter, header=header,
+                        skip_rows=skip_rows, show_values=show_values)
     if table.missing:
         raise InputError(f"{table.source} lacks column(s) {list(table.missing)}")
     if columns is None and header is not True:  # header=True: the caller declares the first row names
@@ -301,9 +301,10 @@ def _spurious_blanks_note(names: list[str], profile_share: Fraction) -> str:
             'remove "null" from any of these columns that cannot be blank')
 
 
-def _read_source(data: object, names: list[str] | None, **options) -> Table:
-    """The raw table to draft from: one file, a DataFrame or a Table as :func:`read_table` reads it, or the part files
-    that ``synth`` reads as one table (a glob, a folder, a list of paths), each read alike and their rows joined."""
+def read_source(data: object, names: Sequence[str] | None, **options) -> Table:
+    """One file, a DataFrame or a Table as :func:`read_table` reads it, or the part files that ``synth`` reads as one
+    table (a glob, a folder, a list of paths), each read alike and their rows joined (the draft's and ``evaluate``'s
+    reader of raw values)."""
     if not several_files(data):
         return read_table(data, names, **options)
     files, label = resolve_files(data)

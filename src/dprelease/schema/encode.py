@@ -115,6 +115,12 @@ def blank_rows_hint(problems: list[str]) -> str:
 def encode_column(column: Column, raw: FactorColumn | TypedColumn, schema: Schema
                   ) -> tuple[np.ndarray, list[tuple[int, int, list[str]]]]:
     """(codes, issues) of one column; an issue is (status, rows affected, a few distinct bad values)."""
+    return _resolve(column, *placed(column, raw, schema))
+
+
+def placed(column: Column, raw: FactorColumn | TypedColumn, schema: Schema):
+    """Each row's code before the buckets and clipping, its status (OK, NULL, UNPARSABLE, UNKNOWN, BELOW, ABOVE),
+    and a function giving a few distinct values of the rows a mask selects (for messages)."""
     if isinstance(raw, TypedColumn):
         typed = _typed(column, raw.datetimes(column.kind))
         if typed is None:  # no typed rule for this kind and dtype: go through the values' text
@@ -122,7 +128,7 @@ def encode_column(column: Column, raw: FactorColumn | TypedColumn, schema: Schem
         else:
             codes, status = typed
             status = np.where(raw.missing, NULL, status)
-            return _resolve(column, codes, status, lambda mask: _examples(raw.values[mask]))
+            return codes, status, lambda mask: _examples(raw.values[mask])
     text = texts(raw.uniques, strip=schema.strip)
     tokens = set(schema.null_tokens_of(column))
     is_null = np.array([t is None or t in tokens for t in text], dtype=bool)
@@ -140,7 +146,35 @@ def encode_column(column: Column, raw: FactorColumn | TypedColumn, schema: Schem
         chosen = np.unique(safe[mask & ~typed_null])
         return sorted(str(text[i]) for i in chosen[:3])
 
-    return _resolve(column, codes, status, examples)
+    return codes, status, examples
+
+
+def parsed_values(column: _Binned, raw: FactorColumn | TypedColumn, schema: Schema) -> np.ndarray:
+    """Each row's value as the column reads it, as floats (a date in days, a date-time in seconds since 1970), NaN
+    where it reads none (NULL, text that is not a value): the values before the bounds, for comparing a table's
+    values with another's (``dprelease evaluate``)."""
+    unit = "D" if isinstance(column, DateColumn) else "s"
+    if isinstance(raw, TypedColumn):
+        values = raw.datetimes(column.kind)
+        if values.dtype.kind == "M":
+            out = datetimes_to_int(values, unit).astype(np.float64)
+            return np.where(np.isnat(values) | raw.missing, np.nan, out)
+        if values.dtype.kind in "iuf":
+            return np.where(raw.missing, np.nan, values.astype(np.float64))
+        raw = _to_factor(raw)
+    text = texts(raw.uniques, strip=schema.strip)
+    tokens = set(schema.null_tokens_of(column))
+    text = np.array([None if t is None or t in tokens else t for t in text], dtype=object)
+    if isinstance(column, (DateColumn, DatetimeColumn)):
+        values, ok = (parse_times(text, unit) if column.format is None else
+                      parse_formatted_times(text, column.format, unit))
+        unique = np.where(ok, values.astype(np.float64), np.nan)
+    else:
+        floats, ok = parse_floats(number_texts(text, column))
+        unique = np.where(ok, floats, np.nan)
+    if len(unique) == 0:
+        return np.full(len(raw.index), np.nan)
+    return np.where(raw.index < 0, np.nan, unique[np.maximum(raw.index, 0)])
 
 
 def _to_factor(raw: TypedColumn) -> FactorColumn:

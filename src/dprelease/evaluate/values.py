@@ -1,0 +1,87 @@
+"""How the real table's values fare under a schema and in the synthetic table: the curator's check, NOT PRIVATE.
+
+The workload error (:mod:`.metrics`) compares the two tables after both are encoded by the schema, so a value the
+schema clips to its bounds, or sends to ``other``, counts as the bin it lands in: a draft that bounded ages 18-97 to
+40..79 clipped a quarter of them, and the workload error could not show it. Here, per column, the share of the real
+rows the schema clips or sends to ``other``, and for numbers and dates the Kolmogorov-Smirnov distance between the
+synthetic values and the real ones (the largest gap between their cumulative shares: free of scale, and it sees both
+the clipping and the bins' coarseness). It reads every real value: for the curator's eyes, never for a release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import ks_2samp
+
+from dprelease.schema import Schema
+from dprelease.schema.binned import _Binned
+from dprelease.schema.columns import CategoricalColumn
+from dprelease.schema.draft import read_source
+from dprelease.schema.encode import ABOVE, BELOW, NULL, OK, parsed_values, placed
+
+VALUES_NOTE = "NOT PRIVATE: the real table's values against the schema and the synthetic table, for the curator only"
+
+
+@dataclass(frozen=True)
+class ColumnValues:
+    """One column: the shares of the real rows the schema clips (to its bounds) and sends to ``other`` (outside the
+    bounds, not in the list, or not a value of the column's kind), among the rows that are not NULL; and the
+    Kolmogorov-Smirnov distance of the synthetic values to the real ones (numbers and dates; None for categories and
+    booleans, whose shares the 1-way marginals already compare)."""
+
+    name: str
+    kind: str
+    clipped: float
+    other: float
+    ks: float | None
+
+    def to_json(self) -> dict:
+        return {"column": self.name, "kind": self.kind, "clipped": self.clipped, "other": self.other, "ks": self.ks}
+
+
+def value_report(real: object, synthetic: object | None, schema: Schema, *, names: Sequence[str] | None = None,
+                 **options) -> list[ColumnValues]:
+    """Per column of ``schema`` (or ``names``): :class:`ColumnValues` of the ``real`` table (a file, part files, a
+    DataFrame) against the ``synthetic`` one, both read raw as ``synth`` reads them (``options``: delimiter, header,
+    skip_rows); without ``synthetic`` (a table of bin labels), the shares alone."""
+    schema = Schema.coerce(schema)
+    names = list(schema.names if names is None else names)
+    read = dict(strip=schema.strip, layout=schema.file_names, **options)
+    real_table = read_source(real, names, **read)
+    synthetic_table = None if synthetic is None else read_source(synthetic, names, **read)
+    out = []
+    for name in names:
+        column = schema.column(name)
+        raw = real_table.columns[name]
+        _, status, _ = placed(column, raw, schema)
+        present = status != NULL
+        count = max(int(present.sum()), 1)
+        outside = (status == BELOW) | (status == ABOVE)
+        clip = isinstance(column, _Binned) and column.clip
+        clipped = float((outside & clip).sum()) / count
+        other = float((present & (status != OK) & ~(outside & clip)).sum()) / count
+        ks = None
+        if isinstance(column, _Binned) and synthetic_table is not None:
+            real_values = parsed_values(column, raw, schema)
+            synthetic_values = parsed_values(column, synthetic_table.columns[name], schema)
+            real_values, synthetic_values = (v[np.isfinite(v)] for v in (real_values, synthetic_values))
+            if len(real_values) and len(synthetic_values):
+                ks = float(ks_2samp(real_values, synthetic_values).statistic)
+        kind = "categorical" if isinstance(column, CategoricalColumn) else column.kind
+        out.append(ColumnValues(name, kind, clipped, other, ks))
+    return out
+
+
+def render_values(report: Sequence[ColumnValues]) -> list[str]:
+    """The text lines ``dprelease evaluate`` prints: one row a column, worst first (by the larger of its shares
+    moved and its distance)."""
+    lines = [f"values ({VALUES_NOTE}):",
+             "| column | kind | real values clipped | real values to other | KS distance, synthetic to real |",
+             "|---|---|---:|---:|---:|"]
+    for c in sorted(report, key=lambda c: -max(c.clipped + c.other, c.ks or 0.0)):
+        ks = "-" if c.ks is None else f"{c.ks:.3f}"
+        lines.append(f"| {c.name} | {c.kind} | {c.clipped:.1%} | {c.other:.1%} | {ks} |")
+    return lines
