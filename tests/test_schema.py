@@ -112,6 +112,31 @@ def test_a_numeric_column_of_one_value_clips_to_it_and_decodes_as_it():
         Schema.from_dict({"fee": {"type": "numeric", "edges": [0, 0, 1]}})
 
 
+def test_a_datetime_with_times_of_day_draws_its_hours_by_their_weights():
+    """``time_of_day`` (24 public weights): values decoded in bins of whole days fall on a day of their bin at an hour
+    drawn by the weights, so they re-encode to their codes; bins of an hour keep their even draws, midpoint decoding
+    its midpoints, and the file round-trips."""
+    weights = [0] * 7 + [1, 2, 4, 2, 1] + [0] * 12
+    schema = Schema.from_dict({"at": {"type": "datetime", "bounds": ["2024-01-01T00:00:00", "2024-12-31T23:59:59"],
+                                      "unit": "month", "time_of_day": weights},
+                               "hour": {"type": "datetime", "bounds": ["2024-01-01T00:00:00", "2024-01-01T23:59:59"],
+                                        "unit": "hour", "time_of_day": weights}})
+    assert Schema.loads(schema.dumps()) == schema and schema.to_dict()["columns"]["at"]["time_of_day"] == weights
+    codes = np.column_stack([np.arange(6000) % 12, np.arange(6000) % 24])
+    decoded = decode(codes, schema, rng=np.random.Generator(np.random.PCG64(2)))
+    seconds = decoded.values["at"].astype("datetime64[s]").astype(np.int64)
+    shares = np.bincount((seconds % 86400) // 3600, minlength=24) / len(seconds)
+    assert np.abs(shares - np.array(weights) / sum(weights)).max() < 0.02 and shares[np.array(weights) == 0].sum() == 0
+    assert len(np.unique(seconds // 86400)) > 300  # spread over the days of each month
+    assert np.array_equal(encode(decoded.to_dataframe(), schema), codes)
+    hours = decoded.values["hour"].astype("datetime64[s]").astype(np.int64)
+    assert np.array_equal((hours % 86400) // 3600, codes[:, 1])  # an hour's bin: its own hour, drawn evenly in it
+    middle = decode(codes, schema, values="midpoint").values["at"].astype("datetime64[s]").astype(np.int64)
+    unweighted = Schema.from_dict({"at": {**schema.to_dict()["columns"]["at"], "time_of_day": None}})
+    assert np.array_equal(middle, decode(codes[:, :1], unweighted, values="midpoint").values["at"]
+                          .astype("datetime64[s]").astype(np.int64))
+
+
 # ------------------------------------------------------------------ round trip
 @pytest.mark.parametrize("values", ["uniform", "midpoint"])
 def test_round_trip_every_kind_through_frame_csv_and_parquet(tmp_path, values):

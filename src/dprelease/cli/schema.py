@@ -114,6 +114,17 @@ def draft_summary(schema: Schema) -> list[str]:
     return [f"{name:<{name_width}}  {kind:<{kind_width}}  {what}".rstrip() for name, kind, what in rows]
 
 
+def _hour_runs(hours: list[int]) -> str:
+    """Hours as runs, "4, 6-12" (public: the schema's weights)."""
+    runs: list[list[int]] = []
+    for hour in hours:
+        if runs and hour == runs[-1][-1] + 1:
+            runs[-1].append(hour)
+        else:
+            runs.append([hour])
+    return ", ".join(f"{r[0]}" if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
 def _drafted(column: Column) -> str:
     if isinstance(column, UndecidedColumn):
         return "bounds undecided: declare them"
@@ -131,4 +142,6 @@ def _drafted(column: Column) -> str:
         what += "" if offset is None else ", written in UTC with Z" if offset == "Z" else f", written at {offset}"
         text_format = getattr(column, "format", None)
         what += "" if text_format is None else f", written {text_format}"
+        hours = [h for h, w in enumerate(getattr(column, "time_of_day", None) or ()) if w > 0]
+        what += f", times of day in hours {_hour_runs(hours)}" if hours else ""
     return what + (" + other" if column.other else "") + (" + null" if column.null else "")

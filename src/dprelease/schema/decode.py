@@ -261,6 +261,21 @@ def decimal_grid(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.nd
     return np.clip(cut, low, values)  # never above the draw (float rounding in values * scale), never below the bin
 
 
+def _at_times_of_day(drawn: np.ndarray, starts: np.ndarray, ends: np.ndarray, weights: tuple[float, ...],
+                     uniform) -> np.ndarray:
+    """Date-times in bins of whole days [start, end] (seconds, end inclusive) redrawn on a day of their bin (evenly)
+    at an hour drawn by ``weights`` (24, public) and a second of that hour (evenly); values in other bins (an hour, a
+    part of a day) keep their even draws. Public: the bins, the weights and fresh draws."""
+    day = 86400
+    whole_days = (starts % day == 0) & ((ends + 1) % day == 0)
+    days = np.where(whole_days, (ends + 1 - starts) // day, 1)
+    cumulative = np.cumsum(np.asarray(weights, dtype=np.float64))
+    on_day = np.minimum(np.floor(uniform(len(drawn)) * days).astype(np.int64), days - 1)
+    hour = np.minimum(np.searchsorted(cumulative, uniform(len(drawn)) * cumulative[-1], side="right"), 23)
+    second = np.minimum(np.floor(uniform(len(drawn)) * 3600).astype(np.int64), 3599)
+    return np.where(whole_days, starts + on_day * day + hour * 3600 + second, drawn)
+
+
 def _decode_column(column: Column, bins: np.ndarray, mode: str, uniform) -> np.ndarray:
     if isinstance(column, CategoricalColumn):
         return bins  # codes into column.values; the DataFrame and the text build on them
@@ -290,6 +305,8 @@ def _decode_column(column: Column, bins: np.ndarray, mode: str, uniform) -> np.n
     if isinstance(column, DateColumn):
         return whole.astype("datetime64[D]")
     if isinstance(column, DatetimeColumn):
+        if column.time_of_day is not None and mode != "midpoint":
+            whole = _at_times_of_day(whole, a, b, column.time_of_day, uniform)
         return whole.astype("datetime64[s]")
     assert isinstance(column, IntegerColumn)
     return whole

@@ -1286,13 +1286,37 @@ _DATE_CENTURIES = tuple(_year_groups(_DATE_EDGES, [float(np.datetime64(f"{y}-01-
                                                      for y in (1900, 2000, 2100)]))
 
 
+#: The share of a date-time column's part that goes to its times of day (:func:`_times_of_day`), and how rarely an
+#: hour that holds no rows passes the level that keeps it.
+TIME_OF_DAY_SHARE = Fraction(1, 4)
+TIME_OF_DAY_FALSE = 0.05
+
+
+def _times_of_day(name: str, seconds: np.ndarray, reader, epsilon: Fraction) -> tuple[float, ...] | None:
+    """A date-time column's ``time_of_day`` weights (:class:`~dprelease.schema.binned.DatetimeColumn`): a noisy
+    histogram of its rows' hours (UTC) at ``epsilon``, each hour's share of the hours whose noisy count passes t ln(1 /
+    TIME_OF_DAY_FALSE) (t the noise scale; an empty hour passes with probability at most 0.05), the others 0; None
+    where none passes (its values are then drawn evenly over their bins' seconds). Lab draws binned by month were
+    decoded at any second of the month, 03:00 as often as 09:30. Privacy: (epsilon, 0)-DP, the reader's histogram (its
+    "hours" charge); the weights read only its noisy counts."""
+    hours = (np.asarray(seconds, dtype=np.int64) % 86400) // 3600
+    counts = np.asarray(reader.histogram(hours, 24, epsilon=epsilon, label=f"{name}: hours"), dtype=np.float64)
+    level = 0.0 if isinstance(reader, _OpenReader) else _scale(epsilon) * math.log(1 / TIME_OF_DAY_FALSE)
+    kept = np.where(counts > level, counts, 0.0)
+    if kept.sum() <= 0:
+        return None
+    return tuple(round(float(w), 4) for w in kept / kept.sum())
+
+
 def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float = math.inf) -> Column:
     per_day = 86400 if kind == "datetime" else 1
+    clock = main * TIME_OF_DAY_SHARE if kind == "datetime" else Fraction(0)  # a date-time's times of day, after
+    main -= clock
     days = values // per_day
     edges = _DATE_EDGES
     bounds = _bounds(name, days.astype(np.float64), reader, main, edges, integer=True, runs=_DATE_RUNS,
                      wide=_DATE_CENTURIES, rows=rows, cut_out=found["wide cut"], edge_out=found["wide edge"])
-    if bounds is None:
+    if bounds is None:  # no bins to draw times in: the times of day's part stays unspent
         return _no_bounds(name, kind, main, _other_tests(edges, _DATE_RUNS, _DATE_CENTURIES), has_null, wide,
                           found["no bounds"])
     low, high = int(bounds[0]), int(bounds[1])
@@ -1304,7 +1328,7 @@ def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float 
     if kind == "date":
         return DateColumn(name=name, low=text(low), high=text(high), unit=unit, null=bool(has_null), **wide)
     return DatetimeColumn(name=name, low=text(low), high=f"{text(high)}T23:59:59", unit=unit, null=bool(has_null),
-                          **wide)
+                          time_of_day=_times_of_day(name, values, reader, clock), **wide)
 
 
 def _keys(raw, text, row_class) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -309,7 +309,7 @@ _FIELDS = {
     "integer": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix"),
     "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix"),
     "date": ("bounds", "unit", "width", "edges", "clip", "format"),
-    "datetime": ("bounds", "unit", "width", "edges", "clip", "format", "separator", "offset"),
+    "datetime": ("bounds", "unit", "width", "edges", "clip", "format", "separator", "offset", "time_of_day"),
 }
 
 
@@ -379,7 +379,7 @@ def column_from_json(name: object, spec: object) -> Column:
         if isinstance(bounds, (str, bytes)) or not isinstance(bounds, (list, tuple)) or len(bounds) != 2:
             raise InputError(f"{where(name)}: bounds must be a list [low, high], got {bounds!r:.100}")
         arguments["low"], arguments["high"] = bounds
-    for key in ("values", "edges", "null_tokens", "true", "false"):
+    for key in ("values", "edges", "null_tokens", "true", "false", "time_of_day"):
         if isinstance(arguments.get(key), list):
             arguments[key] = tuple(arguments[key])
     return KINDS[kind](name=name, **arguments)
