@@ -211,7 +211,8 @@ def test_a_column_of_formatted_numbers_is_drafted_numeric_with_its_format():
     """US money ($1,234.50), European decimals (1.234,50) and percentages (12%): each was text to the draft (a
     categorical column of amounts). Now the grouped or comma class stands out of the profile's noise, the kind is
     numeric and the column declares thousands (or decimal) and the public symbols; the drafted schema encodes the
-    table with every value inside the bounds openly, and privately on 5 seeds of 5 (kinds and options)."""
+    table with every value inside the bounds openly, and privately on 5 seeds of 5 (kinds and options). The sign most
+    values carry, and where, is declared to write them back ($ before the prices, % after the shares; session 62)."""
     rng = np.random.Generator(np.random.PCG64(34))
     amounts = np.round(rng.lognormal(5.0, 1.2, 4000), 2)
     frame = pd.DataFrame({
@@ -221,13 +222,15 @@ def test_a_column_of_formatted_numbers_is_drafted_numeric_with_its_format():
         "age": rng.integers(18, 90, 4000).astype(str)})
     us = {"thousands": ",", "symbols": ["$", "\u20ac", "\u00a3", "\u00a5", "%"]}
     eu = {"decimal": ",", "symbols": us["symbols"]}
-    expected = [("numeric", us), ("numeric", eu), ("numeric", us), ("integer", {})]
+    expected = [("numeric", {**us, "prefix": "$"}), ("numeric", eu), ("numeric", {**us, "suffix": "%"}),
+                ("integer", {})]
 
     def shape(schema):
         out = []
         for column in schema.columns:
             spec = column.to_json()
-            out.append((column.kind, {k: spec[k] for k in ("thousands", "decimal", "symbols") if k in spec}))
+            out.append((column.kind, {k: spec[k] for k in ("thousands", "decimal", "symbols", "prefix", "suffix")
+                                      if k in spec}))
         return out
 
     with warnings.catch_warnings(record=True) as caught:
@@ -236,8 +239,13 @@ def test_a_column_of_formatted_numbers_is_drafted_numeric_with_its_format():
         private = [draft_schema(frame, epsilon=1.0, delta=1e-9, seed=seed) for seed in range(5)]
     assert shape(open_draft) == expected
     assert [shape(d) for d in private] == [expected] * 5
-    assert any("column(s) ['price', 'share'] write their numbers with thousands separators" in str(w.message)
-               for w in caught)
+    for name in ("price", "share"):
+        assert any(f"column(s) ['{name}'] write their numbers with thousands separators" in str(w.message) and
+                   "writes them back with the sign most of them carry" in str(w.message) for w in caught)
+    for draft in private:  # the sign's histogram is a charge of its own, inside the draft's epsilon (exact)
+        charges = {label: eps for label, eps, *_ in draft.draft.charges()}
+        assert {label for label in charges if label.endswith(": sign")} == {"price: sign", "eu: sign", "share: sign"}
+        assert sum(charges.values()) == draft.draft.spent[0] <= 1
     codes = encode(frame, open_draft)
     parsed = np.array([float(t.replace("$", "").replace(",", "")) for t in frame["price"]])
     edges = np.asarray(open_draft.column("price").edges)
@@ -840,7 +848,7 @@ def test_amounts_that_are_mostly_zero_drafted_to_the_cell_at_zero_are_named():
     codes = encode(frame, schema)
     assert np.all(codes[:, 0] == 0)
     decoded = decode(codes, schema, rng=SeededRandom(1))
-    assert set(decoded.text_columns()[0]) == {"0"}  # the draft reads the signs but does not write one back
+    assert set(decoded.text_columns()[0]) == {"$0"}  # written with the sign the fees carry, as 0
 
 def test_a_dataframe_drafts_its_whole_floats_and_midnight_datetimes_as_the_csv_does(tmp_path):
     """pandas reads an integer column with blanks as floats (4.0, NaN) and ``parse_dates`` makes dates datetimes at

@@ -178,10 +178,12 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         notes.append(f"column(s) {found['no keys']}: categories cannot be selected privately with delta = 0; the "
                      "draft lists none (every value goes to other): give --delta or declare them")
     for (words, options), written_names in found["written"].items():
+        back = ('and writes them back with the sign most of them carry, where it stood out of the noise ("prefix" or '
+                '"suffix")' if '"prefix"' in options or '"suffix"' in options else
+                'and to write the numbers back with their sign, add "prefix": "$" (or "suffix": "%", one of the '
+                "symbols)")
         notes.append(f"column(s) {written_names} write their numbers {words}: the draft declares {options}, and "
-                     "reads a number with or without any of these symbols; remove those the table never writes, and "
-                     'to write the numbers back with their sign, add "prefix": "$" (or "suffix": "%", one of the '
-                     "symbols)")
+                     f"reads a number with or without any of these symbols; remove those the table never writes, {back}")
     for missed, undecided in found["no bounds"].items():
         notes.append(f"column(s) {undecided}: no cell of their bounds histograms stood out of the noise (a cell "
                      f"needs {missed}), so the draft does not guess their bounds: they are left null, and the schema "
@@ -459,11 +461,56 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
             found["few values"].append(name)
             return few
         edges_epsilon = main / 4
+    if written.get("symbols") and column.text is not None:  # which sign, and where: a share of the edges' part
+        sign_epsilon = edges_epsilon * SIGN_SHARE
+        edges_epsilon -= sign_epsilon
+        written = {**written, **_written_sign(name, column, reader, sign_epsilon, conforming_rows,
+                                              float(counts[list(conforming)].sum()))}
     if written:  # the format is public once chosen from the profile's noisy classes (post-processing)
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         found["written"].setdefault((_written_words(written), options), []).append(name)
     return _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written}, notes,
                     found, rows=float(counts[list(conforming)].sum()))
+
+
+#: The share of a number column's bin edges' part that a column written with signs spends on which sign it writes,
+#: and where (:func:`_written_sign`).
+SIGN_SHARE = Fraction(1, 4)
+
+
+def _written_sign(name: str, column: _Profiled, reader, epsilon: Fraction, rows_mask: np.ndarray,
+                  rows: float) -> dict[str, str]:
+    """``{"prefix": "€"}`` (or a ``suffix``) where most of a number column's values carry that sign there: a noisy
+    histogram of its rows (those ``rows_mask`` keeps) over the signs of :data:`DRAFT_SYMBOLS`, each before or after
+    the number, and one cell for the rest, at ``epsilon``; the fullest cell wins where its noisy count passes t ln(#cells
+    / 0.001) (t the noise scale) and half of ``rows``, the profile's noisy count of the column's numbers; {} otherwise
+    (read with any sign, written without one, as before). A new user's unit prices written €38.05 came out 38.05.
+    Privacy: (epsilon, 0)-DP, the reader's histogram (its "sign" charge); the choice reads only its noisy counts."""
+    variants = [(symbol, place) for symbol in DRAFT_SYMBOLS for place in ("prefix", "suffix")]
+    cell_of = {variant: 1 + i for i, variant in enumerate(variants)}
+
+    def variant(text: object) -> int:
+        if not isinstance(text, str):
+            return 0
+        stripped = text.strip().lstrip("-+").strip()
+        for symbol in DRAFT_SYMBOLS:
+            if stripped.startswith(symbol):
+                return cell_of[(symbol, "prefix")]
+            if stripped.endswith(symbol):
+                return cell_of[(symbol, "suffix")]
+        return 0
+
+    unique = np.array([variant(t) for t in column.text], dtype=np.int64) if len(column.text) else np.zeros(1, np.int64)
+    index = column.raw.index
+    cells = np.where(rows_mask & (index >= 0), unique[np.maximum(index, 0)], 0)
+    counts = np.asarray(reader.histogram(cells, 1 + len(variants), epsilon=epsilon, label=f"{name}: sign"),
+                        dtype=np.float64)
+    best = 1 + int(np.argmax(counts[1:]))
+    level = 0.0 if isinstance(reader, _OpenReader) else _scale(epsilon) * math.log((1 + len(variants)) / FALSE_CELL)
+    if counts[best] <= level or counts[best] < rows / 2:
+        return {}
+    symbol, place = variants[best - 1]
+    return {place: symbol}
 
 
 def drafted_boolean(name: str, counts: np.ndarray, *, null: bool, other: bool) -> BooleanColumn:
