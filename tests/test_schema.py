@@ -137,6 +137,25 @@ def test_a_datetime_with_times_of_day_draws_its_hours_by_their_weights():
                           .astype("datetime64[s]").astype(np.int64))
 
 
+def test_numbers_decoded_with_the_decimals_the_table_writes():
+    """``decimals``: each decoded value cut down to that many places inside its bin and written with them (15.30,
+    $0.00), so a bin [0, 0.001) that holds the zeros of an amount in cents decodes them as 0.00; a bin too narrow to
+    hold such a value keeps the finer grid; the text reads back to its codes, with the decimal comma too."""
+    schema = Schema.from_dict({"fee": {"type": "numeric", "edges": [0, 0.001, 10, 10.004, 100], "decimals": 2,
+                                       "symbols": ["$"], "prefix": "$"},
+                               "eu": {"type": "numeric", "edges": [0, 5, 10], "decimals": 1, "decimal": ","}})
+    assert Schema.loads(schema.dumps()) == schema and schema.to_dict()["columns"]["fee"]["decimals"] == 2
+    codes = np.column_stack([np.arange(4000) % 4, np.arange(4000) % 2])
+    decoded = decode(codes, schema, rng=np.random.Generator(np.random.PCG64(3)))
+    fee, eu = decoded.text_columns()
+    assert set(fee[codes[:, 0] == 0]) == {"$0.00"}
+    assert all(re.fullmatch(r"\$\d+\.\d\d", t) for t in fee[(codes[:, 0] == 1) | (codes[:, 0] == 3)])
+    narrow = decoded.values["fee"][codes[:, 0] == 2]  # [10, 10.004): no value in cents but 10.00 (on its edge)
+    assert np.all((narrow >= 10) & (narrow < 10.004))
+    assert all(re.fullmatch(r"\d+,\d", t) for t in eu)
+    assert np.array_equal(encode(pd.DataFrame({"fee": fee, "eu": eu}), schema), codes)
+
+
 # ------------------------------------------------------------------ round trip
 @pytest.mark.parametrize("values", ["uniform", "midpoint"])
 def test_round_trip_every_kind_through_frame_csv_and_parquet(tmp_path, values):

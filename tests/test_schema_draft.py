@@ -54,15 +54,17 @@ def test_private_draft_ledger_is_exact_and_travels_with_the_file(tmp_path):
     profile, main = Fraction(1) / 20, Fraction(3) / 16  # a quarter over 5 columns; the rest over the 4 that use it
     # a number column: bounds main / 2, and bin edges the other half; at 3,000 rows the quantiles' rank error
     # (their noise scale times ln 1000, about 1,300 rows) is above half a bin's rows, so the bins are equal and the
-    # edges' half is unspent, and refining would not pay (its noise above 2 % of the rows): no charge for either
+    # edges' half is unspent but for the decimal column's quarter of it that finds its decimals (session 62), and
+    # refining would not pay (its noise above 2 % of the rows): no charge for either
     expected = [("age: profile", profile), ("pay: profile", profile), ("job: profile", profile),
                 ("day: profile", profile), ("member: profile", profile),
-                ("age: bounds", main / 2), ("pay: bounds", main / 2), ("job: categories", main), ("day: bounds", main)]
+                ("age: bounds", main / 2), ("pay: decimals", main / 8), ("pay: bounds", main / 2),
+                ("job: categories", main), ("day: bounds", main)]
     charges = schema.draft.charges()
     assert [(c[0], c[1]) for c in charges] == expected
-    assert [c[2] for c in charges] == [Fraction(0)] * 7 + [Fraction(1e-6)] + [Fraction(0)]  # the one text column
+    assert [c[2] for c in charges] == [Fraction(0)] * 8 + [Fraction(1e-6)] + [Fraction(0)]  # the one text column
     eps, delta = schema.draft.spent
-    assert eps == 1 - 2 * main / 2 and delta == Fraction(1e-6)  # the boolean's unused part went to the others
+    assert eps == 1 - 2 * main / 2 + main / 8 and delta == Fraction(1e-6)  # the boolean's unused part: the others
     assert schema.draft.ledger["spent"]["epsilon_exact"] == str(eps)
     path = tmp_path / "draft.json"
     schema.to_json(path)
@@ -740,6 +742,37 @@ def test_an_integer_whose_lowest_value_holds_a_bin_of_rows_gets_a_bin_of_its_own
     assert all(share < 0.4 for share in zero_shares())
 
 
+def test_a_decimal_amount_that_is_mostly_zero_keeps_its_zeros(monkeypatch):
+    """A DataFrame's amounts, 0.0 on 70 % of 12,000 rows and log-normal in cents on the rest, drafted at epsilon 1
+    over 3 columns: 0..100 in ten bins of 10, whose first held the zeros and the amounts under 10 alike, so 0.8 % of
+    the decoded amounts were 0. Where the bins' part would go unspent, a quarter of it now finds the decimals the
+    column writes (2; a "decimals" charge, exact), the zeros get a bin of their own, [0, 0.01), and are decoded as
+    0.00: the decoded share of 0 within 0.02 of the real one on seeds 1-5, under 0.1 without the decimals."""
+    import dprelease.schema.draft as draft_module
+
+    rng = np.random.Generator(np.random.PCG64(15))
+    n = 12_000
+    amount = np.where(rng.random(n) < 0.7, 0.0, np.round(rng.lognormal(3, 1, n), 2))
+    frame = pd.DataFrame({"amount": amount, "region": rng.choice(list("NESW"), n), "flag": rng.random(n) < 0.3})
+
+    def zero_shares() -> list[float]:
+        out = []
+        for seed in range(1, 6):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                schema = draft_schema(frame, epsilon=1, delta=1e-9, seed=seed)
+            charges = {label: eps for label, eps, *_ in schema.draft.charges()}
+            assert "amount: decimals" in charges and sum(charges.values()) == schema.draft.spent[0] <= 1
+            decoded = decode(encode(frame, schema), schema, rng=SeededRandom(seed)).to_dataframe()
+            out.append(float(np.mean(decoded["amount"] == 0)))
+        return out
+
+    assert all(abs(share - np.mean(amount == 0)) < 0.02 for share in zero_shares())
+    spend = draft_module._written_decimals
+    monkeypatch.setattr(draft_module, "_written_decimals", lambda *args: spend(*args) and {})  # spent, then dropped
+    assert all(share < 0.1 for share in zero_shares())
+
+
 def test_runs_widen_an_empty_side_with_probability_at_most_the_target():
     """Every row at 42 (one cell passes): on 2,000 seeded runs at plain500's bounds epsilon the bounds are that
     cell's, [40, 49], in all but at most 8 (a run of empty cells passes with probability <= 0.001 per column; 8 or
@@ -848,7 +881,7 @@ def test_amounts_that_are_mostly_zero_drafted_to_the_cell_at_zero_are_named():
     codes = encode(frame, schema)
     assert np.all(codes[:, 0] == 0)
     decoded = decode(codes, schema, rng=SeededRandom(1))
-    assert set(decoded.text_columns()[0]) == {"$0"}  # written with the sign the fees carry, as 0
+    assert set(decoded.text_columns()[0]) == {"$0.00"}  # written with the sign and the decimals the fees carry
 
 def test_a_dataframe_drafts_its_whole_floats_and_midnight_datetimes_as_the_csv_does(tmp_path):
     """pandas reads an integer column with blanks as floats (4.0, NaN) and ``parse_dates`` makes dates datetimes at
@@ -1199,7 +1232,8 @@ def test_few_values_ledger_is_exact():
     """A number column's values test costs a quarter of its part and a share of delta; drafted as values it spends
     nothing more; else its bounds take half and its bin edges the last quarter (none for a 0..9 score, whose bounds
     hold one bin per integer; none for the amount either, whose quantiles at a sixteenth of the budget over nine
-    edges would be the noise's: its bins are equal). Exact, and within the budget."""
+    edges would be the noise's: its bins are equal, and a quarter of that unspent part finds its decimals). Exact,
+    and within the budget."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         schema = draft_schema(fees_frame(), epsilon=1.0, delta=1e-9, seed=3)
@@ -1208,9 +1242,10 @@ def test_few_values_ledger_is_exact():
     charges = {c[0]: (c[1], c[2]) for c in schema.draft.charges()}
     assert charges == {**{f"{c}: profile": (profile, 0) for c in ("fee", "price", "score", "amount")},
                        **{f"{c}: values": (main / 4, key_delta) for c in ("fee", "price", "score", "amount")},
-                       "score: bounds": (main / 2, 0), "amount: bounds": (main / 2, 0)}
+                       "score: bounds": (main / 2, 0), "amount: bounds": (main / 2, 0),
+                       "amount: decimals": (main / 16, 0)}
     eps, delta = schema.draft.spent
-    assert eps == 4 * profile + 4 * main / 4 + 2 * main / 2 and delta == 4 * key_delta  # the amount's bins equal
+    assert eps == 4 * profile + 4 * main / 4 + 2 * main / 2 + main / 16 and delta == 4 * key_delta  # bins equal
     assert eps < 1 and delta == Fraction(1e-9)
 
 

@@ -373,13 +373,24 @@ def _finite(column: _Binned, value: object, name: str) -> float:
 class NumericColumn(_Binned):
     """Real numbers in ``[low, high]``, in ``bins`` equal bins, bins of ``width``, or at explicit ``edges``; bounds
     ``[v, v]`` with one bin (``"edges": [v, v]``) hold one value, to which every value is clipped (a drafted amount
-    whose non-zero values were too few to stand out: decoded as 0, not as draws in a cell next to it)."""
+    whose non-zero values were too few to stand out: decoded as 0, not as draws in a cell next to it).
+
+    ``decimals``: how many decimal places the table writes (2 for amounts in cents). A decoded value is then cut
+    down to that many (inside its bin; a bin too narrow to hold such a value keeps the finer grid) and written with
+    them, 15.30 and 0.00, where without it a value keeps two digits below its bin's width. Decoding only.
+    """
+
+    decimals: int | None = None
 
     kind = "numeric"
     unit_name = "float"
 
     def __post_init__(self) -> None:
         check_flag(self.clip, "clip", self.name)
+        if self.decimals is not None and (isinstance(self.decimals, bool) or not isinstance(self.decimals, int)
+                                          or not 0 <= self.decimals <= 12):
+            raise InputError(f"{where(self.name)}: decimals must be a whole number from 0 to 12, got "
+                             f"{self.decimals!r:.100}")
         _check_decimal(self)
         _choose_one(self)
         if self.edges is not None:
@@ -412,6 +423,10 @@ class NumericColumn(_Binned):
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
         self._finish(low, high, edges[1:-1])
+
+    def _spec(self) -> dict[str, object]:
+        spec = _Binned._spec(self)
+        return spec if self.decimals is None else {**spec, "decimals": self.decimals}
 
     def value_labels(self) -> tuple[str, ...]:
         edges = [self.low, *self.thresholds, self.high]

@@ -126,7 +126,9 @@ class Decoded:
                 text = datetime_texts(values, column)
             elif values.dtype.kind == "f":
                 # shortest text: a draw on a grid of hundreds is 40900, not 40900.0
-                text = np.array([format_number(float(v)) for v in values], dtype=object)
+                places = getattr(column, "decimals", None)  # written with the table's decimals (15.30), if declared
+                text = np.array([format_number(float(v)) if places is None else f"{float(v):.{places}f}"
+                                 for v in values], dtype=object)
                 if getattr(column, "decimal", ".") == ",":  # written back as the table wrote it (3,5)
                     text = np.array([t.replace(".", ",") for t in text], dtype=object)
                 text = written_numbers(column, text)  # with its declared sign ($19.7, 12%)
@@ -261,6 +263,15 @@ def decimal_grid(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.nd
     return np.clip(cut, low, values)  # never above the draw (float rounding in values * scale), never below the bin
 
 
+def written_decimals(values: np.ndarray, low: np.ndarray, top: np.ndarray, decimals: int) -> np.ndarray:
+    """Each value cut down to ``decimals`` places, never below its bin's ``low`` (then its first such value above it)
+    nor above ``top`` (its bin's highest value); a bin holding no such value keeps :func:`decimal_grid`'s (public)."""
+    scale = 10.0 ** decimals
+    cut = np.floor(np.round(values * scale, 6)) / scale  # the round: 0.29 * 100 is 28.999999999999996
+    cut = np.where(cut < low, np.ceil(np.round(low * scale, 6)) / scale, cut)
+    return np.where(cut <= top, cut, decimal_grid(values, low, top))
+
+
 def _at_times_of_day(drawn: np.ndarray, starts: np.ndarray, ends: np.ndarray, weights: tuple[float, ...],
                      uniform) -> np.ndarray:
     """Date-times in bins of whole days [start, end] (seconds, end inclusive) redrawn on a day of their bin (evenly)
@@ -294,8 +305,11 @@ def _decode_column(column: Column, bins: np.ndarray, mode: str, uniform) -> np.n
             return a + (b - a) / 2
         drawn = a + uniform(len(bins)) * (b - a)
         last = bins == len(starts) - 1
-        below_next = np.nextafter(b, -np.inf)  # bin i is [a, b): stay below b, except the closed last bin
-        return decimal_grid(np.clip(drawn, a, np.where(last, b, below_next)), a, b)
+        top = np.where(last, b, np.nextafter(b, -np.inf))  # bin i is [a, b): stay below b, except the closed last bin
+        drawn = np.clip(drawn, a, top)
+        if column.decimals is not None:
+            return written_decimals(drawn, a, top, column.decimals)
+        return decimal_grid(drawn, a, b)
     ends = np.asarray((*[t - 1 for t in column.thresholds], high), dtype=np.int64)
     a, b = starts.astype(np.int64)[bins], ends[bins]
     if mode == "midpoint":

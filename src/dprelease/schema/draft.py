@@ -48,7 +48,8 @@ from dprelease.privacy.accountant import Charge, PrivacyAccountant
 from dprelease.privacy.column_reader import PrivateColumnReader
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
-from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn
+from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn,
+                                     number_text)
 from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, CategoricalColumn, Column,
                                       on_decimal_grid)
 from dprelease.schema.encode import number_texts, read_table
@@ -461,11 +462,19 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
             found["few values"].append(name)
             return few
         edges_epsilon = main / 4
-    if written.get("symbols") and column.text is not None:  # which sign, and where: a share of the edges' part
-        sign_epsilon = edges_epsilon * SIGN_SHARE
-        edges_epsilon -= sign_epsilon
-        written = {**written, **_written_sign(name, column, reader, sign_epsilon, conforming_rows,
-                                              float(counts[list(conforming)].sum()))}
+    rows = float(counts[list(conforming)].sum())
+    private = isinstance(reader, PrivateColumnReader)
+    if not private or _edges_unspent(private, bins, main / 2, edges_epsilon, rows):  # (openly: exact, free)
+        # the bins will be equal and the bounds not refined: a quarter of the edges' part, unspent before, says how
+        # many decimals the column writes, and another which sign, and where (the rest still unspent; where the part
+        # places quantiles or refines the bounds it is left whole)
+        share = edges_epsilon * WRITTEN_SHARE
+        if kind == "numeric":
+            edges_epsilon -= share
+            written = {**written, **_written_decimals(name, column, reader, share, conforming_rows, written, rows)}
+        if written.get("symbols") and column.text is not None:
+            edges_epsilon -= share
+            written = {**written, **_written_sign(name, column, reader, share, conforming_rows, rows)}
     if written:  # the format is public once chosen from the profile's noisy classes (post-processing)
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         found["written"].setdefault((_written_words(written), options), []).append(name)
@@ -473,9 +482,21 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                     found, rows=float(counts[list(conforming)].sum()))
 
 
-#: The share of a number column's bin edges' part that a column written with signs spends on which sign it writes,
-#: and where (:func:`_written_sign`).
-SIGN_SHARE = Fraction(1, 4)
+#: The share of a number column's bin edges' part, where it would go unspent (:func:`_edges_unspent`), that a decimal
+#: column spends on how many decimals it writes (:func:`_written_decimals`), and a column written with signs on which
+#: sign, and where (:func:`_written_sign`).
+WRITTEN_SHARE = Fraction(1, 4)
+
+
+def _edges_unspent(private: bool, bins: int, bounds_epsilon: Fraction, edges_epsilon: Fraction, rows: float) -> bool:
+    """Whether a number column's bin edges' part goes unspent (:func:`_numbers`): quantiles would be the noise's (the
+    exponential mechanism's rank error, its noise scale times ln 1000, above half a bin's rows) and refining the
+    bounds would not pay either. Public: the parts, the bins, the profile's noisy count."""
+    if not private or bins < 2:
+        return False
+    if _scale(edges_epsilon / (bins - 1)) * math.log(1000) < rows / (2 * bins):
+        return False
+    return not refining_pays((bounds_epsilon / 3 + edges_epsilon) / REFINE_LEVELS, rows)
 
 
 def _written_sign(name: str, column: _Profiled, reader, epsilon: Fraction, rows_mask: np.ndarray,
@@ -511,6 +532,50 @@ def _written_sign(name: str, column: _Profiled, reader, epsilon: Fraction, rows_
         return {}
     symbol, place = variants[best - 1]
     return {place: symbol}
+
+
+_DECIMALS = 7  # 0..5 decimal places, and 6 or more
+
+
+def _written_decimals(name: str, column: _Profiled, reader, epsilon: Fraction, rows_mask: np.ndarray,
+                      written: Mapping[str, object], rows: float) -> dict[str, int]:
+    """``{"decimals": d}``: the most decimal places that a number column's values are written with and that stand out
+    of the noise, from a noisy histogram of its rows (those ``rows_mask`` keeps) over 0..5 places and 6 or more (and
+    one cell for the rest) at ``epsilon``: the largest d whose noisy count passes t ln(8 / 0.001) (t the noise scale),
+    where the cells that pass hold half of ``rows``, the profile's noisy count of the column's numbers; {} otherwise.
+    Synthetic amounts are then written 15.30 and 0.00 as the table writes them (:class:`NumericColumn`), and an amount
+    that is 0 on most rows can keep its zeros in a bin of their own (:func:`_holds_a_bin`). Privacy: (epsilon, 0)-DP,
+    the reader's histogram (its "decimals" charge); the choice reads only its noisy counts."""
+    reading = NumericColumn(name="_", edges=(0.0, 1.0), **written)
+
+    def places(text: object) -> int:
+        if not isinstance(text, str):
+            return 0
+        number = number_text(reading, text.strip()).strip().lstrip("-+")
+        whole, point, fraction = number.partition(".")
+        if not (whole or fraction) or not (whole + fraction).isdigit():
+            return 0  # not a plain number (1e-05, text)
+        return 1 + min(len(fraction), _DECIMALS - 1)
+
+    if column.text is None:  # typed numbers (a DataFrame's floats): the fewest places that give each value back
+        values = np.asarray(column.raw.values, dtype=np.float64)
+        cells = np.zeros(len(values), dtype=np.int64)
+        for place in range(_DECIMALS - 1, -1, -1):
+            exact = np.isfinite(values) & np.isclose(np.round(values, place), values, rtol=0, atol=1e-9)
+            cells = np.where(exact, 1 + place, np.where(cells > 0, cells, _DECIMALS))
+        cells = np.where(rows_mask & np.isfinite(values), cells, 0)
+    else:
+        unique = np.array([places(t) for t in column.text], dtype=np.int64) if len(column.text) else \
+            np.zeros(1, np.int64)
+        index = column.raw.index
+        cells = np.where(rows_mask & (index >= 0), unique[np.maximum(index, 0)], 0)
+    counts = np.asarray(reader.histogram(cells, 1 + _DECIMALS, epsilon=epsilon, label=f"{name}: decimals"),
+                        dtype=np.float64)
+    level = 0.0 if isinstance(reader, _OpenReader) else _scale(epsilon) * math.log((1 + _DECIMALS) / FALSE_CELL)
+    passing = np.flatnonzero(counts[1:] > level)
+    if len(passing) == 0 or counts[1:][passing].sum() < rows / 2:
+        return {}
+    return {"decimals": int(passing[-1])}
 
 
 def drafted_boolean(name: str, counts: np.ndarray, *, null: bool, other: bool) -> BooleanColumn:
@@ -1204,13 +1269,13 @@ def _spread_over_decades(cells: np.ndarray, counts: Sequence[float], low: float,
     return bool(shares.max() <= LOG_DECADE_SHARE)
 
 
-def _holds_a_bin(cells: np.ndarray, counts: Sequence[float], low: float, high: float, bins: int) -> bool:
-    """Whether an integer column's lowest value is a cell of its own in the bounds histogram (0..9, a year) holding at
-    least 1 / ``bins`` of the noisy rows inside the bounds (clipped at 0): a discount that is 0 on 80 % of the orders
-    and 5-30 on the rest, drafted 0..29 in ten equal bins, decoded its zeros evenly as 0, 1 and 2, values no order
-    had. Public: post-processing of the histogram."""
+def _holds_a_bin(cells: np.ndarray, counts: Sequence[float], low: float, end: float, high: float, bins: int) -> bool:
+    """Whether the bounds histogram's cell [low, ``end``), one value (an integer's 0..9 or a year, a decimal's cell at
+    0), holds at least 1 / ``bins`` of the noisy rows inside the bounds (clipped at 0): a discount that is 0 on 80 %
+    of the orders and 5-30 on the rest, drafted 0..29 in ten equal bins, decoded its zeros evenly as 0, 1 and 2,
+    values no order had. Public: post-processing of the histogram."""
     start = np.flatnonzero(cells[:-1] == low)
-    if len(start) == 0 or cells[start[0] + 1] != low + 1:
+    if len(start) == 0 or cells[start[0] + 1] != end:
         return False
     inside = (cells[:-1] >= low) & (cells[:-1] <= high)
     mass = np.maximum(np.asarray(counts, dtype=np.float64), 0.0)
@@ -1307,9 +1372,13 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
             edges = sorted({low, high, *(float(e) for e in inner if low < e < high)})
         else:  # quantiles too noisy to place a bin: equal bins (in log scale where spread over decades), the rest
             # unspent; an integer whose lowest value holds a bin's share of the rows gets a bin of its own first
-            first = float(low + 1) if private and integer and bins > 2 and _holds_a_bin(cells, counts, low, high,
-                                                                                       bins) else low
-            if private and _spread_over_decades(cells, counts, first, high):
+            decimals = wide.get("decimals")
+            point = (float(low + 1), float(low + 1)) if integer else \
+                (ZERO_CELL, 10.0 ** -decimals) if decimals is not None and low == 0 else None
+            first = point[1] if point is not None and private and bins > 2 and \
+                _holds_a_bin(cells, counts, low, point[0], high, bins) else low
+            # (after a decimal's bin at 0 the rest is equal: its log scale would start at 0.01, far below the data)
+            if private and (integer or first == low) and _spread_over_decades(cells, counts, first, high):
                 edges = _log_edges(first, high, bins - (first > low), integer)
             else:
                 edges = _equal_edges(first, high, bins - (first > low), integer)

@@ -307,7 +307,8 @@ _FIELDS = {
     "categorical": ("values",),
     "boolean": ("true", "false"),
     "integer": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix"),
-    "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix"),
+    "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix",
+                "decimals"),
     "date": ("bounds", "unit", "width", "edges", "clip", "format"),
     "datetime": ("bounds", "unit", "width", "edges", "clip", "format", "separator", "offset", "time_of_day"),
 }
