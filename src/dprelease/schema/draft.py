@@ -479,7 +479,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         found["written"].setdefault((_written_words(written), options), []).append(name)
     return _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written}, notes,
-                    found, rows=float(counts[list(conforming)].sum()))
+                    found, rows=rows)
 
 
 #: The share of a number column's bin edges' part, where it would go unspent (:func:`_edges_unspent`), that a decimal
@@ -552,7 +552,7 @@ def _written_decimals(name: str, column: _Profiled, reader, epsilon: Fraction, r
         if not isinstance(text, str):
             return 0
         number = number_text(reading, text.strip()).strip().lstrip("-+")
-        whole, point, fraction = number.partition(".")
+        whole, _, fraction = number.partition(".")
         if not (whole or fraction) or not (whole + fraction).isdigit():
             return 0  # not a plain number (1e-05, text)
         return 1 + min(len(fraction), _DECIMALS - 1)
