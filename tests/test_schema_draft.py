@@ -644,8 +644,29 @@ def test_a_cell_next_to_the_bounds_widens_them_at_the_level_of_one_test(monkeypa
         return float(np.median(shares))
 
     assert clipped() < 0.08
-    monkeypatch.setattr(draft_module, "NEXT_CELL_FALSE", 1e-300)  # the walk off: a level no count reaches
+    monkeypatch.setattr(draft_module, "NEXT_CELL_FALSE", 1e-300)  # the walk off: levels no count reaches
+    monkeypatch.setattr(draft_module, "NEXT_RUN_FALSE", 1e-300)
     assert clipped() > 0.12
+
+
+def test_a_run_of_thin_cells_next_to_the_bounds_widens_them_together():
+    """Dates at 45 rows a year beyond the year that stood out (epsilon 3/16, noise scale about 11): no one year passes
+    the level of one cell (57 rows), but eight of them together pass their run's Chernoff level (about 200), so the
+    bound moves past all eight and no further. Empty cells beyond a bound (seeds' noise alone, 20,000 draws, runs
+    of up to 10 on each side) move it with probability at most NEXT_CELL_FALSE + NEXT_RUN_FALSE = 0.01 (here
+    0.0025)."""
+    from dprelease.privacy.noise import discrete_laplace
+    from dprelease.schema.draft import NEXT_CELL_FALSE, NEXT_RUN_FALSE, _next_cells, _scale
+
+    epsilon = Fraction(3, 16)
+    counts = np.zeros(30)
+    counts[20], counts[12:20] = 500, 45
+    assert _next_cells(counts, np.ones(30, dtype=bool), 20, -1, epsilon, 2_500.0) == 12
+    noise = discrete_laplace(_scale(epsilon), (20_000, 23), SeededRandom(5)).astype(np.float64)
+    noise[:, 11] = 10_000
+    moved = [_next_cells(row, np.ones(23, dtype=bool), 11, step, epsilon, 2_500.0) != 11 for row in noise
+             for step in (-1, +1)]
+    assert np.mean(moved) <= NEXT_CELL_FALSE + NEXT_RUN_FALSE
 
 
 def test_a_column_spread_over_decades_gets_bins_equal_in_log_scale(monkeypatch):

@@ -965,8 +965,11 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     return low, (high - 1 if integer and high > low else high)
 
 
-#: How rarely an empty cell next to the bounds passes the level that widens them by that cell (:func:`_next_cells`).
+#: How rarely an empty cell next to the bounds passes the level that widens them by that cell, and how rarely any
+#: run of 2 to NEXT_RUN such cells passes its own (:func:`_next_cells`).
 NEXT_CELL_FALSE = 0.005
+NEXT_RUN_FALSE = 0.005
+NEXT_RUN = 10
 
 
 def _next_cells(counts: np.ndarray, finite: np.ndarray, end: int, step: int, epsilon: Fraction, rows: float) -> int:
@@ -976,12 +979,34 @@ def _next_cells(counts: np.ndarray, finite: np.ndarray, end: int, step: int, eps
     0.001), about 1,460 rows at epsilon 0.019); a cell next to the bounds is one test per side, and an empty one
     that passes (with probability <= NEXT_CELL_FALSE) widens the bounds by one cell and clips nothing, while one
     that holds data and is refused clips it: ages 18-97 over 15,000 rows drafted as 40..79 (the cells 30-39 and
-    80-89 held about 1,500 and 1,000 rows), clipping 18 % of them to 40. Public: the noisy counts."""
-    level = max(_scale(epsilon) * math.log(1 / NEXT_CELL_FALSE), REFINE_CUT * rows)
+    80-89 held about 1,500 and 1,000 rows), clipping 18 % of them to 40. Where no next cell passes alone, a run of
+    2 to NEXT_RUN next cells whose noisy sum passes its Chernoff level (:func:`_sum_threshold`; any empty run does
+    with probability at most NEXT_RUN_FALSE) widens them by the shortest such run: birth dates at 45 rows a year
+    beyond the first year that stood out. Public: the noisy counts."""
+    floor = REFINE_CUT * rows
+    levels = [max(_scale(epsilon) * math.log(1 / NEXT_CELL_FALSE), floor)] + [
+        max(_sum_threshold(epsilon, k, (NEXT_RUN - 1) * FALSE_CELL / NEXT_RUN_FALSE), floor)
+        for k in range(2, NEXT_RUN + 1)]
     cell = end
-    while 0 <= cell + step < len(counts) and finite[cell + step] and counts[cell + step] > level:
-        cell += step
+    while run := _passing_run(counts, finite, cell, step, levels):
+        cell += step * run
     return cell
+
+
+def _passing_run(counts: np.ndarray, finite: np.ndarray, cell: int, step: int, levels: Sequence[float]) -> int:
+    """How many of the cells past ``cell`` (by ``step``) the bounds take: the shortest run of them, 1 to
+    len(``levels``), whose noisy sum passes that run's level; 0 where none does (or the run leaves the finite
+    cells). Public: the noisy counts."""
+    for k, level in enumerate(levels, start=1):
+        ahead = cell + step * k
+        if not 0 <= ahead < len(counts):
+            return 0
+        span = slice(min(cell + step, ahead), max(cell + step, ahead) + 1)
+        if not finite[span].all():
+            return 0
+        if counts[span].sum() > level:
+            return k
+    return 0
 
 
 #: The cut of a wide cell inward (:func:`_wide_cut`): how many deviations of a run's noise a cut run may hold
