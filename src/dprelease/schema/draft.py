@@ -945,6 +945,13 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
                                         counts[f:l + 1].sum(), (counts[start - 1], width[start - 1]) if alone else None)
     if outer_first + cut_low <= outer_last - cut_high:  # else the cuts met: the noise's doing, cut nothing
         outer_first, outer_last = outer_first + cut_low, outer_last - cut_high
+        # a cut side walks back out over the cells it cut where they hold rows after all (:func:`_next_cells`), never
+        # past the wide cell's edge: birth dates at 45 rows a year, cut whole up to the first year that stood out
+        inside = finite_cells & (np.arange(len(finite_cells)) >= reach[0]) & (np.arange(len(finite_cells)) <= reach[1])
+        if cut_low:
+            outer_first = _next_cells(counts, inside, outer_first, -1, epsilon, rows)
+        if cut_high:
+            outer_last = _next_cells(counts, inside, outer_last, +1, epsilon, rows)
         if cut_out is not None and max(held_low, held_high) > 0:  # a tail cut (public), for a note with its most
             cut_out.append(f"{name!r} (up to about {max(held_low, held_high):,.0f} rows)")
     # bounds that reached the edge between two wide cells (..1999 | 2000..) and stayed near it (not cut, or cut as a
