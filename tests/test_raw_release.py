@@ -393,3 +393,9 @@ def test_the_draft_summary_reads_each_column_at_a_glance():
         "visits  integer      bounds undecided: declare them"]
     yes_no = Schema.from_dict({"owns": {"type": "boolean", "true": ["yes", "y"], "false": ["no", "n"]}})
     assert draft_summary(yes_no) == ["owns  boolean  yes/no"]  # the words synth writes back
+    written = Schema.from_dict({  # how the numbers are written back (session 62's decimals and signs)
+        "fee": {"type": "numeric", "edges": [0, 0.01, 50], "decimals": 2, "symbols": ["$"], "prefix": "$"},
+        "rate": {"type": "numeric", "bounds": [0, 100], "bins": 4, "decimal": ",", "decimals": 1, "symbols": ["%"],
+                 "suffix": "%"}})
+    assert draft_summary(written) == ["fee   numeric  0..50, 2 bins, written like $1.00",
+                                      "rate  numeric  0..100, 4 bins, written like 1,0%"]

@@ -114,6 +114,16 @@ def draft_summary(schema: Schema) -> list[str]:
     return [f"{name:<{name_width}}  {kind:<{kind_width}}  {what}".rstrip() for name, kind, what in rows]
 
 
+def _written_example(column: Column) -> str | None:
+    """How a number column writes its values back, as one example (``$1.00``, ``1,5%``), where it declares decimals or
+    a sign; None otherwise. Public: the schema's fields."""
+    decimals, prefix, suffix = (getattr(column, k, None) for k in ("decimals", "prefix", "suffix"))
+    if decimals is None and not prefix and not suffix:
+        return None
+    number = "1" if not decimals else "1" + getattr(column, "decimal", ".") + "0" * decimals
+    return f"{prefix or ''}{number}{suffix or ''}"
+
+
 def _hour_runs(hours: list[int]) -> str:
     """Hours as runs, "4, 6-12" (public: the schema's weights)."""
     runs: list[list[int]] = []
@@ -142,6 +152,8 @@ def _drafted(column: Column) -> str:
         what += "" if offset is None else ", written in UTC with Z" if offset == "Z" else f", written at {offset}"
         text_format = getattr(column, "format", None)
         what += "" if text_format is None else f", written {text_format}"
+        example = _written_example(column)
+        what += f", written like {example}" if example else ""
         hours = [h for h, w in enumerate(getattr(column, "time_of_day", None) or ()) if w > 0]
         what += f", times of day in hours {_hour_runs(hours)}" if hours else ""
     return what + (" + other" if column.other else "") + (" + null" if column.null else "")
