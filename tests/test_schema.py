@@ -203,7 +203,8 @@ def test_decoded_decimals_keep_two_digits_below_their_bins_width():
     assert np.array_equal(encode(decoded.to_dataframe(), schema), codes)
     # a bin 0.001 wide: a grid of 0.00001, written out (0.00009), never in exponent form (9e-05)
     rate = Schema.from_dict({"rate": {"type": "numeric", "edges": [0, 0.001]}})
-    tiny = decode(np.zeros((300, 1), dtype=np.int64), rate, rng=np.random.Generator(np.random.PCG64(5))).text_columns()[0]
+    tiny = decode(np.zeros((300, 1), dtype=np.int64), rate,
+                  rng=np.random.Generator(np.random.PCG64(5))).text_columns()[0]
     assert not any("e" in t for t in tiny) and any(t.startswith("0.0000") for t in tiny)
 
 

@@ -45,6 +45,15 @@ def small_frame(n: int = 3000, seed: int = 4) -> pd.DataFrame:
     })
 
 
+def drafted_and_decoded(frame: pd.DataFrame, seed: int, **options) -> tuple[Schema, pd.DataFrame]:
+    """``frame`` drafted privately (``seed``, ``options``; warnings silenced), then encoded by the draft and decoded
+    with the same seed: what a perfect model over the drafted bins would give back."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schema = draft_schema(frame, seed=seed, **options)
+    return schema, decode(encode(frame, schema), schema, rng=SeededRandom(seed)).to_dataframe()
+
+
 def test_private_draft_ledger_is_exact_and_travels_with_the_file(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -687,10 +696,7 @@ def test_a_column_spread_over_decades_gets_bins_equal_in_log_scale(monkeypatch):
     def drafted() -> list[tuple[float, bool]]:
         out = []
         for seed in range(1, 6):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                schema = draft_schema(frame, epsilon=1, delta=1e-9, seed=seed)
-            decoded = decode(encode(frame, schema), schema, rng=SeededRandom(seed)).to_dataframe()
+            schema, decoded = drafted_and_decoded(frame, seed, epsilon=1, delta=1e-9)
             hours = np.diff(schema.column("hours").to_json()["edges"][1:-1])
             out.append((ks_2samp(frame["amount"].astype(float), decoded["amount"].astype(float)).statistic,
                         bool(np.ptp(hours) < 0.1 * hours.mean())))  # the hours' inner bins equally wide
@@ -721,12 +727,9 @@ def test_a_datetime_column_keeps_its_times_of_day(monkeypatch):
     def distances() -> list[float]:
         out = []
         for seed in range(1, 9):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                schema = draft_schema(frame, epsilon=0.5, delta=1e-9, seed=seed)
+            schema, decoded = drafted_and_decoded(frame, seed, epsilon=0.5, delta=1e-9)
             charges = {label: eps for label, eps, *_ in schema.draft.charges()}
             assert charges["collected: hours"] * 3 == charges["collected: bounds"]  # a quarter of the part
-            decoded = decode(encode(frame, schema), schema, rng=SeededRandom(seed)).to_dataframe()
             hours = np.bincount(pd.to_datetime(decoded["collected"]).dt.hour, minlength=24) / n
             out.append(0.5 * np.abs(hours - real).sum())
         return out
@@ -747,15 +750,13 @@ def test_an_integer_whose_lowest_value_holds_a_bin_of_rows_gets_a_bin_of_its_own
     rng = np.random.Generator(np.random.PCG64(14))
     n = 20_000
     discount = np.where(rng.random(n) < 0.8, 0, rng.integers(5, 30, n))
-    frame = pd.DataFrame({"discount": discount.astype(str), **{f"flag{j}": rng.choice(["a", "b"], n) for j in range(3)}})
+    frame = pd.DataFrame({"discount": discount.astype(str),
+                          **{f"flag{j}": rng.choice(["a", "b"], n) for j in range(3)}})
 
     def zero_shares() -> list[float]:
         out = []
         for seed in range(1, 6):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                schema = draft_schema(frame, epsilon=0.5, delta=1e-9, seed=seed, types={"discount": "integer"})
-            decoded = decode(encode(frame, schema), schema, rng=SeededRandom(seed)).to_dataframe()
+            _, decoded = drafted_and_decoded(frame, seed, epsilon=0.5, delta=1e-9, types={"discount": "integer"})
             out.append(float(np.mean(decoded["discount"].astype(int) == 0)))
         return out
 
@@ -780,12 +781,9 @@ def test_a_decimal_amount_that_is_mostly_zero_keeps_its_zeros(monkeypatch):
     def zero_shares() -> list[float]:
         out = []
         for seed in range(1, 6):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                schema = draft_schema(frame, epsilon=1, delta=1e-9, seed=seed)
+            schema, decoded = drafted_and_decoded(frame, seed, epsilon=1, delta=1e-9)
             charges = {label: eps for label, eps, *_ in schema.draft.charges()}
             assert "amount: decimals" in charges and sum(charges.values()) == schema.draft.spent[0] <= 1
-            decoded = decode(encode(frame, schema), schema, rng=SeededRandom(seed)).to_dataframe()
             out.append(float(np.mean(decoded["amount"] == 0)))
         return out
 

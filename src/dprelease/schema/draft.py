@@ -35,7 +35,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -184,7 +184,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                 'and to write the numbers back with their sign, add "prefix": "$" (or "suffix": "%", one of the '
                 "symbols)")
         notes.append(f"column(s) {written_names} write their numbers {words}: the draft declares {options}, and "
-                     f"reads a number with or without any of these symbols; remove those the table never writes, {back}")
+                     "reads a number with or without any of these symbols; remove those the table never writes, "
+                     f"{back}")
     for missed, undecided in found["no bounds"].items():
         notes.append(f"column(s) {undecided}: no cell of their bounds histograms stood out of the noise (a cell "
                      f"needs {missed}), so the draft does not guess their bounds: they are left null, and the schema "
@@ -492,20 +493,26 @@ def _edges_unspent(private: bool, bins: int, bounds_epsilon: Fraction, edges_eps
     """Whether a number column's bin edges' part goes unspent (:func:`_numbers`): quantiles would be the noise's (the
     exponential mechanism's rank error, its noise scale times ln 1000, above half a bin's rows) and refining the
     bounds would not pay either. Public: the parts, the bins, the profile's noisy count."""
-    if not private or bins < 2:
-        return False
-    if _scale(edges_epsilon / (bins - 1)) * math.log(1000) < rows / (2 * bins):
+    if _quantiles_see(private, bins, edges_epsilon, rows):
         return False
     return not refining_pays((bounds_epsilon / 3 + edges_epsilon) / REFINE_LEVELS, rows)
+
+
+def _quantiles_see(private: bool, bins: int, edges_epsilon: Fraction, rows: float) -> bool:
+    """Whether quantiles would be the data's: the exponential mechanism's rank error, about its noise scale times
+    ln(#candidates), against half a bin's rows; else the bins are equal and need no budget (public: epsilon, the
+    bins, the profile's noisy count)."""
+    return not private or bins < 2 or _scale(edges_epsilon / (bins - 1)) * math.log(1000) < rows / (2 * bins)
 
 
 def _written_sign(name: str, column: _Profiled, reader, epsilon: Fraction, rows_mask: np.ndarray,
                   rows: float) -> dict[str, str]:
     """``{"prefix": "€"}`` (or a ``suffix``) where most of a number column's values carry that sign there: a noisy
     histogram of its rows (those ``rows_mask`` keeps) over the signs of :data:`DRAFT_SYMBOLS`, each before or after
-    the number, and one cell for the rest, at ``epsilon``; the fullest cell wins where its noisy count passes t ln(#cells
-    / 0.001) (t the noise scale) and half of ``rows``, the profile's noisy count of the column's numbers; {} otherwise
-    (read with any sign, written without one, as before). A new user's unit prices written €38.05 came out 38.05.
+    the number, and one cell for the rest, at ``epsilon``; the fullest cell wins where its noisy count passes
+    t ln(#cells / 0.001) (t the noise scale) and half of ``rows``, the profile's noisy count of the column's
+    numbers; {} otherwise (read with any sign, written without one, as before). A new user's unit prices written
+    €38.05 came out 38.05.
     Privacy: (epsilon, 0)-DP, the reader's histogram (its "sign" charge); the choice reads only its noisy counts."""
     variants = [(symbol, place) for symbol in DRAFT_SYMBOLS for place in ("prefix", "suffix")]
     cell_of = {variant: 1 + i for i, variant in enumerate(variants)}
@@ -521,9 +528,7 @@ def _written_sign(name: str, column: _Profiled, reader, epsilon: Fraction, rows_
                 return cell_of[(symbol, "suffix")]
         return 0
 
-    unique = np.array([variant(t) for t in column.text], dtype=np.int64) if len(column.text) else np.zeros(1, np.int64)
-    index = column.raw.index
-    cells = np.where(rows_mask & (index >= 0), unique[np.maximum(index, 0)], 0)
+    cells = _text_cells(column, rows_mask, variant)
     counts = np.asarray(reader.histogram(cells, 1 + len(variants), epsilon=epsilon, label=f"{name}: sign"),
                         dtype=np.float64)
     best = 1 + int(np.argmax(counts[1:]))
@@ -532,6 +537,14 @@ def _written_sign(name: str, column: _Profiled, reader, epsilon: Fraction, rows_
         return {}
     symbol, place = variants[best - 1]
     return {place: symbol}
+
+
+def _text_cells(column: _Profiled, rows_mask: np.ndarray, cell_of: Callable[[object], int]) -> np.ndarray:
+    """Each row's histogram cell: ``cell_of`` its distinct text (computed once a text), 0 for a row ``rows_mask``
+    leaves out or a NULL. Parsing only: nothing is counted."""
+    unique = np.array([cell_of(t) for t in column.text], dtype=np.int64) if len(column.text) else np.zeros(1, np.int64)
+    index = column.raw.index
+    return np.where(rows_mask & (index >= 0), unique[np.maximum(index, 0)], 0)
 
 
 _DECIMALS = 7  # 0..5 decimal places, and 6 or more
@@ -565,10 +578,7 @@ def _written_decimals(name: str, column: _Profiled, reader, epsilon: Fraction, r
             cells = np.where(exact, 1 + place, np.where(cells > 0, cells, _DECIMALS))
         cells = np.where(rows_mask & np.isfinite(values), cells, 0)
     else:
-        unique = np.array([places(t) for t in column.text], dtype=np.int64) if len(column.text) else \
-            np.zeros(1, np.int64)
-        index = column.raw.index
-        cells = np.where(rows_mask & (index >= 0), unique[np.maximum(index, 0)], 0)
+        cells = _text_cells(column, rows_mask, places)
     counts = np.asarray(reader.histogram(cells, 1 + _DECIMALS, epsilon=epsilon, label=f"{name}: decimals"),
                         dtype=np.float64)
     level = 0.0 if isinstance(reader, _OpenReader) else _scale(epsilon) * math.log((1 + _DECIMALS) / FALSE_CELL)
@@ -1279,7 +1289,7 @@ def _empty_run(sums: np.ndarray, empty: np.ndarray) -> int:
 
 #: Where positive bounds span at least this ratio, the draft's equal bins are equal in log scale if, by the bounds
 #: histogram's noisy rows, the fullest of those bins holds at most this share of what the fullest equal-width bin
-#: holds (:func:`_log_bins_share_better`). Chosen on benchmarks/bench_draft_bounds.py (session 62).
+#: holds (:func:`_log_or_equal_edges`). Chosen on benchmarks/bench_draft_bounds.py (session 62).
 LOG_BINS_RATIO = 10.0
 LOG_EVENNESS = 0.7
 
@@ -1299,18 +1309,39 @@ def _bin_shares(cells: np.ndarray, counts: Sequence[float], edges: Sequence[floa
     return held / held.sum() if held.sum() > 0 else held
 
 
-def _log_bins_share_better(cells: np.ndarray, counts: Sequence[float], low: float, high: float, bins: int,
-                           integer: bool) -> bool:
-    """Whether bins equal in log scale share a column's rows more evenly than equal widths, read from the bounds
-    histogram's noisy counts: positive bounds at least :data:`LOG_BINS_RATIO` apart, and the fullest log-scale bin
-    holding at most :data:`LOG_EVENNESS` of what the fullest equal-width one holds. Log-normal amounts over 1..1500:
-    0.19 against 0.74 of the rows (equal widths put three quarters in the first bin), unit prices over 1..300 0.24
-    against 0.45; gamma hours over 0.1..30, 0.29 against 0.32, keep equal widths. Public: post-processing."""
+def _log_or_equal_edges(cells: np.ndarray, counts: Sequence[float], low: float, high: float, bins: int,
+                        integer: bool) -> list[float]:
+    """``bins`` equal bins over [low, high], equal in log scale where that shares a column's rows more evenly, read
+    from the bounds histogram's noisy counts: positive bounds at least :data:`LOG_BINS_RATIO` apart, and the fullest
+    log-scale bin holding at most :data:`LOG_EVENNESS` of what the fullest equal-width one holds. Log-normal amounts
+    over 1..1500: 0.19 against 0.74 of the rows (equal widths put three quarters in the first bin), unit prices over
+    1..300 0.24 against 0.45; gamma hours over 0.1..30, 0.29 against 0.32, keep equal widths. Public:
+    post-processing."""
+    equal = _equal_edges(low, high, bins, integer)
     if not (low > 0 and high / low >= LOG_BINS_RATIO):
-        return False
-    equal = _bin_shares(cells, counts, _equal_edges(low, high, bins, integer))
-    logged = _bin_shares(cells, counts, _log_edges(low, high, bins, integer))
-    return bool(equal.max() > 0 and logged.max() <= LOG_EVENNESS * equal.max())
+        return equal
+    logged = _log_edges(low, high, bins, integer)
+    widest = _bin_shares(cells, counts, equal).max()
+    return logged if widest > 0 and _bin_shares(cells, counts, logged).max() <= LOG_EVENNESS * widest else equal
+
+
+def _unplaced_edges(cells: np.ndarray, counts: Sequence[float], low: float, high: float, bins: int, integer: bool,
+                    decimals: int | None) -> list[float]:
+    """The bins where quantiles cannot place them (no budget): :func:`_log_or_equal_edges`, after a bin of its own
+    for the lowest value where it holds a bin's share of the rows (:func:`_holds_a_bin`): an integer's [low, low + 1),
+    or a decimal's [0, 10^-decimals) where the column's decimals are known (the rest then equal: its log scale would
+    start at 0.01, far below the data)."""
+    if integer:
+        cell_end = start = low + 1
+    elif decimals is not None and low == 0:
+        cell_end, start = ZERO_CELL, 10.0 ** -decimals
+    else:
+        return _log_or_equal_edges(cells, counts, low, high, bins, integer)
+    if bins <= 2 or not _holds_a_bin(cells, counts, low, cell_end, high, bins):
+        return _log_or_equal_edges(cells, counts, low, high, bins, integer)
+    rest = (_log_or_equal_edges(cells, counts, float(start), high, bins - 1, integer) if integer else
+            _equal_edges(float(start), high, bins - 1, integer))
+    return [low, *rest]
 
 
 def _holds_a_bin(cells: np.ndarray, counts: Sequence[float], low: float, end: float, high: float, bins: int) -> bool:
@@ -1367,10 +1398,7 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     runs = _decade_runs(cells)
     year_groups = _year_groups(cells, (1000.0, 2000.0, 3000.0)) if integer else []
     private = isinstance(reader, PrivateColumnReader)
-    # Whether quantiles would be the data's: the exponential mechanism's rank error, about its noise scale times
-    # ln(#candidates), against half a bin's rows; else the bins are equal and need no budget (public: epsilon, the
-    # bins, the profile's noisy count)
-    quantiles_see = not private or bins < 2 or _scale(edges_epsilon / (bins - 1)) * math.log(1000) < rows / (2 * bins)
+    quantiles_see = _quantiles_see(private, bins, edges_epsilon, rows)
     # where refining pays, it takes a third of the bounds' part (and the edges' part, where the bins will be equal);
     # where it does not, equal bins leave the edges' part unspent (the bounds' threshold stays the one the note
     # states)
@@ -1414,20 +1442,8 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
             inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
                                      epsilon=edges_epsilon, label=f"{name}: bin edges")
             edges = sorted({low, high, *(float(e) for e in inner if low < e < high)})
-        else:  # quantiles too noisy to place a bin: equal bins (in log scale where spread over decades), the rest
-            # unspent; an integer whose lowest value holds a bin's share of the rows gets a bin of its own first
-            decimals = wide.get("decimals")
-            point = (float(low + 1), float(low + 1)) if integer else \
-                (ZERO_CELL, 10.0 ** -decimals) if decimals is not None and low == 0 else None
-            first = point[1] if point is not None and private and bins > 2 and \
-                _holds_a_bin(cells, counts, low, point[0], high, bins) else low
-            # (after a decimal's bin at 0 the rest is equal: its log scale would start at 0.01, far below the data)
-            if private and (integer or first == low) and \
-                    _log_bins_share_better(cells, counts, first, high, bins - (first > low), integer):
-                edges = _log_edges(first, high, bins - (first > low), integer)
-            else:
-                edges = _equal_edges(first, high, bins - (first > low), integer)
-            edges = [low, *edges] if first > low else edges
+        else:  # quantiles too noisy to place a bin (private only): equal bins, the rest unspent
+            edges = _unplaced_edges(cells, counts, low, high, bins, integer, wide.get("decimals"))
     common = {"name": name, "null": bool(has_null), **wide}
     if integer:
         if len(edges) == 2 and high - low + 1 <= max(bins, 1):

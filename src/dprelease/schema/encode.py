@@ -164,14 +164,8 @@ def parsed_values(column: _Binned, raw: FactorColumn | TypedColumn, schema: Sche
         raw = _to_factor(raw)
     text = texts(raw.uniques, strip=schema.strip)
     tokens = set(schema.null_tokens_of(column))
-    text = np.array([None if t is None or t in tokens else t for t in text], dtype=object)
-    if isinstance(column, (DateColumn, DatetimeColumn)):
-        values, ok = (parse_times(text, unit) if column.format is None else
-                      parse_formatted_times(text, column.format, unit))
-        unique = np.where(ok, values.astype(np.float64), np.nan)
-    else:
-        floats, ok = parse_floats(number_texts(text, column))
-        unique = np.where(ok, floats, np.nan)
+    values, ok = _read_text(column, np.array([None if t is None or t in tokens else t for t in text], dtype=object))
+    unique = np.where(ok, values.astype(np.float64), np.nan)
     if len(unique) == 0:
         return np.full(len(raw.index), np.nan)
     return np.where(raw.index < 0, np.nan, unique[np.maximum(raw.index, 0)])
@@ -284,13 +278,8 @@ def _from_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray
         values, ok = parse_booleans(text, column.true, column.false)
         return values, np.where(ok, OK, UNPARSABLE)
     if isinstance(column, (DateColumn, DatetimeColumn)):
-        unit = "D" if isinstance(column, DateColumn) else "s"
-        if column.format is None:
-            values, ok = parse_times(text, unit)
-        else:
-            values, ok = parse_formatted_times(text, column.format, unit)
-        return _place(column, values, ok)
-    floats, ok = parse_floats(number_texts(text, column))
+        return _place(column, *_read_text(column, text))
+    floats, ok = _read_text(column, text)
     nan = ok & np.isnan(floats)  # "nan" text: a NULL
     if isinstance(column, NumericColumn):
         codes, status = _place(column, floats, ok & ~nan)
@@ -303,6 +292,16 @@ def _from_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray
     # codes 0..size-1
     status = np.where(ok & whole, np.where((floats < 0) | (floats >= column.value_count), ABOVE, OK), UNPARSABLE)
     return np.where(status == OK, integers, 0), np.where(nan, NULL, status)
+
+
+def _read_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct texts (None: NULL) as the column reads them, and which read: a date's days or a date-time's seconds
+    since 1970 (by its ``format``, else ISO 8601), or a number's float (its signs, grouping and decimal comma
+    applied). The one reading rule the encoder and :func:`parsed_values` share."""
+    if isinstance(column, (DateColumn, DatetimeColumn)):
+        unit = "D" if isinstance(column, DateColumn) else "s"
+        return parse_times(text, unit) if column.format is None else parse_formatted_times(text, column.format, unit)
+    return parse_floats(number_texts(text, column))
 
 
 def number_texts(text: np.ndarray, column: Column) -> np.ndarray:
