@@ -2,12 +2,15 @@
 """How faithfully a privately drafted schema decodes number columns: generated columns, drafted, encoded, decoded.
 
     .venv/bin/python benchmarks/bench_draft_bounds.py [--rows 500,2000,20000,100000] [--eps 0.5,1,5] [--seeds 3]
-        [--tables mixed,years] [--out benchmarks/results/draft_bounds]
+        [--tables mixed,years,dates] [--out benchmarks/results/draft_bounds]
 
-Two tables of eight generated number columns, written as text: `mixed` (birth years 1940-2005, years 2019-2021,
+Three tables of eight generated columns, written as text: `mixed` (birth years 1940-2005, years 2019-2021,
 latitudes 41.65-42.05, normal scores (650, 50) and temperatures (21.5, 1.5), ages 18-90, log-normal amounts, gamma
-hours) and `years` (session 61: normal birth years around 1975 in 1930-2005, policy years 2019-2023, integers
-1000-1999, normal prices (250, 30), normal ages around 45, BMI, longitudes, log-normal incomes); each is
+hours), `years` (session 61: normal birth years around 1975 in 1930-2005, policy years 2019-2023, integers
+1000-1999, normal prices (250, 30), normal ages around 45, BMI, longitudes, log-normal incomes) and `dates`
+(session 63: hire dates over 2005-2025, sign-ups, normal birth dates, visits written 03/31/2022, date-times over
+2023, archive dates 1890-1960, the last 90 days of 2025, founding years skewed recent; dates are compared as days);
+each is
 drafted by ``draft_schema`` (epsilon, delta 1e-9, seeded), encoded by the draft and decoded with values drawn
 evenly inside each bin: the model is perfect, so what is measured is the schema's bounds and bins alone. Per
 column: the 1-D Wasserstein distance of the decoded values to the real ones, in the real column's standard
@@ -61,12 +64,44 @@ def years_table(seed: int, n: int):
                          "income": rng.lognormal(10.5, 0.6, n).round(0).astype(int)}).astype(str)
 
 
-TABLES = {"mixed": (COLUMNS, table), "years": (YEARS_COLUMNS, years_table)}
+DATES_COLUMNS = ("hired", "signup", "birth_date", "visit_mdy", "event_ts", "archived", "recent", "founded")
+
+
+def dates_table(seed: int, n: int):
+    """Dates as the text a table writes them (session 63): hire dates spread evenly over 2005-2025 (a new user's HR
+    roster drafted 2007..2075), sign-ups over 2022-2024, normal birth dates around 1975, visits written 03/31/2022,
+    date-times over 2023, archive dates 1890-1960, the last 90 days of 2025, and founding years skewed recent."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed + 200)
+    day = lambda start, days: np.datetime64(start, "D") + rng.integers(0, days, n)  # noqa: E731
+    iso = lambda d: np.datetime_as_string(d, unit="D")  # noqa: E731
+    births = np.datetime64("1975-07-01", "D") + np.clip(rng.normal(0, 14 * 365.25, n), -45 * 365, 30 * 365).astype(int)
+    visits = pd.to_datetime(day("2018-01-01", 7 * 365)).strftime("%m/%d/%Y")
+    seconds = np.datetime64("2023-01-01T00:00:00", "s") + rng.integers(0, 365 * 86400, n)
+    return pd.DataFrame({"hired": iso(day("2005-01-01", 21 * 365)), "signup": iso(day("2022-03-01", 1000)),
+                         "birth_date": iso(births), "visit_mdy": visits,
+                         "event_ts": np.datetime_as_string(seconds, unit="s"),
+                         "archived": iso(day("1890-01-01", 70 * 365)), "recent": iso(day("2025-10-03", 90)),
+                         "founded": np.clip(2025 - np.round(rng.exponential(25, n)), 1850, 2025).astype(int)}
+                        ).astype(str)
+
+
+TABLES = {"mixed": (COLUMNS, table), "years": (YEARS_COLUMNS, years_table), "dates": (DATES_COLUMNS, dates_table)}
+
+
+def _as_numbers(values, kind: str) -> np.ndarray:
+    """A column's values as numbers: days since 1970 for dates and date-times (fractional), else the numbers."""
+    import pandas as pd
+
+    if kind in ("date", "datetime"):
+        stamps = pd.to_datetime(pd.Series(values), errors="coerce", format="mixed", utc=True)
+        return ((stamps - pd.Timestamp("1970-01-01", tz="UTC")) / pd.Timedelta(days=1)).to_numpy(dtype=float)
+    return pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
 
 
 def one(n: int, eps: float, seed: int, table_name: str = "mixed") -> dict:
     """Draft, encode, decode one table; per column its distance and clipped share (None: bounds undecided)."""
-    import pandas as pd
     from scipy.stats import ks_2samp, wasserstein_distance
 
     from dprelease.schema import Schema, encode
@@ -94,13 +129,16 @@ def one(n: int, eps: float, seed: int, table_name: str = "mixed") -> dict:
         if name not in names:
             out[name] = None
             continue
-        real = frame[name].astype(float).to_numpy()
-        synthetic = pd.to_numeric(decoded[name], errors="coerce").to_numpy(dtype=float)
+        spec = sub.column(name).to_json()
+        real = _as_numbers(frame[name], spec["type"])
+        synthetic = _as_numbers(decoded[name], spec["type"])
         if np.isnan(synthetic).mean() > 0.5:  # drafted as text (no categories stood out): no numbers to compare
             out[name] = None
             continue
-        spec = sub.column(name).to_json()
         edges = spec.get("edges") or spec.get("bounds") or [float(v) for v in spec.get("values", [])]
+        if spec["type"] in ("date", "datetime") and edges:
+            edges = list(_as_numbers(edges, spec["type"]))
+            edges[-1] += 1  # the high bound's whole day
         low, high = (float(edges[0]), float(edges[-1])) if edges else (np.nan, np.nan)
         drawn = synthetic[~np.isnan(synthetic)]
         out[name] = {"distance_sd": float(wasserstein_distance(real, drawn) / real.std()),
@@ -112,7 +150,7 @@ def one(n: int, eps: float, seed: int, table_name: str = "mixed") -> dict:
 
 
 def render(results: dict, meta: dict) -> str:
-    lines = ["# Drafted number columns, decoded (sessions 60-62)", "",
+    lines = ["# Drafted number and date columns, decoded (sessions 60-63)", "",
              f"Written by `benchmarks/bench_draft_bounds.py` at commit `{meta['commit']}` on {meta['when']}; "
              f"{meta['seeds']} seeds; {meta['seconds']:.0f} s.", "",
              "A perfect model over the drafted bins: what is measured is the schema alone. Distance: the 1-D "
@@ -152,7 +190,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", default="500,2000,20000,100000")
     parser.add_argument("--eps", default="0.5,1,5")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--tables", default="mixed,years")
+    parser.add_argument("--tables", default="mixed,years,dates")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "draft_bounds"))
     args = parser.parse_args(argv)
     start = time.perf_counter()

@@ -878,9 +878,11 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     ([90000000, 99999999] for integers 0..100 on most seeds), not evidence.
 
     An integer's years 1900-2099 are cells of one year each, in two ``wide`` cells (1000-1999, 2000-2999) that stand
-    out by their cells' noisy sum as a run does, and are cut inward where they look empty (:func:`_wide_cut`); their
-    tests (the year cells, their runs, the wide cells) are a group of their own in the union bound, so the other
-    cells keep their threshold.
+    out by their cells' noisy sum as a run does, or by a run inside them that passed, and are cut inward where they
+    look empty (:func:`_wide_cut`), at most up to the evidence of rows nearest that edge (:func:`_anchor`); a side
+    still at a wide cell's edge then walks on past it (:func:`_next_cells`). Their tests (the year cells, their runs,
+    the wide cells) are a group of their own in the union bound, so the other cells keep their threshold; a wide
+    cell standing by a run adds no test (the run's pass is one already counted).
 
     The threshold's error rates (discrete Laplace: P(Z >= k) = e^{-k/t} / (1 + e^{-1/t}) <= e^{-k/t}, k >= 1):
     an empty cell passes with probability <= e^{-T/t} = 0.001 / #tests, an empty run likewise (the Chernoff bound),
@@ -913,18 +915,24 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     passed = np.flatnonzero(counts > _scale(epsilon) * np.log(tests / FALSE_CELL))
     if passed_out is not None:  # the cells that stood out, for a note (public: post-processing)
         passed_out.extend(int(i) for i in passed)
-    # a wide cell (:func:`_year_groups`) stands out by its cells' noisy sum, as a run does
+    # the runs whose noisy sums pass their own union-bound level (:func:`_sum_threshold`; tests already counted)
+    run_passed = [(start, end) for (start, end), year_run in zip(runs, in_years)
+                  if counts[start:end + 1].sum() > _sum_threshold(epsilon, end - start + 1,
+                                                                  year_tests if year_run else other_tests)]
+    # a wide cell (:func:`_year_groups`) stands out by its cells' noisy sum, as a run does, or by a run inside it that
+    # passed (hire dates over 2005-2025 at 290 rows a year: no year stood out, the century's 6,000 rows stood out on
+    # half the seeds, the decade 2010-2019 on all)
     wide_tests = year_tests if years.any() else other_tests
     standing = [(first, last) for first, last in wide
-                if counts[first:last + 1].sum() > _sum_threshold(epsilon, last - first + 1, wide_tests)]
+                if counts[first:last + 1].sum() > _sum_threshold(epsilon, last - first + 1, wide_tests)
+                or any(first <= start and end <= last for start, end in run_passed)]
     spans = [(int(i), int(i)) for i in passed] + standing
     if not spans:  # nothing stands out of the noise: no bounds (the caller leaves them to the user)
         return None
     first, last = min(first for first, _ in spans), max(last for _, last in spans)
     outer_first, outer_last = first, last
-    for (start, end), year_run in zip(runs, in_years):  # see :func:`_decade_runs`
-        if (end < first or start > last) and counts[start:end + 1].sum() > \
-                _sum_threshold(epsilon, end - start + 1, year_tests if year_run else other_tests):
+    for start, end in run_passed:  # see :func:`_decade_runs`
+        if end < first or start > last:
             outer_first, outer_last = min(outer_first, start), max(outer_last, end)
     # a side set by a cell that stood out alone (not a run, not a wide cell) walks on over the cells next to it that
     # pass the lower level of one test (:func:`_next_cells`)
@@ -943,16 +951,14 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     (cut_low, held_low), (cut_high, held_high) = (0, 0.0), (0, 0.0)
     if low_wide:
         f, l = low_wide[0]
-        alone = [i for i in passed if f <= i <= l]
-        stop = alone[0] if alone else l + 1
-        cut_low, held_low = _wide_cut(counts[f:stop], width[f:stop], epsilon, rows, counts[f:l + 1].sum(),
-                                      (counts[stop], width[stop]) if alone else None)
+        stop, evidence, alone = _anchor(counts, width, passed, run_passed, f, l, -1)
+        cut_low, held_low = _wide_cut(counts[f:stop], width[f:stop], epsilon, rows, counts[f:l + 1].sum(), evidence,
+                                      alone)
     if high_wide:
         f, l = high_wide[0]
-        alone = [i for i in passed if f <= i <= l]
-        start = alone[-1] + 1 if alone else f
-        cut_high, held_high = _wide_cut(counts[start:l + 1][::-1], width[start:l + 1][::-1], epsilon, rows,
-                                        counts[f:l + 1].sum(), (counts[start - 1], width[start - 1]) if alone else None)
+        stop, evidence, alone = _anchor(counts, width, passed, run_passed, f, l, +1)
+        cut_high, held_high = _wide_cut(counts[stop + 1:l + 1][::-1], width[stop + 1:l + 1][::-1], epsilon, rows,
+                                        counts[f:l + 1].sum(), evidence, alone)
     if outer_first + cut_low <= outer_last - cut_high:  # else the cuts met: the noise's doing, cut nothing
         outer_first, outer_last = outer_first + cut_low, outer_last - cut_high
         # a cut side walks back out over the cells it cut where they hold rows after all (:func:`_next_cells`), never
@@ -964,13 +970,19 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
             outer_last = _next_cells(counts, inside, outer_last, +1, epsilon, rows)
         if cut_out is not None and max(held_low, held_high) > 0:  # a tail cut (public), for a note with its most
             cut_out.append(f"{name!r} (up to about {max(held_low, held_high):,.0f} rows)")
+    # a side still at its wide cell's edge (rows reach it) walks on past it (:func:`_next_cells`): founding years
+    # 1850-2025, 63 % of them from 2000, drafted as 2000..2089 where the years before 2000 did not stand out together
+    if low_wide and outer_first == low_wide[0][0]:
+        outer_first = _next_cells(counts, finite_cells, outer_first, -1, epsilon, rows)
+    if high_wide and outer_last == high_wide[0][1]:
+        outer_last = _next_cells(counts, finite_cells, outer_last, +1, epsilon, rows)
     # bounds that reached the edge between two wide cells (..1999 | 2000..) and stayed near it (not cut, or cut as a
     # tail), whose other side did not stand out: the data may go on there in fewer rows than that wide cell needs
     # (births 2000-2015, 14 % of a 12,000-row table; public)
     emptied = (cut_low > 0 and held_low == 0, cut_high > 0 and held_high == 0)  # cut whole: no data near the edge
     for (f1, l1), (f2, l2) in zip(wide, wide[1:]):
-        beyond = (f2, l2) if reach[1] == l1 and not emptied[1] else \
-            (f1, l1) if reach[0] == f2 and not emptied[0] else None
+        beyond = (f2, l2) if reach[1] == l1 and not emptied[1] and outer_last <= l1 else \
+            (f1, l1) if reach[0] == f2 and not emptied[0] and outer_first >= f2 else None
         if edge_out is not None and beyond is not None and beyond not in standing:
             needed = _sum_threshold(epsilon, beyond[1] - beyond[0] + 1, wide_tests)
             year = int(edges[f2]) if years.any() else np.datetime64(int(edges[f2]), "D").astype(object).year
@@ -982,11 +994,37 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     return low, (high - 1 if integer and high > low else high)
 
 
-#: How rarely an empty cell next to the bounds passes the level that widens them by that cell, and how rarely any
-#: run of 2 to NEXT_RUN such cells passes its own (:func:`_next_cells`).
-NEXT_CELL_FALSE = 0.005
-NEXT_RUN_FALSE = 0.005
-NEXT_RUN = 10
+def _anchor(counts: np.ndarray, width: np.ndarray, passed: Sequence[int], run_passed: Sequence[tuple[int, int]],
+            first: int, last: int, side: int) -> tuple[int, tuple[float, float] | None, bool]:
+    """Where the cut of the wide cell ``first``..``last`` from its low (``side`` -1) or high (+1) edge must stop, and
+    the rows a cell and the width of the evidence there (None: none inside, the cut may run to the other edge): the
+    cell that stood out alone nearest that edge, or a run that passed nearer it than any such cell and does not hold
+    one (its sum is then its own rows). Of the runs, the one whose far end (from the edge) is nearest the edge, the
+    shortest of those; the cut stops at its near end, since a run says only that rows lie somewhere in it (the hire
+    dates' 2020-2029 holds 2020-2025: the bound is 2029, not 2020 with 2021-2025 clipped). Returns the stop (for the
+    low side the first cell kept, for the high side the last; ``last`` + 1 or ``first`` - 1 where nothing is
+    inside), the evidence's rows and width per cell, and whether it is a cell alone. Public: noisy counts."""
+    alone = [i for i in passed if first <= i <= last]
+    cell = (alone[0] if side < 0 else alone[-1]) if alone else None
+    inside = [(s, e) for s, e in run_passed if first <= s and e <= last
+              and (cell is None or (e < cell if side < 0 else s > cell))]
+    if inside:
+        s, e = min(inside, key=lambda r: (r[1], r[1] - r[0])) if side < 0 else \
+            min(inside, key=lambda r: (-r[0], r[1] - r[0]))
+        per_cell = (float(counts[s:e + 1].sum()) / (e - s + 1), float(width[s:e + 1].sum()) / (e - s + 1))
+        return (s if side < 0 else e), per_cell, False
+    if cell is not None:
+        return cell, (float(counts[cell]), float(width[cell])), True
+    return (last + 1 if side < 0 else first - 1), None, False
+
+
+#: How rarely an empty cell next to the bounds passes the level that widens them by that cell, how rarely any run of
+#: NEXT_RUNS such cells passes its own (:func:`_next_cells`), and those runs' lengths (2-10 cells, then up to a
+#: century of years: archive dates 1890-1959, 29 rows a year beyond the decade 1890-1899 that stood out, were clipped
+#: to 1899).
+NEXT_CELL_FALSE = 0.05
+NEXT_RUN_FALSE = 0.05
+NEXT_RUNS = (*range(2, 11), 15, 20, 30, 50, 100)
 
 
 def _next_cells(counts: np.ndarray, finite: np.ndarray, end: int, step: int, epsilon: Fraction, rows: float) -> int:
@@ -997,24 +1035,28 @@ def _next_cells(counts: np.ndarray, finite: np.ndarray, end: int, step: int, eps
     that passes (with probability <= NEXT_CELL_FALSE) widens the bounds by one cell and clips nothing, while one
     that holds data and is refused clips it: ages 18-97 over 15,000 rows drafted as 40..79 (the cells 30-39 and
     80-89 held about 1,500 and 1,000 rows), clipping 18 % of them to 40. Where no next cell passes alone, a run of
-    2 to NEXT_RUN next cells whose noisy sum passes its Chernoff level (:func:`_sum_threshold`; any empty run does
+    :data:`NEXT_RUNS` next cells whose noisy sum passes its Chernoff level (:func:`_sum_threshold`; any empty run does
     with probability at most NEXT_RUN_FALSE) widens them by the shortest such run: birth dates at 45 rows a year
-    beyond the first year that stood out. Public: the noisy counts."""
+    beyond the first year that stood out. Both rates are 0.05 (session 63; 0.005 before): on
+    benchmarks/bench_draft_bounds.py's three tables the mean clipped share fell from 1.5-2.4 % to 1.0-1.6 % and the
+    worst on its `mixed` table from 32 % to 16 % (normal scores, 2,000 rows at eps 0.5), for an empty cell past the
+    data on about one side in twenty (hours 0..23 drafted to 39 on 1 seed of 30, where 29 was the most before).
+    Public: the noisy counts."""
     floor = REFINE_CUT * rows
-    levels = [max(_scale(epsilon) * math.log(1 / NEXT_CELL_FALSE), floor)] + [
-        max(_sum_threshold(epsilon, k, (NEXT_RUN - 1) * FALSE_CELL / NEXT_RUN_FALSE), floor)
-        for k in range(2, NEXT_RUN + 1)]
+    levels = [(1, max(_scale(epsilon) * math.log(1 / NEXT_CELL_FALSE), floor))] + [
+        (k, max(_sum_threshold(epsilon, k, len(NEXT_RUNS) * FALSE_CELL / NEXT_RUN_FALSE), floor)) for k in NEXT_RUNS]
     cell = end
     while run := _passing_run(counts, finite, cell, step, levels):
         cell += step * run
     return cell
 
 
-def _passing_run(counts: np.ndarray, finite: np.ndarray, cell: int, step: int, levels: Sequence[float]) -> int:
-    """How many of the cells past ``cell`` (by ``step``) the bounds take: the shortest run of them, 1 to
-    len(``levels``), whose noisy sum passes that run's level; 0 where none does (or the run leaves the finite
-    cells). Public: the noisy counts."""
-    for k, level in enumerate(levels, start=1):
+def _passing_run(counts: np.ndarray, finite: np.ndarray, cell: int, step: int,
+                 levels: Sequence[tuple[int, float]]) -> int:
+    """How many of the cells past ``cell`` (by ``step``) the bounds take: the shortest run of them among the
+    ``levels``' lengths whose noisy sum passes that length's level; 0 where none does (a run that would leave the
+    finite cells is not tried). Public: the noisy counts."""
+    for k, level in levels:
         ahead = cell + step * k
         if not 0 <= ahead < len(counts):
             return 0
@@ -1031,46 +1073,71 @@ def _passing_run(counts: np.ndarray, finite: np.ndarray, cell: int, step: int, l
 #: under a share of that cell's; and how rarely an empty cell there passes the level no one cell may. Chosen on
 #: benchmarks/bench_draft_bounds.py's two tables (session 61): the years exact from 5,000 rows at eps 1, birth years
 #: within 0.05 standard deviations from 20,000 rows at eps 0.5 (clipping up to 17 % there, 3 % at eps 1), integers
-#: 1000-1999 not clipped.
+#: 1000-1999 not clipped. And how many deviations of its own noise the stretch a tail's cut leaves before a run that
+#: passed may hold to be cut too (session 63, on its third table, `dates`: policy years 2019-2023 from 2,000 rows at
+#: eps 1 once drafted 2019..2082 on 2 seeds of 3, now 2019..2029; 3 deviations cut the thin 1950s of normal births).
 WIDE_CUT_DEVIATIONS = 0.5
 WIDE_WHOLE_DEVIATIONS = 3.0
 WIDE_EMPTY_DENSITY = 0.1
 WIDE_CELL_FALSE = 0.01
+WIDE_REST_DEVIATIONS = 2.0
 
 
 def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: float, total: float,
-              alone: tuple[float, float] | None) -> tuple[int, float]:
-    """How many cells to cut from a wide cell's edge (``counts`` and their ``widths`` from that edge inward, up to a
-    cell that stood out alone, whose noisy count and width are ``alone``; ``total`` the wide cell's noisy sum), and
-    the most rows a tail so cut may hold (0 where nothing, or a stretch that looked empty, is cut): all of
+              evidence: tuple[float, float] | None, alone: bool = True) -> tuple[int, float]:
+    """How many cells to cut from a wide cell's edge (``counts`` and their ``widths`` from that edge inward, up to the
+    ``evidence`` of rows, :func:`_anchor`'s: a cell that stood out alone where ``alone``, else a run that passed, as
+    its noisy rows and width per cell; None: no evidence inside, the stretch is the whole wide cell; ``total`` the
+    wide cell's noisy sum), and the most rows a tail so cut may hold (0 where nothing, or a stretch that looked
+    empty beside a cell alone, is cut): beside a cell alone, all of
     them where their rows per unit are under :data:`WIDE_EMPTY_DENSITY` of that cell's and their noisy sum is at
     most :data:`REFINE_CUT` of ``rows`` (and :data:`REFINE_CELL_SHARE` of ``total``) plus
-    :data:`WIDE_WHOLE_DEVIATIONS` of its noise, no one of them above the level an empty cell passes with probability
-    :data:`WIDE_CELL_FALSE` over their number (the empty years 2022-2999 beside years 2019-2021 that stood out);
+    :data:`WIDE_WHOLE_DEVIATIONS` of its noise, up to the outermost cell above the level an empty cell passes with
+    probability :data:`WIDE_CELL_FALSE` over their number (the empty years 2022-2999 beside years 2019-2021 that stood
+    out);
     none where their rows per unit are above that beside a wider cell (the thin 1900s of integers 1000-1999 beside
     the century 1800-1899, 20 rows a year, which a noisy walk over a hundred cells cannot tell from none; beside a
     year, a fuller stretch is a tail: birth dates' 1920s-1940s before the first year that stood out); else, and where no
     cell stood out alone, the longest run from the edge whose noisy sum is at most that share plus
     :data:`WIDE_CUT_DEVIATIONS` of its noise, as :func:`_refined` cuts (a tail; or a noise spike in an empty year,
-    which is kept: the bounds widen, nothing is clipped). Public: noisy counts and cells."""
+    which is kept: the bounds widen, nothing is clipped); beside evidence, all of them where every run from the edge
+    looks empty so, and else also the stretch that cut leaves before the evidence where it is thin and its sum within
+    :data:`WIDE_REST_DEVIATIONS` of its own noise. Public: noisy counts and cells."""
     if len(counts) == 0:
         return 0, 0.0
     share = min(REFINE_CUT * rows, REFINE_CELL_SHARE * max(float(total), 1.0))
     noise = _scale(epsilon) * np.sqrt(2 * np.arange(1, len(counts) + 1))
     sums = np.cumsum(counts)
-    if alone is not None:
-        thin = max(float(sums[-1]), 0.0) / widths.sum() <= WIDE_EMPTY_DENSITY * max(float(alone[0]), 1.0) / alone[1]
-        if not thin and alone[1] > widths.max():
+    cell_level = lambda cells: _scale(epsilon) * math.log(cells / WIDE_CELL_FALSE)  # noqa: E731 -- no one empty cell's
+
+    def thin(stretch: slice) -> bool:  # rows per unit under WIDE_EMPTY_DENSITY of the evidence's
+        return max(float(counts[stretch].sum()), 0.0) / widths[stretch].sum() <= \
+            WIDE_EMPTY_DENSITY * max(evidence[0], 1.0) / evidence[1]
+
+    if evidence is not None and alone:
+        if not thin(slice(None)) and evidence[1] > widths.max():
             return 0, 0.0  # the data go on past a wider cell that stood out (a century), thinner per year: keep them
         # whole: thin, the sum looks empty, and no one cell stands out of its noise (a year of 667 rows beyond two
         # that stood out, in a run of 79 otherwise empty ones); each empty cell passes that level with probability
-        # WIDE_CELL_FALSE / cells
-        if thin and sums[-1] <= share + WIDE_WHOLE_DEVIATIONS * noise[-1] and \
-                counts.max() <= _scale(epsilon) * math.log(len(counts) / WIDE_CELL_FALSE):
-            return len(counts), 0.0
+        # WIDE_CELL_FALSE / cells. Where one does, up to the outermost such cell: the founding years 2026-2999 beside
+        # 2000-2025, one empty year's noise at 398 rows against a level of 386, were not cut at all (bounds to 2999)
+        if thin(slice(None)) and sums[-1] <= share + WIDE_WHOLE_DEVIATIONS * noise[-1]:
+            above = np.flatnonzero(counts > cell_level(len(counts)))
+            return (int(above[0]) if len(above) else len(counts)), 0.0
     level = share + WIDE_CUT_DEVIATIONS * noise  # a tail, beside data that stood out or not
+    if evidence is not None and sums[-1] <= level[-1]:
+        return len(counts), float(level[-1])  # all of it looks empty, up to the evidence of rows: cut whole
     cut = _empty_run(sums, level)
-    return cut, (float(level[cut - 1]) if cut else 0.0)
+    held = float(level[cut - 1]) if cut else 0.0
+    if evidence is not None and cut < len(counts):
+        # the stretch left between the tail's cut and the evidence, cut too where it is thin and looks empty: its sum
+        # within WIDE_REST_DEVIATIONS of its own (smaller) noise, no cell above the level. The tail's sum runs over
+        # every cell from the edge and its noise drifts: policy years 2019-2023 were cut from 2099 down to 2082
+        rest = slice(cut, None)
+        rest_level = share + WIDE_REST_DEVIATIONS * _scale(epsilon) * math.sqrt(2 * (len(counts) - cut))
+        if thin(rest) and counts[rest].sum() <= rest_level and counts[rest].max() <= cell_level(len(counts) - cut):
+            return len(counts), max(held, rest_level)
+    return cut, held
 
 
 def _zero_apart(edges: np.ndarray, passed: Sequence[int]) -> bool:
