@@ -1073,9 +1073,10 @@ def _passing_run(counts: np.ndarray, finite: np.ndarray, cell: int, step: int,
 #: under a share of that cell's; and how rarely an empty cell there passes the level no one cell may. Chosen on
 #: benchmarks/bench_draft_bounds.py's two tables (session 61): the years exact from 5,000 rows at eps 1, birth years
 #: within 0.05 standard deviations from 20,000 rows at eps 0.5 (clipping up to 17 % there, 3 % at eps 1), integers
-#: 1000-1999 not clipped. And how many deviations of its own noise the stretch a tail's cut leaves before a run that
-#: passed may hold to be cut too (session 63, on its third table, `dates`: policy years 2019-2023 from 2,000 rows at
-#: eps 1 once drafted 2019..2082 on 2 seeds of 3, now 2019..2029; 3 deviations cut the thin 1950s of normal births).
+#: 1000-1999 not clipped. And how many deviations of its own noise the stretch between a tail's cut and the end of a
+#: walk out from the evidence may hold to be cut too (session 63, with its third table, `dates`: policy years
+#: 2019-2023 from 2,000 rows at eps 1 once drafted 2019..2082 on 2 seeds of 3, now 2019..2029; 3 deviations cut the
+#: thin 1950s of normal births).
 WIDE_CUT_DEVIATIONS = 0.5
 WIDE_WHOLE_DEVIATIONS = 3.0
 WIDE_EMPTY_DENSITY = 0.1
@@ -1101,8 +1102,9 @@ def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: f
     cell stood out alone, the longest run from the edge whose noisy sum is at most that share plus
     :data:`WIDE_CUT_DEVIATIONS` of its noise, as :func:`_refined` cuts (a tail; or a noise spike in an empty year,
     which is kept: the bounds widen, nothing is clipped); beside evidence, all of them where every run from the edge
-    looks empty so, and else also the stretch that cut leaves before the evidence where it is thin and its sum within
-    :data:`WIDE_REST_DEVIATIONS` of its own noise. Public: noisy counts and cells."""
+    looks empty so, and else all past where a walk from the evidence outward stops (:func:`_next_cells`) where the
+    stretch between that and the tail's cut is thin and its sum within :data:`WIDE_REST_DEVIATIONS` of its own
+    noise. Public: noisy counts and cells."""
     if len(counts) == 0:
         return 0, 0.0
     share = min(REFINE_CUT * rows, REFINE_CELL_SHARE * max(float(total), 1.0))
@@ -1130,13 +1132,19 @@ def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: f
     cut = _empty_run(sums, level)
     held = float(level[cut - 1]) if cut else 0.0
     if evidence is not None and cut < len(counts):
-        # the stretch left between the tail's cut and the evidence, cut too where it is thin and looks empty: its sum
-        # within WIDE_REST_DEVIATIONS of its own (smaller) noise, no cell above the level. The tail's sum runs over
-        # every cell from the edge and its noise drifts: policy years 2019-2023 were cut from 2099 down to 2082
-        rest = slice(cut, None)
-        rest_level = share + WIDE_REST_DEVIATIONS * _scale(epsilon) * math.sqrt(2 * (len(counts) - cut))
-        if thin(rest) and counts[rest].sum() <= rest_level and counts[rest].max() <= cell_level(len(counts) - cut):
-            return len(counts), max(held, rest_level)
+        # everything past where a walk from the evidence outward stops (:func:`_next_cells`), cut where it is thin and
+        # looks empty: its sum within WIDE_REST_DEVIATIONS of its noise, no cell above the level. The tail's sum runs
+        # over every cell from the edge and its noise drifts: policy years 2019-2023 were cut from 2099 down to 2082,
+        # hire dates 2005-2025 (beside the run 2010-2019) to 2096
+        outward = np.concatenate([[np.inf], counts[::-1]])
+        kept = _next_cells(outward, np.ones(len(outward), dtype=bool), 0, +1, epsilon, rows)
+        reach = len(counts) - kept
+        if reach > cut:  # the stretch between the tail's cut and the walk's end, by its own noise
+            beyond = slice(cut, reach)
+            beyond_level = share + WIDE_REST_DEVIATIONS * _scale(epsilon) * math.sqrt(2 * (reach - cut))
+            if thin(beyond) and counts[beyond].sum() <= beyond_level and \
+                    counts[beyond].max() <= cell_level(reach - cut):
+                return reach, held + beyond_level
     return cut, held
 
 
