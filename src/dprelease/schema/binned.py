@@ -387,10 +387,7 @@ class NumericColumn(_Binned):
 
     def __post_init__(self) -> None:
         check_flag(self.clip, "clip", self.name)
-        if self.decimals is not None and (isinstance(self.decimals, bool) or not isinstance(self.decimals, int)
-                                          or not 0 <= self.decimals <= 12):
-            raise InputError(f"{where(self.name)}: decimals must be a whole number from 0 to 12, got "
-                             f"{self.decimals!r:.100}")
+        _check_decimals(self)
         _check_decimal(self)
         _choose_one(self)
         if self.edges is not None:
@@ -660,6 +657,13 @@ class DatetimeColumn(_Temporal):
 BINNED_KINDS = {c.kind: c for c in (IntegerColumn, NumericColumn, DateColumn, DatetimeColumn)}
 
 
+def _check_decimals(column) -> None:
+    if column.decimals is not None and (isinstance(column.decimals, bool) or not isinstance(column.decimals, int)
+                                        or not 0 <= column.decimals <= 12):
+        raise InputError(f"{where(column.name)}: decimals must be a whole number from 0 to 12, got "
+                         f"{column.decimals!r:.100}")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UndecidedColumn(Column):
     """A number or date column whose bounds the private draft left to the user: none of its bounds histogram's
@@ -676,6 +680,7 @@ class UndecidedColumn(Column):
     symbols: tuple[str, ...] = ()
     prefix: str | None = None
     suffix: str | None = None
+    decimals: int | None = None  # numeric only (:class:`NumericColumn`'s field)
     #: How a date column's table writes its dates (:class:`_Temporal`'s field), declared to the draft.
     format: str | None = None
     #: A datetime column's date-time separator and written offset (:class:`_Temporal`'s fields), found by the draft.
@@ -697,6 +702,9 @@ class UndecidedColumn(Column):
         check_flag(self.clip, "clip", self.name)
         object.__setattr__(self, "null_tokens", check_tokens(self.null_tokens, "null_tokens", self.name))
         _check_decimal(self)
+        _check_decimals(self)
+        if self.decimals is not None and self.type != "numeric":
+            raise InputError(f"{where(self.name)}: decimals applies to numeric columns, not {self.type}")
         if number_format(self) and self.type not in ("integer", "numeric"):
             raise InputError(f"{where(self.name)}: decimal, thousands, symbols, prefix and suffix apply to integer "
                              f"and numeric columns, not {self.type}")
@@ -725,6 +733,7 @@ class UndecidedColumn(Column):
 
     def _spec(self) -> dict[str, object]:
         return {"bounds": None, **({"clip": True} if self.clip else {}), **number_format(self),
+                **({"decimals": self.decimals} if self.decimals is not None else {}),
                 **({"format": self.format} if self.format is not None else {}),
                 **({"separator": self.separator} if self.separator != "T" else {}),
                 **({"offset": self.offset} if self.offset is not None else {})}

@@ -54,6 +54,7 @@ from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, Ca
                                       on_decimal_grid)
 from dprelease.schema.encode import number_texts, read_table
 from dprelease.schema.parse import (BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETIME, C_DAY_FIRST_DATE, C_DECIMAL,
+                                    C_DECIMAL_1, C_DECIMAL_2, DECIMAL_CLASSES,
                                     C_GROUPED, C_INTEGER, C_MONTH_FIRST_DATE, C_NULL, C_SLASH_DATE, CLASSES,
                                     DATE_FORMAT_CLASSES, DATETIME_CLASSES, DRAFT_SYMBOLS, SPACED_CLASSES,
                                     TIME_VARIANTS,
@@ -429,7 +430,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                            max_categories, has_null, found["no keys"])
     written = dict(column.written)
     temporal = (C_DATE, *DATETIME_CLASSES)
-    conforming = {"integer": (C_INTEGER,), "numeric": (C_INTEGER, C_DECIMAL), "date": temporal,
+    conforming = {"integer": (C_INTEGER,), "numeric": (C_INTEGER, *DECIMAL_CLASSES), "date": temporal,
                   "datetime": temporal}[kind]
     if written:
         conforming += (C_COMMA,) if written.get("decimal") == "," else (C_GROUPED,)
@@ -472,10 +473,13 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         share = edges_epsilon * WRITTEN_SHARE
         if kind == "numeric":
             edges_epsilon -= share
-            written = {**written, **_written_decimals(name, column, reader, share, conforming_rows, written, rows)}
+            written = {**written, **(_written_decimals(name, column, reader, share, conforming_rows, written, rows)
+                                     or _profile_decimals(column))}
         if written.get("symbols") and column.text is not None:
             edges_epsilon -= share
             written = {**written, **_written_sign(name, column, reader, share, conforming_rows, rows)}
+    elif kind == "numeric":  # the edges' part places quantiles: the decimals the profile's classes show, at no cost
+        written = {**written, **_profile_decimals(column)}
     if written:  # the format is public once chosen from the profile's noisy classes (post-processing)
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         found["written"].setdefault((_written_words(written), options), []).append(name)
@@ -548,6 +552,22 @@ def _text_cells(column: _Profiled, rows_mask: np.ndarray, cell_of: Callable[[obj
 
 
 _DECIMALS = 7  # 0..5 decimal places, and 6 or more
+
+
+def _profile_decimals(column: _Profiled) -> dict[str, int]:
+    """``{"decimals": d}`` from the profile's classes alone (:data:`~dprelease.schema.parse.DECIMAL_CLASSES`): 2 where
+    numbers written with two places stand out of its noise, else 1 where those with one do; {} where numbers with
+    three places or more do (their places vary: the shortest text stays), or no decimal class does. A new user's
+    ratings written 3.6 came out 3.111 where the bins' part placed quantiles and no histogram of places was drawn
+    (:func:`_written_decimals`, which reads 0-6 places where that part would go unspent). Public: post-processing of
+    the profile's noisy counts."""
+    visible = _visible(column.counts, column.noise)
+    if visible is None or visible[C_DECIMAL] > 0:
+        return {}
+    for places, decimal_class in ((2, C_DECIMAL_2), (1, C_DECIMAL_1)):
+        if visible[decimal_class] > 0:
+            return {"decimals": places}
+    return {}
 
 
 def _written_decimals(name: str, column: _Profiled, reader, epsilon: Fraction, rows_mask: np.ndarray,
@@ -645,7 +665,7 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
     ("0.0") and 3 % amounts (1,800 of 60,000 rows) would lose every amount; numeric bins hold integers too.
     ``written``: :func:`_written` of the same counts (the profile computes it once for both)."""
     visible = _visible(counts, noise)
-    decimals_seen = visible is not None and visible[C_DECIMAL] > 0
+    decimals_seen = visible is not None and visible[list(DECIMAL_CLASSES)].sum() > 0
     written = _written(counts, noise) if written is None else written
     if visible is not None:
         counts = visible
@@ -657,9 +677,10 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
         return "boolean"
     if share(C_INTEGER) >= KIND_SHARE and not decimals_seen:
         return "integer"
-    if share(C_INTEGER, C_DECIMAL) >= KIND_SHARE:
+    if share(C_INTEGER, *DECIMAL_CLASSES) >= KIND_SHARE:
         return "numeric"
-    if written and share(C_INTEGER, C_DECIMAL, C_COMMA if written.get("decimal") == "," else C_GROUPED) >= KIND_SHARE:
+    if written and share(C_INTEGER, *DECIMAL_CLASSES,
+                         C_COMMA if written.get("decimal") == "," else C_GROUPED) >= KIND_SHARE:
         return "numeric"  # 1,234.50 or 3,5: numeric (a whole 1,234 is not told from 1,234.5 by its class)
     if share(C_DATE) >= KIND_SHARE:
         return "date"
@@ -938,16 +959,16 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     # pass the lower level of one test (:func:`_next_cells`)
     wide_ends = {f for f, _ in standing} | {l for _, l in standing}
     finite_cells = np.isfinite(edges[:-1]) & np.isfinite(edges[1:])
+    width = np.diff(edges)
     if outer_first == first and first not in wide_ends:
-        outer_first = _next_cells(counts, finite_cells, first, -1, epsilon, rows)
+        outer_first = _next_cells(counts, finite_cells, first, -1, epsilon, rows, width)
     if outer_last == last and last not in wide_ends:
-        outer_last = _next_cells(counts, finite_cells, last, +1, epsilon, rows)
+        outer_last = _next_cells(counts, finite_cells, last, +1, epsilon, rows, width)
     # a wide cell at an end is cut inward over its own cells (:func:`_wide_cut`), at most up to a cell that stood
     # out alone (or the other end)
     reach = (outer_first, outer_last)  # before the cut: the wide cells' edges where they set the bounds
     low_wide = [(f, l) for f, l in standing if f == outer_first]
     high_wide = [(f, l) for f, l in standing if l == outer_last]
-    width = np.diff(edges)
     (cut_low, held_low), (cut_high, held_high) = (0, 0.0), (0, 0.0)
     if low_wide:
         f, l = low_wide[0]
@@ -965,17 +986,17 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
         # past the wide cell's edge: birth dates at 45 rows a year, cut whole up to the first year that stood out
         inside = finite_cells & (np.arange(len(finite_cells)) >= reach[0]) & (np.arange(len(finite_cells)) <= reach[1])
         if cut_low:
-            outer_first = _next_cells(counts, inside, outer_first, -1, epsilon, rows)
+            outer_first = _next_cells(counts, inside, outer_first, -1, epsilon, rows, width)
         if cut_high:
-            outer_last = _next_cells(counts, inside, outer_last, +1, epsilon, rows)
+            outer_last = _next_cells(counts, inside, outer_last, +1, epsilon, rows, width)
         if cut_out is not None and max(held_low, held_high) > 0:  # a tail cut (public), for a note with its most
             cut_out.append(f"{name!r} (up to about {max(held_low, held_high):,.0f} rows)")
     # a side still at its wide cell's edge (rows reach it) walks on past it (:func:`_next_cells`): founding years
     # 1850-2025, 63 % of them from 2000, drafted as 2000..2089 where the years before 2000 did not stand out together
     if low_wide and outer_first == low_wide[0][0]:
-        outer_first = _next_cells(counts, finite_cells, outer_first, -1, epsilon, rows)
+        outer_first = _next_cells(counts, finite_cells, outer_first, -1, epsilon, rows, width)
     if high_wide and outer_last == high_wide[0][1]:
-        outer_last = _next_cells(counts, finite_cells, outer_last, +1, epsilon, rows)
+        outer_last = _next_cells(counts, finite_cells, outer_last, +1, epsilon, rows, width)
     # bounds that reached the edge between two wide cells (..1999 | 2000..) and stayed near it (not cut, or cut as a
     # tail), whose other side did not stand out: the data may go on there in fewer rows than that wide cell needs
     # (births 2000-2015, 14 % of a 12,000-row table; public)
@@ -1025,9 +1046,11 @@ def _anchor(counts: np.ndarray, width: np.ndarray, passed: Sequence[int], run_pa
 NEXT_CELL_FALSE = 0.05
 NEXT_RUN_FALSE = 0.05
 NEXT_RUNS = (*range(2, 11), 15, 20, 30, 50, 100)
+EQUAL_RUN = 10
 
 
-def _next_cells(counts: np.ndarray, finite: np.ndarray, end: int, step: int, epsilon: Fraction, rows: float) -> int:
+def _next_cells(counts: np.ndarray, finite: np.ndarray, end: int, step: int, epsilon: Fraction, rows: float,
+                widths: np.ndarray | None = None) -> int:
     """The bound's cell moved outward from ``end`` (by ``step``, -1 below, +1 above) over each next finite cell whose
     noisy count passes t ln(1 / NEXT_CELL_FALSE), t the noise scale, until one does not. The union-bound threshold
     that a cell must pass to set bounds on its own guards against any of ~800 empty cells anywhere (t ln(811 /
@@ -1038,30 +1061,35 @@ def _next_cells(counts: np.ndarray, finite: np.ndarray, end: int, step: int, eps
     :data:`NEXT_RUNS` next cells whose noisy sum passes its Chernoff level (:func:`_sum_threshold`; any empty run does
     with probability at most NEXT_RUN_FALSE) widens them by the shortest such run: birth dates at 45 rows a year
     beyond the first year that stood out. Both rates are 0.05 (session 63; 0.005 before): on
-    benchmarks/bench_draft_bounds.py's three tables the mean clipped share fell from 1.5-2.4 % to 1.0-1.6 % and the
-    worst on its `mixed` table from 32 % to 16 % (normal scores, 2,000 rows at eps 0.5), for an empty cell past the
-    data on about one side in twenty (hours 0..23 drafted to 39 on 1 seed of 30, where 29 was the most before).
-    Public: the noisy counts."""
+    benchmarks/bench_draft_bounds.py's three tables, 6 seeds, the mean clipped share fell from 1.6 / 2.6 / 0.9 % to
+    1.1 / 1.7 / 0.8 % (0.02: 1.4 / 2.0 / 0.9 %) and the Kolmogorov-Smirnov distance a little, for an empty cell past
+    the data on about one side in twenty (hours 0..23 drafted to 39 on 1 seed of 30, where 29 was the most before),
+    which costs most where the data are narrow inside a wide cell: longitudes -87.9..-87.5 drafted -100..-80, not
+    -90..-80, on one seed's noise, decode 6 standard deviations off, not 2. Public: the noisy counts."""
     floor = REFINE_CUT * rows
     levels = [(1, max(_scale(epsilon) * math.log(1 / NEXT_CELL_FALSE), floor))] + [
         (k, max(_sum_threshold(epsilon, k, len(NEXT_RUNS) * FALSE_CELL / NEXT_RUN_FALSE), floor)) for k in NEXT_RUNS]
     cell = end
-    while run := _passing_run(counts, finite, cell, step, levels):
+    while run := _passing_run(counts, finite, cell, step, levels, widths):
         cell += step * run
     return cell
 
 
 def _passing_run(counts: np.ndarray, finite: np.ndarray, cell: int, step: int,
-                 levels: Sequence[tuple[int, float]]) -> int:
+                 levels: Sequence[tuple[int, float]], widths: np.ndarray | None = None) -> int:
     """How many of the cells past ``cell`` (by ``step``) the bounds take: the shortest run of them among the
     ``levels``' lengths whose noisy sum passes that length's level; 0 where none does (a run that would leave the
-    finite cells is not tried). Public: the noisy counts."""
+    finite cells is not tried). A run longer than :data:`EQUAL_RUN` only over cells of one width (``widths``; years,
+    not a number's cells, where 100 of them span ten powers of ten: amounts drafted down to -90,000 once an empty
+    run of them passed). Public: the noisy counts and cells."""
     for k, level in levels:
         ahead = cell + step * k
         if not 0 <= ahead < len(counts):
             return 0
         span = slice(min(cell + step, ahead), max(cell + step, ahead) + 1)
         if not finite[span].all():
+            return 0
+        if k > EQUAL_RUN and (widths is None or widths[span].max() > 1.01 * widths[span].min()):
             return 0
         if counts[span].sum() > level:
             return k
@@ -1137,7 +1165,8 @@ def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: f
         # over every cell from the edge and its noise drifts: policy years 2019-2023 were cut from 2099 down to 2082,
         # hire dates 2005-2025 (beside the run 2010-2019) to 2096
         outward = np.concatenate([[np.inf], counts[::-1]])
-        kept = _next_cells(outward, np.ones(len(outward), dtype=bool), 0, +1, epsilon, rows)
+        kept = _next_cells(outward, np.ones(len(outward), dtype=bool), 0, +1, epsilon, rows,
+                           np.concatenate([[1.0], widths[::-1]]))
         reach = len(counts) - kept
         if reach > cut:  # the stretch between the tail's cut and the walk's end, by its own noise
             beyond = slice(cut, reach)
@@ -1334,8 +1363,8 @@ def _refined(name, values, reader, epsilon, cells, low, high, integer, *,
             # the most a run may hold and still look empty: a share of the column's rows and of the cell's, plus the
             # noise (a tail spread thin over the cell is not empty), then the longest leading (trailing) such run
             empty = min(REFINE_CUT * rows, REFINE_CELL_SHARE * total) + deviations
-            cut_low = _empty_run(np.cumsum(sub), empty) if side != "upper" else 0
-            cut_high = _empty_run(np.cumsum(sub[::-1]), empty) if side != "lower" else 0
+            cut_low = _empty_run(np.cumsum(sub), empty, whole=side == "lower") if side != "upper" else 0
+            cut_high = _empty_run(np.cumsum(sub[::-1]), empty, whole=side == "upper") if side != "lower" else 0
             if cut_low + cut_high >= 10:  # the runs from both ends meet: the noise's doing, cut nothing
                 cut_low = cut_high = 0
             # an end is split again where it was cut, or where its first (last) kept subcell holds half the cell's
@@ -1343,22 +1372,26 @@ def _refined(name, values, reader, epsilon, cells, low, high, integer, *,
             # deeper cut would only trim a tail
             if side in ("lower", "both"):  # the bound's new outer cell: the first subcell kept
                 low = float(edges[cut_low])
-                deeper = cut_low > 0 or sub[cut_low] >= total / 2
+                deeper = cut_low < 10 and (cut_low > 0 or sub[cut_low] >= total / 2)
                 lower = (low, float(edges[cut_low + 1])) if deeper else None
             if side in ("upper", "both"):
                 top = float(edges[10 - cut_high])
-                deeper = cut_high > 0 or sub[9 - cut_high] >= total / 2
+                deeper = cut_high < 10 and (cut_high > 0 or sub[9 - cut_high] >= total / 2)
                 upper = (float(edges[9 - cut_high]), top) if deeper else None
             if cut_low or cut_high:
                 grid = np.union1d(grid, edges)
     return low, (top - 1 if integer else top), grid, spent
 
 
-def _empty_run(sums: np.ndarray, empty: np.ndarray) -> int:
+def _empty_run(sums: np.ndarray, empty: np.ndarray, whole: bool = False) -> int:
     """How many of ten subcells to cut: the longest run from the start whose noisy sum (``sums``, cumulative) is at
-    most its ``empty`` level, so that one early excursion of the noise does not stop the cut; 0 where all ten look
-    empty (the cell passed the bounds' threshold: that is the noise's doing)."""
+    most its ``empty`` level, so that one early excursion of the noise does not stop the cut; where all ten look
+    empty, all of them with ``whole`` (a cell beside others within the bounds: one the walk past the bounds took,
+    :func:`_next_cells`, can be empty, and a longitude's bounds once stayed a whole empty cell wide), else 0 (the
+    bounds' only cell, which passed their threshold: its emptiness is the noise's doing)."""
     looks_empty = np.flatnonzero(sums <= empty)
+    if whole and len(looks_empty) and looks_empty[-1] == len(sums) - 1:
+        return len(sums)
     return int(looks_empty[-1]) + 1 if len(looks_empty) and looks_empty[-1] < len(sums) - 1 else 0
 
 

@@ -344,16 +344,23 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 #: (:data:`TIME_VARIANTS`): ``d.m.Y`` (31.03.2022, day first, as every table that writes dates with dots does),
 #: ``Y/m/d`` (2022/03/31), and slashes with the year last, by what the value itself shows: ``d/m/Y`` where the first
 #: field is above 12 (31/03/2022), ``m/d/Y`` where the second is (03/31/2022), ``a/b/Y`` where both are 12 or less
-#: and the value reads either way (03/04/2022); ``time`` is a time of day alone (14:05, 2:05 PM).
+#: and the value reads either way (03/04/2022); ``time`` is a time of day alone (14:05, 2:05 PM). Last, a decimal
+#: number written with one place (3.5) or two (16.10) has a class of its own, ``decimal .0`` and ``decimal .00``
+#: (``decimal`` is three places or more, an exponent, or a typed float): the profile's one histogram then says how many
+#: places a column writes, at no further cost (session 63).
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
            "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time",
-           "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y", "time")
+           "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y", "time",
+           "decimal .0", "decimal .00")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
 C_DATETIME_SPACED = CLASSES.index("date time")
 C_DATETIME_ZONED = CLASSES.index("datetime zoned")
 C_DATETIME_SPACED_ZONED = CLASSES.index("date time zoned")
 C_DOTTED_DATE, C_YEAR_FIRST_DATE, C_DAY_FIRST_DATE, C_MONTH_FIRST_DATE, C_SLASH_DATE, C_TIME = range(
-    CLASSES.index("d.m.Y"), len(CLASSES))
+    CLASSES.index("d.m.Y"), CLASSES.index("time") + 1)
+C_DECIMAL_1, C_DECIMAL_2 = CLASSES.index("decimal .0"), CLASSES.index("decimal .00")
+#: The decimal numbers' classes, by the places they are written with: one, two, and the rest.
+DECIMAL_CLASSES = (C_DECIMAL_1, C_DECIMAL_2, C_DECIMAL)
 #: The format each class of dates written another way reads by, and the classes a format reads (``a/b/Y`` reads by
 #: either slash format; alone it says neither); "" is a time of day alone (14:05), whose clock is all its format.
 DATE_FORMAT_CLASSES = {"%d.%m.%Y": (C_DOTTED_DATE,), "%Y/%m/%d": (C_YEAR_FIRST_DATE,),
@@ -483,7 +490,7 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
         elif numeric[i] and _LEADING_ZERO.match(t.strip()):
             out[i] = C_TEXT  # 02134, 007: a code (a postcode, an account), whose zeros a number would lose
         elif numeric[i]:
-            out[i] = C_INTEGER if whole[i] else C_DECIMAL
+            out[i] = C_INTEGER if whole[i] else _decimal_class(t)
         else:
             match = _ISO.match(t.strip())
             if match is not None and parse_iso(t, "s") is not None:
@@ -500,6 +507,13 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
                 if out[i] == C_TEXT:
                     out[i] = written_number_class(t)
     return out
+
+
+def _decimal_class(text: str) -> int:
+    """A decimal number's class by the places it is written with (3.5, 16.10; 1e-05 and 0.125 are ``decimal``)."""
+    _, _, fraction = text.strip().partition(".")
+    places = len(fraction) if fraction.isdigit() else 0
+    return {1: C_DECIMAL_1, 2: C_DECIMAL_2}.get(places, C_DECIMAL)
 
 
 def typed_classes(values: np.ndarray, zoned: bool = False) -> np.ndarray | int:

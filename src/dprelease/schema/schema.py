@@ -369,7 +369,8 @@ def column_from_json(name: object, spec: object) -> Column:
     if kind in BINNED_KINDS and "bounds" in arguments and arguments["bounds"] is None:
         # Left by a private draft for the user to declare: loads for review, refused at every use.
         extra = sorted(set(arguments) - {"bounds", "null", "other", "null_tokens", "clip", "decimal", "thousands",
-                                         "symbols", "prefix", "suffix", "format", "separator", "offset"})
+                                         "symbols", "prefix", "suffix", "decimals", "format", "separator",
+                                         "offset"})
         if extra:
             raise InputError(f"{where(name)}: bounds are null (undecided) but the column gives {extra}; "
                              "declare bounds [low, high]")
