@@ -1114,25 +1114,27 @@ WIDE_REST_DEVIATIONS = 2.0
 
 def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: float, total: float,
               evidence: tuple[float, float] | None, alone: bool = True) -> tuple[int, float]:
-    """How many cells to cut from a wide cell's edge (``counts`` and their ``widths`` from that edge inward, up to the
-    ``evidence`` of rows, :func:`_anchor`'s: a cell that stood out alone where ``alone``, else a run that passed, as
-    its noisy rows and width per cell; None: no evidence inside, the stretch is the whole wide cell; ``total`` the
-    wide cell's noisy sum), and the most rows a tail so cut may hold (0 where nothing, or a stretch that looked
-    empty beside a cell alone, is cut): beside a cell alone, all of
-    them where their rows per unit are under :data:`WIDE_EMPTY_DENSITY` of that cell's and their noisy sum is at
-    most :data:`REFINE_CUT` of ``rows`` (and :data:`REFINE_CELL_SHARE` of ``total``) plus
-    :data:`WIDE_WHOLE_DEVIATIONS` of its noise, up to the outermost cell above the level an empty cell passes with
-    probability :data:`WIDE_CELL_FALSE` over their number (the empty years 2022-2999 beside years 2019-2021 that stood
-    out);
-    none where their rows per unit are above that beside a wider cell (the thin 1900s of integers 1000-1999 beside
-    the century 1800-1899, 20 rows a year, which a noisy walk over a hundred cells cannot tell from none; beside a
-    year, a fuller stretch is a tail: birth dates' 1920s-1940s before the first year that stood out); else, and where no
-    cell stood out alone, the longest run from the edge whose noisy sum is at most that share plus
-    :data:`WIDE_CUT_DEVIATIONS` of its noise, as :func:`_refined` cuts (a tail; or a noise spike in an empty year,
-    which is kept: the bounds widen, nothing is clipped); beside evidence, all of them where every run from the edge
-    looks empty so, and else all past where a walk from the evidence outward stops (:func:`_next_cells`) where the
-    stretch between that and the tail's cut is thin and its sum within :data:`WIDE_REST_DEVIATIONS` of its own
-    noise. Public: noisy counts and cells."""
+    """How many cells to cut from a wide cell's edge, and the most rows a tail so cut may hold (0 where nothing is cut,
+    or a stretch that looked empty beside a cell alone). ``counts`` and ``widths``: the cells from that edge inward,
+    up to the ``evidence`` of rows (:func:`_anchor`'s: a cell that stood out alone where ``alone``, else a run that
+    passed, as its noisy rows and width per cell; None: none inside, and the stretch is the whole wide cell);
+    ``total``: the wide cell's noisy sum. The share a cut may hold: :data:`REFINE_CUT` of ``rows``, at most
+    :data:`REFINE_CELL_SHARE` of ``total``.
+
+    - Beside a cell alone: nothing where the stretch holds more rows per unit than :data:`WIDE_EMPTY_DENSITY` of that
+      cell's and the cell is wider than its cells (the thin 1900s of integers 1000-1999 beside the century 1800-1899,
+      20 rows a year, which a noisy walk over a hundred cells cannot tell from none); all of it where it holds fewer
+      and its sum is within the share plus :data:`WIDE_WHOLE_DEVIATIONS` of its noise (the empty years 2022-2999
+      beside years 2019-2021 that stood out), up to its outermost cell above the level an empty one passes with
+      probability :data:`WIDE_CELL_FALSE` over their number.
+    - Else the tail's cut: the longest run from the edge whose noisy sum is within the share plus
+      :data:`WIDE_CUT_DEVIATIONS` of its noise, as :func:`_refined` cuts (a tail, as birth dates' 1920s-1940s before
+      the first year that stood out; or a noise spike in an empty year, which is kept: the bounds widen, nothing is
+      clipped). Beside evidence, all of it where every such run looks empty, and else also the stretch between that
+      cut and where a walk out from the evidence stops (:func:`_next_cells`), where it is thin and its sum within
+      :data:`WIDE_REST_DEVIATIONS` of its own noise.
+
+    Public: noisy counts and cells."""
     if len(counts) == 0:
         return 0, 0.0
     share = min(REFINE_CUT * rows, REFINE_CELL_SHARE * max(float(total), 1.0))
