@@ -54,7 +54,7 @@ from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, Ca
                                       on_decimal_grid)
 from dprelease.schema.encode import number_texts, read_table
 from dprelease.schema.parse import (BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETIME, C_DAY_FIRST_DATE, C_DECIMAL,
-                                    C_DECIMAL_1, C_DECIMAL_2, DECIMAL_CLASSES,
+                                    C_DECIMAL_1, C_DECIMAL_2, DECIMAL_CLASSES, MONTH_FORMATS,
                                     C_GROUPED, C_INTEGER, C_MONTH_FIRST_DATE, C_NULL, C_SLASH_DATE, CLASSES,
                                     DATE_FORMAT_CLASSES, DATETIME_CLASSES, DRAFT_SYMBOLS, SPACED_CLASSES,
                                     TIME_VARIANTS,
@@ -435,7 +435,11 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
     if written:
         conforming += (C_COMMA,) if written.get("decimal") == "," else (C_GROUPED,)
     conforming_rows, stray_times = np.isin(column.row_class, conforming), False
-    if column.found_format is not None:  # a date written another way: its time of day first, from a quarter (all
+    if column.found_format in MONTH_FORMATS:  # a month without its day (2023-05): no time of day to find
+        conforming += DATE_FORMAT_CLASSES[column.found_format]
+        conforming_rows = np.isin(column.row_class, conforming)
+        found["dates"].setdefault(column.text_format, []).append(name)
+    elif column.found_format is not None:  # a date written another way: its time of day first, from a quarter (all
         # of the part for a time of day alone, whose bounds are the day's: public)
         conforming += DATE_FORMAT_CLASSES[column.found_format]
         alone = column.found_format == ""
@@ -720,7 +724,7 @@ def _written_date(counts: np.ndarray, noise: float) -> tuple[str | None, str | N
         return None, None
     present = visible.sum() - visible[C_NULL]
     share = lambda *classes: sum(visible[c] for c in classes) / present  # noqa: E731
-    for text_format in ("%d.%m.%Y", "%Y/%m/%d", ""):  # "": a time of day alone
+    for text_format in ("%d.%m.%Y", "%Y/%m/%d", "", *MONTH_FORMATS):  # "": a time of day alone
         if share(*DATE_FORMAT_CLASSES[text_format]) >= KIND_SHARE:
             return text_format, None
     if share(C_DAY_FIRST_DATE, C_MONTH_FIRST_DATE, C_SLASH_DATE) < KIND_SHARE:
@@ -1629,6 +1633,8 @@ def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float 
         found["outer"].extend(_outer_cells(name, edges, low, high, True, _YearCells()))
     span = high - low
     unit = "day" if span <= 62 else "month" if span <= 3 * 366 else "year"
+    if "%d" not in wide.get("format", "%d") and unit == "day":
+        unit = "month"  # a month written without its day (2023-05): bins of days would split what the table cannot
     text = lambda d: str(np.datetime64(d, "D"))  # noqa: E731
     if kind == "date":
         return DateColumn(name=name, low=text(low), high=text(high), unit=unit, null=bool(has_null), **wide)
@@ -1688,6 +1694,8 @@ def _number_first(text: str) -> tuple[int, float, str]:
 
 #: How each format the draft finds writes a date, for its note.
 _FORMAT_EXAMPLES = {"%d.%m.%Y": "day first with dots (31.03.2022)", "%Y/%m/%d": "year first with slashes (2022/03/31)",
+                    "%Y-%m": "as months, year first without a day (2023-05: read as the month's first day)",
+                    "%m/%Y": "as months, month first without a day (05/2023: read as the month's first day)",
                     "%d/%m/%Y": "day first with slashes (31/03/2022: values whose first field is above 12 stood out "
                                 "of the noise, none whose second is)",
                     "%m/%d/%Y": "month first with slashes (03/31/2022: values whose second field is above 12 stood "

@@ -351,7 +351,7 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
            "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time",
            "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y", "time",
-           "decimal .0", "decimal .00")
+           "decimal .0", "decimal .00", "Y-m", "m/Y")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
 C_DATETIME_SPACED = CLASSES.index("date time")
 C_DATETIME_ZONED = CLASSES.index("datetime zoned")
@@ -359,13 +359,18 @@ C_DATETIME_SPACED_ZONED = CLASSES.index("date time zoned")
 C_DOTTED_DATE, C_YEAR_FIRST_DATE, C_DAY_FIRST_DATE, C_MONTH_FIRST_DATE, C_SLASH_DATE, C_TIME = range(
     CLASSES.index("d.m.Y"), CLASSES.index("time") + 1)
 C_DECIMAL_1, C_DECIMAL_2 = CLASSES.index("decimal .0"), CLASSES.index("decimal .00")
+#: A month written without its day: 2023-05 (year first with a dash, as billing periods are) and 05/2023 (month first
+#: with a slash, as card expiries are); session 63.
+C_YEAR_MONTH, C_MONTH_YEAR = CLASSES.index("Y-m"), CLASSES.index("m/Y")
 #: The decimal numbers' classes, by the places they are written with: one, two, and the rest.
 DECIMAL_CLASSES = (C_DECIMAL_1, C_DECIMAL_2, C_DECIMAL)
 #: The format each class of dates written another way reads by, and the classes a format reads (``a/b/Y`` reads by
 #: either slash format; alone it says neither); "" is a time of day alone (14:05), whose clock is all its format.
 DATE_FORMAT_CLASSES = {"%d.%m.%Y": (C_DOTTED_DATE,), "%Y/%m/%d": (C_YEAR_FIRST_DATE,),
                        "%d/%m/%Y": (C_DAY_FIRST_DATE, C_SLASH_DATE), "%m/%d/%Y": (C_MONTH_FIRST_DATE, C_SLASH_DATE),
-                       "": (C_TIME,)}
+                       "": (C_TIME,), "%Y-%m": (C_YEAR_MONTH,), "%m/%Y": (C_MONTH_YEAR,)}
+#: The formats of months written without a day: no time of day follows them.
+MONTH_FORMATS = ("%Y-%m", "%m/%Y")
 #: The date-time classes: every one reads as a datetime; by the character between date and time, and by an offset.
 DATETIME_CLASSES = (C_DATETIME, C_DATETIME_SPACED, C_DATETIME_ZONED, C_DATETIME_SPACED_ZONED)
 SPACED_CLASSES = (C_DATETIME_SPACED, C_DATETIME_SPACED_ZONED)
@@ -432,13 +437,30 @@ def time_variants(text: np.ndarray) -> np.ndarray:
 
 
 def written_date_class(text: str) -> int:
-    """The class of a date written another way than ISO, with or without a time of day (:data:`CLASSES`' last
-    five), or C_TEXT: a value whose fields name no real day or time (31.02.2022, 13/13/2022, 1/2/2022 25:00) is
-    text."""
+    """The class of a date written another way than ISO, with or without a time of day (the five from ``d.m.Y``), or
+    of a month written without its day (``Y-m``, ``m/Y``), or C_TEXT: a value whose fields name no real day, month or
+    time (31.02.2022, 13/13/2022, 1/2/2022 25:00, 2023-13) is text."""
     match = _WRITTEN_DATE.fullmatch(text)
-    if match is None or _time_variant(match) is None:
+    if match is None:
+        return _month_class(text)
+    if _time_variant(match) is None:
         return C_TEXT
     return _date_class(match)
+
+
+_YEAR_MONTH = re.compile(r"(\d{4})-(\d{2})")
+_MONTH_YEAR = re.compile(r"(\d{1,2})/(\d{4})")
+
+
+def _month_class(text: str) -> int:
+    """C_YEAR_MONTH for 2023-05, C_MONTH_YEAR for 05/2023 or 5/2023 (a month 1-12, a year 1000-2999), else C_TEXT."""
+    if (match := _YEAR_MONTH.fullmatch(text)) is not None:
+        year, month, found = match.group(1), match.group(2), C_YEAR_MONTH
+    elif (match := _MONTH_YEAR.fullmatch(text)) is not None:
+        month, year, found = match.group(1), match.group(2), C_MONTH_YEAR
+    else:
+        return C_TEXT
+    return found if 1 <= int(month) <= 12 and 1000 <= int(year) <= 2999 else C_TEXT
 
 
 def _date_class(match: re.Match) -> int:
