@@ -484,7 +484,8 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
             written = {**written, **_written_sign(name, column, reader, share, conforming_rows, rows)}
     elif kind == "numeric":  # the edges' part places quantiles: the decimals the profile's classes show, at no cost
         written = {**written, **_profile_decimals(column)}
-    if written:  # the format is public once chosen from the profile's noisy classes (post-processing)
+    if set(written) - {"decimals"}:  # the format is public once chosen from the profile's noisy classes
+        # (post-processing); a column whose only find is its decimals is named by the schema's review line instead
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         found["written"].setdefault((_written_words(written), options), []).append(name)
     return _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written}, notes,
