@@ -1445,26 +1445,35 @@ def _unplaced_edges(cells: np.ndarray, counts: Sequence[float], low: float, high
     """The bins where quantiles cannot place them (no budget): :func:`_log_or_equal_edges`, after a bin of its own
     for the lowest value where it holds a bin's share of the rows (:func:`_holds_a_bin`): an integer's [low, low + 1),
     or a decimal's [0, 10^-decimals) where the column's decimals are known (the rest then equal: its log scale would
-    start at 0.01, far below the data)."""
+    start at 0.01, far below the data); and where the bounds reach below 0, for 0 likewise, with the values below it
+    one bin (a discount 0 on 80 % of the orders kept its zeros' bin until a walk past the bounds took the empty cell
+    -9..-1: the zeros were then decoded as -1, 0 and 1)."""
     if integer:
-        cell_end = start = low + 1
-    elif decimals is not None and low == 0:
-        cell_end, start = ZERO_CELL, 10.0 ** -decimals
+        zero_end = start = 1.0
+    elif decimals is not None:
+        zero_end, start = ZERO_CELL, 10.0 ** -decimals
     else:
         return _log_or_equal_edges(cells, counts, low, high, bins, integer)
-    if bins <= 2 or not _holds_a_bin(cells, counts, low, cell_end, high, bins):
+    rest = lambda begin, count: (_log_or_equal_edges(cells, counts, begin, high, count, integer) if integer  # noqa: E731
+                                 else _equal_edges(begin, high, count, integer))
+    if low < 0 < high and bins > 3 and _holds_a_bin(cells, counts, 0.0, zero_end, low, high, bins):
+        return [low, 0.0, *rest(float(start), bins - 2)]
+    if integer:
+        zero_end = start = low + 1
+    elif low != 0:
         return _log_or_equal_edges(cells, counts, low, high, bins, integer)
-    rest = (_log_or_equal_edges(cells, counts, float(start), high, bins - 1, integer) if integer else
-            _equal_edges(float(start), high, bins - 1, integer))
-    return [low, *rest]
+    if bins <= 2 or not _holds_a_bin(cells, counts, low, zero_end, low, high, bins):
+        return _log_or_equal_edges(cells, counts, low, high, bins, integer)
+    return [low, *rest(float(start), bins - 1)]
 
 
-def _holds_a_bin(cells: np.ndarray, counts: Sequence[float], low: float, end: float, high: float, bins: int) -> bool:
-    """Whether the bounds histogram's cell [low, ``end``), one value (an integer's 0..9 or a year, a decimal's cell at
-    0), holds at least 1 / ``bins`` of the noisy rows inside the bounds (clipped at 0): a discount that is 0 on 80 %
-    of the orders and 5-30 on the rest, drafted 0..29 in ten equal bins, decoded its zeros evenly as 0, 1 and 2,
-    values no order had. Public: post-processing of the histogram."""
-    start = np.flatnonzero(cells[:-1] == low)
+def _holds_a_bin(cells: np.ndarray, counts: Sequence[float], value: float, end: float, low: float, high: float,
+                 bins: int) -> bool:
+    """Whether the bounds histogram's cell [``value``, ``end``), one value (an integer's 0..9 or a year, a decimal's
+    cell at 0), holds at least 1 / ``bins`` of the noisy rows inside the bounds [``low``, ``high``] (clipped at 0): a
+    discount that is 0 on 80 % of the orders and 5-30 on the rest, drafted 0..29 in ten equal bins, decoded its zeros
+    evenly as 0, 1 and 2, values no order had. Public: post-processing of the histogram."""
+    start = np.flatnonzero(cells[:-1] == value)
     if len(start) == 0 or cells[start[0] + 1] != end:
         return False
     inside = (cells[:-1] >= low) & (cells[:-1] <= high)
