@@ -1448,23 +1448,24 @@ def _unplaced_edges(cells: np.ndarray, counts: Sequence[float], low: float, high
     start at 0.01, far below the data); and where the bounds reach below 0, for 0 likewise, with the values below it
     one bin (a discount 0 on 80 % of the orders kept its zeros' bin until a walk past the bounds took the empty cell
     -9..-1: the zeros were then decoded as -1, 0 and 1)."""
-    if integer:
-        zero_end = start = 1.0
-    elif decimals is not None:
-        zero_end, start = ZERO_CELL, 10.0 ** -decimals
-    else:
+    if not integer and decimals is None:
         return _log_or_equal_edges(cells, counts, low, high, bins, integer)
-    rest = lambda begin, count: (_log_or_equal_edges(cells, counts, begin, high, count, integer) if integer  # noqa: E731
-                                 else _equal_edges(begin, high, count, integer))
-    if low < 0 < high and bins > 3 and _holds_a_bin(cells, counts, 0.0, zero_end, low, high, bins):
-        return [low, 0.0, *rest(float(start), bins - 2)]
-    if integer:
-        zero_end = start = low + 1
-    elif low != 0:
-        return _log_or_equal_edges(cells, counts, low, high, bins, integer)
-    if bins <= 2 or not _holds_a_bin(cells, counts, low, zero_end, low, high, bins):
-        return _log_or_equal_edges(cells, counts, low, high, bins, integer)
-    return [low, *rest(float(start), bins - 1)]
+
+    def cell_end(value: float) -> float:  # the end of a one-value cell of the bounds histogram
+        return value + 1 if integer else ZERO_CELL
+
+    def after(value: float) -> float:  # the next value the column writes
+        return value + 1 if integer else 10.0 ** -decimals
+
+    def rest(begin: float, count: int) -> list[float]:
+        return (_log_or_equal_edges(cells, counts, begin, high, count, integer) if integer
+                else _equal_edges(begin, high, count, integer))
+
+    if low < 0 < high and bins > 3 and _holds_a_bin(cells, counts, 0.0, cell_end(0.0), low, high, bins):
+        return [low, 0.0, *rest(after(0.0), bins - 2)]
+    if (integer or low == 0) and bins > 2 and _holds_a_bin(cells, counts, low, cell_end(low), low, high, bins):
+        return [low, *rest(after(low), bins - 1)]
+    return _log_or_equal_edges(cells, counts, low, high, bins, integer)
 
 
 def _holds_a_bin(cells: np.ndarray, counts: Sequence[float], value: float, end: float, low: float, high: float,
