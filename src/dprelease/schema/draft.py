@@ -57,7 +57,7 @@ from dprelease.schema.parse import (BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETI
                                     C_DECIMAL_1, C_DECIMAL_2, DECIMAL_CLASSES, MONTH_FORMATS,
                                     C_GROUPED, C_INTEGER, C_MONTH_FIRST_DATE, C_NULL, C_SLASH_DATE, CLASSES,
                                     DATE_FORMAT_CLASSES, DATETIME_CLASSES, DRAFT_SYMBOLS, SPACED_CLASSES,
-                                    TIME_VARIANTS,
+                                    TIME_VARIANTS, TWO_DIGIT_PIVOT,
                                     ZONED_CLASSES, FactorColumn, TypedColumn,
                                     classify, datetimes_to_int, format_problem, parse_floats,
                                     parse_formatted_times, parse_times, texts, time_of_day, time_variants,
@@ -457,8 +457,10 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
         if kind == "datetime" and column.text_format is None:
             dated = {**dated, **written_datetime(counts)}  # written back as most of its values are (post-processing)
+        # the profile's unclipped count of the rows a time of day is read from, and its noise's variance
+        clock_rows = (float(column.unclipped[list(conforming)].sum()), 2 * column.noise ** 2 * len(conforming))
         return _dates(name, kind, values, reader, main, has_null, dated, found,
-                      rows=float(counts[list(conforming)].sum()))
+                      rows=float(counts[list(conforming)].sum()), clock_rows=clock_rows)
     edges_epsilon = main / 2
     if column.tests_few_values(private=isinstance(reader, PrivateColumnReader), delta=delta_share):
         # half the bin edges' part: the bounds keep theirs (a larger threshold clips more), and a column drafted
@@ -696,20 +698,24 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
 
 def _time_of_day(column: _Profiled, reader, epsilon: Fraction) -> tuple[_Profiled, np.ndarray, bool]:
     """A column of dates written another way (the profile found the date's format, :func:`_written_date`): which time
-    of day its values carry (:data:`TIME_VARIANTS`: none, or one of four clocks), by the largest count of a noisy
-    histogram over the variants at ``epsilon`` (cell 0: the rows of no variant: NULL, or other classes; L1
-    sensitivity 2, as the profile's). Returns the column with its full format and kind (datetime where a clock won,
-    unless the kind was declared), the rows that read by that format, and whether the other variants' rows stand out
-    of the noise (then the column takes ``other``, :func:`has_stray`). Public: post-processing of the histogram."""
+    of day its values carry (:data:`TIME_VARIANTS`: none, or one of four clocks) and whether their years have four
+    digits or two (31.03.22: ``%y``, session 65), by the largest count of a noisy histogram over those variants at
+    ``epsilon`` (cell 0: the rows of no variant: NULL, or other classes; L1 sensitivity 2, as the profile's). Returns
+    the column with its full format and kind (datetime where a clock won, unless the kind was declared), the rows
+    that read by that format, and whether the other variants' rows stand out of the noise (then the column takes
+    ``other``, :func:`has_stray`). Public: post-processing of the histogram."""
     family = DATE_FORMAT_CLASSES[column.found_format]
     in_family = np.isin(column.row_class, family)
     variant = np.where(in_family, time_variants(column.text)[np.maximum(column.raw.index, 0)], 0)
-    noisy = np.asarray(reader.histogram(variant, 1 + len(TIME_VARIANTS), epsilon=epsilon,
+    clocks = len(TIME_VARIANTS)
+    noisy = np.asarray(reader.histogram(variant, 1 + 2 * clocks, epsilon=epsilon,
                                         label=f"{column.name}: time of day"), dtype=np.float64)
-    alone = column.found_format == ""  # a time of day alone always has a clock: the choice is among the four
-    chosen = (2 if alone else 1) + int(np.argmax(noisy[2:] if alone else noisy[1:]))
-    kind = "datetime" if alone or not column.declared and chosen > 1 else column.kind
-    timed = replace(column, kind=kind, text_format=(column.found_format + TIME_VARIANTS[chosen - 1]).strip())
+    alone = column.found_format == ""  # a time of day alone always has a clock (and no year): one of the four
+    chosen = 2 + int(np.argmax(noisy[2:1 + clocks])) if alone else 1 + int(np.argmax(noisy[1:]))
+    clock, short_year = (chosen - 1) % clocks, chosen > clocks
+    kind = "datetime" if alone or not column.declared and clock > 0 else column.kind
+    date_format = column.found_format.replace("%Y", "%y") if short_year else column.found_format
+    timed = replace(column, kind=kind, text_format=(date_format + TIME_VARIANTS[clock]).strip())
     return timed, in_family & (variant == chosen), has_stray(noisy, _scale(epsilon), (chosen,))
 
 
@@ -1610,25 +1616,58 @@ _DATE_CENTURIES = tuple(_year_groups(_DATE_EDGES, [float(np.datetime64(f"{y}-01-
 #: hour that holds no rows passes the level that keeps it.
 TIME_OF_DAY_SHARE = Fraction(1, 4)
 TIME_OF_DAY_FALSE = 0.05
+#: The standard deviations of its noise by which the rows the kept hours miss must pass 0 to be spread evenly over the
+#: other hours (:func:`_times_of_day`; session 65: 1 against 0, 2 and 3, on six clocks x 4 sizes x 3 budgets).
+MISSED_HOURS_DEVIATIONS = 1.0
 
 
-def _times_of_day(name: str, seconds: np.ndarray, reader, epsilon: Fraction) -> tuple[float, ...] | None:
+def _times_of_day(name: str, seconds: np.ndarray, reader, epsilon: Fraction,
+                  rows: tuple[float, float] | None = None) -> tuple[float, ...] | None:
     """A date-time column's ``time_of_day`` weights (:class:`~dprelease.schema.binned.DatetimeColumn`): a noisy
     histogram of its rows' hours (UTC) at ``epsilon``, each hour's share of the hours whose noisy count passes t ln(1 /
-    TIME_OF_DAY_FALSE) (t the noise scale; an empty hour passes with probability at most 0.05), the others 0; None
-    where none passes (its values are then drawn evenly over their bins' seconds). Lab draws binned by month were
-    decoded at any second of the month, 03:00 as often as 09:30. Privacy: (epsilon, 0)-DP, the reader's histogram (its
-    "hours" charge); the weights read only its noisy counts."""
+    TIME_OF_DAY_FALSE) (t the noise scale; an empty hour passes with probability at most 0.05); None where none passes
+    (its values are then drawn evenly over their bins' seconds). Lab draws binned by month were decoded at any second
+    of the month, 03:00 as often as 09:30.
+
+    The hours that do not pass share the rows the kept ones miss, evenly, where that estimate passes
+    :data:`MISSED_HOURS_DEVIATIONS` deviations of its noise; else they get 0. Without it, a clock spread over the day
+    (500 rows an hour, a level of 767) kept the three or four hours whose noise passed and decoded every time in them
+    (session 65). The estimate weighs two: ``rows`` (the profile's noisy count of the column's rows and its noise's
+    variance) less the kept hours' counts, and the other hours' own noisy sum.
+
+    Privacy: (epsilon, 0)-DP, the reader's histogram (its "hours" charge); the weights read only its noisy counts and
+    the profile's (post-processing)."""
     hours = (np.asarray(seconds, dtype=np.int64) % 86400) // 3600
     counts = np.asarray(reader.histogram(hours, 24, epsilon=epsilon, label=f"{name}: hours"), dtype=np.float64)
-    level = 0.0 if isinstance(reader, _OpenReader) else _scale(epsilon) * math.log(1 / TIME_OF_DAY_FALSE)
-    kept = np.where(counts > level, counts, 0.0)
+    private = not isinstance(reader, _OpenReader)
+    level = _scale(epsilon) * math.log(1 / TIME_OF_DAY_FALSE) if private else 0.0
+    passed = counts > level
+    kept = np.where(passed, counts, 0.0)
     if kept.sum() <= 0:
         return None
+    if private and not passed.all():
+        missed = _missed_rows(counts, passed, _scale(epsilon), rows)
+        if missed > 0:
+            kept = np.where(passed, kept, missed / np.count_nonzero(~passed))
     return tuple(round(float(w), 4) for w in kept / kept.sum())
 
 
-def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float = math.inf) -> Column:
+def _missed_rows(counts: np.ndarray, passed: np.ndarray, scale: float, rows: tuple[float, float] | None) -> float:
+    """The rows the hours that passed miss, by inverse-variance weighting of the others' noisy sum and (where given)
+    the column's noisy row count less the kept counts; 0 unless the estimate passes
+    :data:`MISSED_HOURS_DEVIATIONS` deviations of its noise. A discrete Laplace count of scale t has variance about
+    2 t^2. Post-processing of noisy counts."""
+    cell_variance = 2 * scale ** 2
+    estimates = [(float(counts[~passed].sum()), cell_variance * np.count_nonzero(~passed))]
+    if rows is not None and math.isfinite(rows[0]):
+        estimates.append((rows[0] - float(counts[passed].sum()), rows[1] + cell_variance * np.count_nonzero(passed)))
+    precision = sum(1 / variance for _, variance in estimates)
+    missed = sum(value / variance for value, variance in estimates) / precision
+    return missed if missed > MISSED_HOURS_DEVIATIONS * math.sqrt(1 / precision) else 0.0
+
+
+def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float = math.inf,
+           clock_rows: tuple[float, float] | None = None) -> Column:
     per_day = 86400 if kind == "datetime" else 1
     clock = main * TIME_OF_DAY_SHARE if kind == "datetime" else Fraction(0)  # a date-time's times of day, after
     main -= clock
@@ -1650,7 +1689,7 @@ def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float 
     if kind == "date":
         return DateColumn(name=name, low=text(low), high=text(high), unit=unit, null=bool(has_null), **wide)
     return DatetimeColumn(name=name, low=text(low), high=f"{text(high)}T23:59:59", unit=unit, null=bool(has_null),
-                          time_of_day=_times_of_day(name, values, reader, clock), **wide)
+                          time_of_day=_times_of_day(name, values, reader, clock, clock_rows), **wide)
 
 
 def _keys(raw, text, row_class) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1724,12 +1763,17 @@ def _found_dates_notes(by_format: Mapping[str, list[str]], profiles: Sequence[_P
                          "on 1970-01-01 and written back as the time alone; their bounds are the whole day "
                          "(public), by hour; if the table writes them otherwise, correct the format")
             continue
-        family = next(f for f in _FORMAT_EXAMPLES if text_format.startswith(f))
+        short_year = "%y" in text_format  # the year written last with two digits (31.03.22)
+        family = next(f for f in _FORMAT_EXAMPLES if text_format.replace("%y", "%Y", 1).startswith(f))
         clock = text_format[len(family):]
         timed = f", with a time of day ({clock.strip()})" if clock else ""
-        notes.append(f"column(s) {names} drafted as dates written {_FORMAT_EXAMPLES[family]}{timed}: the draft "
-                     f'declares "format": "{text_format}", and synth writes their values back so; if the table '
-                     "writes them otherwise, correct the format")
+        pivot = (f"; their years have two digits, read as {TWO_DIGIT_PIVOT}-99 in the 1900s and 00-"
+                 f"{TWO_DIGIT_PIVOT - 1} in the 2000s (as POSIX, Python and the engines read them), so a date before "
+                 f"1969 (a birth date) reads a century late: write such years with four digits" if short_year else "")
+        example = _FORMAT_EXAMPLES[family].replace("2022", "22") if short_year else _FORMAT_EXAMPLES[family]
+        notes.append(f"column(s) {names} drafted as dates written {example}{timed}: the draft declares "
+                     f'"format": "{text_format}", and synth writes their values back so; if the table writes them '
+                     f"otherwise, correct the format{pivot}")
     for order in ("neither", "both"):
         names = [p.name for p in profiles if p.slash_order == order]
         if names:

@@ -391,8 +391,9 @@ _DECIMAL_COMMA = re.compile(r"[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?")
 
 
 #: A date written another way than ISO, and an optional time of day after one space: 14:05, 14:05:33, 2:05 PM or
-#: 2:05:33 PM (US open data and spreadsheets write 12/1/2010 8:26 or 01/01/2019 12:00:00 AM).
-_WRITTEN_DATE = re.compile(r"(?:(\d{1,2})([./])(\d{1,2})\2(\d{4})|(\d{4})/(\d{1,2})/(\d{1,2}))"
+#: 2:05:33 PM (US open data and spreadsheets write 12/1/2010 8:26 or 01/01/2019 12:00:00 AM). A year written last may
+#: have two digits (31.03.22, 3/31/22: German and US spreadsheet exports), read by :data:`TWO_DIGIT_PIVOT`.
+_WRITTEN_DATE = re.compile(r"(?:(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})|(\d{4})/(\d{1,2})/(\d{1,2}))"
                            r"(?: (\d{1,2}):(\d{2})(:\d{2})?( [AaPp][Mm])?)?")
 #: The times of day a date written another way may carry, as the format's tail: none, or one of four clocks. The
 #: profile's date classes hold them all; a draft tells them apart with a second histogram (:func:`time_variants`).
@@ -400,7 +401,8 @@ TIME_VARIANTS = ("", " %H:%M", " %H:%M:%S", " %I:%M %p", " %I:%M:%S %p")
 
 
 def _is_date(year: str, month: str, day: str) -> bool:
-    return parse_iso(f"{int(year):04d}-{int(month):02d}-{int(day):02d}", "D") is not None
+    full_year = int(year) if len(year) != 2 else int(year) + (1900 if int(year) >= TWO_DIGIT_PIVOT else 2000)
+    return parse_iso(f"{full_year:04d}-{int(month):02d}-{int(day):02d}", "D") is not None
 
 
 #: A time of day alone, on one of the four clocks: 14:05, 14:05:33, 2:05 PM, 2:05:33 PM.
@@ -422,14 +424,15 @@ def _time_variant(match: re.Match, first: int = 8) -> int | None:
 
 def time_variants(text: np.ndarray) -> np.ndarray:
     """For each distinct text value, 1 + the index in :data:`TIME_VARIANTS` of its time of day where it is a date
-    written another way (:func:`written_date_class`) or a time of day alone, else 0."""
+    written another way (:func:`written_date_class`) or a time of day alone, plus ``len(TIME_VARIANTS)`` where the
+    date's year has two digits (31.03.22), else 0: 1 + 2 len(TIME_VARIANTS) cells."""
     out = np.zeros(len(text), dtype=np.int64)
     for i, t in enumerate(text):
         stripped = None if t is None else t.strip()
         match = None if stripped is None else _WRITTEN_DATE.fullmatch(stripped)
         variant = None if match is None else _time_variant(match)
         if variant is not None and _date_class(match) != C_TEXT:
-            out[i] = 1 + variant
+            out[i] = 1 + variant + (len(TIME_VARIANTS) if len(match.group(4) or "") == 2 else 0)
         elif stripped is not None and (alone := _TIME_ONLY.fullmatch(stripped)) is not None:
             variant = _time_variant(alone, first=1)
             out[i] = 0 if variant is None else 1 + variant
