@@ -393,6 +393,9 @@ def test_the_draft_summary_reads_each_column_at_a_glance():
         "visits  integer      bounds undecided: declare them"]
     yes_no = Schema.from_dict({"owns": {"type": "boolean", "true": ["yes", "y"], "false": ["no", "n"]}})
     assert draft_summary(yes_no) == ["owns  boolean  yes/no"]  # the words synth writes back
+    quarters = Schema.from_dict({"filed": {"type": "date", "bounds": ["2020-01-01", "2023-12-31"], "unit": "month",
+                                           "width": 3}})
+    assert draft_summary(quarters) == ["filed  date  2020-01-01..2023-12-31 by 3 months, 16 bins"]
     written = Schema.from_dict({  # how the numbers are written back (session 62's decimals and signs)
         "fee": {"type": "numeric", "edges": [0, 0.01, 50], "decimals": 2, "symbols": ["$"], "prefix": "$"},
         "rate": {"type": "numeric", "bounds": [0, 100], "bins": 4, "decimal": ",", "decimals": 1, "symbols": ["%"],

@@ -1702,6 +1702,29 @@ def test_dates_written_with_two_digit_years_are_drafted_with_their_format(tmp_pa
     assert np.array_equal(codes, encode(pd.DataFrame(dict(zip(expected, written.text_columns()))), dated))
 
 
+def test_dates_over_a_few_years_are_drafted_by_quarter_and_keep_their_seasons():
+    """Claims reported over 2020-2023 with a summer peak, 10,000 rows at epsilon 1 over 6 columns: a span over three
+    years was binned by year, four bins, and every decoded date spread evenly over its year, so the months' total
+    variation distance from the real ones was that of even months, 0.265. Spans of three to ten years are now binned
+    by quarter (12-40 bins, as months' up to 36): under 0.12 on seeds 1-6 (0.082-0.088 at these draws)."""
+    rng = np.random.Generator(np.random.PCG64(16))
+    n = 10_000
+    weights = 1 + 0.8 * np.cos((np.arange(12) - 6.5) / 12 * 2 * np.pi)
+    when = pd.to_datetime(pd.DataFrame({"year": rng.integers(2020, 2024, n),
+                                        "month": rng.choice(12, n, p=weights / weights.sum()) + 1,
+                                        "day": rng.integers(1, 29, n)}))
+    frame = pd.DataFrame({"reported": when.dt.strftime("%Y-%m-%d"),
+                          **{f"flag{j}": rng.choice(["a", "b"], n) for j in range(5)}})
+    real = np.bincount(when.dt.month - 1, minlength=12) / n
+    assert 0.5 * np.abs(1 / 12 - real).sum() > 0.25  # what bins of a year give
+    for seed in range(1, 7):
+        schema, decoded = drafted_and_decoded(frame, seed, epsilon=1.0, delta=1e-9)
+        column = schema.column("reported").to_json()
+        assert (column["unit"], column["width"]) == ("month", 3), seed
+        months = np.bincount(pd.to_datetime(decoded["reported"]).dt.month - 1, minlength=12) / n
+        assert 0.5 * np.abs(months - real).sum() < 0.12, seed
+
+
 def test_bounds_are_refined_inside_their_outer_cells():
     """Birth years 1940-2005 were drafted 1000..2999 (the cells 1000-1999 and 2000-2999), years 2019-2021 as
     2000..2999, latitudes 41.65-42.05 as 40..50: the outer bins reached 1000, 2999 and 50, and so did synthetic

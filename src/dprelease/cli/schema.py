@@ -143,7 +143,8 @@ def _drafted(column: Column) -> str:
     elif isinstance(column, BooleanColumn):
         what = f"{column.written[0][0]}/{column.written[1][0]}"  # the words synth writes back
     else:  # binned: integers, decimals, dates
-        step = f" by {column.unit}" if getattr(column, "unit", None) else ""
+        unit, width = getattr(column, "unit", None), getattr(column, "width", None)
+        step = "" if not unit else f" by {width} {unit}s" if width and width > 1 else f" by {unit}"
         low, high = (f"{b:g}" if isinstance(b, float) else str(b) for b in (column.low, column.high))
         what = f"{low}..{high}{step}, {column.value_count} bin{'' if column.value_count == 1 else 's'}"
         what += ", clipped" if getattr(column, "clip", False) else ""

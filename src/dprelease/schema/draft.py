@@ -1682,13 +1682,18 @@ def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float 
     if isinstance(reader, PrivateColumnReader):
         found["outer"].extend(_outer_cells(name, edges, low, high, True, _YearCells()))
     span = high - low
-    unit = "day" if span <= 62 else "month" if span <= 3 * 366 else "year"
+    # bins of a day up to two months, of a month up to three years, of a quarter up to ten (12-40 bins, as months'
+    # up to 36: whole years made 2021-2024 four bins, its seasons lost; session 65), then of a year
+    unit, width = (("day", None) if span <= 62 else ("month", None) if span <= 3 * 366 else
+                   ("month", 3) if span <= 10 * 366 else ("year", None))
     if "%d" not in wide.get("format", "%d") and unit == "day":
         unit = "month"  # a month written without its day (2023-05): bins of days would split what the table cannot
     text = lambda d: str(np.datetime64(d, "D"))  # noqa: E731
     if kind == "date":
-        return DateColumn(name=name, low=text(low), high=text(high), unit=unit, null=bool(has_null), **wide)
-    return DatetimeColumn(name=name, low=text(low), high=f"{text(high)}T23:59:59", unit=unit, null=bool(has_null),
+        return DateColumn(name=name, low=text(low), high=text(high), unit=unit, width=width, null=bool(has_null),
+                          **wide)
+    return DatetimeColumn(name=name, low=text(low), high=f"{text(high)}T23:59:59", unit=unit, width=width,
+                          null=bool(has_null),
                           time_of_day=_times_of_day(name, values, reader, clock, clock_rows), **wide)
 
 
