@@ -351,7 +351,7 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
            "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time",
            "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y", "time",
-           "decimal .0", "decimal .00", "Y-m", "m/Y")
+           "decimal .0", "decimal .00", "Y-m", "m/Y", "ja/nein")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
 C_DATETIME_SPACED = CLASSES.index("date time")
 C_DATETIME_ZONED = CLASSES.index("datetime zoned")
@@ -362,6 +362,9 @@ C_DECIMAL_1, C_DECIMAL_2 = CLASSES.index("decimal .0"), CLASSES.index("decimal .
 #: A month written without its day: 2023-05 (year first with a dash, as billing periods are) and 05/2023 (month first
 #: with a slash, as card expiries are); session 63.
 C_YEAR_MONTH, C_MONTH_YEAR = CLASSES.index("Y-m"), CLASSES.index("m/Y")
+#: Yes and no in another language than English, in any case (:data:`LOCAL_TRUE_WORDS`, :data:`LOCAL_FALSE_WORDS`):
+#: a German, Dutch, Scandinavian, French, Spanish, Italian, Portuguese or Polish export's flags; session 65.
+C_LOCAL_YESNO = CLASSES.index("ja/nein")
 #: The decimal numbers' classes, by the places they are written with: one, two, and the rest.
 DECIMAL_CLASSES = (C_DECIMAL_1, C_DECIMAL_2, C_DECIMAL)
 #: The format each class of dates written another way reads by, and the classes a format reads (``a/b/Y`` reads by
@@ -381,6 +384,17 @@ BOOLEAN_SPELLINGS = {C_BOOLEAN: ("true", "false"), C_YESNO: ("yes", "no"),
 _SPELLING_CLASS = {word: c for c, words in BOOLEAN_SPELLINGS.items() for word in words}
 _TRUE_FALSE_WORDS = {"true", "false", "t", "f"}
 _YES_NO_WORDS = {"yes", "no", "y", "n"}
+#: Yes and no in other languages (public), lower case; "no" and "n" (Spanish, Italian, German J/N) are English's too.
+LOCAL_TRUE_WORDS = ("ja", "j", "oui", "s\u00ed", "si", "s\u00ec", "sim", "tak")
+LOCAL_FALSE_WORDS = ("nein", "nee", "nej", "nei", "non", "n\u00e3o", "nao", "nie")
+#: The spellings a column of local words may be written back in (:func:`~dprelease.schema.draft._local_spelling`):
+#: (true, false) pairs, lower case; each is also tried capitalized and in upper case.
+LOCAL_SPELLINGS = (("ja", "nein"), ("ja", "nee"), ("ja", "nej"), ("ja", "nei"), ("j", "n"), ("oui", "non"),
+                   ("s\u00ed", "no"), ("si", "no"), ("s\u00ec", "no"), ("sim", "n\u00e3o"), ("sim", "nao"),
+                   ("tak", "nie"), ("yes", "no"))
+_LOCAL_WORDS = set(LOCAL_TRUE_WORDS) | set(LOCAL_FALSE_WORDS)
+#: Every class of boolean words: the spellings of true/false and yes/no, and the local words.
+BOOLEAN_CLASSES = (*BOOLEAN_SPELLINGS, C_LOCAL_YESNO)
 #: A number written with a zero before another digit (02134, 007, -01): a code, not a quantity.
 _LEADING_ZERO = re.compile(r"[+-]?0[0-9]")
 #: The signs a drafted number column may carry (public): a column of grouped or comma numbers declares them all.
@@ -512,6 +526,8 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
             out[i] = C_BOOLEAN
         elif t.lower() in _YES_NO_WORDS:
             out[i] = C_YESNO
+        elif t.strip().lower() in _LOCAL_WORDS:
+            out[i] = C_LOCAL_YESNO
         elif numeric[i] and _LEADING_ZERO.match(t.strip()):
             out[i] = C_TEXT  # 02134, 007: a code (a postcode, an account), whose zeros a number would lose
         elif numeric[i]:
