@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import importlib
 import json
 import os
 import shutil
@@ -430,13 +431,20 @@ def test_evaluate_scores_a_raw_release_through_its_schema(capsys, write_file, tm
     assert len(err) == 1 and err[0].endswith("(if synth wrote it with --decode label, give --decode label)")
 
 
-def test_evaluate_shows_what_the_schema_does_to_the_real_values(capsys, write_file, tmp_path):
+def test_evaluate_shows_what_the_schema_does_to_the_real_values(capsys, write_file, tmp_path, monkeypatch):
     """The workload error encodes both tables by the schema, so an age the schema clips to its bounds counts as the
     end bin and a category left out of the list as ``other``: the draft that bounded ages 18-97 to 40..79 clipped a
     quarter of them unseen. evaluate --schema now gives, per column, the shares of the real (non-blank) values the
     schema clips and sends to other, exactly, and the Kolmogorov-Smirnov distance of the synthetic numbers to the real
-    ones (None for categories; None too for a table of bin labels, whose values are not numbers)."""
+    ones (None for categories; None too for a table of bin labels, whose values are not numbers). Each file is read
+    once, for both (session 65: a 1,000,000-row table was read twice, 89 s, now 58 s)."""
     from scipy.stats import ks_2samp
+
+    encode_module = importlib.import_module("dprelease.schema.encode")  # the package's ``encode`` is the function
+    reads: list[str] = []
+    read_csv = encode_module.read_csv
+    monkeypatch.setattr(encode_module, "read_csv", lambda path, *a, **k: reads.append(Path(path).name) or
+                        read_csv(path, *a, **k))
 
     rng = np.random.Generator(np.random.PCG64(9))
     n = 600
@@ -452,7 +460,9 @@ def test_evaluate_shows_what_the_schema_does_to_the_real_values(capsys, write_fi
                  "--seed", "3", "--quiet", "--out", str(out)]) == 0
     capsys.readouterr()
     argv = ["evaluate", str(real), str(out), "--schema", str(schema), "--workload", "1-2way", "--quiet"]
+    reads.clear()
     assert main(argv + ["--json"]) == 0
+    assert sorted(reads) == ["members.csv", "synth.csv"]
     got = {c["column"]: c for c in json.loads(capsys.readouterr().out)["values"]}
     present = np.arange(n) % 20 != 0
     assert got["age"]["clipped"] == pytest.approx(np.mean((age[present] < 40) | (age[present] > 79)))
