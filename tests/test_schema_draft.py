@@ -1441,8 +1441,9 @@ def test_the_draft_sees_stray_rows_by_an_unbiased_sum_of_the_profile():
     old rule on the same draws in 5.4 % (under 3 % below 1e-6: the planted bias is caught); 30 scales of stray
     text are seen in about 91 % expected with the 27 classes of session 60 (24 summed: the level is 20.8 scales and
     the sum's deviation 6.9; 97 % with 21 classes), about 84 % with the 31 of session 63 (28 summed: the two decimal
-    places and the two months cost that power; asserted: 82 %), 40 scales in over 99.9 % with 27 classes and about
-    99 % with 31 (asserted: 98 %)."""
+    places and the two months cost that power) and 83 % with the 32 of session 65 (29 summed: the level 22.8 scales,
+    the deviation 7.6; asserted: 80 %), 40 scales in over 99.9 % with 27 classes and about 99 % with 32 (asserted:
+    98 %)."""
     from dprelease.schema.draft import has_stray
     from dprelease.schema.parse import CLASSES, C_DECIMAL, C_INTEGER, C_NULL, C_TEXT
 
@@ -1464,7 +1465,7 @@ def test_the_draft_sees_stray_rows_by_an_unbiased_sum_of_the_profile():
         old_alarms += np.maximum(noisy, 0)[others].sum() > old_level
         seen += has_stray(noisy_counts(stray, epsilon=epsilon, rng=rng).astype(np.float64), scale, conforming)
         seen_more += has_stray(noisy_counts(more, epsilon=epsilon, rng=rng).astype(np.float64), scale, conforming)
-    assert false_alarms <= 20 and old_alarms >= 60 and seen >= 1_640 and seen_more >= 1_960
+    assert false_alarms <= 20 and old_alarms >= 60 and seen >= 1_600 and seen_more >= 1_960
     assert has_stray(clean, 0.0, conforming) is False  # an open draft: exact counts, any stray row counts
     assert has_stray(np.where(np.arange(len(CLASSES)) == C_TEXT, 1, clean), 0.0, conforming) is True
 
