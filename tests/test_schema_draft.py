@@ -8,6 +8,7 @@ correct code here give this file a false-alarm rate <= 5e-6. All runs are seeded
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import re
 import warnings
@@ -781,6 +782,20 @@ def test_a_column_spread_over_decades_gets_bins_equal_in_log_scale(monkeypatch):
     assert all(ks > 0.15 and even for ks, even in drafted())
 
 
+def hour_distances(frame: pd.DataFrame, name: str, real_hours, check=None) -> list[float]:
+    """The total variation distance of a date-time column's decoded hours from the real ones, drafted at epsilon 0.5
+    (delta 1e-9) on each of seeds 1-8; ``check``: called with each drafted schema."""
+    real = np.bincount(real_hours, minlength=24) / len(frame)
+    out = []
+    for seed in range(1, 9):
+        schema, decoded = drafted_and_decoded(frame, seed, epsilon=0.5, delta=1e-9)
+        if check is not None:
+            check(schema)
+        hours = np.bincount(pd.to_datetime(decoded[name]).dt.hour, minlength=24) / len(frame)
+        out.append(0.5 * np.abs(hours - real).sum())
+    return out
+
+
 def test_a_datetime_column_keeps_its_times_of_day(monkeypatch):
     """Lab draws over 2024 at about 09:30 +- 2.5 h, 15,000 rows, epsilon 0.5 over 10 columns: binned by month, they
     were decoded at any second of the month, so their hours were a total variation distance of about 0.55 from the
@@ -796,18 +811,12 @@ def test_a_datetime_column_keeps_its_times_of_day(monkeypatch):
     when = day + pd.to_timedelta(np.clip(rng.normal(9.5, 2.5, n), 0, 23.99), unit="h")
     frame = pd.DataFrame({"collected": when.strftime("%Y-%m-%d %H:%M"),
                           **{f"flag{j}": rng.choice(["a", "b"], n) for j in range(9)}})
-    real = np.bincount(when.hour, minlength=24) / n
 
-    def distances() -> list[float]:
-        out = []
-        for seed in range(1, 9):
-            schema, decoded = drafted_and_decoded(frame, seed, epsilon=0.5, delta=1e-9)
-            charges = {label: eps for label, eps, *_ in schema.draft.charges()}
-            assert charges["collected: hours"] * 3 == charges["collected: bounds"]  # a quarter of the part
-            hours = np.bincount(pd.to_datetime(decoded["collected"]).dt.hour, minlength=24) / n
-            out.append(0.5 * np.abs(hours - real).sum())
-        return out
+    def a_quarter_of_the_part(schema: Schema) -> None:
+        charges = {label: eps for label, eps, *_ in schema.draft.charges()}
+        assert charges["collected: hours"] * 3 == charges["collected: bounds"]
 
+    distances = functools.partial(hour_distances, frame, "collected", when.hour, a_quarter_of_the_part)
     assert max(distances()) < 0.25
     spend = draft_module._times_of_day
     monkeypatch.setattr(draft_module, "_times_of_day", lambda *args: spend(*args) and None)  # spent, then dropped
@@ -827,16 +836,7 @@ def test_a_clock_spread_over_the_day_is_not_collapsed_to_the_hours_that_pass(mon
     when = pd.Timestamp("2022-01-01") + pd.to_timedelta(rng.integers(0, 3 * 365 * 86400, n), unit="s")
     frame = pd.DataFrame({"reported": when.strftime("%Y-%m-%dT%H:%M:%S"),
                           **{f"flag{j}": rng.choice(["a", "b"], n) for j in range(11)}})
-    real = np.bincount(when.hour, minlength=24) / n
-
-    def distances() -> list[float]:
-        out = []
-        for seed in range(1, 9):
-            _, decoded = drafted_and_decoded(frame, seed, epsilon=0.5, delta=1e-9)
-            hours = np.bincount(pd.to_datetime(decoded["reported"]).dt.hour, minlength=24) / n
-            out.append(0.5 * np.abs(hours - real).sum())
-        return out
-
+    distances = functools.partial(hour_distances, frame, "reported", when.hour, None)
     assert max(distances()) < 0.4
     monkeypatch.setattr(draft_module, "MISSED_HOURS_DEVIATIONS", float("inf"))
     assert min(distances()) > 0.6
