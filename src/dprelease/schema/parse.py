@@ -351,7 +351,7 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
            "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time",
            "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y", "time",
-           "decimal .0", "decimal .00", "Y-m", "m/Y", "ja/nein")
+           "decimal .0", "decimal .00", "Y-m", "m/Y", "ja/nein", "Ymd")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
 C_DATETIME_SPACED = CLASSES.index("date time")
 C_DATETIME_ZONED = CLASSES.index("datetime zoned")
@@ -365,15 +365,21 @@ C_YEAR_MONTH, C_MONTH_YEAR = CLASSES.index("Y-m"), CLASSES.index("m/Y")
 #: Yes and no in another language than English, in any case (:data:`LOCAL_TRUE_WORDS`, :data:`LOCAL_FALSE_WORDS`):
 #: a German, Dutch, Scandinavian, French, Spanish, Italian, Portuguese or Polish export's flags; session 65.
 C_LOCAL_YESNO = CLASSES.index("ja/nein")
+#: A date written as eight digits, year first (20240301: mainframe, SAS and SAP exports), a real day in 1900-2099;
+#: session 65. Any other whole number stays an integer.
+C_COMPACT_DATE = CLASSES.index("Ymd")
+_COMPACT_DATE = re.compile(r"(19|20)\d{6}")
 #: The decimal numbers' classes, by the places they are written with: one, two, and the rest.
 DECIMAL_CLASSES = (C_DECIMAL_1, C_DECIMAL_2, C_DECIMAL)
 #: The format each class of dates written another way reads by, and the classes a format reads (``a/b/Y`` reads by
 #: either slash format; alone it says neither); "" is a time of day alone (14:05), whose clock is all its format.
 DATE_FORMAT_CLASSES = {"%d.%m.%Y": (C_DOTTED_DATE,), "%Y/%m/%d": (C_YEAR_FIRST_DATE,),
                        "%d/%m/%Y": (C_DAY_FIRST_DATE, C_SLASH_DATE), "%m/%d/%Y": (C_MONTH_FIRST_DATE, C_SLASH_DATE),
-                       "": (C_TIME,), "%Y-%m": (C_YEAR_MONTH,), "%m/%Y": (C_MONTH_YEAR,)}
+                       "": (C_TIME,), "%Y-%m": (C_YEAR_MONTH,), "%m/%Y": (C_MONTH_YEAR,), "%Y%m%d": (C_COMPACT_DATE,)}
 #: The formats of months written without a day: no time of day follows them.
 MONTH_FORMATS = ("%Y-%m", "%m/%Y")
+#: The found formats no time of day follows (a month alone; eight digits, 20240301).
+CLOCKLESS_FORMATS = (*MONTH_FORMATS, "%Y%m%d")
 #: The date-time classes: every one reads as a datetime; by the character between date and time, and by an offset.
 DATETIME_CLASSES = (C_DATETIME, C_DATETIME_SPACED, C_DATETIME_ZONED, C_DATETIME_SPACED_ZONED)
 SPACED_CLASSES = (C_DATETIME_SPACED, C_DATETIME_SPACED_ZONED)
@@ -530,6 +536,9 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
             out[i] = C_LOCAL_YESNO
         elif numeric[i] and _LEADING_ZERO.match(t.strip()):
             out[i] = C_TEXT  # 02134, 007: a code (a postcode, an account), whose zeros a number would lose
+        elif numeric[i] and _COMPACT_DATE.fullmatch(t.strip()) and _is_date(t.strip()[:4], t.strip()[4:6],
+                                                                              t.strip()[6:]):
+            out[i] = C_COMPACT_DATE  # 20240301: a date, whose bins as a number would decode 20231399
         elif numeric[i]:
             out[i] = C_INTEGER if whole[i] else _decimal_class(t)
         else:
