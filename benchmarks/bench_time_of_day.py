@@ -97,7 +97,8 @@ def markdown(rows: list[dict], reps: int, commit: str) -> str:
                      + " | ".join(f"{row[f'tv_{k}']:.3f}" for k in names) + " |")
     table = np.array([[row[f"tv_{k}"] for k in names] for row in rows])
     best = table.min(axis=1, keepdims=True)
-    lines += ["", "| rule | mean over cells | worst ratio to the best rule | worst ratio to off |", "|---|---:|---:|---:|"]
+    lines += ["", "| rule | mean over cells | worst ratio to the best rule | worst ratio to off |",
+              "|---|---:|---:|---:|"]
     for j, k in enumerate(names):
         lines.append(f"| {k} | {table[:, j].mean():.4f} | {np.max(table[:, j] / best[:, 0]):.2f} | "
                      f"{np.max(table[:, j] / table[:, 0]):.2f} |")

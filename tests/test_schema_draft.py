@@ -698,7 +698,8 @@ def test_a_cell_next_to_the_bounds_widens_them_at_the_level_of_one_test(monkeypa
     hold about 1,500 and 1,000 rows, under the threshold a cell needs to set bounds alone (about 1,460), so the
     bounds were 30..79 or 40..79 and clipped a median 17 % of the ages (seeds 1-10). A cell next to the bounds is one
     test per side (:func:`_next_cells`): the median clipped share is now under 8 % (5.8 % at the draws of session 60,
-    0 at session 65's), and over 10 % with the walk switched off (11.7 % at session 65's draws). An empty cell next to the bounds passes that level with probability at
+    0 at session 65's), and over 10 % with the walk switched off (11.7 % at session 65's draws). An empty cell next
+    to the bounds passes that level with probability at
     most NEXT_CELL_FALSE = 0.05 (200,000 draws of its noise a side: about 0.025, as the discrete Laplace tail
     e^(-(floor(T) + 1) / t) / (1 + e^(-1 / t)) says)."""
     import dprelease.schema.draft as draft_module
@@ -1324,7 +1325,8 @@ def test_draft_names_bounds_that_are_a_wide_cells_edge_and_not_exact_ones():
     60), so on seeds 0-4 the hours are 0..23 (unit subcells: exact; but on 1 seed in 12, where the walk past the
     bounds took the empty cell 30-39, NEXT_CELL_FALSE, 0..24, a unit cell the note does not name) and temperatures
     -4.2..31.9 end between 31.5
-    and 35 on most seeds (4 of 5), not 40 (the empty tenths of [30, 40), then thin last ones of [31, 32), cut: at most 1 % of the rows; at
+    and 35 on most seeds (4 of 5), not 40 (the empty tenths of [30, 40), then thin last ones of [31, 32), cut: at
+    most 1 % of the rows; at
     the low end [-5, -4)'s empty tenths rarely look empty against a twentieth of its 330 rows, and where they do the
     bound is up to -3.5: at most 2 % of the rows cut, 1.4 % on seed 0 at the noise draws of session 61). The draft
     names every

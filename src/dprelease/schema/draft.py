@@ -53,16 +53,14 @@ from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, 
 from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, CategoricalColumn, Column,
                                       on_decimal_grid)
 from dprelease.schema.encode import number_texts, read_table
-from dprelease.schema.parse import (BOOLEAN_CLASSES, BOOLEAN_SPELLINGS, C_COMMA, C_DATE, C_DATETIME, C_DAY_FIRST_DATE, C_DECIMAL,
-                                    C_DECIMAL_1, C_DECIMAL_2, CLOCKLESS_FORMATS, DECIMAL_CLASSES,
-                                    C_GROUPED, C_INTEGER, C_MONTH_FIRST_DATE, C_NULL, C_SLASH_DATE, CLASSES,
-                                    DATE_FORMAT_CLASSES, DATETIME_CLASSES, DRAFT_SYMBOLS, SPACED_CLASSES,
-                                    C_COMPACT_DATE, C_LOCAL_YESNO, LOCAL_FALSE_WORDS, LOCAL_SPELLINGS, LOCAL_TRUE_WORDS,
-                                    TIME_VARIANTS, TWO_DIGIT_PIVOT,
-                                    ZONED_CLASSES, FactorColumn, TypedColumn,
-                                    classify, datetimes_to_int, format_problem, parse_floats,
-                                    parse_formatted_times, parse_times, texts, time_of_day, time_variants,
-                                    typed_classes)
+from dprelease.schema.parse import (BOOLEAN_CLASSES, BOOLEAN_SPELLINGS, CLASSES, CLOCKLESS_FORMATS, C_COMMA,
+                                    C_COMPACT_DATE, C_DATE, C_DATETIME, C_DAY_FIRST_DATE, C_DECIMAL, C_DECIMAL_1,
+                                    C_DECIMAL_2, C_GROUPED, C_INTEGER, C_LOCAL_YESNO, C_MONTH_FIRST_DATE, C_NULL,
+                                    C_SLASH_DATE, DATETIME_CLASSES, DATE_FORMAT_CLASSES, DECIMAL_CLASSES,
+                                    DRAFT_SYMBOLS, FactorColumn, LOCAL_FALSE_WORDS, LOCAL_SPELLINGS, LOCAL_TRUE_WORDS,
+                                    SPACED_CLASSES, TIME_VARIANTS, TWO_DIGIT_PIVOT, TypedColumn, ZONED_CLASSES,
+                                    classify, datetimes_to_int, format_problem, parse_floats, parse_formatted_times,
+                                    parse_times, texts, time_of_day, time_variants, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import Table, check_header_names, concat_tables
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
