@@ -281,8 +281,8 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
         parts.append(f"a number column is drafted as its values where at most {few_values_bins} of them, each held "
                      f"by more than about {1 + _scale(main / 4) * np.log(2 / float(delta_share)):,.0f} rows, hold "
                      "nearly all its rows")
-    return (f"At epsilon={epsilon:g} over {num_columns} columns ({users} of them needing bounds or categories, "
-            f"epsilon={float(main):.3g} each), {', '.join(parts)}: bounds narrower or fewer categories than the "
+    return (f"At epsilon={epsilon:g} over {num_columns} columns ({users} of them needing bounds, categories or "
+            f"words, epsilon={float(main):.3g} each), {', '.join(parts)}: bounds narrower or fewer categories than the "
             "data has are the noise's doing; widen them from public knowledge, or draft with a larger epsilon.")
 
 
