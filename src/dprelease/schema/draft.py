@@ -237,7 +237,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
             booleans.setdefault(c.first_words[::-1], []).append(c.name)
     for (true, false), names_written in booleans.items():
         notes.append(f"column(s) {names_written} drafted as boolean: synth writes them back as {true}/{false}, the "
-                     "spelling most of their values use, and reads every spelling of true/false and yes/no; if the "
+                     "spelling most of their values use, and reads every spelling of true/false and yes/no (and "
+                     "ja/nein, oui/non, sí/no, sim/não, tak/nie, ...); if the "
                      'table writes them otherwise (1/0, Vrai/Faux), declare its words, e.g. "true": ["Vrai"], '
                      '"false": ["Faux"]')
     if epsilon is None:
