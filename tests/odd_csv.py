@@ -56,11 +56,13 @@ HEADERLESS_SCHEMA = Schema.from_dict({"a": {"type": "categorical", "values": ["x
                                       "skip": {"type": "categorical", "values": ["p"], "other": True},
                                       "b": {"type": "integer", "bounds": [0, 9], "null": True}})
 HEADERLESS = "x,p,1\ny,q,2\nz,p,3\n,p,4\n"
-#: A European export: semicolons, decimal commas, dots grouping thousands, a blank price; and the schema that reads it.
+#: A European export: semicolons, decimal commas, dots grouping thousands, a blank price, and (session 65) thousands
+#: grouped by a no-break, a narrow no-break or a plain space, as French and Nordic exports write them, which a decimal
+#: comma reads too; and the schema that reads it.
 DECIMAL_SCHEMA = Schema.from_dict({"price": {"type": "numeric", "bounds": [-10, 2000], "width": 10, "clip": True,
                                              "decimal": ",", "null": True},
                                    "units": {"type": "integer", "bounds": [0, 5000], "width": 1000, "decimal": ","}})
-DECIMAL = "price;units\n3,5;7\n12,25;1.200\n1.234,5;3\n-0,5;4.999\n;0\n"
+DECIMAL = "price;units\n3,5;7\n12,25;1.200\n1.234,5;3\n-0,5;4.999\n;0\n1\u00a0234,5;2\u202f000\n1 999,0;1 234\n"
 #: A US export with signs: thousands grouped by commas, a dollar sign (once with a space after it), percents; and a
 #: French column (decimal comma, spaces grouping thousands, a euro sign).
 SIGNS_SCHEMA = Schema.from_dict({

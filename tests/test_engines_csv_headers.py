@@ -372,13 +372,15 @@ def test_numbers_written_with_thousands_separators_and_signs_encode_alike_in_mem
 
 def test_numbers_written_with_a_decimal_comma_encode_alike_in_memory_and_duckdb(tmp_path):
     """A European export: a semicolon file whose numbers write their decimals with a comma and group thousands with a
-    dot. With "decimal": "," the in-memory reader and DuckDB's SQL read 1.234,5 as 1234.5, to the same codes; the
-    decoded rows write their numbers back with a comma, and encode again to the released codes."""
+    dot (or a space, no-break or not: 1 234,5). With "decimal": "," the in-memory reader and DuckDB's SQL read
+    1.234,5 and 1 234,5 as 1234.5, to the same codes; the decoded rows write their numbers back with a comma, and
+    encode again to the released codes."""
     schema = odd_csv.DECIMAL_SCHEMA
     path = tmp_path / "eu.csv"
-    path.write_text(odd_csv.DECIMAL)
+    path.write_text(odd_csv.DECIMAL, encoding="utf-8")
     codes = encode(path, schema)
-    assert codes.tolist() == [[1, 0], [2, 1], [124, 0], [0, 4], [201, 0]]  # bins of 10 from -10; NULL last
+    # bins of 10 from -10; NULL last; 1 234,5 and 2 000 grouped by no-break spaces, 1 999,0 and 1 234 by spaces
+    assert codes.tolist() == [[1, 0], [2, 1], [124, 0], [0, 4], [201, 0], [124, 2], [200, 1]]
     with DuckDBTable.open(str(path), schema=schema) as table:
         assert np.array_equal(table.to_records(), codes)
     decoded = decode(codes, schema, values="midpoint")

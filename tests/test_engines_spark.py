@@ -258,7 +258,7 @@ def _encodes_in_spark_as_in_memory(spark, path, schema) -> bool:
 def test_numbers_written_with_a_decimal_comma_encode_in_spark_as_in_memory(spark, tmp_path):
     """As in memory and DuckDB (tests/test_engines_csv_headers.py): 1.234,5 is 1234.5 under "decimal": ","."""
     path = tmp_path / "eu.csv"
-    path.write_text(odd_csv.DECIMAL)
+    path.write_text(odd_csv.DECIMAL, encoding="utf-8")
     assert _encodes_in_spark_as_in_memory(spark, path, odd_csv.DECIMAL_SCHEMA)
 
 

@@ -284,6 +284,8 @@ def test_a_column_of_whole_zeros_and_some_decimals_is_numeric_not_integer():
 @pytest.mark.parametrize(("text", "expected"), [
     ("$1,234.50", "grouped"), ("12%", "grouped"), ("1,234", "grouped"), ("1,234,567", "grouped"), ("-$5.00", "grouped"),
     ("\u20ac 3,50", "comma"), ("3,5", "comma"), ("1.234,5", "comma"), ("1.234.567", "comma"),
+    ("1 234,5", "comma"), ("1\u00a0234,56", "comma"), ("12\u202f345\u202f678,9", "comma"), ("1 234", "text"),
+    ("1 234.5", "text"), ("1 23,5", "text"), ("1.234 567,8", "text"),
     ("1,2,3", "text"), ("Room 12", "text"), ("$", "text"), ("12-14", "text")])
 def test_numbers_written_with_separators_or_signs_have_their_own_classes(text, expected):
     from dprelease.schema.parse import CLASSES, classify
@@ -1815,6 +1817,33 @@ def test_dates_written_as_eight_digits_draft_as_dates():
         warnings.simplefilter("ignore")
         declared = draft_schema(frame, epsilon=1.0, delta=1e-9, seed=0, types={"booked": "integer"})
     assert declared.column("booked").kind == "integer" and not declared.column("booked").other
+
+
+def test_amounts_grouped_by_spaces_with_a_decimal_comma_draft_as_numbers():
+    """A French invoice export writes amounts 1 234,56, its thousands grouped by a space, a no-break or a narrow
+    no-break space (U+00A0, U+202F, as spreadsheets in French write them): the profile knew only dots grouping a
+    decimal comma's thousands, so every amount of 1,000 or more was text, the column categorical with no values, every
+    synthetic amount <other>. Such numbers are now the decimal comma's class, and a decimal comma reads spaces grouping
+    thousands as it reads dots: the column drafts as numbers with "decimal": ",", every row encodes, on 3 seeds."""
+    rng = np.random.Generator(np.random.PCG64(19))
+    n = 6_000
+    amounts = np.exp(rng.normal(6.5, 1.2, n))
+    spaces = rng.choice([" ", "\u00a0", "\u202f"], n)
+    written = [f"{v:,.2f}".replace(",", space).replace(".", ",") for v, space in zip(amounts, spaces)]
+    frame = pd.DataFrame({"montant": written, "r\u00e9gion": rng.choice(["Nord", "Sud"], n)})
+    assert np.mean(amounts >= 1000) > 0.15
+    for seed in range(3):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            schema = draft_schema(frame, epsilon=1.0, delta=1e-9, seed=seed)
+        column = schema.column("montant").to_json()
+        assert (column["type"], column["decimal"], column.get("other")) == ("numeric", ",", None), seed
+        codes = encode(frame, schema)  # every amount reads (a clipped one counts as the end bin)
+        low, high = schema.column("montant").bounds
+        inside = (amounts >= low) & (amounts <= high)
+        edges = np.asarray(column["edges"])
+        expected = np.searchsorted(edges, amounts[inside], side="right").clip(1, len(edges) - 1) - 1
+        assert np.array_equal(codes[inside, 0], expected)
 
 
 def test_bounds_are_refined_inside_their_outer_cells():

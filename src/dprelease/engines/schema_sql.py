@@ -209,8 +209,8 @@ class _Builder:
             if not getattr(column, "plain_numbers", True):  # as schema.binned.number_text: symbols, thousands, comma
                 for symbol in column.symbols:
                     stripped = f"replace({stripped}, {d.text(symbol)}, '')"
-                if column.grouping_character is not None:
-                    stripped = f"replace({stripped}, {d.text(column.grouping_character)}, '')"
+                for grouping in column.grouping_characters:
+                    stripped = f"replace({stripped}, {d.text(grouping)}, '')"
                 if column.decimal == ",":
                     stripped = f"replace({stripped}, ',', '.')"
                 if column.symbols:  # "$ 5": the space the sign left

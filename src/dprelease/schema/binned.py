@@ -142,9 +142,15 @@ class _Binned(Column):
         return {**spec, **number_format(self)}
 
     @property
-    def grouping_character(self) -> str | None:
-        """The thousands separator dropped before a number is read: ``thousands``, or "." where decimal is ","."""
-        return self.thousands if self.thousands is not None else ("." if self.decimal == "," else None)
+    def grouping_characters(self) -> tuple[str, ...]:
+        """The thousands separators dropped before a number is read: ``thousands``, or "." where decimal is ","; a
+        space stands for the no-break spaces too (U+00A0, U+202F: 1 234,56 as French and Nordic exports write it,
+        which a decimal comma reads as well as 1.234,56; session 65)."""
+        grouping = self.thousands if self.thousands is not None else ("." if self.decimal == "," else None)
+        if grouping is None:
+            return ()
+        spaces = SPACES if grouping == " " or (self.thousands is None and self.decimal == ",") else ()
+        return tuple(dict.fromkeys((grouping, *spaces)))
 
     @property
     def plain_numbers(self) -> bool:
@@ -159,6 +165,9 @@ class _Binned(Column):
 
 
 THOUSANDS = (",", ".", " ", "'")
+#: The spaces that group a number's thousands: a space, a no-break space and a narrow no-break space (U+00A0, U+202F:
+#: spreadsheets in French and the Nordic languages write them).
+SPACES = (" ", "\u00a0", "\u202f")
 #: A datetime's written UTC offset (:attr:`_Temporal.offset`): Z, or +hh:mm / -hh:mm from -12:00 to +14:00.
 _OFFSET = re.compile(r"Z|[+-][01]\d:[0-5]\d")
 #: A datetime's written separators between its date and its time (:attr:`_Temporal.separator`).
@@ -255,8 +264,7 @@ def number_text(column: _Binned, text: str) -> str:
     (:mod:`dprelease.engines.schema_sql`)."""
     for symbol in column.symbols:
         text = text.replace(symbol, "")
-    grouping = column.grouping_character
-    if grouping is not None:
+    for grouping in column.grouping_characters:
         text = text.replace(grouping, "")
     if column.decimal == ",":
         text = text.replace(",", ".")

@@ -407,7 +407,9 @@ _LEADING_ZERO = re.compile(r"[+-]?0[0-9]")
 DRAFT_SYMBOLS = ("$", "\u20ac", "\u00a3", "\u00a5", "%")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _US_GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
-_DECIMAL_COMMA = re.compile(r"[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?")
+#: A number with a decimal comma, its thousands grouped by dots or by spaces (1.234,5; 1 234,5 with a space, a no-break
+#: or a narrow no-break space, as French and Nordic spreadsheets write it: a decimal comma reads both).
+_DECIMAL_COMMA = re.compile(r"[+-]?(\d{1,3}(\.\d{3})+|\d{1,3}([ \u00a0\u202f]\d{3})+|\d+)(,\d+)?")
 
 
 #: A date written another way than ISO, and an optional time of day after one space: 14:05, 14:05:33, 2:05 PM or
