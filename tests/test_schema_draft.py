@@ -1223,14 +1223,16 @@ def test_yes_and_no_in_another_language_draft_as_a_boolean_written_back_so():
     languages are now one profile class; a column of them is a boolean whose spelling a noisy histogram of its words
     chooses (the column's part, pure DP), written back as the table writes it (ja/nein, Sí/No, OUI/NON) and read in
     any of those words. Over 3 seeds: the flags are booleans in their spelling, every row encodes (no other), the
-    ja share decodes as the real one, and the ledger's spelling charge is the column's part, exact."""
+    ja share decodes as the real one, and the ledger's spelling charge is the column's part, exact; an English yes/no
+    flag beside them spends nothing more, and its note does not claim the other languages' words (it reads English
+    ones only)."""
     rng = np.random.Generator(np.random.PCG64(17))
     n = 12_000
     full = rng.random(n) < 0.05
     frame = pd.DataFrame({"vollkasko": np.where(full, "ja", "nein"),
                           "pagado": rng.choice(["S\u00ed", "No"], n, p=[0.7, 0.3]),
-                          "actif": rng.choice(["OUI", "NON"], n),
-                          **{f"flag{j}": rng.choice(["a", "b"], n) for j in range(9)}})
+                          "actif": rng.choice(["OUI", "NON"], n), "paid": rng.choice(["yes", "no"], n),
+                          **{f"flag{j}": rng.choice(["a", "b"], n) for j in range(8)}})
     for seed in range(3):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -1238,16 +1240,20 @@ def test_yes_and_no_in_another_language_draft_as_a_boolean_written_back_so():
         for name, words in (("vollkasko", ("ja", "nein")), ("pagado", ("S\u00ed", "No")), ("actif", ("OUI", "NON"))):
             column = schema.column(name)
             assert column.kind == "boolean" and column.first_words == words[::-1] and not column.other, (seed, name)
-        assert any(f"['vollkasko'] drafted as boolean: synth writes them back as ja/nein" in str(w.message)
-                   for w in caught)
+        told = [str(w.message) for w in caught if "drafted as boolean" in str(w.message)]
+        (local,) = [line for line in told
+                    if line.startswith("column(s) ['vollkasko'] drafted as boolean: synth writes them back as ja/nein")]
+        (english,) = [line for line in told if line.startswith("column(s) ['paid'] drafted as boolean")]
+        assert "other languages" in local and "other languages" not in english  # an English flag reads English
         codes = encode(frame, schema)
         assert codes[:, 0].mean() == full.mean()  # every ja a true, every nein a false
         written = decode(codes, schema, rng=SeededRandom(seed)).text_columns()
         assert list(written[0]) == list(frame["vollkasko"]) and set(written[1]) == {"S\u00ed", "No"}
         charges = {label: eps for label, eps, *_ in schema.draft.charges()}
         profile = Fraction(1, 2) / 12 / 4
-        main = (Fraction(1, 2) - 12 * profile) / 12  # every column needs more: the 3 flags their spelling
+        main = (Fraction(1, 2) - 12 * profile) / 11  # all but the English flag need more: the 3 their spelling
         assert charges["vollkasko: spelling"] == charges["actif: spelling"] == main
+        assert not any(label.startswith("paid:") and label != "paid: profile" for label in charges)
         assert sum(charges.values()) == schema.draft.spent[0]
 
 

@@ -25,7 +25,7 @@ from dprelease.queries.workload import Workload
 from dprelease.release import Release
 from dprelease.release.files import SideArrays, side_file_name, write_document, write_side_file
 from dprelease.schema import Schema
-from dprelease.schema.tables import PARQUET_SUFFIXES
+from dprelease.schema.tables import PARQUET_SUFFIXES, Table
 
 EXIT_USAGE = 2
 
@@ -129,10 +129,10 @@ def load(data: Path, args: argparse.Namespace, mechanism: object = None,
     return Dataset.from_csv(data, domain), workload
 
 
-def read_table(path: Path, domain: Domain, schema: Schema | None) -> Dataset:
+def read_table(path: Path | Table, domain: Domain, schema: Schema | None) -> Dataset:
     """The real table for the curator's tools (``evaluate``, ``report --data``): a table of codes over ``domain``, or
     a raw table encoded by ``schema`` (no budget: evaluation is not a release, so a schema drafted openly is accepted
-    too); part files are read as ``synth`` reads them."""
+    too; ``path`` may be its raw columns already read, a Table); part files are read as ``synth`` reads them."""
     if several_files(path):  # part files, as synth reads them
         return read_dataset(str(path), domain if schema is None else None, schema=schema)
     return Dataset.from_csv(path, domain) if schema is None else Dataset.from_schema(path, schema)

@@ -82,12 +82,12 @@ def baseline_epsilon(args: argparse.Namespace) -> float:
     return epsilon
 
 
-def raw_table(path: Path, schema: Schema | None) -> Table | None:
+def read_once(path: Path, schema: Schema | None) -> Path | Table:
     """One file's raw columns, as ``synth`` reads them under ``schema``, for both the workload's codes and the values'
-    report (a 1,000,000-row table was read twice: half of evaluate's reading time); None without a schema, or for
-    part files (their codes come through DuckDB, as synth reads them)."""
+    report (a 1,000,000-row table was read twice: half of evaluate's reading time); the path itself without a schema,
+    or for part files (their codes come through DuckDB, as synth reads them)."""
     if schema is None or several_files(path):
-        return None
+        return path
     return read_source(path, schema.names, strip=schema.strip, layout=schema.file_names)
 
 
@@ -102,13 +102,13 @@ def run(args: argparse.Namespace) -> int:
     seed = check_positive_int(args.seed, "--seed", minimum=0)
     progress = terminal_progress(args, "evaluate")
     progress.phase(f"reading {args.data.name}")
-    real_raw = raw_table(args.data, schema)  # read once: encoded here, and its values compared below
-    real = read_table(args.data if real_raw is None else real_raw, domain, schema)
+    real_source = read_once(args.data, schema)  # encoded here, and its values compared below
+    real = read_table(real_source, domain, schema)
     progress.phase(f"reading {args.synthetic.name}")
     try:
-        synthetic_raw = None if args.decode == "label" else raw_table(args.synthetic, schema)
-        synthetic = read_table(args.synthetic if synthetic_raw is None else synthetic_raw, domain,
-                               label_schema(schema) if args.decode == "label" else schema)
+        # a table of bin labels is read by the labels' schema, and has no values to compare
+        synthetic_source = args.synthetic if args.decode == "label" else read_once(args.synthetic, schema)
+        synthetic = read_table(synthetic_source, domain, label_schema(schema) if args.decode == "label" else schema)
     except InputError as exc:
         if schema is None or args.decode is not None:
             raise
@@ -120,9 +120,7 @@ def run(args: argparse.Namespace) -> int:
     values = None
     if schema is not None:  # the raw values, which the workload error sees only through the schema's bins
         progress.phase("values")
-        synthetic_values = (None if args.decode == "label" else
-                            args.synthetic if synthetic_raw is None else synthetic_raw)
-        values = value_report(args.data if real_raw is None else real_raw, synthetic_values, schema)
+        values = value_report(real_source, None if args.decode == "label" else synthetic_source, schema)
     progress.close()
     summary = {**summarize(errors, SYNTHETIC), "n_real": real.n, "n_synthetic": synthetic.n}
     if values is not None:

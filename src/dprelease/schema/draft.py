@@ -57,10 +57,11 @@ from dprelease.schema.parse import (BOOLEAN_CLASSES, BOOLEAN_SPELLINGS, CLASSES,
                                     C_COMPACT_DATE, C_DATE, C_DATETIME, C_DAY_FIRST_DATE, C_DECIMAL, C_DECIMAL_1,
                                     C_DECIMAL_2, C_GROUPED, C_INTEGER, C_LOCAL_YESNO, C_MONTH_FIRST_DATE, C_NULL,
                                     C_SLASH_DATE, DATETIME_CLASSES, DATE_FORMAT_CLASSES, DECIMAL_CLASSES,
-                                    DRAFT_SYMBOLS, FactorColumn, LOCAL_FALSE_WORDS, LOCAL_SPELLINGS, LOCAL_TRUE_WORDS,
-                                    SPACED_CLASSES, TIME_VARIANTS, TWO_DIGIT_PIVOT, TypedColumn, ZONED_CLASSES,
-                                    classify, datetimes_to_int, format_problem, parse_floats, parse_formatted_times,
-                                    parse_times, texts, time_of_day, time_variants, typed_classes)
+                                    DRAFT_SYMBOLS, FactorColumn, INTEGER_CLASSES, LOCAL_FALSE_WORDS, LOCAL_SPELLINGS,
+                                    LOCAL_TRUE_WORDS, SPACED_CLASSES, TIME_VARIANTS, TWO_DIGIT_PIVOT, TypedColumn,
+                                    ZONED_CLASSES, classify, datetimes_to_int, format_problem, parse_floats,
+                                    parse_formatted_times, parse_times, texts, time_of_day, time_variants,
+                                    typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import Table, check_header_names, concat_tables
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
@@ -231,15 +232,16 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      "column outside it is not read)")
     # public: the kind and the words' spelling (true/false, Y/N, ...) were chosen from the noisy profile. A column
     # of typed booleans (a DataFrame's or Parquet's) is written back as booleans, so only text needs its words declared
-    booleans: dict[tuple[str, str], list[str]] = {}
+    booleans: dict[tuple[str, str, bool], list[str]] = {}
     for c, p in zip(drafted, profiles):
         if isinstance(c, BooleanColumn) and not isinstance(p.raw, TypedColumn):
-            booleans.setdefault(c.first_words[::-1], []).append(c.name)
-    for (true, false), names_written in booleans.items():
+            booleans.setdefault((*c.first_words[::-1], p.local_words), []).append(c.name)
+    for (true, false, local), names_written in booleans.items():
+        others = (" and in the other languages the draft knows (ja/nein, oui/non, sí/no, sim/não, tak/nie)" if local
+                  else "")
         notes.append(f"column(s) {names_written} drafted as boolean: synth writes them back as {true}/{false}, the "
-                     "spelling most of their values use, and reads every spelling of true/false and yes/no (and "
-                     "ja/nein, oui/non, sí/no, sim/não, tak/nie, ...); if the "
-                     'table writes them otherwise (1/0, Vrai/Faux), declare its words, e.g. "true": ["Vrai"], '
+                     f"spelling most of their values use, and reads every spelling of true/false and yes/no{others}; "
+                     'if the table writes them otherwise (1/0, Vrai/Faux), declare its words, e.g. "true": ["Vrai"], '
                      '"false": ["Faux"]')
     if epsilon is None:
         warn_user(NOT_PUBLIC, UserWarning)
@@ -382,8 +384,7 @@ class _Profiled:
     def local_words(self) -> bool:
         """Whether a boolean column's words in another language than English (ja, oui, sí, ...) stand out of the
         profile's noise: then its spelling is read from a histogram of its words (:func:`_local_boolean`)."""
-        visible = _visible(self.counts, self.noise)
-        return self.kind == "boolean" and (self.counts if visible is None else visible)[C_LOCAL_YESNO] > 0
+        return self.kind == "boolean" and bool(_counted(self.counts, self.noise)[C_LOCAL_YESNO] > 0)
 
     def needs_budget(self, delta: float) -> bool:
         """Whether drafting the rest privately reads the data: a boolean's does not (unless written in another
@@ -445,8 +446,8 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                            max_categories, has_null, found["no keys"])
     written = dict(column.written)
     temporal = (C_DATE, *DATETIME_CLASSES)
-    conforming = {"integer": (C_INTEGER, C_COMPACT_DATE), "numeric": (C_INTEGER, C_COMPACT_DATE, *DECIMAL_CLASSES),
-                  "date": temporal, "datetime": temporal}[kind]
+    conforming = {"integer": INTEGER_CLASSES, "numeric": (*INTEGER_CLASSES, *DECIMAL_CLASSES), "date": temporal,
+                  "datetime": temporal}[kind]
     if written:
         conforming += (C_COMMA,) if written.get("decimal") == "," else (C_GROUPED,)
     conforming_rows, stray_times = np.isin(column.row_class, conforming), False
@@ -665,11 +666,14 @@ def _local_boolean(column: _Profiled, reader, epsilon: Fraction, other: bool) ->
                         dtype=np.float64)
     spellings = [(case(true), case(false)) for true, false in LOCAL_SPELLINGS for case in _CASINGS]
     true, false = max(spellings, key=lambda pair: counts[cell_of[pair[0]]] + counts[cell_of[pair[1]]])
-    same_side = lambda chosen, local, english: (chosen, *dict.fromkeys(  # noqa: E731
-        w for w in (*local, *english) if w != chosen.lower()))
+
+    def side(chosen: str, local: Sequence[str], english: Sequence[str]) -> tuple[str, ...]:
+        # the chosen word first (written back), then every other word of the side (read)
+        return (chosen, *dict.fromkeys(w for w in (*local, *english) if w != chosen.lower()))
+
     return BooleanColumn(name=column.name, null=column.has_null, other=other,
-                         true=same_side(true, LOCAL_TRUE_WORDS, TRUE_WORDS),
-                         false=same_side(false, LOCAL_FALSE_WORDS, FALSE_WORDS))
+                         true=side(true, LOCAL_TRUE_WORDS, TRUE_WORDS),
+                         false=side(false, LOCAL_FALSE_WORDS, FALSE_WORDS))
 
 
 def _scale(epsilon: Fraction) -> float:
@@ -705,6 +709,13 @@ def _visible(counts: np.ndarray, noise: float) -> np.ndarray | None:
     return visible if visible.sum() - visible[C_NULL] > 0 else None
 
 
+def _counted(counts: np.ndarray, noise: float) -> np.ndarray:
+    """The profile's noisy class counts as :func:`_kind` reads them: those that stand out of the noise
+    (:func:`_visible`), or all of them where none does (a small table)."""
+    visible = _visible(counts, noise)
+    return counts if visible is None else visible
+
+
 def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] | None = None) -> str:
     """The kind most non-NULL values look like, among the classes the noise cannot have made: a class
     counts when its noisy count passes noise x ln(#classes / 0.001) (an empty one with probability <= 0.001
@@ -717,8 +728,7 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
     visible = _visible(counts, noise)
     decimals_seen = visible is not None and visible[list(DECIMAL_CLASSES)].sum() > 0
     written = _written(counts, noise) if written is None else written
-    if visible is not None:
-        counts = visible
+    counts = _counted(counts, noise)
     present = counts.sum() - counts[C_NULL]
     if present <= 0:
         return "categorical"
@@ -727,11 +737,11 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
         return "boolean"
     if share(C_COMPACT_DATE) >= KIND_SHARE:
         return "categorical"  # dates written 20240301: text, whose format :func:`_written_date` finds
-    if share(C_INTEGER, C_COMPACT_DATE) >= KIND_SHARE and not decimals_seen:
+    if share(*INTEGER_CLASSES) >= KIND_SHARE and not decimals_seen:
         return "integer"  # (eight-digit numbers that are not all dates are integers)
-    if share(C_INTEGER, C_COMPACT_DATE, *DECIMAL_CLASSES) >= KIND_SHARE:
+    if share(*INTEGER_CLASSES, *DECIMAL_CLASSES) >= KIND_SHARE:
         return "numeric"
-    if written and share(C_INTEGER, C_COMPACT_DATE, *DECIMAL_CLASSES,
+    if written and share(*INTEGER_CLASSES, *DECIMAL_CLASSES,
                          C_COMMA if written.get("decimal") == "," else C_GROUPED) >= KIND_SHARE:
         return "numeric"  # 1,234.50 or 3,5: numeric (a whole 1,234 is not told from 1,234.5 by its class)
     if share(C_DATE) >= KIND_SHARE:
@@ -1779,8 +1789,7 @@ def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fract
     text, index, rows = _keys(column.raw, column.text, column.row_class)
     kept, counts = reader.keys(index[rows], len(text), epsilon=epsilon, delta=delta_share, max_keys=bins + 1,
                                label=f"{column.name}: values", with_counts=True)
-    visible = _visible(column.counts, column.noise)
-    profile = column.counts if visible is None else visible
+    profile = _counted(column.counts, column.noise)
     present = float(profile.sum() - profile[C_NULL])
     # the noise of the kept values' sum and of the profile's (a discrete Laplace count of scale t: variance ~ 2 t^2)
     summed = np.count_nonzero(profile) - (profile[C_NULL] > 0)

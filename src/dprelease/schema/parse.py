@@ -369,6 +369,8 @@ C_LOCAL_YESNO = CLASSES.index("ja/nein")
 #: session 65. Any other whole number stays an integer.
 C_COMPACT_DATE = CLASSES.index("Ymd")
 _COMPACT_DATE = re.compile(r"(19|20)\d{6}")
+#: The whole numbers' classes: an eight-digit date is a whole number too, where a column is not all dates.
+INTEGER_CLASSES = (C_INTEGER, C_COMPACT_DATE)
 #: The decimal numbers' classes, by the places they are written with: one, two, and the rest.
 DECIMAL_CLASSES = (C_DECIMAL_1, C_DECIMAL_2, C_DECIMAL)
 #: The format each class of dates written another way reads by, and the classes a format reads (``a/b/Y`` reads by
@@ -393,7 +395,7 @@ _YES_NO_WORDS = {"yes", "no", "y", "n"}
 #: Yes and no in other languages (public), lower case; "no" and "n" (Spanish, Italian, German J/N) are English's too.
 LOCAL_TRUE_WORDS = ("ja", "j", "oui", "s\u00ed", "si", "s\u00ec", "sim", "tak")
 LOCAL_FALSE_WORDS = ("nein", "nee", "nej", "nei", "non", "n\u00e3o", "nao", "nie")
-#: The spellings a column of local words may be written back in (:func:`~dprelease.schema.draft._local_spelling`):
+#: The spellings a column of local words may be written back in (:func:`~dprelease.schema.draft._local_boolean`):
 #: (true, false) pairs, lower case; each is also tried capitalized and in upper case.
 LOCAL_SPELLINGS = (("ja", "nein"), ("ja", "nee"), ("ja", "nej"), ("ja", "nei"), ("j", "n"), ("oui", "non"),
                    ("s\u00ed", "no"), ("si", "no"), ("s\u00ec", "no"), ("sim", "n\u00e3o"), ("sim", "nao"),
@@ -420,6 +422,11 @@ _WRITTEN_DATE = re.compile(r"(?:(\d{1,2})([./])(\d{1,2})\2(\d{4}|\d{2})|(\d{4})/
 #: The times of day a date written another way may carry, as the format's tail: none, or one of four clocks. The
 #: profile's date classes hold them all; a draft tells them apart with a second histogram (:func:`time_variants`).
 TIME_VARIANTS = ("", " %H:%M", " %H:%M:%S", " %I:%M %p", " %I:%M:%S %p")
+
+
+def _is_compact_date(text: str) -> bool:
+    """Whether ``text`` is eight digits naming a real day in 1900-2099, year first (20240301)."""
+    return _COMPACT_DATE.fullmatch(text) is not None and _is_date(text[:4], text[4:6], text[6:])
 
 
 def _is_date(year: str, month: str, day: str) -> bool:
@@ -538,8 +545,7 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
             out[i] = C_LOCAL_YESNO
         elif numeric[i] and _LEADING_ZERO.match(t.strip()):
             out[i] = C_TEXT  # 02134, 007: a code (a postcode, an account), whose zeros a number would lose
-        elif numeric[i] and _COMPACT_DATE.fullmatch(t.strip()) and _is_date(t.strip()[:4], t.strip()[4:6],
-                                                                              t.strip()[6:]):
+        elif numeric[i] and _is_compact_date(t.strip()):
             out[i] = C_COMPACT_DATE  # 20240301: a date, whose bins as a number would decode 20231399
         elif numeric[i]:
             out[i] = C_INTEGER if whole[i] else _decimal_class(t)
