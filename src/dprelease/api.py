@@ -23,12 +23,14 @@ from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.base import PrivateTable
 from dprelease.engines.counting import parse_memory_limit
 from dprelease.engines.files import is_path_source
+from dprelease.engines.persons import PersonRows
 from dprelease.engines.registry import engine_name, open_table
 from dprelease.errors import InputError, InputTypeError, SeededRunWarning, warn_user
 from dprelease.mechanisms import registry
 from dprelease.mechanisms.base import Budget, Fitted
 from dprelease.mechanisms.mwem import PRIVACY_UNITS
 from dprelease.privacy.accountant import Charge
+from dprelease.privacy.contributions import bound, check_privacy_id, check_rows_per_person
 from dprelease.privacy.rng import make_rng
 from dprelease.privacy.zcdp import epsilon_for
 from dprelease.progress import Progress
@@ -45,7 +47,7 @@ from dprelease.validation import (check_alpha, check_delta, check_epsilon, check
 
 #: The keyword options of :func:`synthesize` besides the privacy budget (``SynthesisRequest.from_options``).
 SYNTHESIS_OPTIONS = ("alpha", "rounds", "n_rows", "rows", "seed", "max_cells", "representation", "max_model_cells",
-                     "base", "privacy_unit")
+                     "base", "privacy_unit", "rows_per_person")
 #: The encoder's options that :func:`synthesize_table` passes on (:func:`dprelease.schema.encode`).
 READ_OPTIONS = ("delimiter", "header", "skip_rows", "show_values")
 
@@ -67,6 +69,8 @@ class SynthesisRequest:
     max_model_cells: int | None = None
     base: str | None = None
     privacy_unit: str | None = None  # None or "replace": the book's unit; "add-remove": mwem only
+    #: k of a person-level run (a raw table's privacy id, :func:`synthesize_table`): mwem under add/remove only
+    rows_per_person: int | None = None
 
     @classmethod
     def from_options(cls, mechanism: str = "mwem", *, epsilon: float, delta: float | None = None,
@@ -79,7 +83,7 @@ class SynthesisRequest:
         return cls(mechanism, epsilon, delta, options.get("alpha"), options.get("rounds"), options.get("n_rows"),
                    options.get("rows", "auto"), options.get("max_cells", DEFAULT_MAX_CELLS), options.get("seed"),
                    options.get("representation", "auto"), options.get("max_model_cells"), options.get("base"),
-                   options.get("privacy_unit"))
+                   options.get("privacy_unit"), options.get("rows_per_person"))
 
     def __post_init__(self) -> None:
         registry.lookup(self.mechanism)
@@ -104,13 +108,23 @@ class SynthesisRequest:
             check_positive_int(self.max_model_cells, "max_model_cells")
         if self.privacy_unit not in (None, *PRIVACY_UNITS):
             raise InputError(f"privacy_unit must be one of {list(PRIVACY_UNITS)}, got {self.privacy_unit!r:.100}")
+        if self.rows_per_person is not None:
+            check_rows_per_person(self.rows_per_person)
+            if self.mechanism != "mwem":
+                raise InputError(f"a person-level run (privacy_id, rows_per_person) is for mechanism='mwem' only, got "
+                                 f"mechanism={self.mechanism!r}")
+            if self.privacy_unit == "replace":
+                raise InputError("a person-level run (privacy_id, rows_per_person) is under add/remove neighbours (one "
+                                 "person more or fewer), not privacy_unit='replace'")
+            object.__setattr__(self, "privacy_unit", "add-remove")
 
     def options(self, base: str | None) -> dict[str, object]:
         """The mechanism options as given (``None``: not given; the mechanism's own default applies)."""
         return {"alpha": self.alpha, "rounds": self.rounds, "max_cells": self.max_cells, "base": base,
                 "representation": self.representation, "max_model_cells": self.max_model_cells,
                 # the book's unit is every mechanism's: only add/remove needs one that takes it
-                "privacy_unit": None if self.privacy_unit == "replace" else self.privacy_unit}
+                "privacy_unit": None if self.privacy_unit == "replace" else self.privacy_unit,
+                "rows_per_person": self.rows_per_person}
 
     @property
     def add_remove(self) -> bool:
@@ -143,6 +157,7 @@ def synthesize(
     base: str | None = None,
     max_model_cells: int | None = None,
     privacy_unit: str | None = None,
+    rows_per_person: int | None = None,
 ) -> Release:
     """Run ``mechanism`` on ``dataset`` for ``workload`` and return the release.
 
@@ -195,6 +210,9 @@ def synthesize(
             is given). MST's, AIM's and most libraries' unit: at the
             same epsilon its noise is about half (Laplace) or 1/sqrt(2) (Gaussian) of replace one's, and neither
             guarantee implies the other at the same epsilon (README, "Privacy unit").
+        rows_per_person: a person-level run's k (``mechanism="mwem"``; :func:`synthesize_table` with its
+            ``privacy_id``, which hands this function the rows with their persons): at most k rows of each person
+            are kept, drawn at random, and the guarantee is for one person added or removed.
         max_model_cells: cap on the factored model's junction-tree cells (public); default MWEM's preset
             (500,000, :mod:`dprelease.mechanisms.mwem_tuning`) or 2,000,000.
         base: ``mechanism="boosting"`` only: its base synopsis generator, ``"lp"`` (Thms 6.7/6.8, the
@@ -208,9 +226,15 @@ def synthesize(
     An ``epsilon`` above 10 warns (:class:`~dprelease.errors.WeakPrivacyWarning`) and runs.
     """
     request = SynthesisRequest(mechanism, epsilon, delta, alpha, rounds, n_rows, rows, max_cells, seed,
-                               representation, max_model_cells, privacy_unit=privacy_unit)
+                               representation, max_model_cells, privacy_unit=privacy_unit,
+                               rows_per_person=rows_per_person)
     entry = request.mechanism_entry(base)
-    source, options = table_source(dataset, domain, engine, memory_limit)
+    persons = isinstance(dataset, PersonRows)
+    if persons != (rows_per_person is not None):
+        raise InputError("rows_per_person bounds each person's rows of a raw table with a privacy id: use "
+                         "synthesize_table(..., privacy_id=..., rows_per_person=...)" if not persons else
+                         "these rows carry a privacy id: give rows_per_person, the most rows one person keeps")
+    source, options = (None, {}) if persons else table_source(dataset, domain, engine, memory_limit)
     table_domain = dataset.domain if source is None else domain
     workload = Workload.resolve(workload, table_domain)
     if workload.domain != table_domain:
@@ -222,6 +246,8 @@ def synthesize(
     try:
         with opened(dataset if source is None else None, source, domain=domain, **options) as table:
             rng = make_rng(seed, warn=False)  # warned about below, once the run has passed every public check
+            if persons:  # BOUND each person's rows (the privacy kernel), before any mechanism sees the table
+                table = bound(dataset, rows_per_person=rows_per_person, rng=rng)
             if not request.add_remove:  # under add/remove n is private: not even a warning reads it
                 warn_if_delta_weak(budget.delta, table.n)
             fitted = entry.fit(table, workload, budget=budget, rng=rng, progress=bar)
@@ -234,6 +260,8 @@ def synthesize(
             if seed is not None:
                 warn_user(f"seed={seed} makes this run reproducible and its noise predictable: "
                           "it is not fit for a real release", SeededRunWarning)
+            if persons:  # public: the column's name and the bound, as the guarantee states them
+                fitted = replace(fitted, parameters={**fitted.parameters, "privacy_id": dataset.privacy_id})
             return build_release(request, fitted, table, workload, rng, progress=bar)
     finally:
         if bar is not progress:  # made here (from True or a function): ended here
@@ -428,6 +456,40 @@ def with_schema(release: Release, schema: Schema) -> Release:
     return replace(release, guarantee=guarantee, privacy_ledger=ledger)
 
 
+def person_level_options(privacy_id: object, options: dict[str, object],
+                         engine: object) -> tuple[dict[str, object], object]:
+    """The options and engine of a person-level run (public checks): ``privacy_id`` and ``rows_per_person`` go
+    together, the unit is add/remove, and the memory engine counts (the others do not bound contributions yet)."""
+    if privacy_id is None:
+        raise InputError("rows_per_person bounds each person's rows: give privacy_id, the column naming each row's "
+                         "person (--privacy-id)")
+    if options.get("rows_per_person") is None:
+        raise InputError(f"privacy_id={privacy_id!r:.100} needs rows_per_person, the most rows one person keeps "
+                         "(--rows-per-person): a public choice, e.g. what most persons have at most")
+    if options.get("privacy_unit") not in (None, "add-remove"):
+        raise InputError("a person-level run (privacy_id) is under add/remove neighbours (one person more or fewer), "
+                         f"not privacy_unit={options['privacy_unit']!r:.100}")
+    if engine not in ("auto", "memory"):
+        raise InputError(f"a person-level run (privacy_id) is counted by the memory engine for now, got "
+                         f"engine={engine!r:.100}: use engine='memory' (--engine memory)")
+    return {**options, "privacy_unit": "add-remove"}, "memory"
+
+
+def check_draft_unit(schema: Schema, privacy_id: str | None) -> None:
+    """Refuse a privately drafted schema whose unit is not the run's (public): a draft per row spends for one row,
+    which says nothing of a person with many; a draft per person composes only with a run for the same persons."""
+    draft = schema.draft
+    if draft is None or not draft.is_public or draft.privacy_id == privacy_id:
+        return
+    if privacy_id is None:
+        raise InputError(f"the schema was drafted per person (privacy id {draft.privacy_id!r}): run with the same "
+                         "privacy id (--privacy-id, privacy_id=) so that the draft and the run protect the same unit")
+    raise InputError(f"the schema was drafted {'per row' if draft.privacy_id is None else 'per person of ' + repr(draft.privacy_id)}"
+                     f": its charge does not protect a person of {privacy_id!r}; draft it with --privacy-id "
+                     f"{privacy_id} --rows-per-person K (privacy_id=, rows_per_person=), or declare it from public "
+                     "knowledge")
+
+
 def synthesize_table(
     data: object,
     schema: Schema | Mapping | str | Path,
@@ -442,6 +504,7 @@ def synthesize_table(
     progress: bool | Callable[[str, int, int | None], None] | Progress | None = None,
     engine: str = "auto",
     memory_limit: int | str | None = None,
+    privacy_id: str | None = None,
     **options: object,
 ) -> Release:
     """A raw table through its public schema: encode, :func:`synthesize`, and :func:`with_schema`.
@@ -464,13 +527,24 @@ def synthesize_table(
         read_options: ``delimiter``, ``header``, ``skip_rows``, ``show_values`` of the encoder.
         engine, memory_limit: as :func:`synthesize`. DuckDB and Spark encode the table in SQL, with the
             in-memory encoder's codes and messages (:mod:`dprelease.engines.schema_sql`).
+        privacy_id: a column outside the schema naming each row's person (a customer number, a patient id), for a
+            guarantee per person rather than per row: with ``rows_per_person=k`` (required), each person keeps at
+            most k of their rows, drawn at random, and the run (``mechanism="mwem"``, add/remove) charges every step
+            for one person added or removed (:mod:`dprelease.privacy.contributions`). A blank id is one person.
+            The memory engine counts it (``engine="auto"`` picks it); a privately drafted schema must have been
+            drafted with the same privacy id.
 
     Returns:
         The release: rows are codes over ``schema.domain`` (decode them with
         :func:`dprelease.schema.decode`), ``schema`` the schema used (JSON form), its marginals labelled by it.
     """
+    if privacy_id is not None or options.get("rows_per_person") is not None:
+        options, engine = person_level_options(privacy_id, options, engine)
     request = SynthesisRequest.from_options(mechanism, epsilon=epsilon, delta=delta, **options)
     schema = load_schema(schema, columns)
+    if privacy_id is not None:
+        check_privacy_id(privacy_id, schema.names)
+    check_draft_unit(schema, privacy_id)
     read_options = dict(read_options or {})
     unknown = sorted(set(read_options) - set(READ_OPTIONS))
     if unknown:
@@ -486,7 +560,8 @@ def synthesize_table(
     try:
         check_schema_use(schema, allow_non_public=allow_non_public_schema)  # last: its warning means "running"
         bar.phase("encode")
-        with opened(None, source, schema=schema, **engine_options, **read_options) as dataset:
+        persons = {} if privacy_id is None else {"privacy_id": privacy_id}
+        with opened(None, source, schema=schema, **engine_options, **read_options, **persons) as dataset:
             bar.done()
             release = synthesize(dataset, workload, mechanism=mechanism, epsilon=epsilon, delta=request.delta,
                                  progress=bar, **options)

@@ -24,7 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from dprelease.api import SynthesisRequest, load_schema, run_epsilon_delta, synthesize_table
+from dprelease.api import (SynthesisRequest, load_schema, person_level_options, run_epsilon_delta,
+                           synthesize_table)
+from dprelease.privacy.contributions import check_privacy_id
 from dprelease.engines.counting import parse_memory_limit
 from dprelease.engines.registry import engine_name
 from dprelease.errors import InputError, InputTypeError, warn_user
@@ -67,16 +69,23 @@ class Synthesizer:
             ``"spark"``; the same codes and release whichever.
         progress: every ``fit``'s progress (``fit(progress=)`` overrides it): ``True`` for a line on stderr when
             it is a terminal, or a function ``progress(phase, step, total)``; default silent.
+        privacy_id: a column outside the schema naming each row's person, for a guarantee per person (with the
+            option ``rows_per_person=k``): see :func:`dprelease.api.synthesize_table`.
         **options: the options of :func:`dprelease.api.synthesize` (``rounds``, ``rows``, ``representation``,
-            ``alpha``, ``max_cells``, ``max_model_cells``, ``base``), validated here, before any data is read.
+            ``alpha``, ``max_cells``, ``max_model_cells``, ``base``, ``privacy_unit``, ``rows_per_person``),
+            validated here, before any data is read.
     """
 
     def __init__(self, mechanism: str = "mwem", *, epsilon: float | None = None, delta: float | None = None,
                  workload: object = "1-3way",
                  seed: int | None = None, values: str = "uniform", allow_non_public_schema: bool = False,
                  progress: object = None, engine: str = "auto", memory_limit: int | str | None = None,
-                 **options: object) -> None:
+                 privacy_id: str | None = None, **options: object) -> None:
         required("epsilon", epsilon, options)
+        if privacy_id is not None or options.get("rows_per_person") is not None:  # public checks, nothing read
+            person_level_options(privacy_id, options, engine)
+            check_privacy_id(privacy_id, ())
+        self.privacy_id = privacy_id
         for reserved in ("dataset", "n_rows", "data", "schema"):
             if reserved in options:
                 raise InputError(f"{reserved} is not an option of Synthesizer (see its arguments; sample(n) sets "
@@ -122,7 +131,7 @@ class Synthesizer:
         release = synthesize_table(data, used, self.workload, epsilon=self.epsilon, delta=self.delta,
                                    mechanism=self.mechanism, allow_non_public_schema=self.allow_non_public_schema,
                                    read_options=read_options, seed=self.seed, engine=self.engine,
-                                   memory_limit=self.memory_limit,
+                                   memory_limit=self.memory_limit, privacy_id=self.privacy_id,
                                    progress=self.progress if progress is None else progress, **self.options)
         self._release, self._schema, self._zones = release, used, time_zones(data, used)
         self._numbers = number_dtypes(data, used)

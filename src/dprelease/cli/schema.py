@@ -74,6 +74,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--delimiter", help="CSV delimiter (default: sniffed)")
     parser.add_argument("--skip-rows", type=integer("--skip-rows"), default=0, help="lines to skip before the header (default 0)")
     parser.add_argument("--seed", type=integer("--seed"), help="reproducible draft; NOT fit for a real release")
+    parser.add_argument("--privacy-id", metavar="COLUMN",
+                        help="draft per person: the column naming each row's person (left out of the schema); needs "
+                             "--rows-per-person K and --epsilon, and a release with the same --privacy-id")
+    parser.add_argument("--rows-per-person", type=integer("--rows-per-person"), metavar="K",
+                        help="with --privacy-id: each person keeps at most K rows, drawn at random; the draft runs at "
+                             "epsilon / K per record (group privacy)")
     parser.add_argument("--show-values", action="store_true",
                         help="let error messages quote the data's values and count rows (they may reach logs)")
     parser.set_defaults(handler=run)
@@ -87,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
                           columns=args.columns, types=args.types, formats=dict(args.date_format), bins=args.bins,
                           max_categories=args.max_categories,
                           null_tokens=tuple(args.null_token) if args.null_token else ("",), seed=args.seed,
-                          delimiter=args.delimiter, skip_rows=args.skip_rows, show_values=args.show_values)
+                          delimiter=args.delimiter, skip_rows=args.skip_rows, show_values=args.show_values,
+                          privacy_id=args.privacy_id, rows_per_person=args.rows_per_person)
     # A draft read openly (--non-private) is not public: it keeps mode 0600.
     write_output("--out", args.out, schema.to_json, public=not args.non_private,
                  note="" if args.non_private else ", but the draft spent its privacy budget")

@@ -33,7 +33,7 @@ from dprelease.schema.decode import VALUE_MODES
 from dprelease.schema.tables import PARQUET_SUFFIXES, CsvStyle, header_style, need
 
 #: Options that read or decode a raw table: they mean something with --schema only.
-SCHEMA_ONLY = ("decode", "allow_non_public_schema", "delimiter", "skip_rows")
+SCHEMA_ONLY = ("decode", "allow_non_public_schema", "delimiter", "skip_rows", "privacy_id")
 #: Ends the error of a write that fails after the run: a second run is a second spend.
 SPENT_NOTE = ", but the run spent its privacy budget"
 
@@ -87,6 +87,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                           "the release is NOT differentially private and is marked not fit for release")
     raw.add_argument("--delimiter", help="CSV delimiter (default: sniffed among , ; TAB |)")
     raw.add_argument("--skip-rows", type=integer("--skip-rows"), default=0, help="lines to skip before the header")
+    raw.add_argument("--privacy-id", metavar="COLUMN",
+                     help="a column outside the schema naming each row's person (customer number, patient id): the "
+                          "guarantee is per person, not per row; needs --rows-per-person K (each person keeps at most "
+                          "K rows, drawn at random) and runs mwem under add/remove on the memory engine")
     parser.add_argument("--show-values", action="store_true",
                         help="let error messages quote the table's values and count rows (they may reach logs)")
     parser.add_argument("--quiet", action="store_true", help="no progress line (drawn on a terminal only) and no closing note on stderr")
@@ -97,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
     # Public checks first: nothing is read, spent or written before they pass.
     request = SynthesisRequest(args.mechanism, args.epsilon, args.delta, args.alpha, args.rounds, args.n_rows,
                                args.rows, args.max_cells, args.seed, args.representation or "auto",
-                               args.max_model_cells, args.base, args.privacy_unit)
+                               args.max_model_cells, args.base, args.privacy_unit,
+                               None if args.privacy_id is None else args.rows_per_person)
     source = args.schema if args.schema is not None else args.domain
     check_output(args.out, args.data, source, flag="--out")
     if args.release is not None:
@@ -109,9 +114,12 @@ def run(args: argparse.Namespace) -> int:
         need("pandas", "pandas", "--out as Parquet")
         need("duckdb", "parquet", "--out as Parquet")
     progress = terminal_progress(args, args.mechanism)
+    if args.privacy_id is not None and args.engine == "auto":  # contributions are bounded in memory (for now)
+        args.engine = "memory"
     engine = engine_options(args, args.data)
     if args.schema is None:
-        given = [f"--{name.replace('_', '-')}" for name in SCHEMA_ONLY if getattr(args, name) not in (None, False, 0)]
+        given = [f"--{name.replace('_', '-')}" for name in (*SCHEMA_ONLY, "rows_per_person")
+                 if getattr(args, name) not in (None, False, 0)]
         if given:
             raise InputError(f"{', '.join(given)} read or decode a raw table: give --schema, not --domain")
         domain = selected_domain(args)  # public checks before a Spark session starts
@@ -150,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
             alpha=args.alpha, rounds=args.rounds, n_rows=args.n_rows, rows=args.rows, seed=args.seed,
             max_cells=args.max_cells, representation=args.representation or "auto", base=args.base,
             max_model_cells=args.max_model_cells, privacy_unit=args.privacy_unit, engine=engine["engine"],
-            memory_limit=engine.get("memory_limit"))
+            memory_limit=engine.get("memory_limit"), privacy_id=args.privacy_id,
+            **({} if args.rows_per_person is None else {"rows_per_person": args.rows_per_person}))
         values = args.decode or "uniform"
         progress.phase("decode")
         # DECODE (post-processing): where in its bin each value falls; the seed, if any, makes it reproducible.

@@ -89,6 +89,7 @@ from dprelease.mechanisms.mwem_plan import GatePlan, MWEMPlan, mwem_representati
 from dprelease.mechanisms.mwem_tuning import tuning_for, with_user_rounds
 from dprelease.mechanisms.progress import Progress
 from dprelease.privacy.accountant import PrivacyAccountant, StagedAccountant
+from dprelease.privacy.contributions import check_rows_per_person
 from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.noise import exact, laplace_scale
 from dprelease.privacy.rng import RandomSource
@@ -246,6 +247,9 @@ class MWEM(MWEMPlan):
 
     privacy_unit: str = "replace"
     n_estimate: int | None = None
+    #: k, the public bound on one person's rows of a person-level run (:mod:`dprelease.privacy.contributions`): the
+    #: table holds at most k rows a person, and every add/remove sensitivity is k times a record's
+    rows_per_person: int = 1
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -253,6 +257,10 @@ class MWEM(MWEMPlan):
             raise InputError(f"privacy_unit must be one of {list(PRIVACY_UNITS)}, got {self.privacy_unit!r}")
         if self.n_estimate is not None and self.privacy_unit != "add-remove":
             raise ValueError("n_estimate is an add/remove run's noisy count")
+        check_rows_per_person(self.rows_per_person)
+        if self.rows_per_person > 1 and self.privacy_unit != "add-remove":
+            raise InputError("rows_per_person > 1 (a person-level run) needs privacy_unit='add-remove': the number of "
+                             "rows a bounded table keeps is private")
 
     def gaussian_noise_factor(self) -> float:
         """1 under the book's unit; under add/remove a marginal's L2 sensitivity is 1/sqrt(2) of the book's at the
@@ -262,8 +270,9 @@ class MWEM(MWEMPlan):
         return 1 / math.sqrt(2) if self.privacy_unit == "add-remove" else 1.0
 
     def public_n(self, dataset: Dataset) -> int:
-        """The n the plan and the measurements use: the table's (public under the book's unit) or the noisy count."""
-        return dataset.n if self.n_estimate is None else self.n_estimate
+        """The n the plan uses: the table's (public under the book's unit) or the noisy count; in a person-level run
+        the count over k, as every measurement's noise is k times a record's (the plan weighs noise against 1/n)."""
+        return dataset.n if self.n_estimate is None else max(1, self.n_estimate // self.rows_per_person)
 
     def run(self, dataset: Dataset, workload: Workload, *, rng: RandomSource,
             progress: Progress | None = None) -> MWEMResult:
@@ -290,7 +299,8 @@ class MWEM(MWEMPlan):
         momentum = self.final_momentum_level(workload, rounds)
         accountant = ZCDPAccountant(epsilon=self.epsilon, delta=self.delta) if gaussian \
             else PrivacyAccountant(epsilon=self.epsilon)
-        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=self.n_estimate)
+        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=self.n_estimate,
+                                   rows_per_person=self.rows_per_person)
         if representation == "histogram":
             model = HistogramModel.uniform(domain, max_cells=self.max_cells)
         else:
@@ -552,7 +562,8 @@ class MWEM(MWEMPlan):
         rounds and 0 for Laplace INIT; the pair composes to (epsilon, delta_run)-DP by basic composition, which
         holds for a second mechanism chosen from the first one's output (Thm 3.16)."""
         accountant = StagedAccountant(epsilon=self.epsilon, delta=self.delta)
-        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=self.n_estimate)
+        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=self.n_estimate,
+                                   rows_per_person=self.rows_per_person)
         statistic = measurer.laplace_dependence(gate.pairs, gate.levels, epsilon=gate.epsilon,
                                                 label=f"gate: the dependence of {len(gate.pairs)} pairs over their levels")
         passed = statistic >= 0
@@ -599,7 +610,10 @@ class MWEM(MWEMPlan):
         mechanism chosen from the first one's output). The rows' number (:func:`pooled_count`) and the rows are
         post-processing."""
         accountant = StagedAccountant(epsilon=self.epsilon, delta=self.delta)
-        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng)
+        # the count's own measurer: add/remove with a placeholder n_estimate (it normalizes nothing here), so that a
+        # person-level run's count has sensitivity k
+        measurer = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=1,
+                                   rows_per_person=self.rows_per_person)
         run_epsilon = float(exact(self.epsilon) * (1 - COUNT_SHARE))
         count_epsilon = exact(self.epsilon) - exact(run_epsilon)  # exactly the rest: the two sum to epsilon
         n_estimate = measurer.laplace_record_count(epsilon=count_epsilon, label="the number of records (add/remove)")
@@ -611,12 +625,13 @@ class MWEM(MWEMPlan):
                                      f"n_estimate public; its ledger under 'stages'")
         result = counted.run(dataset, workload, rng=rng, progress=progress)
         accountant.attach_stage(label, result.accountant)
-        scale = float(laplace_scale(sensitivity=Fraction(1), epsilon=count_epsilon))
+        scale = float(laplace_scale(sensitivity=measurer.record_sensitivity, epsilon=count_epsilon))
         entry = {"round": 0, "action": "count", "epsilon": float(count_epsilon), "count_laplace_scale": scale,
                  "n_estimate": n_estimate}
         rows = pooled_count(n_estimate, scale, result.measurements)
-        parameters = {**result.parameters, "epsilon": self.epsilon, "delta": stage_delta, "privacy_unit": "add-remove",
-                      "n_estimate": n_estimate, "count_epsilon": float(count_epsilon), "run_epsilon": run_epsilon,
+        person = {} if self.rows_per_person == 1 else {"rows_per_person": self.rows_per_person}
+        parameters = {**result.parameters, **person, "epsilon": self.epsilon, "delta": stage_delta,
+                      "privacy_unit": "add-remove", "n_estimate": n_estimate, "count_epsilon": float(count_epsilon), "run_epsilon": run_epsilon,
                       "rows_estimate": rows}
         return MWEMResult(result.model, accountant, [entry, *result.transcript], result.measurements, parameters,
                           counted=result)
@@ -658,6 +673,15 @@ class MWEMMechanism:
                                "same public n, one record replaced) or add-remove (one record more or fewer, n private:"
                                " a noisy count is released, and with the measurements sets the rows' number; MST's and AIM's unit)",
                                choices=PRIVACY_UNITS)
+    rows_per_person: int | None = option(None, "with --privacy-id (a raw table, --schema): the most rows one person "
+                                         "keeps (k, public; more are dropped at random), for a guarantee per person: "
+                                         "add/remove one person, every sensitivity k times a record's", kind=int)
+
+    def __post_init__(self) -> None:
+        if self.rows_per_person is not None:
+            check_rows_per_person(self.rows_per_person)
+            if self.privacy_unit != "add-remove":
+                raise InputError("rows_per_person (a person-level run) needs privacy_unit='add-remove'")
 
     def runner(self, domain: Domain, budget: Budget) -> MWEM:
         """The configured MWEM: the preset chosen from public quantities (the domain size and delta > 0)."""
@@ -668,7 +692,7 @@ class MWEMMechanism:
             tuning = with_user_rounds(tuning)
         return MWEM(epsilon=budget.epsilon, delta=budget.delta, rounds=self.rounds, representation=representation,
                     max_cells=self.max_cells, max_model_cells=self.max_model_cells,
-                    tuning=tuning, privacy_unit=self.privacy_unit)
+                    tuning=tuning, privacy_unit=self.privacy_unit, rows_per_person=self.rows_per_person or 1)
 
     def check(self, domain: Domain, workload: Workload, *, budget: Budget) -> None:
         if self.runner(domain, budget).representation == "histogram":
@@ -683,12 +707,16 @@ class MWEMMechanism:
         else:
             count = result.transcript[0]
             delta = result.parameters["delta"]
+            k = runner.rows_per_person
+            unit = ("neighbours (one record more or fewer; n private)" if self.rows_per_person is None else
+                    f"neighbours of one person (one person's rows more or fewer, at most {k} kept a person, "
+                    f"drawn at random; every sensitivity {k} times a record's)")
             guarantee = (f"(epsilon={budget.epsilon:g}, delta={delta:g})-differential privacy under add/remove "
-                         f"neighbours (one record more or fewer; n private): a Laplace count of the records at "
-                         f"epsilon={count['epsilon']:.6g} (Thm 3.6, sensitivity 1), n_estimate={count['n_estimate']}, "
+                         f"{unit}: a Laplace count of the records at "
+                         f"epsilon={count['epsilon']:.6g} (Thm 3.6, sensitivity {k}), n_estimate={count['n_estimate']}, "
                          "then, with it public, "
                          + run_guarantee(result.counted, epsilon=result.parameters["run_epsilon"], delta=delta,
-                                         marginal="1/n_estimate", dependence="6/n_estimate")
+                                         marginal=f"{k}/n_estimate", dependence=f"{6 * k}/n_estimate")
                          + "; basic composition (Thm 3.16)")
         # Rows: the model rounded without bias (systematic sampling, representations/rounding.py), then
         # fitted to the released answers (rows/fitting.py). On every suite table they are at least as

@@ -54,7 +54,7 @@ def _load(path: str) -> type:
 REGISTRY: dict[str, type] = {entry.name: entry for entry in map(_load, ENTRIES)}
 
 #: Options whose value makes no sense for a mechanism that does not take them: an error, not a warning.
-STRICT_OPTIONS = ("base", "privacy_unit")
+STRICT_OPTIONS = ("base", "privacy_unit", "rows_per_person")
 
 
 def names() -> tuple[str, ...]:

@@ -45,6 +45,11 @@ has one record more or fewer) and n is private: the marginals are normalized by 
   * a pair's dependence, on counts normalized by max(n_estimate, n), has 6/n_estimate
     (:meth:`PrivateMeasurer.laplace_dependence`).
 Query sets, whose declared sensitivities assume the book's unit, are refused under it.
+
+With ``rows_per_person`` = k > 1 (add/remove only) the table holds at most k rows of each person
+(:mod:`dprelease.privacy.contributions`) and a neighbour has one *person* more or fewer, up to k records: every
+add/remove sensitivity above is multiplied by k (a path of k one-record steps, triangle inequality), and so is the
+record count's (k).
 """
 
 from __future__ import annotations
@@ -70,7 +75,8 @@ class PrivateMeasurer:
     """Laplace measurements and exponential-mechanism selections on one private dataset."""
 
     def __init__(self, dataset: Dataset, *, accountant: PrivacyAccountant | ZCDPAccountant, rng: RandomSource,
-                 reservation: Reservation | None = None, n_estimate: int | None = None) -> None:
+                 reservation: Reservation | None = None, n_estimate: int | None = None,
+                 rows_per_person: int = 1) -> None:
         self._dataset = dataset
         self._accountant = accountant
         self._reservation = reservation
@@ -83,14 +89,25 @@ class PrivateMeasurer:
             raise ValueError(f"n_estimate must be an integer >= 1 (a released noisy count), got {n_estimate!r}")
         #: add/remove (n private, ``n_estimate`` public) or the book's replace one (n public)
         self.add_remove = n_estimate is not None
+        if isinstance(rows_per_person, bool) or not isinstance(rows_per_person, int) or rows_per_person < 1:
+            raise ValueError(f"rows_per_person must be an integer >= 1, got {rows_per_person!r}")
+        if rows_per_person > 1 and not self.add_remove:
+            raise ValueError("rows_per_person > 1 is a person-level run: it needs the add/remove unit (n_estimate)")
+        #: k, the public bound on a person's rows: a neighbour moves up to k records, every sensitivity k times
+        self.rows_per_person = rows_per_person
         self.n = dataset.n if n_estimate is None else n_estimate  # the public normalizer: n, or the noisy count
         self.domain = dataset.domain
 
     # ------------------------------------------------------------- sensitivities
     @property
     def query_sensitivity(self) -> Fraction:
-        """Sensitivity of a normalized linear query: 1/n."""
+        """Sensitivity of a normalized linear query: 1/n (the book's unit; query sets are refused under add/remove)."""
         return Fraction(1, self.n)
+
+    @property
+    def record_sensitivity(self) -> Fraction:
+        """How far one neighbour moves a count of records: 1, or k (a person's rows) in a person-level run."""
+        return Fraction(self.rows_per_person)
 
     @property
     def changed_cells(self) -> int:
@@ -99,13 +116,14 @@ class PrivateMeasurer:
 
     @property
     def marginal_sensitivity(self) -> Fraction:
-        """L1 sensitivity of a normalized marginal: 2/n (replace one), 1/n_estimate (add/remove)."""
-        return Fraction(self.changed_cells, self.n)
+        """L1 sensitivity of a normalized marginal: 2/n (replace one), k/n_estimate (add/remove; k = 1 per record)."""
+        return Fraction(self.changed_cells, self.n) * self.record_sensitivity
 
     @property
     def marginal_l2_sensitivity_squared(self) -> Fraction:
-        """Squared L2 sensitivity of a normalized marginal: (1/n)^2 + (1/n)^2 = 2/n^2, or 1/n_estimate^2."""
-        return Fraction(self.changed_cells, self.n**2)
+        """Squared L2 sensitivity of a normalized marginal: (1/n)^2 + (1/n)^2 = 2/n^2, or (k/n_estimate)^2 (a person's
+        k rows may all fall in one cell)."""
+        return Fraction(self.changed_cells, self.n**2) * self.record_sensitivity**2
 
     def _book_unit(self, what: str) -> None:
         if self.add_remove:
@@ -131,15 +149,17 @@ class PrivateMeasurer:
         return self._marginals[attributes]
 
     def laplace_record_count(self, *, epsilon: Fraction | float, label: str) -> int:
-        """The number of records plus Laplace(1 / epsilon), rounded to an integer >= 1: (epsilon, 0)-DP (Thm 3.6).
+        """The number of records plus Laplace(k / epsilon), rounded to an integer >= 1: (epsilon, 0)-DP (Thm 3.6).
 
-        A neighbour under add/remove has one record more or fewer, so the count's sensitivity is 1 (under the
+        A neighbour under add/remove has one record more or fewer (k in a person-level run, k = 1 otherwise), so the
+        count's sensitivity is k (under the
         book's unit n is public and this is post-processing of nothing private). Float-safe, as every measurement
         here; the rounding is post-processing. This is the public n_estimate of an add/remove run.
         """
         true = float(self._dataset.n)  # READ: the table knows its rows already; no engine query
         self._pay(epsilon, label)
-        noisy = snapped_laplace(np.array(true), sensitivity=Fraction(1), epsilon=exact(epsilon), rng=self._rng)
+        noisy = snapped_laplace(np.array(true), sensitivity=self.record_sensitivity, epsilon=exact(epsilon),
+                                rng=self._rng)
         return max(1, int(np.rint(float(noisy))))
 
     def _true_answer(self, query: LinearQuery) -> float:
@@ -182,9 +202,9 @@ class PrivateMeasurer:
 
     @property
     def dependence_sensitivity(self) -> Fraction:
-        """Sensitivity of a pair's L1 distance from the product of its 1-way marginals: 6/n, or 6/n_estimate
-        (:meth:`laplace_dependence`)."""
-        return Fraction(6, self.n)
+        """Sensitivity of a pair's L1 distance from the product of its 1-way marginals: 6/n, or 6k/n_estimate
+        (:meth:`laplace_dependence`; k = 1 per record)."""
+        return Fraction(6, self.n) * self.record_sensitivity
 
     def _dependence_over_level(self, pair: tuple[str, str], level: float) -> Fraction:
         """||P_ab - P_a x P_b||_1 - ``level``, exactly: sum |N c_ab - c_a c_b| / N^2 over the integer counts, N = n
@@ -249,12 +269,18 @@ class PrivateMeasurer:
         true = self._true_compressed(tuple(attributes), grouping)  # READ (a failed read charges nothing)
         self._accountant.charge(rho=rho, label=label, rule=f"Gaussian mechanism at rho={float(exact(rho)):.6g} "
                                                           "(BS Prop. 1.6), zCDP composition (BS Lemma 2.3)")
-        return snapped_gaussian(true, sensitivity=Fraction(1, self.n), changed=self.changed_cells, rho=rho,
+        return snapped_gaussian(true, sensitivity=self._cell_sensitivity, changed=self.changed_cells, rho=rho,
                                 rng=self._rng)
+
+    @property
+    def _cell_sensitivity(self) -> Fraction:
+        """How far one neighbour moves one cell of a normalized marginal: 1/n, or k/n_estimate (a person's k rows may
+        all fall in one cell)."""
+        return Fraction(1, self.n) * self.record_sensitivity
 
     def gaussian_marginal_std(self, *, rho: Fraction | float) -> float:
         """Upper bound on the noise's standard deviation in :meth:`gaussian_marginal` (public)."""
-        step, sigma_z = snapped_gaussian_scale(sensitivity=Fraction(1, self.n), changed=self.changed_cells, rho=rho)
+        step, sigma_z = snapped_gaussian_scale(sensitivity=self._cell_sensitivity, changed=self.changed_cells, rho=rho)
         return float(step) * sigma_z
 
     def laplace_query(self, query: LinearQuery, *, epsilon: Fraction | float, label: str) -> float:

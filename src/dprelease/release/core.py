@@ -46,6 +46,21 @@ ADD_REMOVE_UNIT = (
 def ran_add_remove(parameters: dict[str, object]) -> bool:
     """Whether a release's run was under add/remove (its parameters say so; public)."""
     return parameters.get("privacy_unit") == "add-remove"
+
+
+def privacy_unit_text(parameters: dict[str, object]) -> str:
+    """The release's privacy unit in words, from its (public) parameters: the book's, add/remove one record, or add/
+    remove one person (a privacy id, at most k rows each: :mod:`dprelease.privacy.contributions`)."""
+    if not ran_add_remove(parameters):
+        return PRIVACY_UNIT
+    if parameters.get("privacy_id") is None:
+        return ADD_REMOVE_UNIT
+    k = parameters.get("rows_per_person", 1)
+    return (f"neighbouring tables differ by one person's rows added or removed, a person being a value of the column "
+            f"{parameters['privacy_id']!r}; each person kept at most {k} row{'s' if k != 1 else ''}, drawn at random "
+            f"(more were dropped), so a neighbour moves up to {k} record{'s' if k != 1 else ''}: every sensitivity "
+            f"is {k} times a record's under add/remove, and n is private (the run released a noisy count n_estimate "
+            "first)")
 #: The JSON keys a release writes itself; any other key of a loaded document goes back into ``extra``.
 _OWN_KEYS = ("format", "dprelease_version", "mechanism", "guarantee", "privacy_unit", "fit_for_release",
              "randomness", "domain", "schema", "parameters", "privacy_ledger", "transcript", "synthetic_rows",
@@ -146,7 +161,7 @@ class Release:
             "dprelease_version": __version__,
             "mechanism": self.mechanism,
             "guarantee": self.guarantee,
-            "privacy_unit": ADD_REMOVE_UNIT if ran_add_remove(self.parameters) else PRIVACY_UNIT,
+            "privacy_unit": privacy_unit_text(self.parameters),
             "fit_for_release": not self.seeded,
             "randomness": "seeded generator (reproducible; NOT fit for a real release)" if self.seeded
             else "operating-system CSPRNG",

@@ -70,12 +70,21 @@ def rows_line(release: Release) -> str:
     return f"{len(release.rows):,} ({release.rows_method})"
 
 
+def unit_line(parameters: dict[str, object]) -> str:
+    """The privacy unit in a few words (public: the run's parameters)."""
+    if not ran_add_remove(parameters):
+        return "one record; neighbouring tables have the same public number of rows"
+    if parameters.get("privacy_id") is not None:
+        k = parameters.get("rows_per_person", 1)
+        return (f"one person (column {parameters['privacy_id']!r}) added or removed, at most {k} row"
+                f"{'s' if k != 1 else ''} each; the number of rows is private (a noisy count was released)")
+    return "one record added or removed; the number of rows is private (a noisy count was released)"
+
+
 def guarantee_section(release: Release) -> Section:
     spent = release.privacy_ledger.get("spent", {})
     rows = [("mechanism", release.mechanism), ("guarantee", release.guarantee),
-            ("privacy unit", "one record added or removed; the number of rows is private (a noisy count was "
-                             "released)" if ran_add_remove(release.parameters)
-             else "one record; neighbouring tables have the same public number of rows"),
+            ("privacy unit", unit_line(release.parameters)),
             ("randomness", "SEEDED: reproducible, NOT fit for a real release" if release.seeded
              else "operating-system CSPRNG"),
             ("synthetic rows", rows_line(release)),

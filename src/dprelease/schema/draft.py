@@ -46,6 +46,8 @@ from dprelease.engines.files import resolve_files, several_files
 from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.privacy.accountant import Charge, PrivacyAccountant
 from dprelease.privacy.column_reader import PrivateColumnReader
+from dprelease.privacy.contributions import (bounded_rows, check_privacy_id, check_rows_per_person, person_ledger,
+                                              record_budget)
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
 from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn,
@@ -63,7 +65,7 @@ from dprelease.schema.parse import (BOOLEAN_CLASSES, BOOLEAN_SPELLINGS, CLASSES,
                                     parse_formatted_times, parse_times, texts, time_of_day, time_variants,
                                     typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
-from dprelease.schema.tables import Table, check_header_names, concat_tables
+from dprelease.schema.tables import Table, check_header_names, concat_tables, person_index, take_rows
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
 
 DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime")
@@ -92,12 +94,19 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                  formats: Mapping[str, str] | None = None, bins: int = 10,
                  max_categories: int = 100, null_tokens: Sequence[str] = ("",), seed: int | None = None,
                  delimiter: str | None = None, header: bool | str = "auto", skip_rows: int = 0,
-                 show_values: bool = False) -> Schema:
+                 show_values: bool = False, privacy_id: str | None = None,
+                 rows_per_person: int | None = None) -> Schema:
     """A draft schema of ``data`` (CSV, Parquet, DataFrame): private with ``epsilon``, or ``non_private``.
 
     Public checks run first: a mistake raises before the data is read or anything is spent. ``formats`` names the
     date columns written another way than ISO, each with its strptime ``format`` (docs/schema.md): such a column is
     a date (or the datetime ``types`` says), its values read by the format, and the format is kept in the draft.
+
+    ``privacy_id`` and ``rows_per_person`` (k) draft per person, for a person-level release
+    (:func:`dprelease.api.synthesize_table` with the same privacy id): the id column is left out of the schema, each
+    person keeps at most k rows, drawn at random, and the draft runs at (epsilon / k, delta') so that by group privacy
+    (:mod:`dprelease.privacy.contributions`) every charge, converted, and their sum stay within (epsilon, delta) for
+    one person added or removed; the ledger records both.
     """
     if non_private == (epsilon is not None):
         raise InputError("drafting a schema needs exactly one mode: epsilon=... (differentially private) or "
@@ -122,15 +131,34 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
             raise InputError(f"column {name!r} has a date format but the type {types[name]!r}: a format is for date "
                              "and datetime columns")
     probe = Schema((CategoricalColumn(name="_", values=(), other=True),), tuple(null_tokens))
-    rng = make_rng(seed) if epsilon is not None else None
     if columns is not None and (isinstance(columns, str) or len(set(columns)) != len(columns)):
         raise InputError(f"columns must be a list of distinct names, got {columns!r}")
+    if (privacy_id is None) != (rows_per_person is None):
+        raise InputError("privacy_id (--privacy-id) and rows_per_person (--rows-per-person) draft per person "
+                         "together: give both or neither")
+    if privacy_id is not None:
+        check_privacy_id(privacy_id, tuple(columns or ()) + tuple(types))
+        check_rows_per_person(rows_per_person)
+        if epsilon is None:
+            raise InputError("privacy_id drafts per person with differential privacy: give epsilon (--epsilon); "
+                             "a non-private draft leaves a column out with columns (--columns)")
+    rng = make_rng(seed) if epsilon is not None else None
     if epsilon is not None:
         warn_if_weak(epsilon)
-    table = read_source(data, None if columns is None else list(columns), delimiter=delimiter, header=header,
-                        skip_rows=skip_rows, show_values=show_values)
+    wanted = None if columns is None else list(columns) + ([] if privacy_id is None else [privacy_id])
+    table = read_source(data, wanted, delimiter=delimiter, header=header, skip_rows=skip_rows,
+                        show_values=show_values)
     if table.missing:
         raise InputError(f"{table.source} lacks column(s) {list(table.missing)}")
+    person = None
+    if privacy_id is not None:  # BOUND each person's rows (the privacy kernel), then draft per record at the share
+        if privacy_id not in table.columns:
+            raise InputError(f"{table.source} has no privacy_id column {privacy_id!r}")
+        persons = person_index(table.columns[privacy_id])
+        kept = bounded_rows(persons, rows_per_person=rows_per_person, rng=rng)
+        table = take_rows(replace(table, columns={k: v for k, v in table.columns.items() if k != privacy_id}), kept)
+        person = {"privacy_id": privacy_id, "rows_per_person": rows_per_person, "epsilon": epsilon, "delta": delta}
+        epsilon, delta = record_budget(epsilon=epsilon, delta=delta, rows_per_person=rows_per_person)
     if columns is None and header is not True:  # header=True: the caller declares the first row names
         # The table's own column names are published in the schema: refuse names that look like a record (a
         # CSV without a header row), before anything is read or spent. The CSV reader checked its header already.
@@ -249,7 +277,11 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     else:
         note = (f"differentially private draft (epsilon={epsilon:g}, delta={delta:g}): review every column and "
                 "replace what public knowledge gives better; this spend counts toward any release that uses it.")
-        draft = Draft("dp", " ".join([note, *notes]), accountant.to_json())
+        ledger = accountant.to_json()
+        if person is not None:
+            note = person_note(person, epsilon, delta)
+            ledger = person_ledger(ledger, accountant.ledger, person)
+        draft = Draft("dp", " ".join([note, *notes]), ledger)
     for line in notes:
         warn_user(line, UserWarning)
     return Schema(drafted, probe.null_tokens, True, draft)
@@ -310,6 +342,17 @@ def _spurious_blanks_note(names: list[str], profile_share: Fraction) -> str:
     return (f"column(s) {names} got a null bucket: a column that is never blank gets one in about {chance:.0%} of "
             "drafts (the profile's noise alone passes the scale), and its synthetic values then hold a few blanks; "
             'remove "null" from any of these columns that cannot be blank')
+
+
+def person_note(person: Mapping[str, Any], epsilon: float, delta: float) -> str:
+    """The draft's first note when drafted per person (public: the budget, the bound, the id column's name)."""
+    return (f"differentially private draft per person (epsilon={person['epsilon']:g}, delta={person['delta']:g} for "
+            f"one person added or removed, a person being a value of {person['privacy_id']!r}): each person kept at "
+            f"most {person['rows_per_person']} rows, drawn at random, and the draft ran per record at "
+            f"epsilon={epsilon:.6g}, delta={delta:.3g}, which group privacy over {person['rows_per_person']} records "
+            "turns into the person-level charges of its ledger (the notes below speak of that per-record run); review "
+            "every column and replace what public knowledge gives better; this spend counts toward any release "
+            "that uses it, which must run with the same privacy id.")
 
 
 def read_source(data: object, names: Sequence[str] | None, **options) -> Table:

@@ -89,6 +89,12 @@ class Draft:
         return out
 
     @property
+    def privacy_id(self) -> str | None:
+        """The privacy-id column of a draft made per person (its ledger's ``person``), None for one made per row."""
+        person = (self.ledger or {}).get("person")
+        return person.get("privacy_id") if isinstance(person, Mapping) else None
+
+    @property
     def spent(self) -> Spent:
         """Total (epsilon, delta) of the draft, exact (basic composition, Thm 3.16)."""
         charges = self.charges()

@@ -16,7 +16,7 @@ import re
 import tempfile
 import zlib
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain, islice
 from pathlib import Path
 
@@ -60,6 +60,35 @@ def factorize(values: np.ndarray) -> FactorColumn:
         return FactorColumn.from_values(values)
     index, uniques = pd.factorize(values, use_na_sentinel=True)
     return FactorColumn(np.asarray(uniques, dtype=object), np.asarray(index, dtype=np.int64))
+
+
+def person_index(column: FactorColumn | TypedColumn) -> np.ndarray:
+    """Each row's person by its privacy id, as an integer (private): equal ids give equal integers; every blank id
+    (a NULL) is one person, -1 (:mod:`dprelease.privacy.contributions`)."""
+    if isinstance(column, FactorColumn):
+        return np.asarray(column.index, dtype=np.int64)
+    values, missing = np.asarray(column.values), np.asarray(column.missing, dtype=bool)
+    index = np.full(len(values), -1, dtype=np.int64)
+    if (~missing).any():
+        index[~missing] = np.unique(values[~missing], return_inverse=True)[1].reshape(-1)
+    return index
+
+
+def take_rows(table: Table, rows: np.ndarray) -> Table:
+    """``table`` with only ``rows`` (positions, in order): a factor column keeps only the values those rows hold, so
+    nothing downstream sees a value of a dropped row."""
+    columns: dict[str, FactorColumn | TypedColumn] = {}
+    for name, column in table.columns.items():
+        if isinstance(column, FactorColumn):
+            index = column.index[rows]
+            used, compact = np.unique(index[index >= 0], return_inverse=True)
+            remapped = np.full(len(index), -1, dtype=np.int64)
+            remapped[index >= 0] = compact.reshape(-1)
+            columns[name] = FactorColumn(column.uniques[used], remapped)
+        else:
+            columns[name] = replace(column, values=column.values[rows], missing=column.missing[rows],
+                                    wall=None if column.wall is None else column.wall[rows])
+    return Table(columns, len(rows), table.source, table.missing, table.present)
 
 
 # ------------------------------------------------------------------ header cells
