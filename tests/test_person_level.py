@@ -228,6 +228,10 @@ def test_the_cli_runs_a_person_level_release_and_refuses_bad_input_writing_nothi
     document = json.loads(release.read_text())
     assert "'patient'" in document["privacy_unit"] and document["parameters"]["rows_per_person"] == 3
     assert out.read_text().splitlines()[0] == "ward,urgent"
+    capsys.readouterr()
+    assert main(["evaluate", str(data), str(out), "--schema", str(schema), "--workload", "1-2way", "--release",
+                 str(release), "--quiet"]) == 0
+    assert "note: the release protects a person (privacy id 'patient', at most 3 rows each)" in capsys.readouterr().out
     bad = {"needs rows_per_person": ["--privacy-id", "patient"],
            "give privacy_id": ["--rows-per-person", "3"],
            "has no privacy_id column 'nobody'": ["--privacy-id", "nobody", "--rows-per-person", "3"],

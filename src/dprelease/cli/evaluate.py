@@ -82,6 +82,20 @@ def baseline_epsilon(args: argparse.Namespace) -> float:
     return epsilon
 
 
+def person_note(args: argparse.Namespace) -> str | None:
+    """Where --release is a person-level run, a note that the baselines are per record (public: its parameters)."""
+    if args.release is None:
+        return None
+    parameters = read_document(args.release).get("parameters") or {}
+    if parameters.get("privacy_id") is None:
+        return None
+    k = parameters.get("rows_per_person", 1)
+    return (f"the release protects a person (privacy id {parameters['privacy_id']!r}, at most {k} rows each): its "
+            f"noise is {k} times a record's and it describes the table with each person's rows bounded, so the real "
+            "table differs from what it measured; the baselines above read every row at a record's noise, a weaker "
+            "promise than the release's")
+
+
 def read_once(path: Path, schema: Schema | None) -> Path | Table:
     """One file's raw columns, as ``synth`` reads them under ``schema``, for both the workload's codes and the values'
     report (a 1,000,000-row table was read twice: half of evaluate's reading time); the path itself without a schema,
@@ -99,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     domain = selected_domain(args) if schema is None else schema.domain
     workload = Workload.from_spec(args.workload, domain)
     epsilon = baseline_epsilon(args)
+    unit_note = person_note(args)
     seed = check_positive_int(args.seed, "--seed", minimum=0)
     progress = terminal_progress(args, "evaluate")
     progress.phase(f"reading {args.data.name}")
@@ -129,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
     summary["baselines"] = {name: summarize(errors, name) for name in baselines.tables}
     summary["baselines_note"] = baselines.describe()
     summary["baseline_epsilon"], summary["baseline_seed"] = epsilon, seed
+    if unit_note is not None:
+        summary["unit_note"] = unit_note
     if args.per_marginal:
         summary["per_marginal"] = [e.to_json() for e in errors]
         summary["per_marginal_note"] = PER_MARGINAL_NOTE
@@ -141,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"baselines ({baselines.describe()}):")
     for name, result in summary["baselines"].items():
         print(f"  {name:<36} average L1 {result['avg_l1']:.4f}  max error {result['max_error']:.4f}")
+    if unit_note is not None:
+        print(f"note: {unit_note}")
     if values is not None:
         print()
         print("\n".join(render_values(values)))
