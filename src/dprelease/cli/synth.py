@@ -14,7 +14,7 @@ import textwrap
 from dataclasses import replace
 from pathlib import Path
 
-from dprelease.api import SynthesisRequest, load_schema, synthesize, synthesize_table
+from dprelease.api import SynthesisRequest, load_schema, person_level_options, synthesize, synthesize_table
 from dprelease.cli.common import (add_data_arguments, check_output, integer, load, number, save_release_files,
                                   selected_domain, terminal_progress)
 from dprelease.cli.engines import add_engine_arguments, engine_options, start_engine
@@ -90,7 +90,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     raw.add_argument("--privacy-id", metavar="COLUMN",
                      help="a column outside the schema naming each row's person (customer number, patient id): the "
                           "guarantee is per person, not per row; needs --rows-per-person K (each person keeps at most "
-                          "K rows, drawn at random) and runs mwem under add/remove on the memory engine")
+                          "K rows, drawn at random) and runs mwem under add/remove (read by the memory engine or DuckDB, counted in memory)")
     parser.add_argument("--show-values", action="store_true",
                         help="let error messages quote the table's values and count rows (they may reach logs)")
     parser.add_argument("--quiet", action="store_true", help="no progress line (drawn on a terminal only) and no closing note on stderr")
@@ -114,8 +114,6 @@ def run(args: argparse.Namespace) -> int:
         need("pandas", "pandas", "--out as Parquet")
         need("duckdb", "parquet", "--out as Parquet")
     progress = terminal_progress(args, args.mechanism)
-    if args.privacy_id is not None and args.engine == "auto":  # contributions are bounded in memory (for now)
-        args.engine = "memory"
     engine = engine_options(args, args.data)
     if args.schema is None:
         given = [f"--{name.replace('_', '-')}" for name in (*SCHEMA_ONLY, "rows_per_person")
@@ -148,6 +146,9 @@ def run(args: argparse.Namespace) -> int:
         what = "synthetic rows"
     else:
         schema = load_schema(args.schema, args.columns)
+        if args.privacy_id is not None or args.rows_per_person is not None:  # before a Spark session starts
+            person_level_options(args.privacy_id, {"rows_per_person": args.rows_per_person,
+                                                   "privacy_unit": args.privacy_unit}, engine["engine"])
         workload = Workload.from_spec(args.workload, schema.domain)  # public checks before a Spark session starts
         request.mechanism_entry().check(schema.domain, workload, budget=Budget(epsilon=args.epsilon, delta=request.delta))
         engine = start_engine(engine, args)

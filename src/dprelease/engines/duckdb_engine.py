@@ -39,12 +39,14 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from dprelease.data import Dataset
 from dprelease.domain import Domain
 from dprelease.engines.base import domain_or_schema
 from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, DistinctRows, code_dtype, parse_memory_limit
 from dprelease.engines.csv_layout import CsvLayout, check_read_options, check_rows, coded_layout, csv_layout
-from dprelease.engines.duckdb_raw import csv_source, define_encoded
+from dprelease.engines.duckdb_raw import csv_source, define_encoded, persons_and_codes
 from dprelease.engines.files import detect_format, resolve_files
+from dprelease.engines.persons import PersonRows
 from dprelease.engines.sql_text import DUCKDB
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
 from dprelease.errors import EngineError, InputError
@@ -99,7 +101,7 @@ class DuckDBTable(CountingTable):
              memory_limit: int | str = DEFAULT_MEMORY_LIMIT, threads: int | None = None,
              temp_directory: str | None = None, max_distinct_rows: int | None = None,
              batch_size: int = DEFAULT_BATCH, delimiter: str | None = None, header: bool | str = "auto",
-             skip_rows: int = 0, show_values: bool = False) -> DuckDBTable:
+             skip_rows: int = 0, show_values: bool = False, privacy_id: str | None = None) -> DuckDBTable | PersonRows:
         """Open ``source`` (a path, a glob, a folder of part files, or a list of them) over ``domain``, or
         through ``schema`` (a raw table, encoded in SQL as the in-memory encoder encodes it).
 
@@ -117,6 +119,9 @@ class DuckDBTable(CountingTable):
             max_distinct_rows: the cap on distinct rows held in numpy (default: from ``memory_limit``;
                 0 always counts per marginal set).
             batch_size: marginals counted per query by :meth:`prefetch`.
+            privacy_id: with ``schema``, a column outside it naming each row's person: the table is encoded here and
+                returned with its persons as :class:`~dprelease.engines.persons.PersonRows`, in memory (the kernel
+                bounds each person's rows before anything is counted), and the connection is closed.
 
         Raises:
             InputError: a missing file, a glob matching nothing, an unreadable or corrupt file, a missing
@@ -148,9 +153,18 @@ class DuckDBTable(CountingTable):
         connection.execute("SET enable_progress_bar = false")
         try:
             if schema is None:
+                if privacy_id is not None:
+                    raise InputError("privacy_id names a column of a raw table: give schema=, not domain=")
                 n = _define_coded_view(connection, duckdb, files, kind, domain, label)
             else:
-                n = _define_encoded_view(connection, duckdb, files, kind, schema, label, layout, show_values)
+                n = _define_encoded_view(connection, duckdb, files, kind, schema, label, layout, show_values,
+                                         privacy_id)
+            if privacy_id is not None:  # the rows with their persons, for the kernel to bound (in memory)
+                persons, codes = persons_and_codes(connection, len(schema.domain))
+                connection.close()
+                if not temp_directory:
+                    shutil.rmtree(spill, ignore_errors=True)
+                return PersonRows(Dataset(schema.domain, codes, None, n), persons, privacy_id)
         except BaseException:
             connection.close()
             if not temp_directory:
@@ -344,10 +358,12 @@ def _define_coded_view(con: object, duckdb: object, files: list[str], kind: str,
 
 
 def _define_encoded_view(con: object, duckdb: object, files: list[str], kind: str, schema: Schema, label: str,
-                         layout: CsvLayout | None, show_values: bool) -> int:
-    """A raw table through its schema (:mod:`dprelease.engines.duckdb_raw`): the view ``coded``, and n."""
+                         layout: CsvLayout | None, show_values: bool, privacy_id: str | None = None) -> int:
+    """A raw table through its schema (:mod:`dprelease.engines.duckdb_raw`): the view ``coded``, and n; with
+    ``privacy_id``, that column kept beside the codes."""
     paths = "[" + ", ".join(literal(f) for f in files) + "]"
-    source = f"read_parquet({paths})" if layout is None else csv_source(files, layout, schema.names)
+    keep = list(schema.names) if privacy_id is None else [*schema.names, privacy_id]
+    source = f"read_parquet({paths})" if layout is None else csv_source(files, layout, keep)
 
     def open_error(exc: BaseException) -> InputError:
         return _open_error(duckdb, exc, label, kind, files, layout=layout, strip=schema.strip)
@@ -357,10 +373,12 @@ def _define_encoded_view(con: object, duckdb: object, files: list[str], kind: st
     except duckdb.Error as exc:
         raise open_error(exc) from None
     types = {name: sql_type for name, sql_type, *_ in described}
+    if privacy_id is not None and privacy_id not in types:  # public: the header's names
+        raise InputError(f"{label} has no privacy_id column {privacy_id!r}")
     code_types = [_SQL_CODE_TYPE[code_dtype(size).itemsize] for size in schema.domain.sizes]
     return define_encoded(con, duckdb, source, types, schema, label, csv=layout is not None, show_values=show_values,
                           code_types=code_types, open_error=open_error,
-                          header=layout.names if layout is not None and layout.header else ())
+                          header=layout.names if layout is not None and layout.header else (), privacy_id=privacy_id)
 
 
 def _column_checks(column: str, sql_type: str, size: int) -> tuple[str, list[tuple[str, str]] | None]:

@@ -24,6 +24,8 @@ from dprelease.schema.parse import as_text
 from dprelease.schema.tables import open_text
 
 ENCODED = "dprelease_encoded"
+#: The privacy id's column in ``ENCODED`` (a person-level run's, :mod:`dprelease.privacy.contributions`).
+PERSON_KEY = "dprelease_person"
 
 
 def csv_source(files: Sequence[str], layout: CsvLayout, keep: Sequence[str]) -> str:
@@ -79,9 +81,10 @@ def render(encoding: Encoding, source: str) -> str:
 
 def define_encoded(con: object, duckdb: object, source: str, types: dict[str, str], schema: Schema, label: str,
                    *, csv: bool, show_values: bool, code_types: list[str], open_error,
-                   header: Sequence[str] = ()) -> int:
+                   header: Sequence[str] = (), privacy_id: str | None = None) -> int:
     """Encode, check and keep the table; return n. ``open_error(exc)`` turns a DuckDB error into an InputError.
-    ``header``: a CSV's header cells (its columns outside the schema are read under placeholder names)."""
+    ``header``: a CSV's header cells (its columns outside the schema are read under placeholder names).
+    ``privacy_id``: a column kept beside the codes as ``PERSON_KEY`` (:func:`person_key`), for :func:`persons_and_codes`."""
     missing = [name for name in schema.names if name not in types]
     present = [name for name in schema.names if name in types]
     used = schema.select(present) if present else None
@@ -92,6 +95,8 @@ def define_encoded(con: object, duckdb: object, source: str, types: dict[str, st
             n, flags = con.execute(f"SELECT count(*) FROM {source}").fetchone()[0], []
         else:
             codes = ", ".join(f"CAST({code} AS INTEGER) AS c{i}" for i, code in enumerate(encoding.codes))
+            if privacy_id is not None:
+                codes += f", {person_key(privacy_id, types[privacy_id], schema, csv=csv)} AS {PERSON_KEY}"
             select = f"SELECT {codes} FROM ({render(encoding, source)})"
             table = select
             if not missing:  # encode once into a table of codes; a missing column needs only the checks
@@ -134,3 +139,28 @@ def _examples(con: object, schema: Schema, types: dict[str, str], source: str, c
                        f"SELECT DISTINCT x FROM t WHERE c = {-kind} AND x IS NOT NULL ORDER BY x LIMIT 3").fetchall()
     texts = [as_text(x) for (x,) in rows]
     return ["NULL" if text is None else text for text in texts]
+
+
+def person_key(privacy_id: str, sql_type: str, schema: Schema, *, csv: bool) -> str:
+    """The privacy id as the in-memory reader compares it (:func:`~dprelease.schema.tables.person_index`): text as
+    read ('' for an empty CSV cell), stripped where the schema strips; a typed id by value."""
+    column = DUCKDB.quote(privacy_id)
+    if sql_type.upper().split("(")[0] not in ("VARCHAR", "TEXT", "STRING"):
+        return column
+    text = f"coalesce({column}, '')" if csv else column
+    return DUCKDB.strip(text) if schema.strip else text
+
+
+def persons_and_codes(con: object, width: int) -> tuple[object, object]:
+    """(each row's person as its id's rank among the distinct ids, -1 for a NULL id; the codes, (n, width) int64),
+    read from ``ENCODED`` in one pass: the rows with their persons, for the kernel's bounding."""
+    import numpy as np
+
+    names = ", ".join(f"c{i}" for i in range(width))
+    arrays = con.execute(f"SELECT (CASE WHEN {PERSON_KEY} IS NULL THEN -1 ELSE dense_rank() OVER (ORDER BY "
+                         f"{PERSON_KEY}) - 1 END) AS p{', ' if width else ''}{names} FROM {ENCODED}").fetchnumpy()
+    persons = np.asarray(arrays.pop("p"), dtype=np.int64)
+    codes = np.empty((len(persons), width), dtype=np.int64)
+    for i in range(width):
+        codes[:, i] = arrays.pop(f"c{i}")
+    return persons, codes

@@ -80,7 +80,8 @@ def _from_schema(source: object, schema: Schema, columns: Sequence[str] | None, 
         raise InputError(f"{table.source} has no privacy_id column {privacy_id!r}")
     codes = encode_table(table, schema, show_values=show)
     dataset = Dataset(schema.domain, codes, None, len(codes))
-    return dataset if privacy_id is None else PersonRows(dataset, person_index(table.columns[privacy_id]), privacy_id)
+    return dataset if privacy_id is None else PersonRows(dataset, person_index(table.columns[privacy_id], strip=schema.strip),
+                                                                privacy_id)
 
 
 def _from_parquet(files: list[str], domain: Domain, label: str) -> Dataset:

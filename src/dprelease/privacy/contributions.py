@@ -92,9 +92,16 @@ def check_privacy_id(privacy_id: object, columns: tuple[str, ...]) -> str:
 
 def bound(rows: PersonRows, *, rows_per_person: int, rng: RandomSource) -> Dataset:
     """BOUND: the table of ``rows`` with at most ``rows_per_person`` rows of each person, drawn at random
-    (:func:`bounded_rows`): the only way from rows with their persons to a table a mechanism may read."""
-    kept = bounded_rows(rows.persons, rows_per_person=check_rows_per_person(rows_per_person), rng=rng)
-    return Dataset(rows.table.domain, rows.table.records[kept], None, len(kept))
+    (:func:`bounded_rows`): the only way from rows with their persons to a table a mechanism may read.
+
+    The rows are first put in a canonical order (by person, then by their codes), so that which rows are kept
+    depends on the table's content and the random draws only, not on the order an engine read the rows in: every
+    engine keeps the same rows for the same seed.
+    """
+    records = np.asarray(rows.table.records)
+    order = np.lexsort((*records.T[::-1], rows.persons))  # the last key sorts first: persons, then each column
+    kept = bounded_rows(rows.persons[order], rows_per_person=check_rows_per_person(rows_per_person), rng=rng)
+    return Dataset(rows.table.domain, records[order[kept]], None, len(kept))
 
 
 # ------------------------------------------------------------------------------------- group privacy (the draft's)

@@ -62,11 +62,20 @@ def factorize(values: np.ndarray) -> FactorColumn:
     return FactorColumn(np.asarray(uniques, dtype=object), np.asarray(index, dtype=np.int64))
 
 
-def person_index(column: FactorColumn | TypedColumn) -> np.ndarray:
-    """Each row's person by its privacy id, as an integer (private): equal ids give equal integers; every blank id
-    (a NULL) is one person, -1 (:mod:`dprelease.privacy.contributions`)."""
+def person_index(column: FactorColumn | TypedColumn, *, strip: bool = True) -> np.ndarray:
+    """Each row's person by its privacy id, as its id's rank among the distinct ids (private): equal ids give equal
+    ranks, every blank id (a NULL) is one person, -1 (:mod:`dprelease.privacy.contributions`).
+
+    Text ids are compared as every engine reads them (stripped where the schema strips, code-point order, '' for an
+    empty CSV cell), typed ids by value: DuckDB's ``dense_rank`` over the same ids gives the same ranks."""
     if isinstance(column, FactorColumn):
-        return np.asarray(column.index, dtype=np.int64)
+        texts = np.array([text.strip() if strip and isinstance(text, str) else text for text in column.uniques],
+                         dtype=object)
+        if len(texts) == 0:
+            return np.asarray(column.index, dtype=np.int64)
+        distinct, rank_of_unique = np.unique(texts.astype(str), return_inverse=True)
+        index = np.asarray(column.index, dtype=np.int64)
+        return np.where(index >= 0, rank_of_unique.reshape(-1)[np.maximum(index, 0)], -1)
     values, missing = np.asarray(column.values), np.asarray(column.missing, dtype=bool)
     index = np.full(len(values), -1, dtype=np.int64)
     if (~missing).any():
