@@ -393,3 +393,19 @@ def test_duckdb_reads_a_parquet_privacy_id_by_value_as_memory_does(tmp_path):
     connection.execute(f"COPY frame TO '{path}' (FORMAT PARQUET)")
     connection.close()
     assert same_release(engine_release(path, "memory"), engine_release(path, "duckdb"))
+
+
+@pytest.mark.parametrize("n, spec, epsilon", [(2_000, "3way", 10.0), (2_000, "2way", 1.0), (20_000, "3way", 1.0)])
+def test_the_stage_charges_delta_exactly_when_the_person_level_run_measures_with_gaussian_noise(n, spec, epsilon):
+    # the stage's delta is decided on the plan the run executes (n_estimate / k), not on n_estimate's: on these
+    # shapes the two plans pick different noise (a stage charged delta = 0 around a Gaussian run under-reported it)
+    data = chain_table(stay=0.5, n=n)
+    workload = Workload.from_spec(spec, data.domain)
+    mechanism = MWEMMechanism(privacy_unit="add-remove", rows_per_person=8)
+    result = mechanism.runner(data.domain, Budget(epsilon=epsilon, delta=1e-9)).run(data, workload,
+                                                                                     rng=SeededRandom(2))
+    _, stage_charge = result.accountant.ledger
+    (stage,) = result.accountant.stages.values()
+    gaussian = result.counted.parameters["noise"] == "gaussian" or "gate" in result.counted.parameters
+    assert (stage_charge.delta == Fraction(1e-9)) == gaussian and (stage_charge.delta == 0) == (not gaussian)
+    assert result.parameters["delta"] == float(stage_charge.delta)

@@ -256,7 +256,7 @@ def test_a_release_of_a_raw_table_has_the_schemas_labels_and_its_draft_in_the_gu
 
 
 @pytest.mark.parametrize("case", ["both", "neither", "open-draft", "draft-too-dear", "caps-after-draft",
-                                  "encode-error"])
+                                  "encode-error", "person-draft"])
 def test_a_raw_table_that_cannot_be_served_stops_the_start_and_writes_nothing(tmp_path, capsys, case):
     data, schema = write_raw(tmp_path)
     entry = {"data": data, "schema": schema, "budget": {"epsilon": 1}, "analysts": {"alice": {}}}
@@ -266,6 +266,9 @@ def test_a_raw_table_that_cannot_be_served_stops_the_start_and_writes_nothing(tm
             Schema.to_json(draft_schema(tmp_path / data, non_private=True), tmp_path / schema)
         if case in ("draft-too-dear", "caps-after-draft"):
             Schema.to_json(draft_schema(tmp_path / data, epsilon=0.6, delta=1e-6, seed=1), tmp_path / schema)
+        if case == "person-draft":  # a draft per person (age standing in for an id) beside a service per record
+            Schema.to_json(draft_schema(tmp_path / data, epsilon=0.6, delta=1e-6, seed=1, columns=["job", "member"],
+                                        privacy_id="age", rows_per_person=2), tmp_path / schema)
     if case == "both":
         entry["domain"] = schema
     if case == "neither":
@@ -286,7 +289,8 @@ def test_a_raw_table_that_cannot_be_served_stops_the_start_and_writes_nothing(tm
     expected = {"both": "give exactly one of domain", "neither": "give exactly one of domain",
                 "open-draft": "drafted by reading the data openly", "draft-too-dear": "which leaves nothing",
                 "caps-after-draft": "the budget leaves after the schema's draft",
-                "encode-error": "column 'job': NULL values (declare null)"}[case]
+                "encode-error": "column 'job': NULL values (declare null)",
+                "person-draft": "drafted per person (privacy id 'age')"}[case]
     assert expected in err and "table 't'" in err, err
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # no lock, no ledger
 

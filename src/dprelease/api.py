@@ -485,10 +485,10 @@ def check_draft_unit(schema: Schema, privacy_id: str | None) -> None:
     if privacy_id is None:
         raise InputError(f"the schema was drafted per person (privacy id {draft.privacy_id!r}): run with the same "
                          "privacy id (--privacy-id, privacy_id=) so that the draft and the run protect the same unit")
-    raise InputError(f"the schema was drafted {'per row' if draft.privacy_id is None else 'per person of ' + repr(draft.privacy_id)}"
-                     f": its charge does not protect a person of {privacy_id!r}; draft it with --privacy-id "
-                     f"{privacy_id} --rows-per-person K (privacy_id=, rows_per_person=), or declare it from public "
-                     "knowledge")
+    drafted = "per row" if draft.privacy_id is None else f"per person of {draft.privacy_id!r}"
+    raise InputError(f"the schema was drafted {drafted}: its charge does not protect a person of {privacy_id!r}; "
+                     f"draft it with --privacy-id {privacy_id} --rows-per-person K (privacy_id=, rows_per_person=), "
+                     "or declare it from public knowledge")
 
 
 def synthesize_table(

@@ -84,7 +84,8 @@ def define_encoded(con: object, duckdb: object, source: str, types: dict[str, st
                    header: Sequence[str] = (), privacy_id: str | None = None) -> int:
     """Encode, check and keep the table; return n. ``open_error(exc)`` turns a DuckDB error into an InputError.
     ``header``: a CSV's header cells (its columns outside the schema are read under placeholder names).
-    ``privacy_id``: a column kept beside the codes as ``PERSON_KEY`` (:func:`person_key`), for :func:`persons_and_codes`."""
+    ``privacy_id``: a column kept beside the codes as ``PERSON_KEY`` (:func:`person_key`), for
+    :func:`persons_and_codes`."""
     missing = [name for name in schema.names if name not in types]
     present = [name for name in schema.names if name in types]
     used = schema.select(present) if present else None

@@ -68,8 +68,7 @@ def _from_schema(source: object, schema: Schema, columns: Sequence[str] | None, 
         files, label = resolve_files(source)
         if len(files) != 1:
             raise InputError(f"{label}: the memory engine reads one raw file; use engine='duckdb' (--engine duckdb) "
-                             "for several" + ("" if privacy_id is None else
-                                              " (a person-level run, privacy_id, reads one file for now)"))
+                             "for several")
         kind = detect_format(files, format)
         check_read_options(read_options["delimiter"], read_options["header"], read_options["skip_rows"])
         show = bool(read_options.pop("show_values"))
@@ -80,8 +79,9 @@ def _from_schema(source: object, schema: Schema, columns: Sequence[str] | None, 
         raise InputError(f"{table.source} has no privacy_id column {privacy_id!r}")
     codes = encode_table(table, schema, show_values=show)
     dataset = Dataset(schema.domain, codes, None, len(codes))
-    return dataset if privacy_id is None else PersonRows(dataset, person_index(table.columns[privacy_id], strip=schema.strip),
-                                                                privacy_id)
+    if privacy_id is None:
+        return dataset
+    return PersonRows(dataset, person_index(table.columns[privacy_id], strip=schema.strip), privacy_id)
 
 
 def _from_parquet(files: list[str], domain: Domain, label: str) -> Dataset:

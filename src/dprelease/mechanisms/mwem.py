@@ -608,7 +608,12 @@ class MWEM(MWEMPlan):
         composition or zCDP as that run's own guarantee states. delta_run is delta where the run may measure with
         Gaussian noise, else 0. The pair composes to (epsilon, delta_run)-DP (Thm 3.16, which holds for a second
         mechanism chosen from the first one's output). The rows' number (:func:`pooled_count`) and the rows are
-        post-processing."""
+        post-processing.
+
+        A person-level run (``rows_per_person`` = k, the table bounded to k rows a person): one person more or fewer
+        moves up to k records, and every sensitivity above is k times (the count's k, a marginal's k/n_estimate,
+        the gate's 6k/n_estimate; :mod:`dprelease.privacy.contributions`); the run plans with n_estimate / k, and
+        delta_run is decided on that plan, the one the run executes."""
         accountant = StagedAccountant(epsilon=self.epsilon, delta=self.delta)
         # the count's own measurer: add/remove with a placeholder n_estimate (it normalizes nothing here), so that a
         # person-level run's count has sensitivity k
@@ -618,7 +623,8 @@ class MWEM(MWEMPlan):
         count_epsilon = exact(self.epsilon) - exact(run_epsilon)  # exactly the rest: the two sum to epsilon
         n_estimate = measurer.laplace_record_count(epsilon=count_epsilon, label="the number of records (add/remove)")
         counted = replace(self, epsilon=run_epsilon, n_estimate=n_estimate)
-        stage_delta = self.delta if counted.spends_delta(workload, n=n_estimate) else 0.0
+        # decided on the plan the run executes (its public n: n_estimate, over k in a person-level run)
+        stage_delta = self.delta if counted.spends_delta(workload, n=counted.public_n(dataset)) else 0.0
         label = "the run after the count"
         accountant.charge_stage(epsilon=run_epsilon, delta=stage_delta, label=label,
                                 rule=f"MWEM at epsilon={run_epsilon:.6g}, delta={stage_delta:g} under add/remove, with "

@@ -81,7 +81,7 @@ def bounded_rows(persons: np.ndarray, *, rows_per_person: int, rng: RandomSource
 
 
 def check_privacy_id(privacy_id: object, columns: tuple[str, ...]) -> str:
-    """The privacy-id column's name, checked against the schema's columns (public): a name, and not a released column."""
+    """The privacy-id column's name, checked against the schema's columns (public): a name, not a released one."""
     if not isinstance(privacy_id, str) or not privacy_id:
         raise InputError(f"privacy_id must be a column name, got {privacy_id!r:.100}")
     if privacy_id in columns:

@@ -59,6 +59,10 @@ def load_table(config: TableConfig) -> ServedTable:
             raise InputError("its schema was drafted by reading the data openly (--non-private): nothing served from "
                              "it would be differentially private; replace it with public knowledge, or draft it with "
                              "--epsilon")
+        if schema.draft is not None and schema.draft.privacy_id is not None:
+            raise InputError(f"its schema was drafted per person (privacy id {schema.draft.privacy_id!r}), and the "
+                             "service releases per record: the two protect different units; draft it without "
+                             "--privacy-id, or declare it")
         warn_of_empty_columns(schema, where=f"table {config.name!r}: ")
         table = ServedTable(config.name, open_table(str(config.data), schema=schema, engine="memory"),
                             schema=schema, log=read_log())
