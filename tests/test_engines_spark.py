@@ -309,6 +309,37 @@ def test_a_failed_spark_query_is_not_logged_with_its_message(spark):
     assert stream.getvalue() == ""
 
 
+# ---------------------------------------------------------------------------------------- person-level runs
+def test_spark_reads_rows_with_their_persons_and_the_release_is_memorys(spark, tmp_path):
+    """A person-level run read by Spark (a CSV file, and a Spark DataFrame) keeps the same rows and releases the same
+    as the memory engine for a seed: the ids ranked alike, the rows bounded in the kernel's canonical order."""
+    import warnings
+
+    import numpy as np
+
+    from dprelease.api import synthesize_table
+    from tests.test_person_level import VISITS_SCHEMA, visits
+
+    frame = visits(persons=300)
+    path = tmp_path / "visits.csv"
+    frame.to_csv(path, index=False)
+
+    def release(source, engine):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return synthesize_table(source, VISITS_SCHEMA, "1-2way", epsilon=1.0, privacy_id="patient",
+                                    rows_per_person=2, seed=4, engine=engine)  # spark: the fixture's active session
+
+    reference = release(path, "memory")
+    from_file = release(path, "spark")
+    from_frame = release(spark.createDataFrame(list(frame.itertuples(index=False)), list(frame.columns)), "spark")
+    for other in (from_file, from_frame):
+        assert np.array_equal(other.rows, reference.rows) and other.parameters == reference.parameters
+    with pytest.raises(InputError, match="has no privacy_id column 'nobody'"):
+        synthesize_table(path, VISITS_SCHEMA, "1-2way", epsilon=1.0, privacy_id="nobody", rows_per_person=2,
+                         seed=4, engine="spark")
+
+
 def test_a_spark_session_dying_mid_count_spends_nothing_and_writes_nothing(spark, raw, monkeypatch, capsys):
     """Last in the module: ``dprelease synth --engine spark`` loses its JVM during the first count."""
     grouped = SparkTable._group_rows
@@ -343,3 +374,4 @@ def test_a_spark_session_dying_mid_count_spends_nothing_and_writes_nothing(spark
     assert list(out.iterdir()) == []  # nothing written
     assert accountants and all(a.ledger == [] for a in accountants)  # nothing spent
     assert draws == []  # no noise drawn
+

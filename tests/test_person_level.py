@@ -236,7 +236,6 @@ def test_the_cli_runs_a_person_level_release_and_refuses_bad_input_writing_nothi
            "give privacy_id": ["--rows-per-person", "3"],
            "has no privacy_id column 'nobody'": ["--privacy-id", "nobody", "--rows-per-person", "3"],
            "is a column of the schema": ["--privacy-id", "ward", "--rows-per-person", "3"],
-           "memory or DuckDB engine": ["--privacy-id", "patient", "--rows-per-person", "3", "--engine", "spark"],
            "mechanism='mwem' only": ["--privacy-id", "patient", "--rows-per-person", "3", "--mechanism", "independent"],
            "between 1 and": ["--privacy-id", "patient", "--rows-per-person", "0"]}
     for message, flags in bad.items():
@@ -289,8 +288,10 @@ def test_a_per_person_draft_charges_each_step_by_group_privacy_within_its_budget
     assert "patient" not in schema.names and schema.draft.privacy_id == "patient"
     ledger = schema.draft.ledger
     record = ledger["per_record"]["charges"]
-    assert len(record) == len(ledger["charges"]) > 0
-    for per_record, per_person in zip(record, ledger["charges"]):
+    histogram, *converted = ledger["charges"]  # the rows-per-person histogram is charged per person already
+    assert histogram["label"].startswith("rows per person")
+    assert len(record) == len(converted) > 0
+    for per_record, per_person in zip(record, converted):
         expected = person_charge(epsilon=Fraction(per_record["epsilon_exact"]),
                                  delta=Fraction(per_record["delta_exact"]), rows_per_person=3)
         assert (Fraction(per_person["epsilon_exact"]), Fraction(per_person["delta_exact"])) == expected
@@ -298,7 +299,7 @@ def test_a_per_person_draft_charges_each_step_by_group_privacy_within_its_budget
     assert spent == (sum(Fraction(c["epsilon_exact"]) for c in ledger["charges"]),
                      sum(Fraction(c["delta_exact"]) for c in ledger["charges"]))
     assert spent[0] <= 1 and spent[1] <= Fraction(1e-6)
-    assert Fraction(ledger["per_record"]["budget"]["epsilon"]) <= Fraction(1, 3)
+    assert Fraction(ledger["per_record"]["budget"]["epsilon"]) <= Fraction(9, 10) / 3
     # the release composes the draft's person-level charges with the run's
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -343,8 +344,8 @@ def test_the_synthesizer_takes_a_privacy_id_and_checks_it_before_any_fit():
         Synthesizer(epsilon=1.0, privacy_id="patient")
     with pytest.raises(InputError, match="give privacy_id"):
         Synthesizer(epsilon=1.0, rows_per_person=2)
-    with pytest.raises(InputError, match="memory or DuckDB engine"):
-        Synthesizer(epsilon=1.0, privacy_id="patient", rows_per_person=2, engine="spark")
+    with pytest.raises(InputError, match="privacy_unit='replace'"):
+        Synthesizer(epsilon=1.0, privacy_id="patient", rows_per_person=2, privacy_unit="replace")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fitted = Synthesizer(epsilon=1.0, workload="1-2way", privacy_id="patient", rows_per_person=2,
@@ -409,3 +410,36 @@ def test_the_stage_charges_delta_exactly_when_the_person_level_run_measures_with
     gaussian = result.counted.parameters["noise"] == "gaussian" or "gate" in result.counted.parameters
     assert (stage_charge.delta == Fraction(1e-9)) == gaussian and (stage_charge.delta == 0) == (not gaussian)
     assert result.parameters["delta"] == float(stage_charge.delta)
+
+
+# ------------------------------------------------------------------------- the draft's rows-per-person histogram
+def test_one_person_more_moves_the_rows_histogram_by_one_entry_in_one_bucket():
+    from dprelease.privacy.contributions import ROWS_BUCKET_EDGES, person_buckets
+    generator = np.random.default_rng(4)
+    persons = np.repeat(np.arange(500), generator.integers(1, 40, 500))
+    for extra_rows in (1, 3, 17, 2_000):
+        grown = np.concatenate([persons, np.full(extra_rows, 10_000)])
+        before = np.bincount(person_buckets(persons), minlength=len(ROWS_BUCKET_EDGES))
+        after = np.bincount(person_buckets(grown), minlength=len(ROWS_BUCKET_EDGES))
+        assert np.abs(after - before).sum() == 1  # L1 sensitivity 1 per person added (2 calibrated)
+
+
+def test_a_per_person_draft_spends_a_tenth_on_the_rows_histogram_and_says_what_a_bound_keeps():
+    from dprelease.schema.draft import ROWS_HISTOGRAM_SHARE, draft_schema
+    frame = visits(persons=4_000, seed=2)
+    rows = frame.groupby("patient").size().to_numpy()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schema = draft_schema(frame, epsilon=2.0, delta=1e-6, privacy_id="patient", rows_per_person=3, seed=6)
+    first = schema.draft.ledger["charges"][0]
+    assert first["label"].startswith("rows per person") and Fraction(first["epsilon_exact"]) == 2 * ROWS_HISTOGRAM_SHARE
+    assert Fraction(first["delta_exact"]) == 0  # per person already: not converted
+    per_record = schema.draft.ledger["per_record"]["budget"]["epsilon"]
+    assert per_record <= float((2 - 2 * ROWS_HISTOGRAM_SHARE) / 3) and per_record > 0.5999
+    assert schema.draft.spent[0] <= 2
+    histogram = schema.draft.ledger["person"]["rows_histogram"]
+    assert len(histogram["noisy_persons"]) == len(histogram["bucket_lows"]) == 12
+    note = next(str(w.message) for w in caught if "persons with at most so many rows" in str(w.message))
+    for k in (1, 2, 4):
+        estimate = float(note.split(f" {k}: ")[-1].split("%")[0]) / 100  # the "a bound keeps" list comes last
+        assert abs(estimate - np.minimum(rows, k).sum() / rows.sum()) < 0.06, (k, note)

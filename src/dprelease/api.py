@@ -459,8 +459,7 @@ def with_schema(release: Release, schema: Schema) -> Release:
 def person_level_options(privacy_id: object, options: dict[str, object],
                          engine: object) -> tuple[dict[str, object], object]:
     """The options and engine of a person-level run (public checks): ``privacy_id`` and ``rows_per_person`` go
-    together, the unit is add/remove, and the memory or DuckDB engine reads the rows with their persons (Spark does not
-    yet)."""
+    together, and the unit is add/remove (any engine reads the rows with their persons; the kernel bounds them)."""
     if privacy_id is None:
         raise InputError("rows_per_person bounds each person's rows: give privacy_id, the column naming each row's "
                          "person (--privacy-id)")
@@ -470,9 +469,6 @@ def person_level_options(privacy_id: object, options: dict[str, object],
     if options.get("privacy_unit") not in (None, "add-remove"):
         raise InputError("a person-level run (privacy_id) is under add/remove neighbours (one person more or fewer), "
                          f"not privacy_unit={options['privacy_unit']!r:.100}")
-    if engine == "spark":
-        raise InputError("a person-level run (privacy_id) is read by the memory or DuckDB engine for now, got "
-                         "engine='spark': use engine='duckdb' (--engine duckdb) on the files")
     return {**options, "privacy_unit": "add-remove"}, engine
 
 
@@ -532,9 +528,9 @@ def synthesize_table(
             guarantee per person rather than per row: with ``rows_per_person=k`` (required), each person keeps at
             most k of their rows, drawn at random, and the run (``mechanism="mwem"``, add/remove) charges every step
             for one person added or removed (:mod:`dprelease.privacy.contributions`). A blank id is one person.
-            The memory engine or DuckDB reads the rows with their persons (DuckDB: part files, globs, Parquet),
-            then the kernel bounds and counts them in memory; Spark does not yet. A privately drafted schema must
-            have been drafted with the same privacy id.
+            Any engine reads and encodes the rows (DuckDB: part files, globs, Parquet; Spark: its frames and files)
+            and hands them with their persons to the kernel, which bounds and counts them in memory. A privately
+            drafted schema must have been drafted with the same privacy id.
 
     Returns:
         The release: rows are codes over ``schema.domain`` (decode them with

@@ -91,7 +91,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                      help="a column outside the schema naming each row's person (customer number, patient id): the "
                           "guarantee is per person, not per row; needs --rows-per-person K (each person keeps at most "
                           "K rows, drawn at random) and runs mwem under add/remove (read by the memory engine or "
-                          "DuckDB, counted in memory)")
+                          "DuckDB or Spark, counted in memory)")
     parser.add_argument("--show-values", action="store_true",
                         help="let error messages quote the table's values and count rows (they may reach logs)")
     parser.add_argument("--quiet", action="store_true", help="no progress line (drawn on a terminal only) and no closing note on stderr")

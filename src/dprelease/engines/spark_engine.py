@@ -34,7 +34,8 @@ from dprelease.engines.counting import CHUNK_ROWS, DEFAULT_MEMORY_LIMIT, Distinc
 from dprelease.engines.csv_layout import (CsvLayout, check_read_options, check_rows, coded_layout, column_names,
                                           csv_layout)
 from dprelease.engines.files import detect_format, resolve_files
-from dprelease.engines.spark_raw import encode_frame
+from dprelease.engines.persons import PersonRows
+from dprelease.engines.spark_raw import encode_frame, person_rows
 from dprelease.engines.sql_text import SPARK
 from dprelease.engines.table import DEFAULT_BATCH, CountingTable
 from dprelease.errors import EngineError, InputError, InputTypeError
@@ -191,7 +192,8 @@ class SparkTable(CountingTable):
     @classmethod
     def open(cls, source: object, domain: Domain | None = None, *, schema: Schema | None = None,
              spark: object = None, format: str | None = None, delimiter: str | None = None,
-             header: bool | str = "auto", skip_rows: int = 0, **options: object) -> SparkTable:
+             header: bool | str = "auto", skip_rows: int = 0, privacy_id: str | None = None,
+             **options: object) -> SparkTable | PersonRows:
         """Read ``source`` with ``spark`` (default: the active session) and check it over ``domain``, or encode
         it by ``schema``.
 
@@ -223,6 +225,7 @@ class SparkTable(CountingTable):
             if skip_rows:
                 raise InputError("engine 'spark' does not skip lines of a CSV (skip_rows); use engine 'duckdb'")
             keep = schema.names if options.get("columns") is None else options["columns"]
+            keep = list(keep) if privacy_id is None else [*keep, privacy_id]
             if remote:  # Spark reads the files: a header row unless told otherwise, a comma unless told
                 layout = CsvLayout(delimiter or ",", header is not False,
                                    () if header is not False else tuple(schema.file_names))
@@ -242,6 +245,9 @@ class SparkTable(CountingTable):
             else:
                 frame = _read_csv(session.read, files, layout, keep, strip=strip, checked=not remote)
         header_names = layout.names if layout is not None and layout.header else ()  # its other columns: placeholders
+        if privacy_id is not None:
+            return spark_person_rows(frame, schema, privacy_id, label=label, csv=layout is not None,
+                                     header_names=header_names, **options)
         return cls(frame, domain, schema=schema, label=label, csv=layout is not None, header_names=header_names,
                    **options)
 
@@ -434,13 +440,36 @@ def open_spark(source: object, domain: Domain | None = None, *, schema: Schema |
                columns: Sequence[str] | None = None, spark: object = None, format: str | None = None,
                memory_limit: int | str = DEFAULT_MEMORY_LIMIT, max_distinct_rows: int | None = None,
                batch_size: int = DEFAULT_BATCH, delimiter: str | None = None, header: bool | str = "auto",
-               skip_rows: int = 0, show_values: bool = False) -> SparkTable:
-    """The registry's opener: a Spark DataFrame as it is, or files read by ``spark`` (default: the active session)."""
+               skip_rows: int = 0, show_values: bool = False, privacy_id: str | None = None) -> SparkTable | PersonRows:
+    """The registry's opener: a Spark DataFrame as it is, or files read by ``spark`` (default: the active session).
+    With ``privacy_id`` (a raw table's column outside ``schema``): the rows encoded by Spark and brought to the
+    driver with their persons (:func:`spark_person_rows`)."""
     options = {"schema": schema, "columns": columns, "memory_limit": memory_limit,
                "max_distinct_rows": max_distinct_rows, "batch_size": batch_size, "show_values": show_values}
+    if privacy_id is not None and schema is None:
+        raise InputError("privacy_id names a column of a raw table: give schema=, not domain=")
     if is_spark_frame(source):
         if (delimiter, header, skip_rows) != (None, "auto", 0):
             raise InputError("delimiter, header and skip_rows read a CSV file, not a Spark DataFrame")
+        if privacy_id is not None:
+            return spark_person_rows(source, schema, privacy_id, **{k: v for k, v in options.items() if k != "schema"})
         return SparkTable(source, domain, **options)
     return SparkTable.open(source, domain, spark=spark, format=format, delimiter=delimiter, header=header,
-                           skip_rows=skip_rows, **options)
+                           skip_rows=skip_rows, privacy_id=privacy_id, **options)
+
+
+def spark_person_rows(frame: object, schema: Schema, privacy_id: str, *, columns: Sequence[str] | None = None,
+                      label: str = "Spark DataFrame", csv: bool = False, header_names: Sequence[str] = (),
+                      show_values: bool = False, **_counting: object) -> PersonRows:
+    """A raw frame encoded by ``schema`` in Spark (checked as :class:`SparkTable` checks it), then its codes and each
+    row's person collected to the driver as :class:`~dprelease.engines.persons.PersonRows`: the kernel bounds each
+    person's rows and counts them in memory (n x d int64 codes; the counting options do not apply)."""
+    functions = _pyspark()
+    if not is_spark_frame(frame):
+        raise InputTypeError(f"frame must be a Spark DataFrame, got {type(frame).__name__}")
+    _, schema = domain_or_schema(None, schema, columns)
+    with SparkTable._reading_static(label, "checking the table", opening=True):
+        coded, n = encode_frame(frame, schema, functions, label, csv=csv, show_values=show_values,
+                                header_names=header_names, privacy_id=privacy_id)
+    with SparkTable._reading_static(label, "collecting the rows with their persons", opening=True):
+        return person_rows(coded, len(schema.domain), n, schema.domain, privacy_id)

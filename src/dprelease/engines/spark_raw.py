@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
+from dprelease.data import Dataset
+from dprelease.engines.persons import PersonRows
 from dprelease.engines.schema_sql import PROBLEMS, plan, problems_message
 from dprelease.engines.sql_text import SPARK
 from dprelease.errors import InputError
@@ -17,11 +21,41 @@ from dprelease.schema import Schema
 from dprelease.schema.parse import as_text
 
 
+#: The privacy id's column beside the codes (a person-level run's, :mod:`dprelease.privacy.contributions`).
+PERSON_KEY = "dprelease_person"
+
+
+def _person_key(privacy_id: str, spark_type: str, schema: Schema, *, csv: bool) -> str:
+    column = SPARK.quote(privacy_id)
+    if spark_type != "StringType":
+        return column
+    text = f"coalesce({column}, '')" if csv else column
+    return SPARK.strip(text) if schema.strip else text
+
+
+def person_rows(coded: object, width: int, n: int, domain: object, privacy_id: str) -> PersonRows:
+    """The coded frame's rows brought to the driver with their persons (each id's rank among the distinct ids,
+    -1 for a NULL id, as :func:`~dprelease.schema.tables.person_index` ranks them), for the kernel's bounding."""
+    rows = coded.select(PERSON_KEY, *[f"c{i}" for i in range(width)]).collect()
+    codes = np.array([row[1:] for row in rows], dtype=np.int64).reshape(len(rows), width)
+    keys = [row[0] for row in rows]
+    present = np.array([key is not None for key in keys], dtype=bool)
+    persons = np.full(len(keys), -1, dtype=np.int64)
+    if present.any():
+        values = np.array([key for key in keys if key is not None])
+        persons[present] = np.unique(values, return_inverse=True)[1].reshape(-1)
+    return PersonRows(Dataset(domain, codes, None, n), persons, privacy_id)
+
+
 def encode_frame(frame: object, schema: Schema, F: object, label: str, *, csv: bool,
-                 show_values: bool, header_names: Sequence[str] = ()) -> tuple[object, int]:
+                 show_values: bool, header_names: Sequence[str] = (), privacy_id: str | None = None) -> tuple[object, int]:
     """(a frame of the codes c0.. as ints, n), or the in-memory encoder's InputError for the table's problems.
-    ``header_names``: a CSV's header cells (its columns outside the schema are read under placeholder names)."""
+    ``header_names``: a CSV's header cells (its columns outside the schema are read under placeholder names).
+    ``privacy_id``: a column kept beside the codes as ``PERSON_KEY``, as :func:`~dprelease.schema.tables.person_index`
+    compares it (text as read, '' for an empty CSV cell, stripped where the schema strips; a typed id by value)."""
     types = {field.name: type(field.dataType).__name__ for field in frame.schema.fields}
+    if privacy_id is not None and privacy_id not in types:  # public: the header's names
+        raise InputError(f"{label} has no privacy_id column {privacy_id!r}")
     missing = [name for name in schema.names if name not in types]
     present = [name for name in schema.names if name in types]
     if not present:
@@ -31,7 +65,10 @@ def encode_frame(frame: object, schema: Schema, F: object, label: str, *, csv: b
     staged = frame
     for stage in encoding.stages:
         staged = staged.select("*", *[F.expr(sql).alias(alias) for alias, sql in stage])
-    coded = staged.select(*[F.expr(code).cast("int").alias(f"c{i}") for i, code in enumerate(encoding.codes)])
+    person = [] if privacy_id is None else [F.expr(_person_key(privacy_id, types[privacy_id], schema, csv=csv))
+                                            .alias(PERSON_KEY)]
+    coded = staged.select(*[F.expr(code).cast("int").alias(f"c{i}") for i, code in enumerate(encoding.codes)],
+                          *person)
     keys = [(i, kind) for i in range(len(present)) for kind in PROBLEMS]
     flags = [F.max(F.when(F.col(f"c{i}") == -kind, 1).otherwise(0)).alias(f"f{j}") for j, (i, kind) in enumerate(keys)]
     row = coded.agg(F.count(F.lit(1)).alias("n"), *flags).collect()[0]

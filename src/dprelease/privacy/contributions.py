@@ -44,6 +44,7 @@ from dprelease.data import Dataset
 from dprelease.engines.persons import PersonRows
 from dprelease.errors import InputError
 from dprelease.privacy.accountant import Charge
+from dprelease.privacy.column_reader import PrivateColumnReader
 from dprelease.privacy.rng import RandomSource
 
 #: The largest public bound a run takes: past it every sensitivity (k / n) leaves little signal, and a user who
@@ -142,11 +143,12 @@ def person_charge(*, epsilon: Fraction, delta: Fraction, rows_per_person: int) -
 
 
 def person_ledger(record_ledger: Mapping[str, Any], charges: Sequence[Charge],
-                  person: Mapping[str, Any]) -> dict[str, Any]:
-    """A per-person draft's ledger: each per-record charge converted by group privacy (:func:`person_charge`), their
-    exact sum, the person-level budget, and the per-record ledger it came from."""
+                  person: Mapping[str, Any], person_charges: Sequence[Charge] = ()) -> dict[str, Any]:
+    """A per-person draft's ledger: ``person_charges`` (already per person: the rows-per-person histogram), then each
+    per-record charge converted by group privacy (:func:`person_charge`), their exact sum, the person-level budget,
+    and the per-record ledger the converted charges came from."""
     k = person["rows_per_person"]
-    converted = []
+    converted = [charge.to_json() for charge in person_charges]
     for charge in charges:
         epsilon, delta = person_charge(epsilon=charge.epsilon, delta=charge.delta, rows_per_person=k)
         converted.append(Charge(charge.label, epsilon, delta,
@@ -156,8 +158,43 @@ def person_ledger(record_ledger: Mapping[str, Any], charges: Sequence[Charge],
     spent_delta = sum((Fraction(c["delta_exact"]) for c in converted), Fraction(0))
     return {"accounting": f"per person: the per-record draft's charges, each converted by group privacy over {k} "
                           "records, added by basic composition (Thm 3.16)",
-            "person": {"privacy_id": person["privacy_id"], "rows_per_person": k},
+            "person": {key: value for key, value in person.items() if key not in ("epsilon", "delta")},
             "budget": {"epsilon": float(person["epsilon"]), "delta": float(person["delta"])},
             "spent": {"epsilon": float(spent_epsilon), "delta": float(spent_delta),
                       "epsilon_exact": str(spent_epsilon), "delta_exact": str(spent_delta)},
             "charges": converted, "per_record": dict(record_ledger)}
+
+
+# --------------------------------------------------------------------------- how many rows the persons have
+#: The public buckets of a person's number of rows: 1, 2, 3-4, 5-8, ..., 513-1024, then more than 1024.
+ROWS_BUCKET_EDGES = (1, 2, 3, 5, 9, 17, 33, 65, 129, 257, 513, 1025)
+
+
+def rows_per_person_histogram(persons: np.ndarray, *, reader: PrivateColumnReader, epsilon: Fraction) -> np.ndarray:
+    """Noisy numbers of persons whose rows fall in each public bucket (``ROWS_BUCKET_EDGES``), read from the whole
+    table (before any bound): what a user needs to choose k.
+
+    Privacy: (epsilon, 0)-DP for one person added or removed (or replaced): each person is one entry of the
+    histogram, so one person moves it by 1 (2 replaced), under the reader's calibration to L1 sensitivity 2
+    (discrete Laplace, Thm 3.6).
+    """
+    return reader.histogram(person_buckets(persons), len(ROWS_BUCKET_EDGES), epsilon=epsilon,
+                            label="rows per person (persons by their number of rows)")
+
+
+def person_buckets(persons: np.ndarray) -> np.ndarray:
+    """One entry per person: the public bucket of their number of rows (private; the histogram's cells)."""
+    _, rows = np.unique(np.asarray(persons, dtype=np.int64), return_counts=True)
+    return np.searchsorted(np.asarray(ROWS_BUCKET_EDGES), rows, side="right") - 1
+
+
+def rows_kept_share(noisy_persons: np.ndarray, rows_per_person: int) -> float | None:
+    """About what share of the rows a bound of k keeps, from the noisy histogram (post-processing): each bucket's
+    persons at its geometric middle (the last bucket at its lower edge), negative counts as 0; None if it shows no
+    persons."""
+    counts = np.maximum(np.asarray(noisy_persons, dtype=np.float64), 0.0)
+    lows = np.asarray(ROWS_BUCKET_EDGES, dtype=np.float64)
+    highs = np.append(lows[1:] - 1, lows[-1])
+    middles = np.sqrt(lows * highs)
+    total = float(np.dot(counts, middles))
+    return None if total <= 0 else float(np.dot(counts, np.minimum(middles, rows_per_person))) / total

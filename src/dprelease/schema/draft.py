@@ -46,8 +46,9 @@ from dprelease.engines.files import resolve_files, several_files
 from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.privacy.accountant import Charge, PrivacyAccountant
 from dprelease.privacy.column_reader import PrivateColumnReader
-from dprelease.privacy.contributions import (bounded_rows, check_privacy_id, check_rows_per_person, person_ledger,
-                                              record_budget)
+from dprelease.privacy.contributions import (ROWS_BUCKET_EDGES, bounded_rows, check_privacy_id, check_rows_per_person,
+                                              person_ledger, record_budget, rows_kept_share,
+                                              rows_per_person_histogram)
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
 from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn,
@@ -69,6 +70,9 @@ from dprelease.schema.tables import Table, check_header_names, concat_tables, pe
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
 
 DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime")
+#: A per-person draft's share of epsilon for the persons' numbers of rows (``rows_per_person_histogram``): at eps 0.5
+#: a Laplace scale of 40 persons a bucket, enough to see where most persons' rows end on a table of thousands.
+ROWS_HISTOGRAM_SHARE = Fraction(1, 10)
 #: A kind is chosen when at least this share of the (noisy) non-NULL values look like it.
 KIND_SHARE = 0.9
 #: A number column is drafted as its few values (:func:`_few_values`) when they hold at least this share of its
@@ -155,10 +159,19 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         if privacy_id not in table.columns:
             raise InputError(f"{table.source} has no privacy_id column {privacy_id!r}")
         persons = person_index(table.columns[privacy_id])
+        # how many rows the persons have (a share of epsilon, per person), for the note that helps choose k
+        person_accountant = PrivacyAccountant(epsilon=exact(epsilon) * ROWS_HISTOGRAM_SHARE)
+        noisy_persons = rows_per_person_histogram(
+            persons, reader=PrivateColumnReader(accountant=person_accountant, rng=rng),
+            epsilon=exact(epsilon) * ROWS_HISTOGRAM_SHARE)
         kept = bounded_rows(persons, rows_per_person=rows_per_person, rng=rng)
         table = take_rows(replace(table, columns={k: v for k, v in table.columns.items() if k != privacy_id}), kept)
-        person = {"privacy_id": privacy_id, "rows_per_person": rows_per_person, "epsilon": epsilon, "delta": delta}
-        epsilon, delta = record_budget(epsilon=epsilon, delta=delta, rows_per_person=rows_per_person)
+        person = {"privacy_id": privacy_id, "rows_per_person": rows_per_person, "epsilon": epsilon, "delta": delta,
+                  "rows_histogram": {"bucket_lows": list(ROWS_BUCKET_EDGES),
+                                     "noisy_persons": [int(c) for c in noisy_persons],
+                                     "epsilon": float(person_accountant.spent_epsilon), "privacy_id": privacy_id}}
+        rest = float(exact(epsilon) - person_accountant.spent_epsilon)
+        epsilon, delta = record_budget(epsilon=rest, delta=delta, rows_per_person=rows_per_person)
     if columns is None and header is not True:  # header=True: the caller declares the first row names
         # The table's own column names are published in the schema: refuse names that look like a record (a
         # CSV without a header row), before anything is read or spent. The CSV reader checked its header already.
@@ -186,6 +199,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     main = (exact(epsilon) - profile_share * len(names)) / len(users) if users else Fraction(0)
     delta_share = exact(delta) / len(key_columns) if key_columns and delta > 0 else Fraction(0)
     notes: list[str] = []
+    if person is not None:  # first: it is what a user needs to choose the run's --rows-per-person
+        notes.append(rows_note(person["rows_histogram"], person["rows_per_person"]))
     if users:
         notes.append(_visibility_note(epsilon, main, delta_share, len(users), len(names),
                                       bins if any(p.kind != "categorical" for p in key_columns) else None))
@@ -280,7 +295,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         ledger = accountant.to_json()
         if person is not None:
             note = person_note(person, epsilon, delta)
-            ledger = person_ledger(ledger, accountant.ledger, person)
+            ledger = person_ledger(ledger, accountant.ledger, person, person_accountant.ledger)
         draft = Draft("dp", " ".join([note, *notes]), ledger)
     for line in notes:
         warn_user(line, UserWarning)
@@ -346,13 +361,35 @@ def _spurious_blanks_note(names: list[str], profile_share: Fraction) -> str:
 
 def person_note(person: Mapping[str, Any], epsilon: float, delta: float) -> str:
     """The draft's first note when drafted per person (public: the budget, the bound, the id column's name)."""
+    k = person["rows_per_person"]
     return (f"differentially private draft per person (epsilon={person['epsilon']:g}, delta={person['delta']:g} for "
             f"one person added or removed, a person being a value of {person['privacy_id']!r}): each person kept at "
-            f"most {person['rows_per_person']} rows, drawn at random, and the draft ran per record at "
-            f"epsilon={epsilon:.6g}, delta={delta:.3g}, which group privacy over {person['rows_per_person']} records "
-            "turns into the person-level charges of its ledger (the notes below speak of that per-record run); review "
-            "every column and replace what public knowledge gives better; this spend counts toward any release "
-            "that uses it, which must run with the same privacy id.")
+            f"most {k} rows, drawn at "
+            f"random, and the draft ran per record at epsilon={epsilon:.6g}, delta={delta:.3g}, which group privacy "
+            f"over {k} records turns into the person-level charges of its ledger (the notes below speak of that "
+            "per-record run); review every column and replace what public knowledge gives better; this spend counts "
+            "toward any release that uses it, which must run with the same privacy id.")
+
+
+def rows_note(histogram: Mapping[str, Any], rows_per_person: int) -> str:
+    """What the noisy histogram of the persons' rows says (post-processing): the persons with at most 1, 2, 4, ...
+    rows, cumulative, and about the share of rows a bound keeps."""
+    # buckets under 3 scales of their noise read as empty: a few persons of noise in a bucket of 500 rows each
+    # would otherwise weigh as much as every row of the persons that are there
+    counts = np.asarray(histogram["noisy_persons"], dtype=np.float64)
+    counts = np.where(counts > 3 * 2 / histogram["epsilon"], counts, 0.0)
+    total = counts.sum()
+    if total <= 0:
+        return "the persons' numbers of rows did not stand out of the noise."
+    shares = np.cumsum(counts) / total
+    highs = [edge - 1 for edge in ROWS_BUCKET_EDGES[1:]]
+    last = int(np.argmax(shares >= 0.995)) if (shares >= 0.995).any() else len(highs) - 1  # where nearly all end
+    steps = [f"{high:,}: {share:.0%}" for high, share in list(zip(highs, shares))[:last + 1]]
+    kept = {k: rows_kept_share(counts, k) for k in sorted({1, 2, 4, 8, 16, 32, rows_per_person})}
+    keeps = ", ".join(f"{k:,}: {share:.0%}" for k, share in kept.items() if share is not None)
+    return (f"{histogram['privacy_id']!r}: persons with at most so many rows (noisy: discrete Laplace of scale {2 / histogram['epsilon']:,.0f} "
+            f"persons a bucket; buckets under 3 scales read as empty) {'; '.join(steps)}; about the share of the "
+            f"rows a bound keeps, by --rows-per-person {keeps}.")
 
 
 def read_source(data: object, names: Sequence[str] | None, **options) -> Table:
