@@ -171,7 +171,9 @@ def _move_all(views: _Views, rows: np.ndarray, old: np.ndarray, new: np.ndarray)
     # Each cell lies in one view, so it sees its -1s, then its +1s, in the order of the rows, as one view at a time did.
     np.add.at(views.residual, source.reshape(-1), -1.0)
     np.add.at(views.residual, target.reshape(-1), 1.0)
-    touched = np.concatenate([source, target], axis=1).reshape(-1)
+    # Once per cell: a batch's moves share many cells (all of a 1-way view's moves share two), and the Poisson
+    # gains cost far more than finding the distinct cells; each cell's gain is the same value either way.
+    touched = np.unique(np.concatenate([source, target], axis=1))
     residual, expected = views.residual[touched], views.expected[touched]
     loss = views.views[0].marginal.loss
     views.enter[touched] = _entering_gain(residual, expected, loss)
