@@ -23,6 +23,7 @@ from dprelease.domain import Domain
 from dprelease.errors import InputError
 from dprelease.mechanisms.base import Budget
 from dprelease.mechanisms.mwem import COUNT_SHARE, MWEMMechanism
+from dprelease.mechanisms.mwem import MWEM as MWEM_CLASS
 from dprelease.privacy.accountant import PrivacyAccountant
 from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.rng import SeededRandom
@@ -340,3 +341,28 @@ def test_the_gates_levels_read_the_add_remove_noise():
     counted_terms = np.array(counted_gate.levels) - sampling
     # the test spends more where the terms are smaller, so the runs' budgets differ a little: within 5 %
     assert np.allclose(counted_terms / book_terms, 2 ** -0.5, rtol=0.05)
+
+
+
+def test_a_far_off_count_is_pooled_with_inits_totals_and_every_later_read_is_over_that():
+    # n_estimate 1,000 from a count too noisy to trust (scale 10^6), for a table of 5,000 rows: INIT's 1-way totals
+    # (fractions over n_estimate, summing to about 5) say otherwise, and the run moves to their pooled estimate
+    from dprelease.updates.measurements import MarginalMeasurement
+    data = chain_table(stay=0.5, n=5_000)
+    accountant = PrivacyAccountant(epsilon=1.0)
+    measurer = PrivateMeasurer(data, accountant=accountant, rng=SeededRandom(0), n_estimate=1_000)
+    one_ways = [MarginalMeasurement((a,), data.marginal_counts((a,)) / 1_000 + 0.001, 0.002) for a in ("a", "b")]
+    measurements, fitted, transcript = list(one_ways), list(one_ways), []
+    run = runner(data, epsilon=1.0, delta=0.0)
+    run = MWEM_CLASS(**{**{f: getattr(run, f) for f in run.__dataclass_fields__}, "n_estimate": 1_000,
+                        "count_scale": 1e6})
+    pooled = run._renormalized(measurer, measurements, fitted, transcript)
+    assert abs(pooled - 5_000) < 50 and measurer.n == pooled
+    assert all(abs(m.values.sum() - 1) < 0.02 for m in measurements)  # fractions over the pooled count now
+    assert measurements[0].scale == pytest.approx(0.002 * 1_000 / pooled)
+    assert all(abs(f.values.sum() - 1) < 1e-9 for f in fitted)  # 1-way distributions, rebuilt from the rescaled
+    assert transcript == [{"round": 0, "action": "renormalize", "n_estimate": 1_000, "pooled_count": pooled}]
+    assert accountant.spent_epsilon == 0  # post-processing: nothing charged
+    assert measurer.marginal_sensitivity == Fraction(1, pooled)  # every later read over the pooled count
+    with pytest.raises(TypeError, match="add/remove"):
+        PrivateMeasurer(data, accountant=accountant, rng=SeededRandom(0)).renormalize(10)

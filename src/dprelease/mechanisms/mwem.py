@@ -207,17 +207,19 @@ PRIVACY_UNITS = ("replace", "add-remove")
 COUNT_SHARE = Fraction(1, 50)
 
 
-def pooled_count(n_estimate: int, count_scale: float, measurements: list[MarginalMeasurement]) -> int:
+def pooled_count(n_estimate: int, count_scale: float, measurements: list[MarginalMeasurement], *,
+                 normalizer: int | None = None) -> int:
     """The number of records as the count and every measurement tell it together (post-processing): each noisy
     marginal's total, in counts (its fractions times n_estimate), is an unbiased estimate of n with variance its cells
     times its cell's noise variance, independent of the others and of the count (variance 2 b^2); their
     inverse-variance mean, rounded, at least 1. An add/remove run's rows: on a 600-row table at eps 0.1 the count
     alone is off by 700 rows (one standard deviation), the 1-way marginals' totals pooled with it by far less."""
+    scale = n_estimate if normalizer is None else normalizer  # what the measurements' fractions are over
     estimates, weights = [float(n_estimate)], [1 / (2 * count_scale**2)]
     for m in measurements:
-        variance = m.values.size * (m.std * n_estimate) ** 2
+        variance = m.values.size * (m.std * scale) ** 2
         if variance > 0:
-            estimates.append(float(np.sum(m.values)) * n_estimate)
+            estimates.append(float(np.sum(m.values)) * scale)
             weights.append(1 / variance)
     return max(1, int(round(float(np.dot(estimates, weights) / np.sum(weights)))))
 
@@ -250,6 +252,9 @@ class MWEM(MWEMPlan):
     #: k, the public bound on one person's rows of a person-level run (:mod:`dprelease.privacy.contributions`): the
     #: table holds at most k rows a person, and every add/remove sensitivity is k times a record's
     rows_per_person: int = 1
+    #: the Laplace scale of the count n_estimate came from (set by the run with it): after INIT the run pools the
+    #: count with the 1-way marginals' totals and renormalizes by that better estimate (:meth:`_renormalized`)
+    count_scale: float | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -400,6 +405,7 @@ class MWEM(MWEMPlan):
             amount = init_amounts[attributes]
             measure(attributes, amount, f"init: {attributes[0]}",
                     {"round": 0, "action": "measure"} | ({} if gaussian else {"epsilon": float(amount)}))
+        normalizer = self._renormalized(measurer, measurements, fitted, transcript)
         step, final_steps, joint_steps = None, 0, None
         if plan.joint is not None:
             model, joint_steps = joint_model(model, measurements[0], per_cell=noise_per_cell(split["joint"]),
@@ -536,6 +542,7 @@ class MWEM(MWEMPlan):
                       **({} if plan.joint is None else
                          {"joint_model": "projection" if joint_steps is None else "fit from the product"}),
                       "direct_plan": bool(plan.direct),
+                      **({} if normalizer is None else {"normalizer": normalizer}),
                       "final_fit_momentum": momentum,
                       "final_iterations_run": final_steps}
         per_step = {k: float(v) for k, v in split.items() if k != "rounds_after_init"}
@@ -550,6 +557,28 @@ class MWEM(MWEMPlan):
             parameters["model_cells"] = model.tree.total_cells
             parameters["skipped_marginals"] = len(skipped)
         return MWEMResult(model, accountant, transcript, measurements, parameters)
+
+    def _renormalized(self, measurer: PrivateMeasurer, measurements: list[MarginalMeasurement],
+                      fitted: list[MarginalMeasurement], transcript: list[dict[str, object]]) -> int | None:
+        """Add/remove, after INIT: the count pooled with every measurement so far (:func:`pooled_count`), and, where
+        it differs from n_estimate, every measurement and every later read over it instead (post-processing of
+        released values; :meth:`PrivateMeasurer.renormalize`). The normalizer now used, or None (the book's unit).
+
+        A noisy count of scale k / (0.02 eps) may be far from n where n / k is small (one draw gave 1 for 7,618
+        rows), and every measurement's fractions, over it, then sum far from 1: the fitted model, a distribution,
+        cannot follow them."""
+        if self.n_estimate is None or self.count_scale is None or not measurements:
+            return None
+        pooled = pooled_count(self.n_estimate, self.count_scale, measurements)
+        if pooled != self.n_estimate:
+            ratio = self.n_estimate / pooled
+            measurements[:] = [replace(m, values=m.values * ratio, scale=m.scale * ratio) for m in measurements]
+            fitted[:] = [replace(m, values=one_way_distribution(m.values, m.std)) if len(m.attributes) == 1 else m
+                         for m in measurements]
+            measurer.renormalize(pooled)
+            transcript.append({"round": 0, "action": "renormalize", "n_estimate": self.n_estimate,
+                               "pooled_count": pooled})
+        return pooled
 
     def _gated_run(self, dataset: Dataset, workload: Workload, gate: GatePlan, *, rng: RandomSource,
                    progress: Progress) -> MWEMResult:
@@ -610,6 +639,10 @@ class MWEM(MWEMPlan):
         mechanism chosen from the first one's output). The rows' number (:func:`pooled_count`) and the rows are
         post-processing.
 
+        After INIT the run pools the count with the 1-way marginals' totals and, where that differs, normalizes every
+        measurement and every later read by it (:meth:`_renormalized`): public values, so each later step's
+        sensitivity is stated over it and the charges are unchanged.
+
         A person-level run (``rows_per_person`` = k, the table bounded to k rows a person): one person more or fewer
         moves up to k records, and every sensitivity above is k times (the count's k, a marginal's k/n_estimate,
         the gate's 6k/n_estimate; :mod:`dprelease.privacy.contributions`); the run plans with n_estimate / k, and
@@ -622,7 +655,8 @@ class MWEM(MWEMPlan):
         run_epsilon = float(exact(self.epsilon) * (1 - COUNT_SHARE))
         count_epsilon = exact(self.epsilon) - exact(run_epsilon)  # exactly the rest: the two sum to epsilon
         n_estimate = measurer.laplace_record_count(epsilon=count_epsilon, label="the number of records (add/remove)")
-        counted = replace(self, epsilon=run_epsilon, n_estimate=n_estimate)
+        scale = float(laplace_scale(sensitivity=measurer.record_sensitivity, epsilon=count_epsilon))
+        counted = replace(self, epsilon=run_epsilon, n_estimate=n_estimate, count_scale=scale)
         # decided on the plan the run executes (its public n: n_estimate, over k in a person-level run)
         stage_delta = self.delta if counted.spends_delta(workload, n=counted.public_n(dataset)) else 0.0
         label = "the run after the count"
@@ -631,10 +665,10 @@ class MWEM(MWEMPlan):
                                      f"n_estimate public; its ledger under 'stages'")
         result = counted.run(dataset, workload, rng=rng, progress=progress)
         accountant.attach_stage(label, result.accountant)
-        scale = float(laplace_scale(sensitivity=measurer.record_sensitivity, epsilon=count_epsilon))
         entry = {"round": 0, "action": "count", "epsilon": float(count_epsilon), "count_laplace_scale": scale,
                  "n_estimate": n_estimate}
-        rows = pooled_count(n_estimate, scale, result.measurements)
+        rows = pooled_count(n_estimate, scale, result.measurements,
+                            normalizer=result.parameters.get("normalizer", n_estimate))
         person = {} if self.rows_per_person == 1 else {"rows_per_person": self.rows_per_person}
         parameters = {**result.parameters, **person, "epsilon": self.epsilon, "delta": stage_delta,
                       "privacy_unit": "add-remove", "n_estimate": n_estimate, "count_epsilon": float(count_epsilon), "run_epsilon": run_epsilon,
@@ -714,6 +748,9 @@ class MWEMMechanism:
             count = result.transcript[0]
             delta = result.parameters["delta"]
             k = runner.rows_per_person
+            pooled = result.counted.parameters.get("normalizer")
+            renormalized = ("" if pooled in (None, count["n_estimate"]) else
+                            f" (a read after INIT: {k}/{pooled}, the count pooled with the measurements' totals)")
             unit = ("neighbours (one record more or fewer; n private)" if self.rows_per_person is None else
                     f"neighbours of one person (one person's rows more or fewer, at most {k} kept a person, "
                     f"drawn at random; every sensitivity {k} times a record's)")
@@ -722,7 +759,7 @@ class MWEMMechanism:
                          f"epsilon={count['epsilon']:.6g} (Thm 3.6, sensitivity {k}), n_estimate={count['n_estimate']}, "
                          "then, with it public, "
                          + run_guarantee(result.counted, epsilon=result.parameters["run_epsilon"], delta=delta,
-                                         marginal=f"{k}/n_estimate", dependence=f"{6 * k}/n_estimate")
+                                         marginal=f"{k}/n_estimate" + renormalized, dependence=f"{6 * k}/n_estimate")
                          + "; basic composition (Thm 3.16)")
         # Rows: the model rounded without bias (systematic sampling, representations/rounding.py), then
         # fitted to the released answers (rows/fitting.py). On every suite table they are at least as

@@ -44,7 +44,9 @@ has one record more or fewer) and n is private: the marginals are normalized by 
   * the score ||M(x) - estimate||_1 has 1/n_estimate;
   * a pair's dependence, on counts normalized by max(n_estimate, n), has 6/n_estimate
     (:meth:`PrivateMeasurer.laplace_dependence`).
-Query sets, whose declared sensitivities assume the book's unit, are refused under it.
+Query sets, whose declared sensitivities assume the book's unit, are refused under it. A run may later switch to a
+better public estimate of n (:meth:`PrivateMeasurer.renormalize`: the count pooled with released totals); every
+sensitivity above is then over that normalizer.
 
 With ``rows_per_person`` = k > 1 (add/remove only) the table holds at most k rows of each person
 (:mod:`dprelease.privacy.contributions`) and a neighbour has one *person* more or fewer, up to k records: every
@@ -97,6 +99,17 @@ class PrivateMeasurer:
         self.rows_per_person = rows_per_person
         self.n = dataset.n if n_estimate is None else n_estimate  # the public normalizer: n, or the noisy count
         self.domain = dataset.domain
+
+    def renormalize(self, n_estimate: int) -> None:
+        """Normalize every later read by ``n_estimate``, a public estimate of n better than the first (add/remove
+        only; the noisy count pooled with released measurements' totals, post-processing). Each later step's
+        sensitivity is stated over the new normalizer, so its charge holds as before; nothing read is released."""
+        if not self.add_remove:
+            raise TypeError("renormalize is for the add/remove unit (n private, a public estimate of it)")
+        if isinstance(n_estimate, bool) or not isinstance(n_estimate, int) or n_estimate < 1:
+            raise ValueError(f"n_estimate must be an integer >= 1, got {n_estimate!r}")
+        self.n = n_estimate
+        self._marginals.clear()  # the cached fractions were over the old normalizer
 
     # ------------------------------------------------------------- sensitivities
     @property
