@@ -31,7 +31,7 @@ def open_memory(source: object, domain: Domain | None = None, *, schema: Schema 
     ``schema``, from one raw CSV or Parquet file or a pandas DataFrame encoded by :func:`dprelease.schema.encode`.
 
     With ``privacy_id`` (a raw table's column outside the schema) the rows come with their persons, as
-    :class:`~dprelease.privacy.contributions.PersonRows`: no mechanism reads them until they are bounded."""
+    :class:`~dprelease.engines.persons.PersonRows`: no mechanism reads them until they are bounded."""
     if schema is not None:
         return _from_schema(source, schema, columns, format, delimiter=delimiter, header=header, skip_rows=skip_rows,
                             show_values=show_values, privacy_id=privacy_id)
