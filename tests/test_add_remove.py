@@ -24,7 +24,9 @@ from dprelease.errors import InputError
 from dprelease.mechanisms.base import Budget
 from dprelease.mechanisms.mwem import COUNT_SHARE, MWEMMechanism
 from dprelease.mechanisms.mwem import MWEM as MWEM_CLASS
+from dprelease.engines.persons import PersonRows
 from dprelease.privacy.accountant import PrivacyAccountant
+from dprelease.privacy.contributions import bound
 from dprelease.privacy.measurer import PrivateMeasurer
 from dprelease.privacy.rng import SeededRandom
 from dprelease.privacy.zcdp import ZCDPAccountant, rho_for
@@ -128,14 +130,20 @@ AUDIT_EPSILON = 1.0
 COUNT_EPSILON, MARGINAL_EPSILON = Fraction(1, 4), Fraction(3, 4)
 
 
-def counted_outputs(dataset: Dataset, runs: int, seed: int) -> np.ndarray:
+def counted_outputs(table: Dataset | PersonRows, runs: int, seed: int, *, rows_per_person: int = 1) -> np.ndarray:
+    """(n_estimate, first cell, last cell) of ``runs`` add/remove runs' kernel steps on ``table``: the noisy count, then
+    b's marginal over it, read back in counts; rows with their persons (tests/test_person_level.py) are bounded to
+    ``rows_per_person`` first, and every sensitivity is that many times a record's."""
     rng = SeededRandom(seed)
     out = np.empty((runs, 3))
     for i in range(runs):
+        dataset = table if isinstance(table, Dataset) else bound(table, rows_per_person=rows_per_person, rng=rng)
         accountant = PrivacyAccountant(epsilon=AUDIT_EPSILON)
-        n_estimate = PrivateMeasurer(dataset, accountant=accountant, rng=rng).laplace_record_count(
-            epsilon=COUNT_EPSILON, label="n")
-        counted = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=n_estimate)
+        n_estimate = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=1,
+                                     rows_per_person=rows_per_person).laplace_record_count(epsilon=COUNT_EPSILON,
+                                                                                           label="n")
+        counted = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=n_estimate,
+                                  rows_per_person=rows_per_person)
         cells = counted.laplace_marginal(("b",), epsilon=MARGINAL_EPSILON, label="b") * n_estimate
         out[i] = (n_estimate, cells[0], cells[-1])
     return out

@@ -37,6 +37,7 @@ from dprelease.schema import Schema
 from dprelease.schema.parse import FactorColumn, TypedColumn
 from dprelease.schema.tables import person_index
 from tests.audit import violations
+from tests.test_add_remove import AUDIT_EPSILON, counted_outputs
 from tests.test_mwem_gate import chain_table
 
 
@@ -112,23 +113,11 @@ AUDIT_DOMAIN = Domain(("a", "b"), (2, 3))
 AUDIT_X = PersonRows(Dataset.from_records([[0, 0]] * 3 + [[1, 2]], AUDIT_DOMAIN), np.arange(4), "person")
 AUDIT_X_PLUS = PersonRows(Dataset.from_records([[0, 0]] * 3 + [[1, 2]] * 7, AUDIT_DOMAIN),
                           np.array([0, 1, 2, 3] + [9] * 6), "person")
-AUDIT_K, AUDIT_EPSILON = 2, 1.0
-COUNT_EPSILON, MARGINAL_EPSILON = Fraction(1, 4), Fraction(3, 4)
+AUDIT_K = 2
 
 
 def person_outputs(rows: PersonRows, runs: int, seed: int) -> np.ndarray:
-    rng = SeededRandom(seed)
-    out = np.empty((runs, 3))
-    for i in range(runs):
-        dataset = contributions.bound(rows, rows_per_person=AUDIT_K, rng=rng)
-        accountant = PrivacyAccountant(epsilon=AUDIT_EPSILON)
-        n_estimate = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=1,
-                                     rows_per_person=AUDIT_K).laplace_record_count(epsilon=COUNT_EPSILON, label="n")
-        counted = PrivateMeasurer(dataset, accountant=accountant, rng=rng, n_estimate=n_estimate,
-                                  rows_per_person=AUDIT_K)
-        cells = counted.laplace_marginal(("b",), epsilon=MARGINAL_EPSILON, label="b") * n_estimate
-        out[i] = (n_estimate, cells[0], cells[-1])
-    return out
+    return counted_outputs(rows, runs, seed, rows_per_person=AUDIT_K)  # the add/remove audit's steps, bounded first
 
 
 def run_person_audit() -> list[str]:

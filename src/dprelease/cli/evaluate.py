@@ -69,24 +69,24 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def baseline_epsilon(args: argparse.Namespace) -> float:
-    """--epsilon, else the run's epsilon in --release (:func:`~dprelease.evaluate.baselines.run_epsilon`: without a
-    schema draft's spend), else 1 (public: read before any data)."""
+def baseline_epsilon(args: argparse.Namespace, document: dict | None) -> float:
+    """--epsilon, else the run's epsilon in --release's ``document`` (:func:`~dprelease.evaluate.baselines.run_epsilon`:
+    without a schema draft's spend), else 1 (public: read before any data)."""
     if args.epsilon is not None:
         return check_positive(args.epsilon, "--epsilon")
-    if args.release is None:
+    if document is None:
         return 1.0
-    epsilon = run_epsilon(read_document(args.release)["privacy_ledger"])
+    epsilon = run_epsilon(document["privacy_ledger"])
     if epsilon is None:
         raise InputError(f"--release {str(args.release)!r} states no epsilon budget; give --epsilon")
     return epsilon
 
 
-def person_note(args: argparse.Namespace) -> str | None:
+def person_note(document: dict | None) -> str | None:
     """Where --release is a person-level run, a note that the baselines are per record (public: its parameters)."""
-    if args.release is None:
+    if document is None:
         return None
-    parameters = read_document(args.release).get("parameters") or {}
+    parameters = document.get("parameters") or {}
     if parameters.get("privacy_id") is None:
         return None
     k = parameters.get("rows_per_person", 1)
@@ -112,8 +112,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--decode needs --schema: a table of codes (--domain) is not decoded")
     domain = selected_domain(args) if schema is None else schema.domain
     workload = Workload.from_spec(args.workload, domain)
-    epsilon = baseline_epsilon(args)
-    unit_note = person_note(args)
+    document = None if args.release is None else read_document(args.release)  # public: the release's JSON, once
+    epsilon = baseline_epsilon(args, document)
+    unit_note = person_note(document)
     seed = check_positive_int(args.seed, "--seed", minimum=0)
     progress = terminal_progress(args, "evaluate")
     progress.phase(f"reading {args.data.name}")

@@ -21,7 +21,7 @@ from dprelease.engines.sql_text import DUCKDB
 from dprelease.errors import InputError
 from dprelease.schema import Schema
 from dprelease.schema.parse import as_text
-from dprelease.schema.tables import open_text
+from dprelease.schema.tables import open_text, person_index_of_keys
 
 ENCODED = "dprelease_encoded"
 #: The privacy id's column in ``ENCODED`` (a person-level run's, :mod:`dprelease.privacy.contributions`).
@@ -153,14 +153,13 @@ def person_key(privacy_id: str, sql_type: str, schema: Schema, *, csv: bool) -> 
 
 
 def persons_and_codes(con: object, width: int) -> tuple[object, object]:
-    """(each row's person as its id's rank among the distinct ids, -1 for a NULL id; the codes, (n, width) int64),
-    read from ``ENCODED`` in one pass: the rows with their persons, for the kernel's bounding."""
+    """(each row's person, ranked as :func:`~dprelease.schema.tables.person_index_of_keys` ranks the ids, -1 for a NULL
+    id; the codes, (n, width) int64), read from ``ENCODED`` in one pass: the rows with their persons, for the kernel."""
     import numpy as np
 
     names = ", ".join(f"c{i}" for i in range(width))
-    arrays = con.execute(f"SELECT (CASE WHEN {PERSON_KEY} IS NULL THEN -1 ELSE dense_rank() OVER (ORDER BY "
-                         f"{PERSON_KEY}) - 1 END) AS p{', ' if width else ''}{names} FROM {ENCODED}").fetchnumpy()
-    persons = np.asarray(arrays.pop("p"), dtype=np.int64)
+    arrays = con.execute(f"SELECT {PERSON_KEY}{', ' if width else ''}{names} FROM {ENCODED}").fetchnumpy()
+    persons = person_index_of_keys(arrays.pop(PERSON_KEY))
     codes = np.empty((len(persons), width), dtype=np.int64)
     for i in range(width):
         codes[:, i] = arrays.pop(f"c{i}")

@@ -19,6 +19,7 @@ from dprelease.engines.sql_text import SPARK
 from dprelease.errors import InputError
 from dprelease.schema import Schema
 from dprelease.schema.parse import as_text
+from dprelease.schema.tables import person_index_of_keys
 
 
 #: The privacy id's column beside the codes (a person-level run's, :mod:`dprelease.privacy.contributions`).
@@ -38,12 +39,7 @@ def person_rows(coded: object, width: int, n: int, domain: object, privacy_id: s
     -1 for a NULL id, as :func:`~dprelease.schema.tables.person_index` ranks them), for the kernel's bounding."""
     rows = coded.select(PERSON_KEY, *[f"c{i}" for i in range(width)]).collect()
     codes = np.array([row[1:] for row in rows], dtype=np.int64).reshape(len(rows), width)
-    keys = [row[0] for row in rows]
-    present = np.array([key is not None for key in keys], dtype=bool)
-    persons = np.full(len(keys), -1, dtype=np.int64)
-    if present.any():
-        values = np.array([key for key in keys if key is not None])
-        persons[present] = np.unique(values, return_inverse=True)[1].reshape(-1)
+    persons = person_index_of_keys([row[0] for row in rows])
     return PersonRows(Dataset(domain, codes, None, n), persons, privacy_id)
 
 

@@ -717,12 +717,6 @@ class MWEMMechanism:
                                          "keeps (k, public; more are dropped at random), for a guarantee per person: "
                                          "add/remove one person, every sensitivity k times a record's", kind=int)
 
-    def __post_init__(self) -> None:
-        if self.rows_per_person is not None:
-            check_rows_per_person(self.rows_per_person)
-            if self.privacy_unit != "add-remove":
-                raise InputError("rows_per_person (a person-level run) needs privacy_unit='add-remove'")
-
     def runner(self, domain: Domain, budget: Budget) -> MWEM:
         """The configured MWEM: the preset chosen from public quantities (the domain size and delta > 0)."""
         representation = mwem_representation(self.representation, domain, self.max_cells)

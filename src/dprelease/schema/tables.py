@@ -83,6 +83,18 @@ def person_index(column: FactorColumn | TypedColumn, *, strip: bool = True) -> n
     return index
 
 
+def person_index_of_keys(keys: Sequence[object] | np.ndarray) -> np.ndarray:
+    """:func:`person_index` of privacy ids an engine read and prepared in SQL (text already stripped as the schema
+    says; None for a NULL): text ranks as text, numbers by value, so every engine ranks as the memory engine does."""
+    keys = np.ma.filled(np.ma.asarray(keys, dtype=object), None) if np.ma.isMaskedArray(keys) else \
+        np.asarray(keys, dtype=object)
+    present = np.not_equal(keys, None).astype(bool)
+    if any(isinstance(key, str) for key in keys[present][:1]):
+        return person_index(FactorColumn.from_values(keys), strip=False)
+    values = np.array([key if key is not None else 0 for key in keys])
+    return person_index(TypedColumn(values, ~present), strip=False)
+
+
 def take_rows(table: Table, rows: np.ndarray) -> Table:
     """``table`` with only ``rows`` (positions, in order): a factor column keeps only the values those rows hold, so
     nothing downstream sees a value of a dropped row."""
