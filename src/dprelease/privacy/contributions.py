@@ -188,13 +188,29 @@ def person_buckets(persons: np.ndarray) -> np.ndarray:
     return np.searchsorted(np.asarray(ROWS_BUCKET_EDGES), rows, side="right") - 1
 
 
-def rows_kept_share(noisy_persons: np.ndarray, rows_per_person: int) -> float | None:
-    """About what share of the rows a bound of k keeps, from the noisy histogram (post-processing): each bucket's
-    persons at its geometric middle (the last bucket at its lower edge), negative counts as 0; None if it shows no
-    persons."""
-    counts = np.maximum(np.asarray(noisy_persons, dtype=np.float64), 0.0)
+def _bucket_rows() -> np.ndarray:
+    """A bucket's persons' rows, each at the bucket's geometric middle (the last, unbounded bucket at its lower edge)."""
     lows = np.asarray(ROWS_BUCKET_EDGES, dtype=np.float64)
-    highs = np.append(lows[1:] - 1, lows[-1])
-    middles = np.sqrt(lows * highs)
-    total = float(np.dot(counts, middles))
-    return None if total <= 0 else float(np.dot(counts, np.minimum(middles, rows_per_person))) / total
+    return np.sqrt(lows * np.append(lows[1:] - 1, lows[-1]))
+
+
+def noisy_count_sd(epsilon: float) -> float:
+    """The standard deviation of one cell of :func:`rows_per_person_histogram`: discrete Laplace of scale t = 2 /
+    epsilon, variance 2 q / (1 - q)^2 with q = e^(-1/t)."""
+    q = math.exp(-float(epsilon) / 2)
+    return math.sqrt(2 * q) / (1 - q)
+
+
+def rows_kept_estimate(noisy_persons: np.ndarray, rows_per_person: int, *, epsilon: float) -> tuple[float, float]:
+    """About how many rows a bound of k keeps, and the standard deviation of that estimate (post-processing of the
+    noisy histogram): sum over the buckets of their noisy persons times min(rows, k), a bucket's rows at its geometric
+    middle. The noisy counts are taken as they are (negative ones too), so the noise adds nothing on average; k = 1
+    gives the number of persons. Exact up to the middles for k at a bucket's upper edge (1, 2, 4, ..., 1,024);
+    past 1,024 the last bucket's persons count 1,025 rows each, so larger bounds read low.
+
+    No share of the table is estimated: the table's number of rows is private under this unit and unbounded in one
+    person (one person may hold any number of rows; the persons past the noise in a bucket of heavy users can hold
+    most of them), so a share read from the histogram alone can be off by any amount."""
+    weights = np.minimum(_bucket_rows(), float(rows_per_person))
+    estimate = float(np.dot(np.asarray(noisy_persons, dtype=np.float64), weights))
+    return max(estimate, 0.0), noisy_count_sd(epsilon) * float(np.linalg.norm(weights))

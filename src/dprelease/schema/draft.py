@@ -47,7 +47,7 @@ from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.privacy.accountant import Charge, PrivacyAccountant
 from dprelease.privacy.column_reader import PrivateColumnReader
 from dprelease.privacy.contributions import (ROWS_BUCKET_EDGES, bounded_rows, check_privacy_id, check_rows_per_person,
-                                              person_ledger, record_budget, rows_kept_share,
+                                              person_ledger, record_budget, rows_kept_estimate,
                                               rows_per_person_histogram)
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
@@ -372,24 +372,44 @@ def person_note(person: Mapping[str, Any], epsilon: float, delta: float) -> str:
 
 
 def rows_note(histogram: Mapping[str, Any], rows_per_person: int) -> str:
-    """What the noisy histogram of the persons' rows says (post-processing): the persons with at most 1, 2, 4, ...
-    rows, cumulative, and about the share of rows a bound keeps."""
-    # buckets under 3 scales of their noise read as empty: a few persons of noise in a bucket of 500 rows each
-    # would otherwise weigh as much as every row of the persons that are there
-    counts = np.asarray(histogram["noisy_persons"], dtype=np.float64)
-    counts = np.where(counts > 3 * 2 / histogram["epsilon"], counts, 0.0)
-    total = counts.sum()
-    if total <= 0:
-        return "the persons' numbers of rows did not stand out of the noise."
-    shares = np.cumsum(counts) / total
+    """What the noisy histogram of the persons' rows says (post-processing): about how many persons, what share of
+    them have at most 1, 2, 4, ... rows, and about how many rows each bound keeps, with its noise. No share of the
+    rows: one person may hold any number of them (:func:`~dprelease.privacy.contributions.rows_kept_estimate`)."""
+    noisy = np.asarray(histogram["noisy_persons"], dtype=np.float64)
+    epsilon = histogram["epsilon"]
+    persons, persons_sd = rows_kept_estimate(noisy, 1, epsilon=epsilon)  # a bound of 1 keeps one row a person
+    if persons <= 3 * persons_sd:
+        return (f"{histogram['privacy_id']!r}: the persons' numbers of rows did not stand out of the noise (about "
+                f"{persons:,.0f} persons, give or take {persons_sd:,.0f}).")
+    # the persons' shares from the buckets that stand 3 scales above their noise (the rest read as empty)
+    seen = np.where(noisy > 3 * 2 / epsilon, noisy, 0.0)
+    shares = np.minimum(np.cumsum(seen) / persons, 1.0)
     highs = [edge - 1 for edge in ROWS_BUCKET_EDGES[1:]]
-    last = int(np.argmax(shares >= 0.995)) if (shares >= 0.995).any() else len(highs) - 1  # where nearly all end
+    last = int(np.flatnonzero(seen)[-1]) if seen.any() else -1
+    last = min(last, int(np.argmax(shares >= 0.995)) if (shares >= 0.995).any() else last, len(highs) - 1)
     steps = [f"{high:,}: {share:.0%}" for high, share in list(zip(highs, shares))[:last + 1]]
-    kept = {k: rows_kept_share(counts, k) for k in sorted({1, 2, 4, 8, 16, 32, rows_per_person})}
-    keeps = ", ".join(f"{k:,}: {share:.0%}" for k, share in kept.items() if share is not None)
-    return (f"{histogram['privacy_id']!r}: persons with at most so many rows (noisy: discrete Laplace of scale {2 / histogram['epsilon']:,.0f} "
-            f"persons a bucket; buckets under 3 scales read as empty) {'; '.join(steps)}; about the share of the "
-            f"rows a bound keeps, by --rows-per-person {keeps}.")
+    bounds = sorted({1, 2, 4, 8, 16, 32, rows_per_person})
+    kept = [rows_kept_estimate(noisy, k, epsilon=epsilon) for k in bounds]
+    # a larger bound keeps at least as many rows: the estimates made so (their noise grows with k; post-processing)
+    rows = nondecreasing([r for r, _ in kept], [1 / sd ** 2 for _, sd in kept])
+    keeps = ", ".join(f"{k:,}: {r:,.0f} (± {sd:,.0f})" for k, r, (_, sd) in zip(bounds, rows, kept))
+    return (f"{histogram['privacy_id']!r}: about {persons:,.0f} persons (± {persons_sd:,.0f}, one standard deviation "
+            f"of the noise); persons with at most so many rows {'; '.join(steps) if steps else '(no bucket stood out)'}; "
+            f"rows a bound keeps, about, by --rows-per-person {keeps}. Compare these with the table's number of rows: "
+            "one person may hold any number of rows, so their share of the table is not estimated privately (noisy: "
+            f"discrete Laplace of scale {2 / epsilon:,.0f} persons a bucket; in the persons' shares buckets under 3 "
+            "scales read as empty).")
+
+
+def nondecreasing(values: Sequence[float], weights: Sequence[float]) -> list[float]:
+    """The weighted least-squares nondecreasing fit to ``values`` (pool adjacent violators)."""
+    blocks: list[list[float]] = []  # [weighted mean, weight, length]
+    for value, weight in zip(values, weights):
+        blocks.append([float(value), float(weight), 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            (m2, w2, n2), (m1, w1, n1) = blocks.pop(), blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, n1 + n2])
+    return [mean for mean, _, length in blocks for _ in range(length)]
 
 
 def read_source(data: object, names: Sequence[str] | None, **options) -> Table:
