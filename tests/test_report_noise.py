@@ -43,6 +43,34 @@ def test_repeated_measurements_average_with_inverse_variance_weights():
     assert found[("a",)]["expected_l1"] == pytest.approx(10 * combined * math.sqrt(2 / math.pi))
 
 
+def test_measurements_before_a_renormalization_carry_its_ratio():
+    """An add/remove run pools its noisy count with INIT's totals and rescales what it measured by n_estimate /
+    pooled_count, noise included; the transcript keeps the scales as measured. A person-level draw with a noisy count
+    of 14,452 for 7,582 rows (pooled 8,053) read its 1-way noise 1.8x too small, and named 1 column mostly noise, not
+    2."""
+    domain = Domain(("a", "b"), (4, 3))
+    found = measured_noise(FakeRelease(domain, [
+        {"round": 0, "action": "count", "n_estimate": 2_000},
+        {"round": 0, "action": "measure", "marginal": ["a"], "laplace_scale": 0.05},
+        {"round": 0, "action": "renormalize", "n_estimate": 2_000, "pooled_count": 1_000},
+        {"round": 1, "action": "select+measure", "marginal": ["a", "b"], "gaussian_sigma": 0.01}]))
+    assert found[("a",)]["expected_l1"] == pytest.approx(4 * 0.05 * 2)
+    assert found[("a", "b")]["expected_l1"] == pytest.approx(12 * 0.01 * math.sqrt(2 / math.pi))  # measured after
+
+
+def test_an_add_remove_release_records_its_renormalization_for_the_report():
+    """The entry the report reads is there, with the two counts, in a real add/remove run that pools."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = synthesize(small_table(2_000), "1-2way", epsilon=0.5, privacy_unit="add-remove", seed=2)
+    renormalized = [e for e in release.transcript if isinstance(e, dict) and e.get("action") == "renormalize"]
+    assert len(renormalized) == 1 and renormalized[0]["pooled_count"] != renormalized[0]["n_estimate"]
+    ratio = renormalized[0]["n_estimate"] / renormalized[0]["pooled_count"]
+    first = next(e for e in release.transcript if isinstance(e, dict) and e.get("marginal") == ["code"])
+    noise = first.get("laplace_scale") or first["gaussian_sigma"] * math.sqrt(2 / math.pi)
+    assert measured_noise(release)[("code",)]["mean_abs"] == pytest.approx(noise * ratio)  # its first measurement
+
+
 def test_a_compressed_measurement_counts_its_compressed_cells():
     domain = Domain(("a", "b"), (40, 40))
     found = measured_noise(FakeRelease(domain, [{"marginal": ["a", "b"], "gaussian_sigma": 0.01,

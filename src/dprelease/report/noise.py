@@ -32,18 +32,27 @@ def reading(expected_l1: float) -> str:
 def measured_noise(release: Release) -> dict[tuple[str, ...], dict]:
     """Per measured marginal (in first-measured order): cells, times measured, and the expected L1 noise of all its
     measurements averaged with inverse-variance weights (exact E|Z| for one measurement; for several, a Gaussian's
-    at the combined variance)."""
+    at the combined variance). An add/remove run that renormalized (a ``renormalize`` entry: the count pooled with
+    the measurements' totals) rescaled every measurement before it by n_estimate / pooled_count, their noise too; the
+    transcript keeps the scales as measured, so they are rescaled here."""
     sizes = dict(zip(release.domain.attributes, release.domain.sizes))
     found: dict[tuple[str, ...], dict] = {}
-    for entry in release.transcript:
-        if not isinstance(entry, dict) or not isinstance(entry.get("marginal"), list):
+    entries = [entry for entry in release.transcript if isinstance(entry, dict)]
+    later = [1.0] * (len(entries) + 1)  # later[i]: the product of the renormalizations after entry i
+    for i in range(len(entries) - 1, -1, -1):
+        entry = entries[i]
+        ratio = (float(entry["n_estimate"]) / float(entry["pooled_count"])
+                 if entry.get("action") == "renormalize" and entry.get("pooled_count") else 1.0)
+        later[i] = later[i + 1] * ratio
+    for entry, rescale in zip(entries, later):
+        if not isinstance(entry.get("marginal"), list):
             continue
         attributes = tuple(entry["marginal"])
         if "gaussian_sigma" in entry:
-            sigma = float(entry["gaussian_sigma"])
+            sigma = float(entry["gaussian_sigma"]) * rescale
             mean_abs, variance = GAUSSIAN_MEAN_ABS * sigma, sigma ** 2
         elif "laplace_scale" in entry:
-            scale = float(entry["laplace_scale"])
+            scale = float(entry["laplace_scale"]) * rescale
             mean_abs, variance = scale, 2.0 * scale ** 2
         else:
             continue

@@ -24,8 +24,9 @@ FIELD_NOTES = {
               "(the noisy error estimate the mechanism saw)",
     "noisy_gap": "|noisy answer - model answer| on the selected query (the noisy error estimate it saw)",
     "surprise_l1": "L1 distance between the measurement and the model's earlier answer (annealing)",
-    "laplace_scale": "Laplace noise scale b per cell of the measurement",
-    "gaussian_sigma": "standard deviation of the Gaussian noise per cell",
+    "laplace_scale": "Laplace noise scale b per cell of the measurement, as measured (an add/remove run's "
+                     "renormalization later rescales it by n_estimate / pooled_count)",
+    "gaussian_sigma": "standard deviation of the Gaussian noise per cell, as measured (likewise)",
     "epsilon": "epsilon spent in the round",
     "rho": "zCDP rho spent on the measurement",
     "select_epsilon": "epsilon of the exponential mechanism's selection",
@@ -36,7 +37,10 @@ FIELD_NOTES = {
                                    "level, plus Laplace noise (at or above 0 the rounds ran, else INIT alone)",
     "gate_laplace_scale": "the Laplace scale of the gate's test (6/n over its epsilon; 6/n_estimate under add/remove)",
     "count_laplace_scale": "the Laplace scale of the noisy count of the records (1 over its epsilon; add/remove)",
-    "n_estimate": "the noisy count of the records an add/remove run plans, normalizes and draws its rows with",
+    "n_estimate": "the noisy count of the records an add/remove run plans with (and normalizes by until the pooled "
+                  "count below replaces it)",
+    "pooled_count": "that count pooled with the measurements' totals after INIT (add/remove): every measurement is "
+                    "rescaled to it, every later one normalized by it, and the rows drawn with it",
     "pairs_tested": "the pairs whose largest dependence the gate tested",
 }
 #: Per-round fields that are spends: a round of several measurements (INIT, the direct plan's round 0) spent their sum.
