@@ -71,6 +71,19 @@ def test_an_add_remove_release_records_its_renormalization_for_the_report():
     assert measured_noise(release)[("code",)]["mean_abs"] == pytest.approx(noise * ratio)  # its first measurement
 
 
+def test_the_drowned_note_of_a_person_level_run_names_the_table_its_noise_is_that_of():
+    from dprelease.report.noise import drowned_note
+    domain = Domain(("a", "b"), (12, 3))
+    transcript = [{"marginal": ["a"], "laplace_scale": 0.1}, {"marginal": ["b"], "laplace_scale": 0.01}]
+    person = FakeRelease(domain, transcript)
+    person.parameters = {"rows_per_person": 256, "normalizer": 8_053}
+    assert drowned_note(person).endswith("a person-level run at 256 rows a person over about 8,053 rows has the noise "
+                                         "of a table of about 31 rows (a smaller --rows-per-person, or a larger "
+                                         "epsilon, sharpens it)")
+    assert "(a)" in drowned_note(FakeRelease(domain, transcript))
+    assert "person" not in drowned_note(FakeRelease(domain, transcript))
+
+
 def test_a_compressed_measurement_counts_its_compressed_cells():
     domain = Domain(("a", "b"), (40, 40))
     found = measured_noise(FakeRelease(domain, [{"marginal": ["a", "b"], "gaussian_sigma": 0.01,

@@ -81,8 +81,13 @@ def drowned_note(release: Release) -> str | None:
     if not drowned:
         return None
     names = ", ".join(drowned[:8]) + (", ..." if len(drowned) > 8 else "")
+    parameters = getattr(release, "parameters", None) or {}
+    k, rows = parameters.get("rows_per_person"), parameters.get("normalizer") or parameters.get("n_estimate")
+    person = (f"; a person-level run at {k} rows a person over about {int(rows):,} rows has the noise of a table of "
+              f"about {max(int(rows) // int(k), 1):,} rows (a smaller --rows-per-person, or a larger epsilon, sharpens it)"
+              if isinstance(k, int) and k > 1 and isinstance(rows, (int, float)) else "")
     return (f"note: at this budget the 1-way measurement of {len(drowned)} of {measured} columns is mostly noise "
-            f"({names}): see the noise section of `dprelease report`")
+            f"({names}): see the noise section of `dprelease report`{person}")
 
 
 def noise_section(release: Release) -> Section | None:
