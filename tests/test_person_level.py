@@ -221,7 +221,12 @@ def test_the_cli_runs_a_person_level_release_and_refuses_bad_input_writing_nothi
     capsys.readouterr()
     assert main(["evaluate", str(data), str(out), "--schema", str(schema), "--workload", "1-2way", "--release",
                  str(release), "--quiet"]) == 0
-    assert "note: the release protects a person (privacy id 'patient', at most 3 rows each)" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "note: the release protects a person (privacy id 'patient', at most 3 rows each)" in printed
+    assert "independent noisy 1-way, per person  average L1" in printed and "like for like" in printed
+    report = tmp_path / "report.md"
+    assert main(["report", str(release), "--data", str(data), "--out", str(report), "--format", "md", "--quiet"]) == 0
+    assert "| independent noisy 1-way, per person |" in report.read_text()
     bad = {"needs rows_per_person": ["--privacy-id", "patient"],
            "give privacy_id": ["--rows-per-person", "3"],
            "has no privacy_id column 'nobody'": ["--privacy-id", "nobody", "--rows-per-person", "3"],
@@ -235,6 +240,37 @@ def test_the_cli_runs_a_person_level_release_and_refuses_bad_input_writing_nothi
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1, err
         assert not target.exists()
+
+
+def test_the_per_person_baseline_bounds_the_persons_at_the_release_noise_and_leaves_the_others_as_they_were(
+        monkeypatch):
+    """evaluate's baseline for a person-level release: each person's rows bounded to k, then the independent 1-way
+    marginals at the release's noise, which the book-unit mechanism gives at 2 epsilon / k (one person moves a 1-way
+    marginal's counts by k under add/remove; a record replaced moves them by 2). The other two baselines are the same
+    draws with or without it."""
+    from dprelease.engines.persons import PersonRows
+    from dprelease.evaluate.baselines import INDEPENDENT, PER_PERSON, UNIFORM, baseline_tables
+    from dprelease.mechanisms.independent import IndependentMechanism
+    domain = Domain(("a", "b"), (2, 3))
+    # one person holds 1,000 rows of a = 1; 1,000 persons hold one row of a = 0 each
+    records = np.column_stack([np.r_[np.ones(1_000, int), np.zeros(1_000, int)], np.arange(2_000) % 3])
+    persons = np.r_[np.zeros(1_000, int), np.arange(1, 1_001)]
+    real = Dataset(domain, records, None, 2_000)
+    budgets = []
+    fit = IndependentMechanism.fit
+    monkeypatch.setattr(IndependentMechanism, "fit", lambda self, data, workload, *, budget, **kw: (
+        budgets.append(budget.epsilon), fit(self, data, workload, budget=budget, **kw))[1])
+    plain = baseline_tables(real, epsilon=40.0, n_rows=5_000, seed=3)
+    person = baseline_tables(PersonRows(real, persons, "who"), epsilon=40.0, n_rows=5_000, seed=3, rows_per_person=4)
+    assert budgets == [40.0, 40.0, 2 * 40.0 / 4]
+    for name in (INDEPENDENT, UNIFORM):
+        assert np.array_equal(plain.tables[name].records, person.tables[name].records)
+    assert PER_PERSON not in plain.tables and person.rows_per_person == 4
+    assert abs(np.mean(plain.tables[INDEPENDENT].records[:, 0]) - 0.5) < 0.03
+    kept_share = 4 / 1_004  # the heavy person keeps 4 rows
+    assert abs(np.mean(person.tables[PER_PERSON].records[:, 0]) - kept_share) < 0.02
+    with pytest.raises(ValueError, match="both"):
+        baseline_tables(real, epsilon=1.0, n_rows=10, rows_per_person=2)
 
 
 def test_a_schema_drafted_per_row_is_refused_for_a_person_level_run():

@@ -15,6 +15,8 @@ from dprelease.evaluate.values import VALUES_NOTE, render_values, value_report
 from dprelease.queries.workload import Workload
 from dprelease.release.files import read_document
 from dprelease.engines.files import several_files
+from dprelease.engines.persons import PersonRows
+from dprelease.engines.registry import open_table
 from dprelease.schema import Schema, label_schema
 from dprelease.schema.draft import read_source
 from dprelease.schema.tables import Table
@@ -82,18 +84,27 @@ def baseline_epsilon(args: argparse.Namespace, document: dict | None) -> float:
     return epsilon
 
 
-def person_note(document: dict | None) -> str | None:
-    """Where --release is a person-level run, a note that the baselines are per record (public: its parameters)."""
-    if document is None:
-        return None
-    parameters = document.get("parameters") or {}
+def person_unit(document: dict | None) -> tuple[str, int] | None:
+    """A person-level release's privacy id and k (public: its parameters), else None."""
+    parameters = (document or {}).get("parameters") or {}
     if parameters.get("privacy_id") is None:
         return None
-    k = parameters.get("rows_per_person", 1)
-    return (f"the release protects a person (privacy id {parameters['privacy_id']!r}, at most {k} rows each): its "
-            f"noise is {k} times a record's and it describes the table with each person's rows bounded, so the real "
-            "table differs from what it measured; the baselines above read every row at a record's noise, a weaker "
-            "promise than the release's")
+    return str(parameters["privacy_id"]), int(parameters.get("rows_per_person", 1))
+
+
+def person_note(unit: tuple[str, int] | None, *, per_person_baseline: bool) -> str | None:
+    """Where --release is a person-level run, a note on what its baselines compare."""
+    if unit is None:
+        return None
+    privacy_id, k = unit
+    baselines = (f"the independent and uniform baselines read every row at a record's noise, a weaker promise than "
+                 f"the release's; the per-person one keeps at most {k} rows of each person at the release's noise, "
+                 "like for like" if per_person_baseline else
+                 "the baselines above read every row at a record's noise, a weaker promise than the release's (give "
+                 "--schema for a per-person baseline)")
+    return (f"the release protects a person (privacy id {privacy_id!r}, at most {k} rows each): its noise is {k} "
+            "times a record's and it describes the table with each person's rows bounded, so the real table "
+            f"differs from what it measured; {baselines}")
 
 
 def read_once(path: Path, schema: Schema | None) -> Path | Table:
@@ -114,12 +125,16 @@ def run(args: argparse.Namespace) -> int:
     workload = Workload.from_spec(args.workload, domain)
     document = None if args.release is None else read_document(args.release)  # public: the release's JSON, once
     epsilon = baseline_epsilon(args, document)
-    unit_note = person_note(document)
+    unit = person_unit(document)
+    unit_note = person_note(unit, per_person_baseline=unit is not None and schema is not None)
     seed = check_positive_int(args.seed, "--seed", minimum=0)
     progress = terminal_progress(args, "evaluate")
     progress.phase(f"reading {args.data.name}")
     real_source = read_once(args.data, schema)  # encoded here, and its values compared below
-    real = read_table(real_source, domain, schema)
+    if unit is not None and schema is not None:  # a person-level release: the rows with their persons, as synth reads
+        real = open_table(str(args.data), schema=schema, privacy_id=unit[0])
+    else:
+        real = read_table(real_source, domain, schema)
     progress.phase(f"reading {args.synthetic.name}")
     try:
         # a table of bin labels is read by the labels' schema, and has no values to compare
@@ -130,7 +145,9 @@ def run(args: argparse.Namespace) -> int:
             raise
         raise InputError(f"{exc} (if synth wrote it with --decode label, give --decode label)") from None
     progress.phase("drawing baselines")
-    baselines = baseline_tables(real, epsilon=epsilon, n_rows=synthetic.n, seed=seed)
+    baselines = baseline_tables(real, epsilon=epsilon, n_rows=synthetic.n, seed=seed,
+                                rows_per_person=unit[1] if isinstance(real, PersonRows) else None)
+    real = real.table if isinstance(real, PersonRows) else real
     progress.phase("marginal errors")
     errors = per_marginal_errors(real, {SYNTHETIC: synthetic, **baselines.tables}, workload)
     values = None

@@ -7,11 +7,13 @@ from pathlib import Path
 
 from dprelease.cli.common import check_output, integer, read_table, terminal_progress
 from dprelease.domain import Domain
+from dprelease.engines.registry import open_table
 from dprelease.errors import InputError
 from dprelease.release import Release
 from dprelease.files import write_atomic, write_output
 from dprelease.release.files import side_file_name
 from dprelease.report import FORMATS, build_report, render
+from dprelease.schema import Schema
 from dprelease.validation import check_positive_int
 
 
@@ -81,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
         progress.phase(f"reading {args.data.name}")
     real = None
     if args.data is not None:  # a release made through a schema compares with the raw table encoded by it
-        real = read_table(args.data, release.domain, release.schema)
+        privacy_id = release.parameters.get("privacy_id")
+        real = read_table(args.data, release.domain, release.schema) if privacy_id is None or release.schema is None \
+            else open_table(str(args.data), schema=Schema.coerce(release.schema), privacy_id=privacy_id)  # with its persons
     progress.phase("building the report")
     content = build_report(release, real=real, seed=seed)
     progress.phase(f"drawing ({fmt})")

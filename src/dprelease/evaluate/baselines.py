@@ -5,6 +5,12 @@
   1,000,000 cells, so any domain works in little memory), rows drawn from its model.
   Privacy: (epsilon, 0)-DP, basic composition (Thm 3.16) of d Laplace measurements (Thm 3.6).
 * **uniform (no data)**: every column drawn uniformly; spends nothing.
+* **independent noisy 1-way, per person** (for a person-level release, given each real row's person): each person's
+  rows bounded to the release's k (drawn at random, :func:`~dprelease.privacy.contributions.bound`), then the same
+  independent mechanism at the release's noise: under add/remove one person moves a 1-way marginal's counts by k in
+  L1, so d Laplace measurements at epsilon / d have scale k d / epsilon, which the book-unit mechanism (L1 sensitivity
+  2) gives at epsilon' = 2 epsilon / k. Like for like with the release's promise: the bound's bias and its noise (the
+  release's noisy count, 2 % of its epsilon, left out).
 
 Both are drawn with a *seeded* generator, for comparison only: they read the real table and are
 not fit for release (the curator's check, like the error metrics).
@@ -18,16 +24,19 @@ from fractions import Fraction
 import numpy as np
 
 from dprelease.data import Dataset
+from dprelease.engines.persons import PersonRows
 from dprelease.mechanisms.base import Budget
 from dprelease.mechanisms.baselines import uniform_model
 from dprelease.mechanisms.independent import IndependentMechanism
 from dprelease.mechanisms.progress import Progress
+from dprelease.privacy.contributions import bound
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
 from dprelease.validation import check_positive, check_positive_int
 
 INDEPENDENT = "independent noisy 1-way marginals"
 UNIFORM = "uniform (no data)"
+PER_PERSON = "independent noisy 1-way, per person"
 
 
 def run_epsilon(ledger: dict) -> float | None:
@@ -52,15 +61,27 @@ class Baselines:
     epsilon: float
     spent_epsilon: Fraction
     seed: int
+    #: a person-level release's k, where the per-person baseline was drawn
+    rows_per_person: int | None = None
 
     def describe(self) -> str:
+        person = ("" if self.rows_per_person is None else
+                  f"; per person: at most {self.rows_per_person} rows of each person kept, drawn at random, and the "
+                  f"release's noise (one person added or removed, {self.rows_per_person} times a record's), like for "
+                  "like with a person-level release")
         return (f"NOT PRIVATE: drawn from the real table with seed {self.seed}, for comparison only; "
                 f"noisy 1-way marginals at epsilon={self.epsilon:g}, rows drawn i.i.d. from their product, as in "
-                f"the tuning suite")
+                f"the tuning suite{person}")
 
 
-def baseline_tables(real: Dataset, *, epsilon: float, n_rows: int, seed: int = 0) -> Baselines:
-    """Draw ``n_rows`` rows of each baseline from ``real`` (seeded: for comparison, never for release)."""
+def baseline_tables(real: Dataset | PersonRows, *, epsilon: float, n_rows: int, seed: int = 0,
+                    rows_per_person: int | None = None) -> Baselines:
+    """Draw ``n_rows`` rows of each baseline from ``real`` (seeded: for comparison, never for release). ``real`` with
+    its persons (:class:`PersonRows`) and a person-level release's ``rows_per_person`` add the per-person baseline;
+    the other two read every row, as for any release."""
+    if isinstance(real, PersonRows) != (rows_per_person is not None):
+        raise ValueError("the per-person baseline needs both the rows' persons and rows_per_person")
+    rows, real = (real, real.table) if isinstance(real, PersonRows) else (None, real)
     epsilon = check_positive(epsilon, "epsilon")
     n_rows = check_positive_int(n_rows, "n_rows")
     seed = check_positive_int(seed, "seed", minimum=0)
@@ -74,4 +95,10 @@ def baseline_tables(real: Dataset, *, epsilon: float, n_rows: int, seed: int = 0
                        axis=1)
     tables = {INDEPENDENT: Dataset.from_records(independent, domain),
               UNIFORM: Dataset.from_records(uniform, domain)}
-    return Baselines(tables, epsilon, spent, seed)
+    if rows is not None:  # drawn after the others, so theirs are the same draws as for any release
+        bounded = bound(rows, rows_per_person=rows_per_person, rng=rng)
+        person = IndependentMechanism().fit(bounded, Workload(domain, tuple((a,) for a in domain.attributes)),
+                                            budget=Budget(epsilon=2 * epsilon / rows_per_person), rng=rng,
+                                            progress=Progress.silent())
+        tables[PER_PERSON] = Dataset.from_records(person.row_model.sample(n_rows, rng), domain)
+    return Baselines(tables, epsilon, spent, seed, rows_per_person)

@@ -16,6 +16,7 @@ the evaluation (:mod:`dprelease.evaluate`); it never imports the privacy kernel 
 from __future__ import annotations
 
 from dprelease.data import Dataset
+from dprelease.engines.persons import PersonRows
 from dprelease.errors import InputError
 from dprelease.release import Release
 from dprelease.report.blocks import Report
@@ -28,8 +29,9 @@ from dprelease.report.public import answers_section, guarantee_section, ledger_s
 FORMATS = ("html", "md")
 
 
-def build_report(release: Release, *, real: Dataset | None = None, seed: int = 0) -> Report:
-    """The report's content; ``real`` (the real table, over the release's domain) adds the NOT PRIVATE part."""
+def build_report(release: Release, *, real: Dataset | PersonRows | None = None, seed: int = 0) -> Report:
+    """The report's content; ``real`` (the real table, over the release's domain; with its persons for a
+    person-level release) adds the NOT PRIVATE part."""
     noise = noise_section(release)
     sections = [guarantee_section(release), ledger_section(release), rounds_section(release),
                 *([noise] if noise is not None else []), answers_section(release)]

@@ -12,6 +12,7 @@ import numpy as np
 
 from dprelease.data import Dataset
 from dprelease.evaluate import per_marginal_errors, summarize
+from dprelease.engines.persons import PersonRows
 from dprelease.evaluate.baselines import baseline_tables, run_epsilon
 from dprelease.release import Release
 from dprelease.release.labels import CodeLabels, checked_labels
@@ -50,12 +51,18 @@ def worst_cells(real: np.ndarray, synthetic: np.ndarray, count: int) -> np.ndarr
     return top[np.argsort(-diff[top], kind="stable")]
 
 
-def private_section(release: Release, real: Dataset, *, seed: int = 0, worst: int = 4, listed: int = 15) -> Section:
-    """Errors per marginal against ``real`` for the rows, the answers and the two baselines; the worst drawn."""
+def private_section(release: Release, real: Dataset | PersonRows, *, seed: int = 0, worst: int = 4,
+                    listed: int = 15) -> Section:
+    """Errors per marginal against ``real`` for the rows, the answers and the baselines; the worst drawn. ``real``
+    with its persons (a person-level release's real table) adds the per-person baseline."""
     synthetic = rows_table(release)
+    persons = real if isinstance(real, PersonRows) else None
+    real = real.table if persons is not None else real
     n_rows = len(release.rows) if synthetic is not None else real.n
     epsilon = release_epsilon(release)
-    baselines = baseline_tables(real, epsilon=epsilon, n_rows=n_rows, seed=seed)
+    baselines = baseline_tables(real if persons is None else persons, epsilon=epsilon, n_rows=n_rows, seed=seed,
+                                rows_per_person=None if persons is None else
+                                int(release.parameters.get("rows_per_person", 1)))
     tables = {**({SYNTHETIC: synthetic} if synthetic is not None else {}), ANSWERS: Answers(release),
               **baselines.tables}
     workload = release.workload
