@@ -12,8 +12,10 @@ released columns, MWEM at its default delta, eps 1 and 10:
   * ``per record``: add/remove one record, no privacy id (protects a visit, not a patient: the reference);
   * ``k = 1, 2, 4, 8, 16, 64``: ``privacy_id="patient", rows_per_person=k`` (protects a patient).
 Measured: avg L1 over the workload's marginals between the synthetic rows and the *whole* table (what a user wants),
-the share of rows the bound keeps, and the avg L1 of the bounded table itself against the whole (the bound's bias,
-no noise); median and range over the seeds; seconds per run.
+the share of rows the bound keeps, the avg L1 of the bounded table itself against the whole (the bound's bias,
+no noise), and the like-for-like baseline's avg L1 (``dprelease evaluate``'s: for ``per record`` the independent
+noisy 1-way marginals at eps, for k the per-person one, each person's rows bounded to k and the 1-way marginals at
+the release's noise); median and range over the seeds; seconds per run.
 
 Outputs: OUT/person_level.json (every run, the machine, the commit) and OUT/person_level.md (tables).
 """
@@ -37,6 +39,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from dprelease.api import synthesize_table  # noqa: E402
+from dprelease.data import Dataset  # noqa: E402
+from dprelease.engines.persons import PersonRows  # noqa: E402
+from dprelease.evaluate.baselines import INDEPENDENT, PER_PERSON, baseline_tables  # noqa: E402
 from dprelease.privacy.contributions import bounded_rows  # noqa: E402
 from dprelease.privacy.rng import SeededRandom  # noqa: E402
 from dprelease.queries.workload import Workload  # noqa: E402
@@ -118,6 +123,8 @@ def run(seeds: int) -> list[dict]:
             frame = visits(persons, seed, shape)
             real = encode(frame, SCHEMA)
             per_person = frame.groupby("patient").size().to_numpy()
+            persons_index = person_index(FactorColumn.from_values(frame["patient"].to_numpy(object)))
+            real_rows = PersonRows(Dataset.from_records(real, SCHEMA.domain), persons_index, "patient")
             for config in CONFIGS:
                 options = {} if config == "per record" else {"privacy_id": "patient", "rows_per_person": config}
                 started = time.perf_counter()
@@ -128,11 +135,16 @@ def run(seeds: int) -> list[dict]:
                 seconds = time.perf_counter() - started
                 kept = 1.0 if config == "per record" else float(np.minimum(per_person, config).sum() / len(frame))
                 bias = 0.0 if config == "per record" else avg_l1(real, real[bounded_rows(
-                    person_index(FactorColumn.from_values(frame["patient"].to_numpy(object))),
-                    rows_per_person=config, rng=SeededRandom(seed))], workload)
+                    persons_index, rows_per_person=config, rng=SeededRandom(seed))], workload)
+                # the baseline evaluate prints beside this release (seeded, for comparison only)
+                baselines = baseline_tables(
+                    real_rows.table if config == "per record" else real_rows, epsilon=epsilon,
+                    n_rows=len(release.rows), seed=seed, rows_per_person=None if config == "per record" else config)
+                baseline = baselines.tables[INDEPENDENT if config == "per record" else PER_PERSON].records
                 out.append({"shape": shape, "persons": persons, "rows": len(frame), "epsilon": epsilon, "seed": seed,
                             "config": str(config), "avg_l1": avg_l1(real, release.rows, workload),
                             "rows_kept": kept, "bounded_table_l1": bias,
+                            "baseline_l1": avg_l1(real, baseline, workload),
                             "seconds": seconds,
                             "rows_per_person_quantiles": {q: float(np.quantile(per_person, q / 100))
                                                           for q in (50, 90, 99)}})
@@ -146,20 +158,27 @@ def markdown(rows: list[dict], meta: dict) -> str:
              f"Commit {meta['commit']}, {meta['machine']}, {meta['seeds']} seeds, {meta['seconds']:.0f} s in all. "
              "Generated visit tables (benchmarks/bench_person_level.py): MWEM, all 1-2way marginals of 6 columns, "
              "default delta (1e-9). avg L1 against the whole table (not the bounded one); median (min-max) over the "
-             "seeds. `per record` protects one visit only, the rest one patient with at most k visits kept.", ""]
+             "seeds. `per record` protects one visit only, the rest one patient with at most k visits kept. baseline: what "
+             "`dprelease evaluate` prints beside the release, median over the seeds (per record: independent noisy "
+             "1-way marginals; k: the per-person one, each patient's visits bounded to k, then 1-way marginals at the "
+             "release's noise).", ""]
     for shape, persons in itertools.product(SHAPES, PERSONS):
         sample = next(r for r in rows if r["persons"] == persons and r["shape"] == shape)
         q = sample["rows_per_person_quantiles"]
         lines += [f"## {shape}: {persons:,} patients, about {sample['rows']:,} visits (visits a patient: median "
                   f"{q[50]:.0f}, 90th percentile {q[90]:.0f}, 99th {q[99]:.0f})", "",
-                  "| unit | rows kept | bounded table (no noise) | " + " | ".join(f"avg L1, eps {e:g}" for e in EPSILONS)
-                  + " | seconds |", "|---|---|---|" + "---|" * len(EPSILONS) + "---|"]
+                  "| unit | rows kept | bounded table (no noise) | "
+                  + " | ".join(f"avg L1, eps {e:g} | baseline, eps {e:g}" for e in EPSILONS)
+                  + " | seconds |", "|---|---|---|" + "---|---|" * len(EPSILONS) + "---|"]
         for config in CONFIGS:
             cells = []
             for epsilon in EPSILONS:
                 values = [r["avg_l1"] for r in rows if r["persons"] == persons and r["epsilon"] == epsilon
                           and r["config"] == str(config) and r["shape"] == shape]
                 cells.append(f"{np.median(values):.4f} ({min(values):.4f}-{max(values):.4f})")
+                base = [r["baseline_l1"] for r in rows if r["persons"] == persons and r["epsilon"] == epsilon
+                        and r["config"] == str(config) and r["shape"] == shape]
+                cells.append(f"{np.median(base):.4f}")
             chosen = [r for r in rows if r["persons"] == persons and r["config"] == str(config) and r["shape"] == shape]
             kept = np.median([r["rows_kept"] for r in chosen])
             seconds = np.median([r["seconds"] for r in chosen])
