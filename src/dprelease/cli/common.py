@@ -16,7 +16,8 @@ from pathlib import Path
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.files import several_files
-from dprelease.engines.registry import open_table, read_dataset
+from dprelease.engines.registry import open_table
+from dprelease.evaluate.comparison import curator_table
 from dprelease.errors import InputError
 from dprelease.files import Outputs, unwritable
 from dprelease.mechanisms.base import Budget
@@ -131,11 +132,8 @@ def load(data: Path, args: argparse.Namespace, mechanism: object = None,
 
 def read_table(path: Path | Table, domain: Domain, schema: Schema | None) -> Dataset:
     """The real table for the curator's tools (``evaluate``, ``report --data``): a table of codes over ``domain``, or
-    a raw table encoded by ``schema`` (no budget: evaluation is not a release, so a schema drafted openly is accepted
-    too; ``path`` may be its raw columns already read, a Table); part files are read as ``synth`` reads them."""
-    if several_files(path):  # part files, as synth reads them
-        return read_dataset(str(path), domain if schema is None else None, schema=schema)
-    return Dataset.from_csv(path, domain) if schema is None else Dataset.from_schema(path, schema)
+    a raw table encoded by ``schema`` (:func:`~dprelease.evaluate.comparison.curator_table`)."""
+    return curator_table(path, domain, schema)
 
 
 def check_output(path: Path, *inputs: Path | None, flag: str, others: dict[str, Path | None] | None = None,

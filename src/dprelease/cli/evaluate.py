@@ -9,22 +9,14 @@ from pathlib import Path
 from dprelease.api import load_schema
 from dprelease.cli.common import column_list, integer, number, read_table, selected_domain, terminal_progress
 from dprelease.errors import InputError
-from dprelease.evaluate import per_marginal_errors, summarize
-from dprelease.evaluate.baselines import baseline_tables, run_epsilon
-from dprelease.evaluate.values import VALUES_NOTE, render_values, value_report
+from dprelease.evaluate.baselines import run_epsilon
+from dprelease.evaluate.comparison import PersonUnit, evaluation, read_once, read_real
+from dprelease.evaluate.values import value_report
 from dprelease.queries.workload import Workload
 from dprelease.release.files import read_document
-from dprelease.engines.files import several_files
-from dprelease.engines.persons import PersonRows
-from dprelease.engines.registry import open_table
-from dprelease.schema import Schema, label_schema
-from dprelease.schema.draft import read_source
-from dprelease.schema.tables import Table
+from dprelease.schema import label_schema
 from dprelease.schema.decode import VALUE_MODES
 from dprelease.validation import check_positive, check_positive_int
-
-SYNTHETIC = "synthetic"
-PER_MARGINAL_NOTE = "NOT PRIVATE: errors against the real table (never its counts), for the curator only"
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -84,38 +76,6 @@ def baseline_epsilon(args: argparse.Namespace, document: dict | None) -> float:
     return epsilon
 
 
-def person_unit(document: dict | None) -> tuple[str, int] | None:
-    """A person-level release's privacy id and k (public: its parameters), else None."""
-    parameters = (document or {}).get("parameters") or {}
-    if parameters.get("privacy_id") is None:
-        return None
-    return str(parameters["privacy_id"]), int(parameters.get("rows_per_person", 1))
-
-
-def person_note(unit: tuple[str, int] | None, *, per_person_baseline: bool) -> str | None:
-    """Where --release is a person-level run, a note on what its baselines compare."""
-    if unit is None:
-        return None
-    privacy_id, k = unit
-    baselines = (f"the independent and uniform baselines read every row at a record's noise, a weaker promise than "
-                 f"the release's; the per-person one keeps at most {k} rows of each person at the release's noise, "
-                 "like for like" if per_person_baseline else
-                 "the baselines above read every row at a record's noise, a weaker promise than the release's (give "
-                 "--schema for a per-person baseline)")
-    return (f"the release protects a person (privacy id {privacy_id!r}, at most {k} rows each): its noise is {k} "
-            "times a record's and it describes the table with each person's rows bounded, so the real table "
-            f"differs from what it measured; {baselines}")
-
-
-def read_once(path: Path, schema: Schema | None) -> Path | Table:
-    """One file's raw columns, as ``synth`` reads them under ``schema``, for both the workload's codes and the values'
-    report (a 1,000,000-row table was read twice: half of evaluate's reading time); the path itself without a schema,
-    or for part files (their codes come through DuckDB, as synth reads them)."""
-    if schema is None or several_files(path):
-        return path
-    return read_source(path, schema.names, strip=schema.strip, layout=schema.file_names)
-
-
 def run(args: argparse.Namespace) -> int:
     # Public checks first: domain (or schema), workload, epsilon and seed, before either table is read.
     schema = None if args.schema is None else load_schema(args.schema, args.columns)
@@ -125,16 +85,12 @@ def run(args: argparse.Namespace) -> int:
     workload = Workload.from_spec(args.workload, domain)
     document = None if args.release is None else read_document(args.release)  # public: the release's JSON, once
     epsilon = baseline_epsilon(args, document)
-    unit = person_unit(document)
-    unit_note = person_note(unit, per_person_baseline=unit is not None and schema is not None)
+    unit = None if document is None else PersonUnit.of(document.get("parameters"))
     seed = check_positive_int(args.seed, "--seed", minimum=0)
     progress = terminal_progress(args, "evaluate")
     progress.phase(f"reading {args.data.name}")
     real_source = read_once(args.data, schema)  # encoded here, and its values compared below
-    if unit is not None and schema is not None:  # a person-level release: the rows with their persons, as synth reads
-        real = open_table(str(args.data), schema=schema, privacy_id=unit[0])
-    else:
-        real = read_table(real_source, domain, schema)
+    real = read_real(args.data, real_source, domain, schema, unit)  # a person-level release's: with its persons
     progress.phase(f"reading {args.synthetic.name}")
     try:
         # a table of bin labels is read by the labels' schema, and has no values to compare
@@ -144,49 +100,15 @@ def run(args: argparse.Namespace) -> int:
         if schema is None or args.decode is not None:
             raise
         raise InputError(f"{exc} (if synth wrote it with --decode label, give --decode label)") from None
-    progress.phase("drawing baselines")
-    baselines = baseline_tables(real, epsilon=epsilon, n_rows=synthetic.n, seed=seed,
-                                rows_per_person=unit[1] if isinstance(real, PersonRows) else None)
-    real = real.table if isinstance(real, PersonRows) else real
-    progress.phase("marginal errors")
-    errors = per_marginal_errors(real, {SYNTHETIC: synthetic, **baselines.tables}, workload)
     values = None
     if schema is not None:  # the raw values, which the workload error sees only through the schema's bins
         progress.phase("values")
         values = value_report(real_source, None if args.decode == "label" else synthetic_source, schema)
+    result = evaluation(real, synthetic, workload, epsilon=epsilon, seed=seed, unit=unit, unit_hint="give --schema",
+                        values=values, progress=progress)
     progress.close()
-    summary = {**summarize(errors, SYNTHETIC), "n_real": real.n, "n_synthetic": synthetic.n}
-    if values is not None:
-        summary["values"] = [c.to_json() for c in values]
-        summary["values_note"] = VALUES_NOTE
-    summary["baselines"] = {name: summarize(errors, name) for name in baselines.tables}
-    summary["baselines_note"] = baselines.describe()
-    summary["baseline_epsilon"], summary["baseline_seed"] = epsilon, seed
-    if unit_note is not None:
-        summary["unit_note"] = unit_note
-    if args.per_marginal:
-        summary["per_marginal"] = [e.to_json() for e in errors]
-        summary["per_marginal_note"] = PER_MARGINAL_NOTE
     if args.json:
-        print(json.dumps(summary, indent=2))
-        return 0
-    print(f"workload: {summary['n_marginals']} marginals, {workload.num_queries} cells")
-    print(f"max error:  {summary['max_error']:.4f}  (worst marginal {summary['worst_marginal']})")
-    print(f"average L1: {summary['avg_l1']:.4f}")
-    print(f"baselines ({baselines.describe()}):")
-    for name, result in summary["baselines"].items():
-        print(f"  {name:<36} average L1 {result['avg_l1']:.4f}  max error {result['max_error']:.4f}")
-    if unit_note is not None:
-        print(f"note: {unit_note}")
-    if values is not None:
-        print()
-        print("\n".join(render_values(values)))
-    if args.per_marginal:
-        names = [SYNTHETIC, *baselines.tables]
-        print()
-        print(f"per marginal, worst first ({PER_MARGINAL_NOTE}):")
-        print("| marginal | cells | " + " | ".join(f"L1 {n}" for n in names) + " |")
-        print("|---|---:|" + "---:|" * len(names))
-        for e in sorted(errors, key=lambda e: -e.l1[SYNTHETIC]):  # stable: ties keep the workload's order
-            print(f"| {', '.join(e.marginal)} | {e.cells} | " + " | ".join(f"{e.l1[n]:.4f}" for n in names) + " |")
+        print(json.dumps(result.to_dict(per_marginal=args.per_marginal), indent=2))
+    else:
+        print(result.to_text(per_marginal=args.per_marginal))
     return 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dprelease.cli.common import check_output, integer, read_table, terminal_progress
+from dprelease.cli.common import check_output, integer, terminal_progress
 from dprelease.domain import Domain
-from dprelease.engines.registry import open_table
+from dprelease.evaluate.comparison import PersonUnit, read_real
 from dprelease.errors import InputError
 from dprelease.release import Release
 from dprelease.files import write_atomic, write_output
@@ -83,9 +83,9 @@ def run(args: argparse.Namespace) -> int:
         progress.phase(f"reading {args.data.name}")
     real = None
     if args.data is not None:  # a release made through a schema compares with the raw table encoded by it
-        privacy_id = release.parameters.get("privacy_id")
-        real = read_table(args.data, release.domain, release.schema) if privacy_id is None or release.schema is None \
-            else open_table(str(args.data), schema=Schema.coerce(release.schema), privacy_id=privacy_id)  # with its persons
+        schema = None if release.schema is None else Schema.coerce(release.schema)
+        # a person-level release's: with its persons, for the per-person baseline
+        real = read_real(args.data, args.data, release.domain, schema, PersonUnit.of(release.parameters))
     progress.phase("building the report")
     content = build_report(release, real=real, seed=seed)
     progress.phase(f"drawing ({fmt})")
