@@ -170,6 +170,10 @@ CLI_CASES: list[tuple[str, Callable[[Case], list[str]], tuple[str, ...]]] = [
     ("schema-bad-values-in-duckdb", lambda c: c.csv("a,b,c\n0,yes,2\n1,maybe,3\n").synth(
         c.schema('{"a": 2, "b": {"type": "boolean"}, "c": 4}'), drop=("--domain",)),
      ("column 'b': values not true/false words (declare other)",)),
+    ("schema-one-cell", lambda c: c.csv("a,b\nx,1\ny,2\n").synth(c.schema(
+        '{"a": {"type": "categorical", "values": [], "other": true}, '
+        '"b": {"type": "categorical", "values": [], "other": true}}'), drop=("--domain",)),
+     ("every column of the schema has one value only", "['a', 'b']", "spend its budget for nothing")),
     # the domain
     ("domain-not-json", lambda c: c.domain_json("{a: 2}").synth(), ("bad-domain.json", "not valid JSON")),
     ("domain-not-object", lambda c: c.domain_json("[2, 3, 4]").synth(), ("bad-domain.json", "JSON object", "list")),

@@ -350,6 +350,22 @@ def test_a_served_column_with_no_values_is_warned_of_at_start(tmp_path):
     assert "dprelease: warning: table 't': column(s) ['job'] have no values in the schema" in log, log
 
 
+def test_a_served_table_of_one_cell_stops_the_start(tmp_path, capsys):
+    """As synth refuses it: a raw table whose schema leaves every column only its other bucket would answer every
+    query the same whatever the data; the start stops with one line naming the table, before a ledger exists."""
+    bare = json.loads(json.dumps(SCHEMA))
+    for column in bare["columns"].values():
+        column.clear()
+        column.update({"type": "categorical", "values": [], "other": True})
+    data, schema = write_raw(tmp_path, schema=bare)
+    config = write_service(tmp_path, {"t": {"data": data, "schema": schema, "budget": {"epsilon": 1},
+                                            "analysts": {"alice": {}}}})
+    assert main(["serve", str(config), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dprelease: error: table 't': every column of the schema has one value only"), err
+    assert err.count("\n") == 1 and not (tmp_path / "ledger.sqlite").exists()
+
+
 def test_a_raw_table_restarts_on_its_ledger_and_a_changed_table_is_refused(tmp_path, capsys):
     """The raw table is encoded again at every start, to the same codes: the ledger's fingerprint matches and the
     budget spent survives the restart; a row changed in the raw file is a different table and stops the start."""

@@ -59,6 +59,20 @@ def test_a_schema_written_as_a_dict_is_the_same_schema():
         synth.fit(frame(), schema=["age"])  # type: ignore[arg-type]
 
 
+def test_a_schema_of_one_cell_is_refused_before_anything_is_spent():
+    """A private draft of a table too small for its epsilon can leave every column only its other bucket: the domain
+    is one cell, every release the same table of <other>. The fit is refused, naming the columns, and spends
+    nothing; one column with values of its own is enough to run."""
+    bare = {name: {"type": "categorical", "values": [], "other": True} for name in ("job", "city")}
+    synth = Synthesizer("mwem", epsilon=1.0, workload="1way", seed=0)
+    data = pd.DataFrame({"job": ["a", "b"] * 20, "city": ["x"] * 40})
+    with pytest.raises(InputError, match=r"every column of the schema has one value only .*\['job', 'city'\]"):
+        synth.fit(data, schema=bare)
+    assert synth.ledgers["fits"] == []
+    with pytest.warns(UserWarning, match=r"column\(s\) \['city'\] have no values"):
+        synth.fit(data, schema={**bare, "job": {"type": "categorical", "values": ["a", "b"]}})
+
+
 def test_a_column_with_no_values_of_its_own_is_warned_of_before_the_run():
     """A private draft on a small table keeps no category its noise hides: such a column has only its other (or
     NULL) bucket, and every synthetic value there is <other>. The run says so, naming the column (public), and a
