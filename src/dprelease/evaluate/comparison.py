@@ -239,6 +239,8 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
         real, synthetic: raw tables (a CSV or Parquet path, part files, a pandas DataFrame) with ``schema``, as
             ``synthesize_table`` and :class:`~dprelease.synthesizer.Synthesizer` read and write them; or tables of
             integer codes (a CSV path, an (n, d) array, a :class:`~dprelease.Dataset`) with ``domain``.
+            ``synthetic`` may be a :class:`~dprelease.release.Release` itself: its rows' codes are compared (no
+            values' distances: they are codes), and its schema (or domain) and ledger are used unless given.
         workload: the marginals compared (``"1-3way"``, a :class:`~dprelease.Workload`, a list of attribute lists).
         schema: the schema the release ran with (a Schema, its file, or its JSON as a dict); a raw table's columns
             then also get the shares of real values the schema clips or sends to ``other`` and the
@@ -259,6 +261,11 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
     Raises:
         InputError, InputTypeError: a bad parameter (named), or a table the schema or domain cannot read.
     """
+    if isinstance(synthetic, Release):  # a release in memory: its rows' codes, its own schema and domain and ledger
+        release = synthetic if release is None else release
+        if schema is None and domain is None:
+            schema, domain = (synthetic.schema, None) if synthetic.schema is not None else (None, synthetic.domain)
+        synthetic = Dataset.from_records(synthetic.rows, synthetic.domain)
     # public checks first, before either table is read
     if (schema is None) == (domain is None):
         raise InputError("give schema= (raw tables) or domain= (tables of integer codes), not both or neither")
