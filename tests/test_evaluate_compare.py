@@ -97,6 +97,10 @@ def test_compare_reads_tables_of_codes_with_a_domain():
     one = compare(Dataset.from_records(real, domain), synthetic, domain=domain, workload=[["a"]], columns=["a"],
                   epsilon=0.5)
     assert len(one.errors) == 1 and one.workload.domain.attributes == ("a",)
+    # DataFrames of codes are read by column name, whatever their order
+    frames = compare(pd.DataFrame({"b": real[:, 1], "a": real[:, 0]}), pd.DataFrame(synthetic, columns=["a", "b"]),
+                     domain={"a": 3, "b": 4}, workload="1-2way", epsilon=0.5)
+    assert frames.to_dict() == result.to_dict()
 
 
 def test_a_person_level_release_gets_the_per_person_baseline_only_with_its_persons():

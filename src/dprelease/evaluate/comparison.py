@@ -160,7 +160,7 @@ def read_once(source: object, schema: Schema | None) -> object:
 
 def curator_table(source: object, domain: Domain, schema: Schema | None) -> Dataset:
     """The real (or synthetic) table for the curator's tools: a table of codes over ``domain`` (a CSV, part files, a
-    Dataset, an array of codes), or a raw table (a file, part files, a DataFrame, its raw columns already read)
+    Dataset, a DataFrame, an array of codes), or a raw table (a file, part files, a DataFrame, its raw columns already read)
     encoded by ``schema``. No budget: evaluation is not a release, so a schema drafted openly is accepted too."""
     if isinstance(source, Dataset):
         if source.domain == domain:
@@ -175,6 +175,8 @@ def curator_table(source: object, domain: Domain, schema: Schema | None) -> Data
         return Dataset.from_schema(source, schema)
     if isinstance(source, (str, os.PathLike)):
         return Dataset.from_csv(source, domain)
+    if hasattr(source, "columns"):  # a DataFrame of codes: its columns by name, in any order
+        return Dataset.from_dataframe(source, domain)
     return Dataset.from_records(source, domain)
 
 
@@ -238,8 +240,8 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
     Args:
         real, synthetic: raw tables (a CSV or Parquet path, part files, a pandas DataFrame) with ``schema``, as
             ``synthesize_table`` and :class:`~dprelease.synthesizer.Synthesizer` read and write them; or tables of
-            integer codes (a CSV path, an (n, d) array, a :class:`~dprelease.Dataset`) with ``domain``.
-            ``synthetic`` may be a :class:`~dprelease.release.Release` itself: its rows' codes are compared (no
+            integer codes (a CSV path, a DataFrame, an (n, d) array in the domain's column order, a
+            :class:`~dprelease.Dataset`) with ``domain``. ``synthetic`` may be a :class:`~dprelease.release.Release` itself: its rows' codes are compared (no
             values' distances: they are codes), and its schema (or domain) and ledger are used unless given.
         workload: the marginals compared (``"1-3way"``, a :class:`~dprelease.Workload`, a list of attribute lists).
         schema: the schema the release ran with (a Schema, its file, or its JSON as a dict); a raw table's columns
