@@ -160,8 +160,9 @@ def read_once(source: object, schema: Schema | None) -> object:
 
 def curator_table(source: object, domain: Domain, schema: Schema | None) -> Dataset:
     """The real (or synthetic) table for the curator's tools: a table of codes over ``domain`` (a CSV, part files, a
-    Dataset, a DataFrame, an array of codes), or a raw table (a file, part files, a DataFrame, its raw columns already read)
-    encoded by ``schema``. No budget: evaluation is not a release, so a schema drafted openly is accepted too."""
+    Dataset, a DataFrame, an array of codes), or a raw table (a file, part files, a DataFrame, its raw columns
+    already read) encoded by ``schema``. No budget: evaluation is not a release, so a schema drafted openly is
+    accepted too."""
     if isinstance(source, Dataset):
         if source.domain == domain:
             return source
@@ -220,6 +221,7 @@ def release_document(release: object) -> dict[str, object]:
 
 
 def as_domain(domain: object) -> Domain:
+    """``domain=`` as a user gives it: a Domain, a dict of column sizes, or a domain file's path (public)."""
     if isinstance(domain, Domain):
         return domain
     if isinstance(domain, Mapping):
@@ -241,8 +243,9 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
         real, synthetic: raw tables (a CSV or Parquet path, part files, a pandas DataFrame) with ``schema``, as
             ``synthesize_table`` and :class:`~dprelease.synthesizer.Synthesizer` read and write them; or tables of
             integer codes (a CSV path, a DataFrame, an (n, d) array in the domain's column order, a
-            :class:`~dprelease.Dataset`) with ``domain``. ``synthetic`` may be a :class:`~dprelease.release.Release` itself: its rows' codes are compared (no
-            values' distances: they are codes), and its schema (or domain) and ledger are used unless given.
+            :class:`~dprelease.Dataset`) with ``domain``. ``synthetic`` may be a
+            :class:`~dprelease.release.Release` itself: its rows' codes are compared (no values' distances: they are
+            codes), and its schema (or domain) and ledger are used unless given.
         workload: the marginals compared (``"1-3way"``, a :class:`~dprelease.Workload`, a list of attribute lists).
         schema: the schema the release ran with (a Schema, its file, or its JSON as a dict); a raw table's columns
             then also get the shares of real values the schema clips or sends to ``other`` and the
