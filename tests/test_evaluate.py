@@ -80,3 +80,36 @@ def test_the_independent_baseline_stays_factored_past_mwems_histogram_limit(monk
     small = Domain(("a", "b"), (20, 30))
     baseline_tables(Dataset.from_records(real.records[:, :2] % [20, 30], small), epsilon=1.0, n_rows=50, seed=0)
     assert built == [600]
+
+
+def test_beside_an_add_remove_release_the_independent_baseline_is_drawn_under_add_remove(skewed, tmp_path, capsys):
+    """One record more or fewer moves a 1-way marginal by 1 in L1, a replacement by 2: under the release's add/remove
+    unit the baseline's noise at epsilon is the book-unit mechanism's at 2 epsilon, drawn identically; the command
+    says which unit it drew under, from the release's parameters."""
+    import json
+    import warnings
+
+    from dprelease.api import synthesize
+    from dprelease.cli import main
+
+    under = baseline_tables(skewed, epsilon=0.5, n_rows=800, seed=2, add_remove=True)
+    book = baseline_tables(skewed, epsilon=1.0, n_rows=800, seed=2)
+    assert np.array_equal(under.tables[INDEPENDENT].records, book.tables[INDEPENDENT].records)
+    assert np.array_equal(under.tables[UNIFORM].records, book.tables[UNIFORM].records)
+    assert under.spent_epsilon == Fraction(1) and "under add/remove" in under.describe()
+    assert "add/remove" not in baseline_tables(skewed, epsilon=0.5, n_rows=800, seed=2).describe()
+    data, domain = tmp_path / "real.csv", tmp_path / "domain.json"
+    np.savetxt(data, skewed.records, fmt="%d", delimiter=",", header="a,b,c", comments="")
+    domain.write_text(json.dumps(skewed.domain.to_dict()))
+    for unit in ("add-remove", "replace"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            release = synthesize(skewed, "1-2way", epsilon=0.5, seed=1, privacy_unit=unit)
+        rows, document = tmp_path / f"{unit}.csv", tmp_path / f"{unit}.json"
+        release.save(rows, document)
+        capsys.readouterr()
+        assert main(["evaluate", str(data), str(rows), "--domain", str(domain), "--workload", "1-2way", "--release",
+                     str(document), "--json", "--quiet"]) == 0
+        printed = json.loads(capsys.readouterr().out)
+        assert printed["baseline_unit"] == unit and printed["baseline_epsilon"] == 0.5
+        assert ("under add/remove" in printed["baselines_note"]) == (unit == "add-remove")

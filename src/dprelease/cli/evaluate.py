@@ -10,7 +10,7 @@ from dprelease.api import load_schema
 from dprelease.cli.common import column_list, integer, number, read_table, selected_domain, terminal_progress
 from dprelease.errors import InputError
 from dprelease.evaluate.baselines import run_epsilon
-from dprelease.evaluate.comparison import PersonUnit, evaluation, read_once, read_real
+from dprelease.evaluate.comparison import PersonUnit, evaluation, is_add_remove, read_once, read_real
 from dprelease.evaluate.values import value_report
 from dprelease.queries.workload import Workload
 from dprelease.release.files import read_document
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         progress.phase("values")
         values = value_report(real_source, None if args.decode == "label" else synthetic_source, schema)
     result = evaluation(real, synthetic, workload, epsilon=epsilon, seed=seed, unit=unit, unit_hint="give --schema",
-                        values=values, progress=progress)
+                        values=values, add_remove=is_add_remove(document), progress=progress)
     progress.close()
     if args.json:
         print(json.dumps(result.to_dict(per_marginal=args.per_marginal), indent=2))

@@ -5,6 +5,8 @@
   1,000,000 cells, so any domain works in little memory), rows drawn from its model.
   Privacy: (epsilon, 0)-DP, basic composition (Thm 3.16) of d Laplace measurements (Thm 3.6).
 * **uniform (no data)**: every column drawn uniformly; spends nothing.
+  Beside an add/remove release, drawn under add/remove too: the book-unit mechanism at 2 epsilon (L1 sensitivity 1
+  a marginal, not 2).
 * **independent noisy 1-way, per person** (for a person-level release, given each real row's person): each person's
   rows bounded to the release's k (drawn at random, :func:`~dprelease.privacy.contributions.bound`), then the same
   independent mechanism at the release's noise: under add/remove one person moves a 1-way marginal's counts by k in
@@ -63,22 +65,29 @@ class Baselines:
     seed: int
     #: a person-level release's k, where the per-person baseline was drawn
     rows_per_person: int | None = None
+    #: whether the independent baseline was drawn under add/remove (the release's unit), not the book's replace-one
+    add_remove: bool = False
 
     def describe(self) -> str:
         person = ("" if self.rows_per_person is None else
                   f"; per person: at most {self.rows_per_person} rows of each person kept, drawn at random, and the "
                   f"release's noise (one person added or removed, {self.rows_per_person} times a record's), like for "
                   "like with a person-level release")
+        unit = (" under add/remove, the release's unit (one record more or fewer: half the noise of replace-one at "
+                "the same epsilon)" if self.add_remove else "")
         return (f"NOT PRIVATE: drawn from the real table with seed {self.seed}, for comparison only; "
-                f"noisy 1-way marginals at epsilon={self.epsilon:g}, rows drawn i.i.d. from their product, as in "
+                f"noisy 1-way marginals at epsilon={self.epsilon:g}{unit}, rows drawn i.i.d. from their product, as in "
                 f"the tuning suite{person}")
 
 
 def baseline_tables(real: Dataset | PersonRows, *, epsilon: float, n_rows: int, seed: int = 0,
-                    rows_per_person: int | None = None) -> Baselines:
+                    rows_per_person: int | None = None, add_remove: bool = False) -> Baselines:
     """Draw ``n_rows`` rows of each baseline from ``real`` (seeded: for comparison, never for release). ``real`` with
     its persons (:class:`PersonRows`) and a person-level release's ``rows_per_person`` add the per-person baseline;
-    the other two read every row, as for any release."""
+    the other two read every row, as for any release. ``add_remove``: the release's unit is add/remove, so the
+    independent baseline is drawn under it too: one record more or fewer moves a 1-way marginal by 1 in L1, half a
+    replacement's 2, so its noise at epsilon is the book-unit mechanism's at 2 epsilon (an add/remove eps-DP run
+    is replace-one 2 eps-DP)."""
     if isinstance(real, PersonRows) != (rows_per_person is not None):
         raise ValueError("the per-person baseline needs both the rows' persons and rows_per_person")
     rows, real = (real, real.table) if isinstance(real, PersonRows) else (None, real)
@@ -88,7 +97,8 @@ def baseline_tables(real: Dataset | PersonRows, *, epsilon: float, n_rows: int, 
     rng = make_rng(seed, warn=False)
     domain = real.domain
     fitted = IndependentMechanism().fit(real, Workload(domain, tuple((a,) for a in domain.attributes)),
-                                        budget=Budget(epsilon=epsilon), rng=rng, progress=Progress.silent())
+                                        budget=Budget(epsilon=2 * epsilon if add_remove else epsilon), rng=rng,
+                                        progress=Progress.silent())
     spent = fitted.accountant.spent_epsilon
     independent = fitted.row_model.sample(n_rows, rng)
     uniform = np.stack([uniform_model(domain.project([a])).sample(n_rows, rng)[:, 0] for a in domain.attributes],
@@ -101,4 +111,4 @@ def baseline_tables(real: Dataset | PersonRows, *, epsilon: float, n_rows: int, 
                                             budget=Budget(epsilon=2 * epsilon / rows_per_person), rng=rng,
                                             progress=Progress.silent())
         tables[PER_PERSON] = Dataset.from_records(person.row_model.sample(n_rows, rng), domain)
-    return Baselines(tables, epsilon, spent, seed, rows_per_person)
+    return Baselines(tables, epsilon, spent, seed, rows_per_person, add_remove)

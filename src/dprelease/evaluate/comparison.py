@@ -110,6 +110,7 @@ class Evaluation:
         out["baselines"] = {name: summarize(list(self.errors), name) for name in self.baseline_draws.tables}
         out["baselines_note"] = self.baseline_draws.describe()
         out["baseline_epsilon"], out["baseline_seed"] = self.epsilon, self.seed
+        out["baseline_unit"] = "add-remove" if self.baseline_draws.add_remove else "replace"
         if self.unit_note is not None:
             out["unit_note"] = self.unit_note
         if per_marginal:
@@ -183,20 +184,27 @@ def curator_table(source: object, domain: Domain, schema: Schema | None) -> Data
 
 def evaluation(real: Dataset | PersonRows, synthetic: Dataset, workload: Workload, *, epsilon: float, seed: int,
                unit: PersonUnit | None = None, unit_hint: str = "", values: Sequence[ColumnValues] | None = None,
-               progress: Progress | None = None) -> Evaluation:
+               add_remove: bool = False, progress: Progress | None = None) -> Evaluation:
     """The errors of ``synthetic`` and of the baselines drawn from ``real`` (with its persons: the per-person baseline
-    too, at ``unit``'s k) on ``workload``; ``values`` the schema's per-column report, already computed."""
+    too, at ``unit``'s k; ``add_remove``: the release's unit, the independent baseline's too) on ``workload``;
+    ``values`` the schema's per-column report, already computed."""
     progress = progress or Progress.silent()
     persons = isinstance(real, PersonRows)
     progress.phase("drawing baselines")
     baselines = baseline_tables(real, epsilon=epsilon, n_rows=synthetic.n, seed=seed,
-                                rows_per_person=unit.rows_per_person if persons and unit is not None else None)
+                                rows_per_person=unit.rows_per_person if persons and unit is not None else None,
+                                add_remove=add_remove)
     table = real.table if persons else real
     progress.phase("marginal errors")
     errors = per_marginal_errors(table, {SYNTHETIC: synthetic, **baselines.tables}, workload)
     note = None if unit is None else unit.note(per_person_baseline=persons, hint=unit_hint)
     return Evaluation(workload, tuple(errors), baselines, table.n, synthetic.n, epsilon, seed,
                       None if values is None else tuple(values), note)
+
+
+def is_add_remove(document: Mapping[str, object] | None) -> bool:
+    """Whether the release's privacy unit is add/remove (public: its parameters)."""
+    return ((document or {}).get("parameters") or {}).get("privacy_unit") == "add-remove"
 
 
 def codes_array(table: object) -> bool:
@@ -313,7 +321,7 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
         values = value_report(real_source, None if decode == "label" or isinstance(synthetic, Dataset) else
                               synthetic_source, schema)
     return evaluation(real_table, synthetic_table, workload, epsilon=epsilon, seed=seed, unit=unit,
-                      unit_hint="give the raw table with schema=", values=values)
+                      unit_hint="give the raw table with schema=", values=values, add_remove=is_add_remove(document))
 
 
 def read_real(source: object, read: object, domain: Domain, schema: Schema | None,

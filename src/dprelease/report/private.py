@@ -62,7 +62,8 @@ def private_section(release: Release, real: Dataset | PersonRows, *, seed: int =
     epsilon = release_epsilon(release)
     baselines = baseline_tables(real if persons is None else persons, epsilon=epsilon, n_rows=n_rows, seed=seed,
                                 rows_per_person=None if persons is None else
-                                int(release.parameters.get("rows_per_person", 1)))
+                                int(release.parameters.get("rows_per_person", 1)),
+                                add_remove=release.parameters.get("privacy_unit") == "add-remove")
     tables = {**({SYNTHETIC: synthetic} if synthetic is not None else {}), ANSWERS: Answers(release),
               **baselines.tables}
     workload = release.workload
