@@ -77,11 +77,13 @@ def test_compare_agrees_with_the_command_exactly_on_a_raw_table(tmp_path, capsys
     assert values["age"].clipped == pytest.approx((frame.age > 79).mean())
     assert "avg_l1=" in repr(result) and str(result).startswith("workload: 6 marginals")
     # the release itself: its rows' codes, its own schema and ledger
-    direct = compare(frame, release, workload="1-2way", seed=3)
+    direct = compare(frame, release, seed=3)  # the release's own workload, 1-2way
     codes = compare(frame, Dataset.from_records(release.rows, SCHEMA.domain), schema=SCHEMA, workload="1-2way",
                     release=release, seed=3)
     assert direct.to_dict() == codes.to_dict() and direct.baselines == result.baselines
     assert direct.values is not None and all(v.ks is None for v in direct.values)  # codes: no distances to draw
+    assert [list(m) for m in direct.workload.marginals] == [list(m) for m in release.workload.marginals]
+    assert len(compare(frame, rows, schema=SCHEMA).errors) == 7  # no release: 1-3way, 3 + 3 + 1 marginals
 
 
 def test_compare_reads_tables_of_codes_with_a_domain():

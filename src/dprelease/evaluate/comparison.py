@@ -213,11 +213,20 @@ def codes_array(table: object) -> bool:
         and not hasattr(table, "columns")
 
 
+def released_workload(document: Mapping[str, object] | None, domain: Domain) -> list[list[str]] | None:
+    """The marginals the release answered, where every one of them is over ``domain``'s columns (public)."""
+    marginals = [list(a["marginal"]) for a in (document or {}).get("workload_answers") or []]
+    if not marginals or any(a not in domain for m in marginals for a in m):
+        return None
+    return marginals
+
+
 def release_document(release: object) -> dict[str, object]:
-    """The ``privacy_ledger`` and ``parameters`` of a :class:`~dprelease.release.Release`, its JSON file's path, or its
-    JSON as a dict (public)."""
+    """The ``privacy_ledger``, ``parameters`` and answered marginals of a :class:`~dprelease.release.Release`, its JSON
+    file's path, or its JSON as a dict (public)."""
     if isinstance(release, Release):
-        return {"privacy_ledger": release.privacy_ledger, "parameters": release.parameters}
+        return {"privacy_ledger": release.privacy_ledger, "parameters": release.parameters,
+                "workload_answers": [{"marginal": list(m)} for m in release.workload.marginals]}
     if isinstance(release, Mapping):
         if "privacy_ledger" not in release:
             raise InputError("release has no 'privacy_ledger': give a Release, its JSON file or the file's JSON")
@@ -240,7 +249,7 @@ def as_domain(domain: object) -> Domain:
                          f"{type(domain).__name__}")
 
 
-def compare(real: object, synthetic: object, *, workload: Workload | str | Sequence[Sequence[str]] = "1-3way",
+def compare(real: object, synthetic: object, *, workload: Workload | str | Sequence[Sequence[str]] | None = None,
             schema: Schema | Mapping | str | Path | None = None, domain: object = None,
             release: object = None, epsilon: float | None = None, seed: int = 0, decode: str | None = None,
             columns: Sequence[str] | None = None) -> Evaluation:
@@ -254,7 +263,9 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
             :class:`~dprelease.Dataset`) with ``domain``. ``synthetic`` may be a
             :class:`~dprelease.release.Release` itself: its rows' codes are compared (no values' distances: they are
             codes), and its schema (or domain) and ledger are used unless given.
-        workload: the marginals compared (``"1-3way"``, a :class:`~dprelease.Workload`, a list of attribute lists).
+        workload: the marginals compared (``"1-3way"``, a :class:`~dprelease.Workload`, a list of attribute lists;
+            default: the release's own workload where ``release`` is given and its columns are compared, else
+            ``"1-3way"``).
         schema: the schema the release ran with (a Schema, its file, or its JSON as a dict); a raw table's columns
             then also get the shares of real values the schema clips or sends to ``other`` and the
             Kolmogorov-Smirnov distance of the synthetic numbers and dates to the real ones.
@@ -298,10 +309,12 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
             if unknown:
                 raise InputError(f"columns {unknown} are not in the domain {list(domain.attributes)}")
             domain = domain.project(list(columns))
+    document = None if release is None else release_document(release)
+    if workload is None:
+        workload = released_workload(document, domain) or "1-3way"
     workload = Workload.resolve(workload, domain)
     if workload.domain != domain:
         raise InputError("workload must be over the schema's or domain's columns (the same columns in the same order)")
-    document = None if release is None else release_document(release)
     if epsilon is not None:
         epsilon = check_positive(epsilon, "epsilon")
     elif document is not None:
