@@ -1,4 +1,5 @@
-"""``dprelease evaluate``: workload error of a synthetic table against the real one, beside two baselines."""
+"""``dprelease evaluate``: workload error of a synthetic table against the real one, beside the baselines
+(:mod:`dprelease.evaluate.comparison`, which ``compare`` shares from Python)."""
 
 from __future__ import annotations
 
@@ -21,11 +22,13 @@ from dprelease.validation import check_positive, check_positive_int
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "evaluate", help="max error and average L1 of a synthetic table, beside two baselines",
+        "evaluate", help="max error and average L1 of a synthetic table, beside baselines",
         description="Compare a synthetic table with the real one on a marginal workload (max error: the largest "
                     "error of any cell of any marginal, as fractions; average L1: the mean over the marginals of "
-                    "the L1 distance), beside two baselines drawn from the real table: independent noisy "
-                    "1-way marginals and uniform rows. The baselines read the real data with a seeded generator: "
+                    "the L1 distance), beside baselines drawn from the real table: independent noisy "
+                    "1-way marginals (in the --release's privacy unit) and uniform rows, and beside a person-level "
+                    "release with --schema, the 1-way marginals of each person's rows bounded as the release bounded "
+                    "them. The baselines read the real data with a seeded generator: "
                     "they are for comparison, not for release. Any domain works (marginals are counted from the "
                     "records). Tables of codes take --domain; raw tables (text, numbers, dates, blanks) take "
                     "the --schema synth ran with, and then also get, per column, the shares of the real values the "

@@ -23,7 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Write one self-contained HTML file (charts inline; opens offline) or a Markdown text about a "
                     "release: its guarantee and privacy ledger, the mechanism's rounds, and the synthetic table "
                     "beside the released answers. With --data, a NOT PRIVATE section compares the release with the "
-                    "real table (and two baselines drawn from it): that file is for the curator's eyes only.")
+                    "real table (and the baselines drawn from it): that file is for the curator's eyes only.")
     parser.add_argument("release", type=Path, help="the release JSON written by synth --release (its .answers.npz "
                                                    "side file beside it), or a release from dprelease serve")
     parser.add_argument("--rows", type=Path, default=None,

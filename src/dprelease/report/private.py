@@ -1,7 +1,7 @@
 """The NOT PRIVATE part of a report: the release measured against the real table.
 
 Built only when the curator passes the real data. Everything here is computed from the private
-table (errors, the real marginals drawn, and two baselines drawn from it with a seeded generator)
+table (errors, the real marginals drawn, and the baselines drawn from it with a seeded generator)
 and is not differentially private: the section, and the file that holds it, are for the curator's
 eyes only.
 """
