@@ -57,8 +57,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                              "first (--json: in workload order, with each max error); errors only, never the real "
                              "table's counts, but NOT PRIVATE: for the curator's eyes only")
     parser.add_argument("--epsilon", type=number("--epsilon"), default=None,
-                        help="epsilon of the noisy 1-way baseline (default: the run's budget in --release, without "
-                             "a schema draft's spend, else 1)")
+                        help="epsilon of the noisy 1-way baseline, in --release's privacy unit (default: the run's "
+                             "budget in --release, without a schema draft's spend, else 1)")
     parser.add_argument("--release", type=Path, default=None,
                         help="the release JSON of the synthetic table: its run's epsilon is the baseline's")
     parser.add_argument("--seed", type=integer("--seed"), default=0, help="seed of the baselines' draws (default 0)")
