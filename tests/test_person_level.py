@@ -534,3 +534,6 @@ def test_a_per_person_draft_spends_a_tenth_on_the_rows_histogram_and_says_what_a
         estimate, sd = rows_kept_in(note, k)
         assert abs(estimate - np.minimum(rows, k).sum()) < 4 * sd, (k, note)  # within 4 of its standard deviations
         assert sd < 0.1 * np.minimum(rows, k).sum()  # and informative: 4,000 patients at eps 0.2 for the histogram
+        # the noise's table at that bound: rows kept / k, as printed (rounded)
+        table = re.search(rf"[ ,]{k:,}: ([\d,]+)[,(]", note.split("table of about rows kept / k rows:")[1])
+        assert abs(float(table[1].replace(",", "")) - estimate / k) <= 1, (k, note)

@@ -373,7 +373,8 @@ def person_note(person: Mapping[str, Any], epsilon: float, delta: float) -> str:
 
 def rows_note(histogram: Mapping[str, Any], rows_per_person: int) -> str:
     """What the noisy histogram of the persons' rows says (post-processing): about how many persons, what share of
-    them have at most 1, 2, 4, ... rows, and about how many rows each bound keeps, with its noise. No share of the
+    them have at most 1, 2, 4, ... rows, about how many rows each bound keeps, with its noise, and the size of the
+    table whose noise a release at that bound has (rows kept / k: the bias-noise trade of choosing k). No share of the
     rows: one person may hold any number of them (:func:`~dprelease.privacy.contributions.rows_kept_estimate`)."""
     noisy = np.asarray(histogram["noisy_persons"], dtype=np.float64)
     epsilon = histogram["epsilon"]
@@ -393,9 +394,13 @@ def rows_note(histogram: Mapping[str, Any], rows_per_person: int) -> str:
     # a larger bound keeps at least as many rows: the estimates made so (their noise grows with k; post-processing)
     rows = nondecreasing([r for r, _ in kept], [1 / sd ** 2 for _, sd in kept])
     keeps = ", ".join(f"{k:,}: {r:,.0f} (± {sd:,.0f})" for k, r, (_, sd) in zip(bounds, rows, kept))
+    # a release at bound k has every sensitivity k times a record's: the noise of a table of rows kept / k rows
+    tables = ", ".join(f"{k:,}: {max(r, 0.0) / k:,.0f}" for k, r in zip(bounds, rows))
     return (f"{histogram['privacy_id']!r}: about {persons:,.0f} persons (± {persons_sd:,.0f}, one standard deviation "
             f"of the noise); persons with at most so many rows {'; '.join(steps) if steps else '(no bucket stood out)'}; "
-            f"rows a bound keeps, about, by --rows-per-person {keeps}. Compare these with the table's number of rows: "
+            f"rows a bound keeps, about, by --rows-per-person {keeps}; a release at each bound has the noise of a "
+            f"table of about rows kept / k rows: {tables} (the smaller, the noisier). Compare the rows "
+            "kept with the table's number of rows: "
             "one person may hold any number of rows, so their share of the table is not estimated privately (noisy: "
             f"discrete Laplace of scale {2 / epsilon:,.0f} persons a bucket; in the persons' shares buckets under 3 "
             "scales read as empty).")
