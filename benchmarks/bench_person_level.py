@@ -14,7 +14,7 @@ released columns, MWEM at its default delta, eps 1 and 10:
 Measured: avg L1 over the workload's marginals between the synthetic rows and the *whole* table (what a user wants),
 the share of rows the bound keeps, the avg L1 of the bounded table itself against the whole (the bound's bias,
 no noise), and the like-for-like baseline's avg L1 (``dprelease evaluate``'s: for ``per record`` the independent
-noisy 1-way marginals at eps, for k the per-person one, each person's rows bounded to k and the 1-way marginals at
+noisy 1-way marginals at eps under add/remove, for k the per-person one, each person's rows bounded to k and the 1-way marginals at
 the release's noise); median and range over the seeds; seconds per run.
 
 Outputs: OUT/person_level.json (every run, the machine, the commit) and OUT/person_level.md (tables).
@@ -139,7 +139,8 @@ def run(seeds: int) -> list[dict]:
                 # the baseline evaluate prints beside this release (seeded, for comparison only)
                 baselines = baseline_tables(
                     real_rows.table if config == "per record" else real_rows, epsilon=epsilon,
-                    n_rows=len(release.rows), seed=seed, rows_per_person=None if config == "per record" else config)
+                    n_rows=len(release.rows), seed=seed, rows_per_person=None if config == "per record" else config,
+                    add_remove=True)  # every run here is add/remove: its baselines too
                 baseline = baselines.tables[INDEPENDENT if config == "per record" else PER_PERSON].records
                 out.append({"shape": shape, "persons": persons, "rows": len(frame), "epsilon": epsilon, "seed": seed,
                             "config": str(config), "avg_l1": avg_l1(real, release.rows, workload),
