@@ -138,3 +138,32 @@ def test_bad_parameters_are_refused_by_name_before_any_table_is_read(options, me
     with pytest.raises((InputError, TypeError), match=message.replace("[", r"\[").replace("]", r"\]")
                        .replace("(", r"\(").replace(")", r"\)")):
         compare(missing, missing, **options)
+
+
+def test_show_values_names_the_real_values_sent_to_other_only_when_asked(tmp_path, capsys):
+    """The curator who asks (--show-values, show_values=True) sees which real values the schema sends to other, most
+    frequent first with their shares (Brest, 3.5 % of the cities, is not in the schema); without asking, no value of the
+    table is quoted anywhere in the output."""
+    frame = people()
+    release, rows = fitted(frame[["city", "age", "member"]])
+    shown = compare(frame, rows, schema=SCHEMA, release=release, show_values=True)
+    city = next(v for v in shown.values if v.name == "city")
+    assert [value for value, _ in city.other_values] == ["Brest"]
+    assert city.other_values[0][1] == pytest.approx((frame.city == "Brest").mean()) == pytest.approx(city.other)
+    assert f"'Brest' {city.other:.1%}" in str(shown)
+    assert {"value": "Brest", "share": city.other} in next(v for v in shown.to_dict()["values"] if v["column"] == "city")[
+        "other_values"]
+    hidden = compare(frame, rows, schema=SCHEMA, release=release)
+    assert "Brest" not in str(hidden) and "Brest" not in json.dumps(hidden.to_dict())
+    assert all(v.other_values == () for v in hidden.values)
+    data, synthetic, schema = tmp_path / "real.csv", tmp_path / "syn.csv", tmp_path / "schema.json"
+    frame.to_csv(data, index=False)
+    rows.to_csv(synthetic, index=False)
+    schema.write_text(json.dumps(SCHEMA.to_dict()))
+    base = ["evaluate", str(data), str(synthetic), "--schema", str(schema), "--workload", "1-2way", "--quiet"]
+    for flags, quoted in (([], False), (["--show-values"], True)):
+        capsys.readouterr()
+        assert main([*base, *flags]) == 0
+        assert ("'Brest'" in capsys.readouterr().out) == quoted
+    with pytest.raises(TypeError, match="show_values must be True or False"):
+        compare(frame, rows, schema=SCHEMA, show_values="yes")

@@ -62,6 +62,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--release", type=Path, default=None,
                         help="the release JSON of the synthetic table: its run's epsilon is the baseline's")
     parser.add_argument("--seed", type=integer("--seed"), default=0, help="seed of the baselines' draws (default 0)")
+    parser.add_argument("--show-values", action="store_true",
+                        help="with --schema: name the real values each column sends to other most often, with their "
+                             "shares (the table's values: for your own terminal, they may reach logs)")
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     parser.set_defaults(handler=run)
 
@@ -106,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
     values = None
     if schema is not None:  # the raw values, which the workload error sees only through the schema's bins
         progress.phase("values")
-        values = value_report(real_source, None if args.decode == "label" else synthetic_source, schema)
+        values = value_report(real_source, None if args.decode == "label" else synthetic_source, schema,
+                              show_values=args.show_values)
     result = evaluation(real, synthetic, workload, epsilon=epsilon, seed=seed, unit=unit, unit_hint="give --schema",
                         values=values, add_remove=is_add_remove(document), progress=progress)
     progress.close()

@@ -252,7 +252,7 @@ def as_domain(domain: object) -> Domain:
 def compare(real: object, synthetic: object, *, workload: Workload | str | Sequence[Sequence[str]] | None = None,
             schema: Schema | Mapping | str | Path | None = None, domain: object = None,
             release: object = None, epsilon: float | None = None, seed: int = 0, decode: str | None = None,
-            columns: Sequence[str] | None = None) -> Evaluation:
+            columns: Sequence[str] | None = None, show_values: bool = False) -> Evaluation:
     """NOT PRIVATE: ``synthetic`` against ``real`` on ``workload``, beside the baselines drawn from ``real`` (seeded),
     as ``dprelease evaluate`` prints it. For the curator's eyes only: nothing here is a release.
 
@@ -277,6 +277,8 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
         seed: the baselines' draws (seeded, for comparison only).
         decode: ``"label"`` where ``synthetic`` holds bin labels (``decode="label"`` in synth).
         columns: compare these columns only.
+        show_values: with ``schema``, name the real values each column sends to ``other`` most often, with their
+            shares (``Evaluation.values``; the table's own values, for the curator).
 
     Returns:
         an :class:`Evaluation`: ``avg_l1``, ``max_error``, ``baselines`` (name -> avg L1), ``values``,
@@ -297,6 +299,8 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
         raise InputError(f"decode must be one of {list(VALUE_MODES)}, got {decode!r}")
     if decode is not None and schema is None:
         raise InputError("decode needs schema=: a table of codes is not decoded")
+    if not isinstance(show_values, bool):
+        raise InputTypeError(f"show_values must be True or False, got {show_values!r:.100}")
     if schema is not None:
         schema = load_schema(schema, columns)
         domain = schema.domain
@@ -332,7 +336,7 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
     values = None
     if schema is not None and not isinstance(real, Dataset):
         values = value_report(real_source, None if decode == "label" or isinstance(synthetic, Dataset) else
-                              synthetic_source, schema)
+                              synthetic_source, schema, show_values=show_values)
     return evaluation(real_table, synthetic_table, workload, epsilon=epsilon, seed=seed, unit=unit,
                       unit_hint="give the raw table with schema=", values=values, add_remove=is_add_remove(document))
 

@@ -37,16 +37,40 @@ class ColumnValues:
     clipped: float
     other: float
     ks: float | None
+    #: with ``show_values``: the real values most often sent to ``other`` and each one's share of the column's rows
+    #: (private values: quoted only where the curator asks)
+    other_values: tuple[tuple[str, float], ...] = ()
 
     def to_json(self) -> dict:
-        return {"column": self.name, "kind": self.kind, "clipped": self.clipped, "other": self.other, "ks": self.ks}
+        out = {"column": self.name, "kind": self.kind, "clipped": self.clipped, "other": self.other, "ks": self.ks}
+        if self.other_values:
+            out["other_values"] = [{"value": value, "share": share} for value, share in self.other_values]
+        return out
+
+
+#: How many of the values sent to ``other`` a column lists (with ``show_values``), most frequent first.
+OTHER_VALUES_SHOWN = 3
+
+
+def most_common(raw: object, mask: np.ndarray, count: int) -> list[tuple[str, int]]:
+    """The ``count`` most frequent raw values (as text) among the rows of ``mask``, with their numbers of rows."""
+    if not mask.any():
+        return []
+    if hasattr(raw, "uniques"):  # a factor column: its distinct values and each row's index
+        counts = np.bincount(raw.index[mask], minlength=len(raw.uniques))
+        top = np.argsort(-counts, kind="stable")[:count]
+        return [(str(raw.uniques[i]), int(counts[i])) for i in top if counts[i] > 0]
+    values, counts = np.unique(np.asarray(raw.values)[mask].astype(str), return_counts=True)
+    top = np.argsort(-counts, kind="stable")[:count]
+    return [(str(values[i]), int(counts[i])) for i in top]
 
 
 def value_report(real: object, synthetic: object | None, schema: Schema, *, names: Sequence[str] | None = None,
-                 **options) -> list[ColumnValues]:
+                 show_values: bool = False, **options) -> list[ColumnValues]:
     """Per column of ``schema`` (or ``names``): :class:`ColumnValues` of the ``real`` table (a file, part files, a
     DataFrame) against the ``synthetic`` one, both read raw as ``synth`` reads them (``options``: delimiter, header,
-    skip_rows); without ``synthetic`` (a table of bin labels), the shares alone."""
+    skip_rows); without ``synthetic`` (a table of bin labels), the shares alone. ``show_values``: each column also
+    names the real values it sends to ``other`` most often (the categories a schema might list)."""
     schema = Schema.coerce(schema)
     names = list(schema.names if names is None else names)
     read = dict(strip=schema.strip, layout=schema.file_names, **options)
@@ -62,7 +86,10 @@ def value_report(real: object, synthetic: object | None, schema: Schema, *, name
         outside = (status == BELOW) | (status == ABOVE)
         clip = isinstance(column, _Binned) and column.clip
         clipped = float((outside & clip).sum()) / count
-        other = float((present & (status != OK) & ~(outside & clip)).sum()) / count
+        to_other = present & (status != OK) & ~(outside & clip)
+        other = float(to_other.sum()) / count
+        shown = tuple((value, rows / count) for value, rows in most_common(raw, to_other, OTHER_VALUES_SHOWN)) \
+            if show_values else ()
         ks = None
         if isinstance(column, _Binned) and synthetic_table is not None:
             real_values = parsed_values(column, raw, schema)
@@ -71,7 +98,7 @@ def value_report(real: object, synthetic: object | None, schema: Schema, *, name
             if len(real_values) and len(synthetic_values):
                 ks = float(ks_2samp(real_values, synthetic_values).statistic)
         kind = "categorical" if isinstance(column, CategoricalColumn) else column.kind
-        out.append(ColumnValues(name, kind, clipped, other, ks))
+        out.append(ColumnValues(name, kind, clipped, other, ks, shown))
     return out
 
 
@@ -81,7 +108,13 @@ def render_values(report: Sequence[ColumnValues]) -> list[str]:
     lines = [f"values ({VALUES_NOTE}):",
              "| column | kind | real values clipped | real values to other | KS distance, synthetic to real |",
              "|---|---|---:|---:|---:|"]
+    shown = any(c.other_values for c in report)
+    if shown:  # the values themselves, where the curator asked (--show-values)
+        lines[1] += " most often to other |"
+        lines[2] += "---|"
     for c in sorted(report, key=lambda c: -max(c.clipped + c.other, c.ks or 0.0)):
         ks = "-" if c.ks is None else f"{c.ks:.3f}"
-        lines.append(f"| {c.name} | {c.kind} | {c.clipped:.1%} | {c.other:.1%} | {ks} |")
+        values = ", ".join(f"{value!r} {share:.1%}" for value, share in c.other_values) or "-"
+        lines.append(f"| {c.name} | {c.kind} | {c.clipped:.1%} | {c.other:.1%} | {ks} |" + (f" {values} |" if shown
+                                                                                             else ""))
     return lines
