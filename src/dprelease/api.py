@@ -355,27 +355,27 @@ def warn_of_empty_columns(schema: Schema, *, where: str = "") -> None:
                   UserWarning)
 
 
-def refuse_a_single_cell(schema: Schema, *, where: str = "") -> None:
+def check_column_values(schema: Schema, *, where: str = "") -> None:
     """Refuse a schema whose every column has one value (only its other or NULL bucket: a private draft of a table too
     small for its epsilon), before anything is spent: its domain is one cell, so any release of it is the same table
-    of ``<other>`` (or blanks) whatever the data, and would spend its budget to say nothing. Public."""
+    of ``<other>`` (or blanks) whatever the data, and would spend its budget to say nothing. Else warn of the columns
+    with no value of their own (:func:`warn_of_empty_columns`; ``where`` prefixes that warning, a served table's name:
+    the error is prefixed by its caller). Public."""
     if schema.domain.size == 1:
-        raise InputError(f"{where}every column of the schema has one value only (its other or NULL bucket: "
+        raise InputError(f"every column of the schema has one value only (its other or NULL bucket: "
                          f"{list(schema.names)}), so a release would be the same whatever the data and spend its "
                          "budget for nothing; declare the columns' values (or bounds) from public knowledge, or "
                          "draft the schema with a larger epsilon")
+    warn_of_empty_columns(schema, where=where)
 
 
 def check_schema_use(schema: Schema, *, allow_non_public: bool = False) -> None:
     """Refuse a schema drafted by reading the data openly (``--non-private``), unless ``allow_non_public``;
     then warn: the release it makes is marked not fit for release (:func:`with_schema`). Refuse a schema of one cell
-    (:func:`refuse_a_single_cell`). Warn of a column with no
-    value of its own (only its NULL or other bucket: what a private draft leaves of a column whose categories
-    stayed under its noise), whose synthetic values are then all blank or ``<other>``. Public checks only."""
+    and warn of a column with no value of its own (:func:`check_column_values`). Public checks only."""
     if not isinstance(allow_non_public, bool):
         raise InputTypeError(f"allow_non_public_schema must be True or False, got {allow_non_public!r}")
-    refuse_a_single_cell(schema)
-    warn_of_empty_columns(schema)
+    check_column_values(schema)
     if schema.draft is None or schema.draft.is_public:
         return
     if not allow_non_public:

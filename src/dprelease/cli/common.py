@@ -15,9 +15,7 @@ from pathlib import Path
 
 from dprelease.data import Dataset
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
-from dprelease.engines.files import several_files
 from dprelease.engines.registry import open_table
-from dprelease.evaluate.comparison import curator_table
 from dprelease.errors import InputError
 from dprelease.files import Outputs, unwritable
 from dprelease.mechanisms.base import Budget
@@ -26,7 +24,7 @@ from dprelease.queries.workload import Workload
 from dprelease.release import Release
 from dprelease.release.files import SideArrays, side_file_name, write_document, write_side_file
 from dprelease.schema import Schema
-from dprelease.schema.tables import PARQUET_SUFFIXES, Table
+from dprelease.schema.tables import PARQUET_SUFFIXES
 
 EXIT_USAGE = 2
 
@@ -128,12 +126,6 @@ def load(data: Path, args: argparse.Namespace, mechanism: object = None,
     if Path(data).suffix.lower() in PARQUET_SUFFIXES:  # Parquet of codes: the domain as a schema of codes
         return Dataset.from_schema(data, Schema.from_domain(domain)), workload
     return Dataset.from_csv(data, domain), workload
-
-
-def read_table(path: Path | Table, domain: Domain, schema: Schema | None) -> Dataset:
-    """The real table for the curator's tools (``evaluate``, ``report --data``): a table of codes over ``domain``, or
-    a raw table encoded by ``schema`` (:func:`~dprelease.evaluate.comparison.curator_table`)."""
-    return curator_table(path, domain, schema)
 
 
 def check_output(path: Path, *inputs: Path | None, flag: str, others: dict[str, Path | None] | None = None,

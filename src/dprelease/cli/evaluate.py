@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 from dprelease.api import load_schema
-from dprelease.cli.common import column_list, integer, number, read_table, selected_domain, terminal_progress
+from dprelease.cli.common import column_list, integer, number, selected_domain, terminal_progress
 from dprelease.errors import InputError
 from dprelease.evaluate.baselines import run_epsilon
-from dprelease.evaluate.comparison import PersonUnit, evaluation, is_add_remove, read_once, read_real
+from dprelease.evaluate.comparison import PersonUnit, curator_table, evaluation, is_add_remove, read_once, read_real
 from dprelease.evaluate.values import value_report
 from dprelease.queries.workload import Workload
 from dprelease.release.files import read_document
@@ -91,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
     workload = Workload.from_spec(args.workload, domain)
     document = None if args.release is None else read_document(args.release)  # public: the release's JSON, once
     epsilon = baseline_epsilon(args, document)
-    unit = None if document is None else PersonUnit.of(document.get("parameters"))
+    parameters = (document or {}).get("parameters")
+    unit = PersonUnit.of(parameters)
     seed = check_positive_int(args.seed, "--seed", minimum=0)
     progress = terminal_progress(args, "evaluate")
     progress.phase(f"reading {args.data.name}")
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         # a table of bin labels is read by the labels' schema, and has no values to compare
         synthetic_source = args.synthetic if args.decode == "label" else read_once(args.synthetic, schema)
-        synthetic = read_table(synthetic_source, domain, label_schema(schema) if args.decode == "label" else schema)
+        synthetic = curator_table(synthetic_source, domain, label_schema(schema) if args.decode == "label" else schema)
     except InputError as exc:
         if schema is None or args.decode is not None:
             raise
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         values = value_report(real_source, None if args.decode == "label" else synthetic_source, schema,
                               show_values=args.show_values)
     result = evaluation(real, synthetic, workload, epsilon=epsilon, seed=seed, unit=unit, unit_hint="give --schema",
-                        values=values, add_remove=is_add_remove(document), progress=progress)
+                        values=values, add_remove=is_add_remove(parameters), progress=progress)
     progress.close()
     if args.json:
         print(json.dumps(result.to_dict(per_marginal=args.per_marginal), indent=2))

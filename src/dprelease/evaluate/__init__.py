@@ -13,4 +13,3 @@ from dprelease.evaluate.comparison import Evaluation, compare
 from dprelease.evaluate.metrics import MarginalError, per_marginal_errors, summarize, workload_errors
 
 __all__ = ["Evaluation", "MarginalError", "compare", "per_marginal_errors", "summarize", "workload_errors"]
-

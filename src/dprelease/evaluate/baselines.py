@@ -3,10 +3,9 @@
 * **independent noisy 1-way marginals**: the registry's ``independent``
   (:class:`~dprelease.mechanisms.independent.IndependentMechanism`, a factored model past MWEM's histogram limit of
   1,000,000 cells, so any domain works in little memory), rows drawn from its model.
-  Privacy: (epsilon, 0)-DP, basic composition (Thm 3.16) of d Laplace measurements (Thm 3.6).
+  Privacy: (epsilon, 0)-DP, basic composition (Thm 3.16) of d Laplace measurements (Thm 3.6). Beside an add/remove
+  release, drawn under add/remove too: the book-unit mechanism at 2 epsilon (L1 sensitivity 1 a marginal, not 2).
 * **uniform (no data)**: every column drawn uniformly; spends nothing.
-  Beside an add/remove release, drawn under add/remove too: the book-unit mechanism at 2 epsilon (L1 sensitivity 1
-  a marginal, not 2).
 * **independent noisy 1-way, per person** (for a person-level release, given each real row's person): each person's
   rows bounded to the release's k (drawn at random, :func:`~dprelease.privacy.contributions.bound`), then the same
   independent mechanism at the release's noise: under add/remove one person moves a 1-way marginal's counts by k in
@@ -96,9 +95,9 @@ def baseline_tables(real: Dataset | PersonRows, *, epsilon: float, n_rows: int, 
     seed = check_positive_int(seed, "seed", minimum=0)
     rng = make_rng(seed, warn=False)
     domain = real.domain
-    fitted = IndependentMechanism().fit(real, Workload(domain, tuple((a,) for a in domain.attributes)),
-                                        budget=Budget(epsilon=2 * epsilon if add_remove else epsilon), rng=rng,
-                                        progress=Progress.silent())
+    one_way = Workload(domain, tuple((a,) for a in domain.attributes))
+    fitted = IndependentMechanism().fit(real, one_way, budget=Budget(epsilon=2 * epsilon if add_remove else epsilon),
+                                        rng=rng, progress=Progress.silent())
     spent = fitted.accountant.spent_epsilon
     independent = fitted.row_model.sample(n_rows, rng)
     uniform = np.stack([uniform_model(domain.project([a])).sample(n_rows, rng)[:, 0] for a in domain.attributes],
@@ -107,8 +106,7 @@ def baseline_tables(real: Dataset | PersonRows, *, epsilon: float, n_rows: int, 
               UNIFORM: Dataset.from_records(uniform, domain)}
     if rows is not None:  # drawn after the others, so theirs are the same draws as for any release
         bounded = bound(rows, rows_per_person=rows_per_person, rng=rng)
-        person = IndependentMechanism().fit(bounded, Workload(domain, tuple((a,) for a in domain.attributes)),
-                                            budget=Budget(epsilon=2 * epsilon / rows_per_person), rng=rng,
-                                            progress=Progress.silent())
+        person = IndependentMechanism().fit(bounded, one_way, budget=Budget(epsilon=2 * epsilon / rows_per_person),
+                                            rng=rng, progress=Progress.silent())
         tables[PER_PERSON] = Dataset.from_records(person.row_model.sample(n_rows, rng), domain)
     return Baselines(tables, epsilon, spent, seed, rows_per_person, add_remove)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from dprelease.api import load_schema
@@ -82,7 +83,7 @@ class Evaluation:
     values: tuple[ColumnValues, ...] | None = None
     unit_note: str | None = None
 
-    @property
+    @cached_property
     def summary(self) -> dict[str, object]:
         """The synthetic table's ``max_error``, ``avg_l1``, ``max_l1``, ``worst_marginal`` and ``n_marginals``."""
         return summarize(list(self.errors), SYNTHETIC)
@@ -202,9 +203,9 @@ def evaluation(real: Dataset | PersonRows, synthetic: Dataset, workload: Workloa
                       None if values is None else tuple(values), note)
 
 
-def is_add_remove(document: Mapping[str, object] | None) -> bool:
-    """Whether the release's privacy unit is add/remove (public: its parameters)."""
-    return ((document or {}).get("parameters") or {}).get("privacy_unit") == "add-remove"
+def is_add_remove(parameters: Mapping[str, object] | None) -> bool:
+    """Whether a release's privacy unit is add/remove (public: its parameters)."""
+    return (parameters or {}).get("privacy_unit") == "add-remove"
 
 
 def codes_array(table: object) -> bool:
@@ -328,7 +329,8 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
     else:
         epsilon = 1.0
     seed = check_positive_int(seed, "seed", minimum=0)
-    unit = None if document is None else PersonUnit.of(document.get("parameters"))
+    parameters = (document or {}).get("parameters")
+    unit = PersonUnit.of(parameters)
     real_source = read_once(real, schema)
     real_table = read_real(real, real_source, domain, schema, unit)
     synthetic_source = synthetic if decode == "label" else read_once(synthetic, schema)
@@ -338,7 +340,7 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
         values = value_report(real_source, None if decode == "label" or isinstance(synthetic, Dataset) else
                               synthetic_source, schema, show_values=show_values)
     return evaluation(real_table, synthetic_table, workload, epsilon=epsilon, seed=seed, unit=unit,
-                      unit_hint="give the raw table with schema=", values=values, add_remove=is_add_remove(document))
+                      unit_hint="give the raw table with schema=", values=values, add_remove=is_add_remove(parameters))
 
 
 def read_real(source: object, read: object, domain: Domain, schema: Schema | None,
@@ -347,6 +349,7 @@ def read_real(source: object, read: object, domain: Domain, schema: Schema | Non
     (read as synth reads it, so the per-person baseline bounds the same persons), else its codes (``read``: its raw
     columns already read, where :func:`read_once` read them)."""
     if unit is not None and schema is not None and not isinstance(source, (Dataset, Table)):
+        # read again, through the engine synth used, for each row's person (``read`` has the values, not the ids)
         return open_table(str(source) if isinstance(source, os.PathLike) else source, schema=schema,
                           privacy_id=unit.privacy_id)
     return curator_table(read, domain, schema)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from dprelease.data import Dataset
-from dprelease.evaluate import per_marginal_errors, summarize
 from dprelease.engines.persons import PersonRows
+from dprelease.evaluate import per_marginal_errors, summarize
 from dprelease.evaluate.baselines import baseline_tables, run_epsilon
+from dprelease.evaluate.comparison import PersonUnit, is_add_remove
 from dprelease.release import Release
 from dprelease.release.labels import CodeLabels, checked_labels
 from dprelease.report.blocks import Chart, Panel, Paragraph, Section, Series, Table
@@ -60,10 +61,10 @@ def private_section(release: Release, real: Dataset | PersonRows, *, seed: int =
     real = real.table if persons is not None else real
     n_rows = len(release.rows) if synthetic is not None else real.n
     epsilon = release_epsilon(release)
+    unit = PersonUnit.of(release.parameters)
     baselines = baseline_tables(real if persons is None else persons, epsilon=epsilon, n_rows=n_rows, seed=seed,
-                                rows_per_person=None if persons is None else
-                                int(release.parameters.get("rows_per_person", 1)),
-                                add_remove=release.parameters.get("privacy_unit") == "add-remove")
+                                rows_per_person=None if persons is None or unit is None else unit.rows_per_person,
+                                add_remove=is_add_remove(release.parameters))
     tables = {**({SYNTHETIC: synthetic} if synthetic is not None else {}), ANSWERS: Answers(release),
               **baselines.tables}
     workload = release.workload

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from dprelease.api import load_schema, refuse_a_single_cell, warn_of_empty_columns
+from dprelease.api import check_column_values, load_schema
 from dprelease.data import Dataset
 from dprelease.domain import Domain
 from dprelease.engines.logged import LoggedTable
@@ -63,8 +63,7 @@ def load_table(config: TableConfig) -> ServedTable:
             raise InputError(f"its schema was drafted per person (privacy id {schema.draft.privacy_id!r}), and the "
                              "service releases per record: the two protect different units; draft it without "
                              "--privacy-id, or declare it")
-        refuse_a_single_cell(schema)
-        warn_of_empty_columns(schema, where=f"table {config.name!r}: ")
+        check_column_values(schema, where=f"table {config.name!r}: ")
         table = ServedTable(config.name, open_table(str(config.data), schema=schema, engine="memory"),
                             schema=schema, log=read_log())
     except DPReleaseError as exc:
