@@ -208,6 +208,9 @@ CLI_CASES: list[tuple[str, Callable[[Case], list[str]], tuple[str, ...]]] = [
     ("evaluate-seed", lambda c: c.evaluate(c.data, "--seed=-1"), ("--seed", "got -1")),
     ("evaluate-release-missing", lambda c: c.evaluate(c.data, f"--release={c.tmp / 'no.json'}"),
      ("release file", "no.json", "cannot be read")),
+    ("evaluate-no-reader", lambda c: ["evaluate", str(c.data), str(c.data), "--workload=1-2way"],
+     ("--schema", "--domain", "--release")),
+    ("evaluate-decode-codes", lambda c: c.evaluate(c.data, "--decode=label"), ("--decode needs --schema",)),
     # report
     ("report-release-missing", lambda c: c.report(release=c.tmp / "nope.json"), ("release file", "nope.json",
                                                                                  "cannot be read")),

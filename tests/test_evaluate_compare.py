@@ -2,7 +2,9 @@
 
 Checked: the Python call and ``dprelease evaluate --json`` agree exactly on a raw table and on a table of codes; the
 figures are the metrics' own (recomputed independently); a person-level release adds the per-person baseline only
-where the raw table comes with its persons; every bad parameter is refused by name before a table is read.
+where the raw table comes with its persons; a release alone reads both tables by its own schema (or domain), its
+workload and its way of writing bins, and a schema other than the release's warns naming the column; every bad
+parameter is refused by name before a table is read.
 """
 
 from __future__ import annotations
@@ -120,8 +122,10 @@ def test_a_person_level_release_gets_the_per_person_baseline_only_with_its_perso
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"schema": SCHEMA, "domain": {"city": 4}}, "give schema= (raw tables) or domain="),
-    ({}, "give schema= (raw tables) or domain="),
+    ({"schema": SCHEMA, "domain": {"city": 4}}, "give schema= (raw tables) or domain= (tables of integer codes), "
+                                                "not both"),
+    ({}, "give schema= (raw tables), domain= (tables of integer codes) or release= (the schema or domain it records)"),
+    ({"release": {"privacy_ledger": {}, "parameters": {}}}, "the release records neither a schema nor a domain"),
     ({"schema": SCHEMA, "decode": "bins"}, "decode must be one of"),
     ({"domain": {"a": 2}, "decode": "label"}, "decode needs schema="),
     ({"schema": SCHEMA, "columns": ["town"]}, "columns ['town'] are not in the schema"),
@@ -167,3 +171,54 @@ def test_show_values_names_the_real_values_sent_to_other_only_when_asked(tmp_pat
         assert ("'Brest'" in capsys.readouterr().out) == quoted
     with pytest.raises(TypeError, match="show_values must be True or False"):
         compare(frame, rows, schema=SCHEMA, show_values="yes")
+
+
+def test_a_release_alone_reads_both_tables_by_its_own_schema_and_names_a_schema_that_differs(tmp_path, capsys):
+    """Without schema= or domain=, compare and ``evaluate --release`` read both tables by the schema the release
+    records, over its own workload and, where synth wrote bin labels, by the labels; the figures are those of the same
+    call given the schema. A schema= that bins a column otherwise warns naming it (the figures are then schema='s)."""
+    frame = people()[["city", "age", "member"]]
+    data, schema_file = tmp_path / "real.csv", tmp_path / "schema.json"
+    frame.to_csv(data, index=False)
+    schema_file.write_text(json.dumps(SCHEMA.to_dict()))
+    outputs = {}
+    for values in ("uniform", "label"):
+        rows, document = tmp_path / f"syn-{values}.csv", tmp_path / f"rel-{values}.json"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(["synth", str(data), "--schema", str(schema_file), "--workload", "1-2way", "--epsilon", "1",
+                         "--seed", "4", "--decode", values, "--out", str(rows), "--release", str(document),
+                         "--quiet"]) == 0
+        outputs[values] = rows, document
+        given = compare(data, rows, schema=SCHEMA, workload="1-2way", release=document,
+                        decode="label" if values == "label" else None)
+        alone = compare(data, rows, release=document)
+        assert alone.to_dict() == given.to_dict() and len(alone.errors) == 6  # the release's 1-2way, not 1-3way
+        capsys.readouterr()
+        assert main(["evaluate", str(data), str(rows), "--release", str(document), "--json", "--quiet"]) == 0
+        assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(given.to_dict()))
+    # labels the release says synth wrote are read as labels; a table of values then names the flag that reads it
+    rows, document = outputs["uniform"][0], outputs["label"][1]
+    assert main(["evaluate", str(data), str(rows), "--release", str(document), "--quiet"]) == 2
+    assert "give --decode uniform" in capsys.readouterr().err
+    # a schema binning age otherwise: a warning naming the column, the figures read through it
+    coarse = Schema.from_dict({**SCHEMA.to_dict()["columns"],
+                               "age": {"type": "integer", "bounds": [18, 79], "bins": 3, "clip": True}})
+    rows, document = outputs["uniform"]
+    with pytest.warns(UserWarning, match=r"schema= is not the schema the release ran with \(column 'age' has 6 cells "
+                                         r"there, 3 here\)"):
+        other = compare(data, rows, schema=coarse, release=document)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the release's own schema, given again: no warning
+        compare(data, rows, schema=schema_file, release=document)
+    assert other.to_dict() == compare(data, rows, schema=coarse, workload="1-2way",
+                                      epsilon=other.epsilon).to_dict()
+    # some columns compared: the release's marginals over them; none of them: all 1-3-way (1-2-way of two) marginals
+    one_way = tmp_path / "one-way.json"
+    one_way.write_text(json.dumps({**json.loads(document.read_text()), "workload_answers": [
+        {"marginal": ["city"]}, {"marginal": ["age"]}, {"marginal": ["city", "member"]}]}))
+    assert [list(m) for m in compare(data, rows, release=one_way, columns=["city", "age"]).workload.marginals] == [
+        ["city"], ["age"]]
+    assert len(compare(data, rows, release=one_way, columns=["age", "member"]).errors) == 1
+    assert len(compare(data, rows, release=document, columns=["city", "age"]).errors) == 3
+    assert len(compare(data, rows, schema=SCHEMA, columns=["city", "age"]).errors) == 3

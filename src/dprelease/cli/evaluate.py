@@ -11,11 +11,14 @@ from dprelease.api import load_schema
 from dprelease.cli.common import column_list, integer, number, selected_domain, terminal_progress
 from dprelease.errors import InputError
 from dprelease.evaluate.baselines import run_epsilon
-from dprelease.evaluate.comparison import PersonUnit, curator_table, evaluation, is_add_remove, read_once, read_real
+from dprelease.domain import Domain
+from dprelease.errors import warn_user
+from dprelease.evaluate.comparison import (PersonUnit, curator_table, evaluation, is_add_remove, read_once, read_real,
+                                           default_workload, recorded_decode, recorded_reader, schema_difference)
 from dprelease.evaluate.values import value_report
 from dprelease.queries.workload import Workload
 from dprelease.release.files import read_document
-from dprelease.schema import label_schema
+from dprelease.schema import Schema, label_schema
 from dprelease.schema.decode import VALUE_MODES
 from dprelease.validation import check_positive, check_positive_int
 
@@ -37,19 +40,22 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("data", type=Path, help="the real table (CSV; Parquet too with --schema), or its part files "
                                                 "(a quoted glob or a folder, as synth reads them)")
     parser.add_argument("synthetic", type=Path, help="the synthetic table, as synth wrote it")
-    source = parser.add_mutually_exclusive_group(required=True)
+    source = parser.add_mutually_exclusive_group()
     source.add_argument("--domain", type=Path, help="JSON file {attribute: number of values}: both tables hold "
-                                                     "integer codes")
+                                                     "integer codes (default: --release's)")
     source.add_argument("--schema", type=Path,
                         help="the schema synth ran with (JSON; docs/schema.md): both tables hold raw values, and "
-                             "each is encoded by it (a value in a bin counts as the bin)")
+                             "each is encoded by it (a value in a bin counts as the bin; default: the schema "
+                             "--release records)")
     parser.add_argument("--decode", choices=VALUE_MODES, default=None,
                         help="with --schema: how synth decoded the synthetic table; 'label' reads bin labels (synth "
                              "--decode label) back into their bins, while uniform and midpoint tables hold values "
-                             "and need no flag")
+                             "and need no flag (default with --release and no --schema: what the release says synth "
+                             "wrote)")
     parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
-    parser.add_argument("--workload", required=True,
-                        help="'Kway', 'J-Kway' (e.g. 1-3way) or a JSON file with a list of attribute lists")
+    parser.add_argument("--workload", default=None,
+                        help="'Kway', 'J-Kway' (e.g. 1-3way) or a JSON file with a list of attribute lists (default: "
+                             "--release's own marginals over the columns compared, else 1-3way, or 1-2way for two columns)")
     parser.add_argument("--max-cells", help=argparse.SUPPRESS)  # accepted for old scripts; no histogram is built
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--per-marginal", action="store_true",
@@ -60,7 +66,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help="epsilon of the noisy 1-way baseline, in --release's privacy unit (default: the run's "
                              "budget in --release, without a schema draft's spend, else 1)")
     parser.add_argument("--release", type=Path, default=None,
-                        help="the release JSON of the synthetic table: its run's epsilon is the baseline's")
+                        help="the release JSON of the synthetic table: its run's epsilon is the baseline's, and "
+                             "without --schema or --domain its schema (or domain) reads both tables")
     parser.add_argument("--seed", type=integer("--seed"), default=0, help="seed of the baselines' draws (default 0)")
     parser.add_argument("--show-values", action="store_true",
                         help="with --schema: name the real values each column sends to other most often, with their "
@@ -82,14 +89,57 @@ def baseline_epsilon(args: argparse.Namespace, document: dict | None) -> float:
     return epsilon
 
 
+def table_reader(args: argparse.Namespace, document: dict | None) -> tuple[Schema | None, Domain, str | None]:
+    """The schema (raw tables) or domain (tables of codes) both tables are read by, and how the synthetic one was
+    decoded: the flags', else what --release records (public). A --schema that reads a column into other cells than
+    the release's own schema warns, naming the column."""
+    if args.schema is None and args.domain is None:
+        if document is None:
+            raise InputError("give --schema (raw tables), --domain (tables of integer codes) or --release (the "
+                             "schema or domain it records)")
+        try:
+            schema, domain = recorded_reader(document)
+        except InputError as exc:
+            raise InputError(f"--release {str(args.release)!r}: {exc}") from None
+        decode = args.decode
+        if schema is not None and decode is None and recorded_decode(document) == "label":
+            decode = "label"
+        if schema is None:
+            if args.decode is not None:
+                raise InputError("--decode needs a schema: the release's table is of codes, which are not decoded")
+            return None, columns_of(domain, args.columns), None
+        schema = load_schema(schema, args.columns)
+        return schema, schema.domain, decode
+    if args.schema is None:
+        if args.decode is not None:
+            raise InputError("--decode needs --schema: a table of codes (--domain) is not decoded")
+        return None, selected_domain(args), None
+    schema = load_schema(args.schema, args.columns)
+    difference = None if document is None else schema_difference(document, schema)
+    if difference is not None:
+        warn_user(f"--schema is not the schema the release ran with ({difference}): both tables are read through "
+                  "--schema; without --schema the release's own is used")
+    return schema, schema.domain, args.decode
+
+
+def columns_of(domain: Domain, columns: list[str] | None) -> Domain:
+    """``domain`` restricted to --columns (public)."""
+    if columns is None:
+        return domain
+    unknown = [c for c in columns if c not in domain]
+    if unknown:
+        raise InputError(f"--columns {unknown} are not in the release's domain {list(domain.attributes)}")
+    return domain.project(list(columns))
+
+
 def run(args: argparse.Namespace) -> int:
-    # Public checks first: domain (or schema), workload, epsilon and seed, before either table is read.
-    schema = None if args.schema is None else load_schema(args.schema, args.columns)
-    if args.decode is not None and schema is None:
-        raise InputError("--decode needs --schema: a table of codes (--domain) is not decoded")
-    domain = selected_domain(args) if schema is None else schema.domain
-    workload = Workload.from_spec(args.workload, domain)
+    # Public checks first: the release, domain (or schema), workload, epsilon and seed, before either table is read.
     document = None if args.release is None else read_document(args.release)  # public: the release's JSON, once
+    schema, domain, decode = table_reader(args, document)
+    if args.workload is None:  # as compare(): the release's own marginals where they are over these columns
+        workload = Workload.resolve(default_workload(document, domain), domain)
+    else:
+        workload = Workload.from_spec(args.workload, domain)
     epsilon = baseline_epsilon(args, document)
     parameters = (document or {}).get("parameters")
     unit = PersonUnit.of(parameters)
@@ -101,16 +151,21 @@ def run(args: argparse.Namespace) -> int:
     progress.phase(f"reading {args.synthetic.name}")
     try:
         # a table of bin labels is read by the labels' schema, and has no values to compare
-        synthetic_source = args.synthetic if args.decode == "label" else read_once(args.synthetic, schema)
-        synthetic = curator_table(synthetic_source, domain, label_schema(schema) if args.decode == "label" else schema)
+        synthetic_source = args.synthetic if decode == "label" else read_once(args.synthetic, schema)
+        synthetic = curator_table(synthetic_source, domain, label_schema(schema) if decode == "label" else schema)
     except InputError as exc:
-        if schema is None or args.decode is not None:
+        if schema is None:
             raise
-        raise InputError(f"{exc} (if synth wrote it with --decode label, give --decode label)") from None
+        if decode is None:
+            raise InputError(f"{exc} (if synth wrote it with --decode label, give --decode label)") from None
+        if args.decode is None:
+            raise InputError(f"{exc} (--release says synth wrote bin labels; if this table holds values, give "
+                             "--decode uniform)") from None
+        raise
     values = None
     if schema is not None:  # the raw values, which the workload error sees only through the schema's bins
         progress.phase("values")
-        values = value_report(real_source, None if args.decode == "label" else synthetic_source, schema,
+        values = value_report(real_source, None if decode == "label" else synthetic_source, schema,
                               show_values=args.show_values)
     result = evaluation(real, synthetic, workload, epsilon=epsilon, seed=seed, unit=unit, unit_hint="give --schema",
                         values=values, add_remove=is_add_remove(parameters), progress=progress)

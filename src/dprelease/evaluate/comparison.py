@@ -19,7 +19,7 @@ from dprelease.domain import Domain
 from dprelease.engines.files import several_files
 from dprelease.engines.persons import PersonRows
 from dprelease.engines.registry import open_table, read_dataset
-from dprelease.errors import InputError, InputTypeError
+from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.evaluate.baselines import Baselines, baseline_tables, run_epsilon
 from dprelease.evaluate.metrics import MarginalError, per_marginal_errors, summarize
 from dprelease.evaluate.values import VALUES_NOTE, ColumnValues, render_values, value_report
@@ -122,7 +122,8 @@ class Evaluation:
     def to_text(self, *, per_marginal: bool = False) -> str:
         """The figures as ``dprelease evaluate`` prints them."""
         summary = self.summary
-        lines = [f"workload: {summary['n_marginals']} marginals, {self.workload.num_queries} cells",
+        lines = [f"workload: {summary['n_marginals']} marginal{'' if summary['n_marginals'] == 1 else 's'}, "
+                 f"{self.workload.num_queries} cells",
                  f"max error:  {summary['max_error']:.4f}  (worst marginal {summary['worst_marginal']})",
                  f"average L1: {summary['avg_l1']:.4f}",
                  f"baselines ({self.baseline_draws.describe()}):"]
@@ -215,11 +216,16 @@ def codes_array(table: object) -> bool:
 
 
 def released_workload(document: Mapping[str, object] | None, domain: Domain) -> list[list[str]] | None:
-    """The marginals the release answered, where every one of them is over ``domain``'s columns (public)."""
+    """The marginals the release answered over ``domain``'s columns (all of them where every column is compared; None
+    where none is over them). Public."""
     marginals = [list(a["marginal"]) for a in (document or {}).get("workload_answers") or []]
-    if not marginals or any(a not in domain for m in marginals for a in m):
-        return None
-    return marginals
+    return [m for m in marginals if all(a in domain for a in m)] or None
+
+
+def default_workload(document: Mapping[str, object] | None, domain: Domain) -> list[list[str]] | str:
+    """The marginals compared where none are named: the release's own (:func:`released_workload`), else all of one
+    to three columns (fewer where fewer columns are compared). Public."""
+    return released_workload(document, domain) or f"1-{min(3, len(domain.attributes))}way"
 
 
 def release_document(release: object) -> dict[str, object]:
@@ -227,7 +233,8 @@ def release_document(release: object) -> dict[str, object]:
     file's path, or its JSON as a dict (public)."""
     if isinstance(release, Release):
         return {"privacy_ledger": release.privacy_ledger, "parameters": release.parameters,
-                "workload_answers": [{"marginal": list(m)} for m in release.workload.marginals]}
+                "workload_answers": [{"marginal": list(m)} for m in release.workload.marginals],
+                "schema": release.schema, "domain": release.domain}
     if isinstance(release, Mapping):
         if "privacy_ledger" not in release:
             raise InputError("release has no 'privacy_ledger': give a Release, its JSON file or the file's JSON")
@@ -236,6 +243,44 @@ def release_document(release: object) -> dict[str, object]:
         return read_document(Path(release))
     raise InputTypeError(f"release must be a Release, its JSON file's path or its JSON as a dict, got "
                          f"{type(release).__name__}")
+
+
+def recorded_reader(document: Mapping[str, object]) -> tuple[Schema | None, Domain | None]:
+    """The schema a release ran with (a raw table's), else its domain (a table of codes): what both tables are read by
+    where the curator gives neither (public: the release's JSON)."""
+    if document.get("schema") is not None:
+        try:
+            return Schema.coerce(document["schema"]), None
+        except InputError as exc:
+            raise InputError(f"the release's schema does not read: {exc}") from None
+    if document.get("domain") is None:
+        raise InputError("the release records neither a schema nor a domain: give its schema or domain")
+    return None, as_domain(document["domain"])
+
+
+def recorded_decode(document: Mapping[str, object]) -> str | None:
+    """How synth wrote the release's synthetic table (``"label"`` for bin labels), where the release says (public)."""
+    decoded = document.get("decoded")
+    return decoded.get("values") if isinstance(decoded, Mapping) else None
+
+
+def schema_difference(document: Mapping[str, object], schema: Schema) -> str | None:
+    """Where ``schema`` reads a column into other cells than the schema the release ran with (public: both schemas),
+    in words; None where they agree on every column of ``schema`` or the release records no schema."""
+    try:
+        recorded = None if document.get("schema") is None else Schema.coerce(document["schema"])
+    except InputError:
+        return None
+    if recorded is None:
+        return None
+    for name in schema.names:
+        if name not in recorded.names:
+            return f"column {name!r} is not in the release's schema"
+        ours, theirs = schema.labels(name), recorded.labels(name)
+        if ours != theirs:
+            counts = f"{len(theirs)} cells there, {len(ours)} here" if len(ours) != len(theirs) else "other cells"
+            return f"column {name!r} has {counts}"
+    return None
 
 
 def as_domain(domain: object) -> Domain:
@@ -265,18 +310,22 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
             :class:`~dprelease.release.Release` itself: its rows' codes are compared (no values' distances: they are
             codes), and its schema (or domain) and ledger are used unless given.
         workload: the marginals compared (``"1-3way"``, a :class:`~dprelease.Workload`, a list of attribute lists;
-            default: the release's own workload where ``release`` is given and its columns are compared, else
-            ``"1-3way"``).
-        schema: the schema the release ran with (a Schema, its file, or its JSON as a dict); a raw table's columns
-            then also get the shares of real values the schema clips or sends to ``other`` and the
-            Kolmogorov-Smirnov distance of the synthetic numbers and dates to the real ones.
-        domain: for tables of codes (a Domain, a dict of column sizes, or a domain file).
+            default: the release's own marginals over the columns compared where ``release`` is given, else
+            ``"1-3way"``, or ``"1-2way"`` for two columns).
+        schema: the schema the release ran with (a Schema, its file, or its JSON as a dict; default: the one
+            ``release`` records); a raw table's columns then also get the shares of real values the schema clips or
+            sends to ``other`` and the Kolmogorov-Smirnov distance of the synthetic numbers and dates to the real
+            ones. One that reads a column into other cells than the release's schema warns, naming the column.
+        domain: for tables of codes (a Domain, a dict of column sizes, or a domain file; default: ``release``'s).
         release: the release of ``synthetic`` (a Release, its JSON file or the file's JSON): the baselines then draw
             at its run's epsilon (a schema draft's spend left out), and a person-level release read with ``schema``
-            adds the per-person baseline (each person's rows bounded to its k, at its noise).
+            adds the per-person baseline (each person's rows bounded to its k, at its noise). Without ``schema`` and
+            ``domain``, both tables are read by the schema (or domain) it records, and by bin labels where synth
+            wrote labels (``decode``).
         epsilon: the noisy 1-way baseline's epsilon (default: ``release``'s run, else 1).
         seed: the baselines' draws (seeded, for comparison only).
-        decode: ``"label"`` where ``synthetic`` holds bin labels (``decode="label"`` in synth).
+        decode: ``"label"`` where ``synthetic`` holds bin labels (``decode="label"`` in synth; default: what
+            ``release`` says synth wrote, where the schema is the release's).
         columns: compare these columns only.
         show_values: with ``schema``, name the real values each column sends to ``other`` most often, with their
             shares (``Evaluation.values``; the table's own values, for the curator).
@@ -290,12 +339,23 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
     """
     if isinstance(synthetic, Release):  # a release in memory: its rows' codes, its own schema and domain and ledger
         release = synthetic if release is None else release
-        if schema is None and domain is None:
-            schema, domain = (synthetic.schema, None) if synthetic.schema is not None else (None, synthetic.domain)
         synthetic = Dataset.from_records(synthetic.rows, synthetic.domain)
     # public checks first, before either table is read
-    if (schema is None) == (domain is None):
-        raise InputError("give schema= (raw tables) or domain= (tables of integer codes), not both or neither")
+    if schema is not None and domain is not None:
+        raise InputError("give schema= (raw tables) or domain= (tables of integer codes), not both")
+    document = None if release is None else release_document(release)
+    if schema is None and domain is None:
+        if document is None:
+            raise InputError("give schema= (raw tables), domain= (tables of integer codes) or release= (the schema "
+                             "or domain it records)")
+        schema, domain = recorded_reader(document)
+        if decode is None and schema is not None and not isinstance(synthetic, Dataset):
+            decode = recorded_decode(document) if recorded_decode(document) == "label" else None
+    elif schema is not None and document is not None:
+        difference = schema_difference(document, load_schema(schema, columns))
+        if difference is not None:
+            warn_user(f"schema= is not the schema the release ran with ({difference}): both tables are read through "
+                      "schema=; without schema= the release's own is used", UserWarning)
     if decode is not None and decode not in VALUE_MODES:
         raise InputError(f"decode must be one of {list(VALUE_MODES)}, got {decode!r}")
     if decode is not None and schema is None:
@@ -314,9 +374,8 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
             if unknown:
                 raise InputError(f"columns {unknown} are not in the domain {list(domain.attributes)}")
             domain = domain.project(list(columns))
-    document = None if release is None else release_document(release)
     if workload is None:
-        workload = released_workload(document, domain) or "1-3way"
+        workload = default_workload(document, domain)
     workload = Workload.resolve(workload, domain)
     if workload.domain != domain:
         raise InputError("workload must be over the schema's or domain's columns (the same columns in the same order)")
