@@ -130,6 +130,7 @@ def test_a_person_level_release_gets_the_per_person_baseline_only_with_its_perso
     ({"domain": {"a": 2}, "decode": "label"}, "decode needs schema="),
     ({"schema": SCHEMA, "columns": ["town"]}, "columns ['town'] are not in the schema"),
     ({"domain": {"a": 2}, "columns": ["b"]}, "columns ['b'] are not in the domain"),
+    ({"domain": {"a": 2}, "columns": ["a", "a"]}, "columns names a column twice"),
     ({"schema": SCHEMA, "epsilon": -1}, "epsilon"),
     ({"schema": SCHEMA, "seed": -2}, "seed"),
     ({"schema": SCHEMA, "workload": [["town"]]}, "town"),

@@ -127,6 +127,19 @@ class Domain:
         attributes = tuple(attributes)
         return Domain(attributes, tuple(self.size_of(a) for a in attributes))
 
+    def select(self, columns: Iterable[str] | None, *, name: str = "columns") -> Domain:
+        """The sub-domain on the user's ``columns`` (all where None), checked: each known and named once (public;
+        ``name`` names the parameter in the error: ``--columns`` on the command line)."""
+        if columns is None:
+            return self
+        columns = list(columns)
+        unknown = [c for c in columns if c not in self]
+        if unknown:
+            raise InputError(f"{name} {unknown} are not in the domain {list(self.attributes)}")
+        if len(set(columns)) != len(columns):
+            raise InputError(f"{name} names a column twice: {columns}")
+        return self.project(columns)
+
     def canonical(self, attributes: Iterable[str]) -> tuple[str, ...]:
         """``attributes`` sorted into domain order, checked and de-duplicated."""
         attributes = tuple(attributes)

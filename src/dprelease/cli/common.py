@@ -102,15 +102,7 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, schema: bool = False)
 
 def selected_domain(args: argparse.Namespace) -> Domain:
     """The domain file's attributes, restricted to ``--columns`` when given (public checks only)."""
-    domain = Domain.from_json(args.domain)
-    if args.columns is not None:
-        unknown = [c for c in args.columns if c not in domain]
-        if unknown:
-            raise InputError(f"--columns {unknown} are not in the domain {list(domain.attributes)}")
-        if len(set(args.columns)) != len(args.columns):
-            raise InputError(f"--columns names a column twice: {args.columns}")
-        domain = domain.project(args.columns)
-    return domain
+    return Domain.from_json(args.domain).select(args.columns, name="--columns")
 
 
 def load(data: Path, args: argparse.Namespace, mechanism: object = None,

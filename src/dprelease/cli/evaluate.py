@@ -7,18 +7,15 @@ import argparse
 import json
 from pathlib import Path
 
-from dprelease.api import load_schema
-from dprelease.cli.common import column_list, integer, number, selected_domain, terminal_progress
+from dprelease.cli.common import column_list, integer, number, terminal_progress
 from dprelease.errors import InputError
 from dprelease.evaluate.baselines import run_epsilon
-from dprelease.domain import Domain
-from dprelease.errors import warn_user
-from dprelease.evaluate.comparison import (PersonUnit, curator_table, evaluation, is_add_remove, read_once, read_real,
-                                           default_workload, recorded_decode, recorded_reader, schema_difference)
+from dprelease.evaluate.comparison import (PersonUnit, curator_table, default_workload, evaluation, is_add_remove,
+                                           read_once, read_real, table_reader)
 from dprelease.evaluate.values import value_report
 from dprelease.queries.workload import Workload
 from dprelease.release.files import read_document
-from dprelease.schema import Schema, label_schema
+from dprelease.schema import label_schema
 from dprelease.schema.decode import VALUE_MODES
 from dprelease.validation import check_positive, check_positive_int
 
@@ -89,53 +86,12 @@ def baseline_epsilon(args: argparse.Namespace, document: dict | None) -> float:
     return epsilon
 
 
-def table_reader(args: argparse.Namespace, document: dict | None) -> tuple[Schema | None, Domain, str | None]:
-    """The schema (raw tables) or domain (tables of codes) both tables are read by, and how the synthetic one was
-    decoded: the flags', else what --release records (public). A --schema that reads a column into other cells than
-    the release's own schema warns, naming the column."""
-    if args.schema is None and args.domain is None:
-        if document is None:
-            raise InputError("give --schema (raw tables), --domain (tables of integer codes) or --release (the "
-                             "schema or domain it records)")
-        try:
-            schema, domain = recorded_reader(document)
-        except InputError as exc:
-            raise InputError(f"--release {str(args.release)!r}: {exc}") from None
-        decode = args.decode
-        if schema is not None and decode is None and recorded_decode(document) == "label":
-            decode = "label"
-        if schema is None:
-            if args.decode is not None:
-                raise InputError("--decode needs a schema: the release's table is of codes, which are not decoded")
-            return None, columns_of(domain, args.columns), None
-        schema = load_schema(schema, args.columns)
-        return schema, schema.domain, decode
-    if args.schema is None:
-        if args.decode is not None:
-            raise InputError("--decode needs --schema: a table of codes (--domain) is not decoded")
-        return None, selected_domain(args), None
-    schema = load_schema(args.schema, args.columns)
-    difference = None if document is None else schema_difference(document, schema)
-    if difference is not None:
-        warn_user(f"--schema is not the schema the release ran with ({difference}): both tables are read through "
-                  "--schema; without --schema the release's own is used")
-    return schema, schema.domain, args.decode
-
-
-def columns_of(domain: Domain, columns: list[str] | None) -> Domain:
-    """``domain`` restricted to --columns (public)."""
-    if columns is None:
-        return domain
-    unknown = [c for c in columns if c not in domain]
-    if unknown:
-        raise InputError(f"--columns {unknown} are not in the release's domain {list(domain.attributes)}")
-    return domain.project(list(columns))
-
-
 def run(args: argparse.Namespace) -> int:
     # Public checks first: the release, domain (or schema), workload, epsilon and seed, before either table is read.
     document = None if args.release is None else read_document(args.release)  # public: the release's JSON, once
-    schema, domain, decode = table_reader(args, document)
+    schema, domain, decode = table_reader(document, args.schema, args.domain, args.decode, args.columns, cli=True)
+    if schema is None:  # a schema is restricted to --columns already
+        domain = domain.select(args.columns, name="--columns")
     if args.workload is None:  # as compare(): the release's own marginals where they are over these columns
         workload = Workload.resolve(default_workload(document, domain), domain)
     else:

@@ -258,21 +258,9 @@ def recorded_reader(document: Mapping[str, object]) -> tuple[Schema | None, Doma
     return None, as_domain(document["domain"])
 
 
-def recorded_decode(document: Mapping[str, object]) -> str | None:
-    """How synth wrote the release's synthetic table (``"label"`` for bin labels), where the release says (public)."""
-    decoded = document.get("decoded")
-    return decoded.get("values") if isinstance(decoded, Mapping) else None
-
-
-def schema_difference(document: Mapping[str, object], schema: Schema) -> str | None:
-    """Where ``schema`` reads a column into other cells than the schema the release ran with (public: both schemas),
-    in words; None where they agree on every column of ``schema`` or the release records no schema."""
-    try:
-        recorded = None if document.get("schema") is None else Schema.coerce(document["schema"])
-    except InputError:
-        return None
-    if recorded is None:
-        return None
+def schema_difference(recorded: Schema, schema: Schema) -> str | None:
+    """Where ``schema`` reads a column into other cells than ``recorded`` (the schema the release ran with), in words;
+    None where they agree on every column of ``schema``. Public: both schemas."""
     for name in schema.names:
         if name not in recorded.names:
             return f"column {name!r} is not in the release's schema"
@@ -281,6 +269,42 @@ def schema_difference(document: Mapping[str, object], schema: Schema) -> str | N
             counts = f"{len(theirs)} cells there, {len(ours)} here" if len(ours) != len(theirs) else "other cells"
             return f"column {name!r} has {counts}"
     return None
+
+
+def table_reader(document: Mapping[str, object] | None, schema: object, domain: object, decode: str | None,
+                 columns: Sequence[str] | None, *, cli: bool = False) -> tuple[Schema | None, Domain, str | None]:
+    """What both tables are read by: the schema (restricted to ``columns``) or the domain (whole: a caller's arrays of
+    codes are read over it before :meth:`Domain.select` picks ``columns``), and how the synthetic table was decoded;
+    as given, else as ``document`` (the release's JSON) records. A given schema that bins a column otherwise than the
+    release's warns, naming it. Messages name parameters as ``compare`` takes them (``schema=``), or as the command
+    line does with ``cli`` (``--schema``). Public checks only."""
+    def flag(name: str) -> str:
+        return f"--{name}" if cli else f"{name}="
+
+    if schema is not None and domain is not None:
+        raise InputError(f"give {flag('schema')} (raw tables) or {flag('domain')} (tables of integer codes), not both")
+    recorded = None
+    if schema is None and domain is None:
+        if document is None:
+            raise InputError(f"give {flag('schema')} (raw tables), {flag('domain')} (tables of integer codes) or "
+                             f"{flag('release')} (the schema or domain it records)")
+        schema, domain = recorded = recorded_reader(document)
+        decoded = document.get("decoded")
+        if decode is None and schema is not None and isinstance(decoded, Mapping) and decoded.get("values") == "label":
+            decode = "label"  # synth wrote bin labels, the release says
+    if decode is not None and decode not in VALUE_MODES:
+        raise InputError(f"{'--decode' if cli else 'decode'} must be one of {list(VALUE_MODES)}, got {decode!r}")
+    if decode is not None and schema is None:
+        raise InputError(f"{'--decode' if cli else 'decode'} needs {flag('schema')}: a table of codes is not decoded")
+    if schema is None:
+        return None, as_domain(domain), decode
+    schema = load_schema(schema, columns)
+    if recorded is None and document is not None and document.get("schema") is not None:
+        difference = schema_difference(recorded_reader(document)[0], schema)
+        if difference is not None:
+            warn_user(f"{flag('schema')} is not the schema the release ran with ({difference}): both tables are read "
+                      f"through {flag('schema')}; without it the release's own is used", UserWarning)
+    return schema, schema.domain, decode
 
 
 def as_domain(domain: object) -> Domain:
@@ -341,39 +365,16 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
         release = synthetic if release is None else release
         synthetic = Dataset.from_records(synthetic.rows, synthetic.domain)
     # public checks first, before either table is read
-    if schema is not None and domain is not None:
-        raise InputError("give schema= (raw tables) or domain= (tables of integer codes), not both")
     document = None if release is None else release_document(release)
-    if schema is None and domain is None:
-        if document is None:
-            raise InputError("give schema= (raw tables), domain= (tables of integer codes) or release= (the schema "
-                             "or domain it records)")
-        schema, domain = recorded_reader(document)
-        if decode is None and schema is not None and not isinstance(synthetic, Dataset):
-            decode = recorded_decode(document) if recorded_decode(document) == "label" else None
-    elif schema is not None and document is not None:
-        difference = schema_difference(document, load_schema(schema, columns))
-        if difference is not None:
-            warn_user(f"schema= is not the schema the release ran with ({difference}): both tables are read through "
-                      "schema=; without schema= the release's own is used", UserWarning)
-    if decode is not None and decode not in VALUE_MODES:
-        raise InputError(f"decode must be one of {list(VALUE_MODES)}, got {decode!r}")
-    if decode is not None and schema is None:
-        raise InputError("decode needs schema=: a table of codes is not decoded")
+    schema, domain, decode = table_reader(document, schema, domain, decode, columns)
+    if isinstance(synthetic, Dataset):  # codes (a Release's rows): nothing was decoded, whatever synth wrote
+        decode = None
     if not isinstance(show_values, bool):
         raise InputTypeError(f"show_values must be True or False, got {show_values!r:.100}")
-    if schema is not None:
-        schema = load_schema(schema, columns)
-        domain = schema.domain
-    else:
-        domain = as_domain(domain)
+    if schema is None:
         # arrays of codes over the whole domain, before its columns are chosen (they have no header to choose by)
         real, synthetic = (Dataset.from_records(t, domain) if codes_array(t) else t for t in (real, synthetic))
-        if columns is not None:
-            unknown = [c for c in columns if c not in domain]
-            if unknown:
-                raise InputError(f"columns {unknown} are not in the domain {list(domain.attributes)}")
-            domain = domain.project(list(columns))
+        domain = domain.select(columns)  # (a schema is restricted to ``columns`` already)
     if workload is None:
         workload = default_workload(document, domain)
     workload = Workload.resolve(workload, domain)
