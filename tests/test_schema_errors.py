@@ -189,7 +189,8 @@ ENCODE_CASES = [
     ("duplicate-header", "age,age\n1,2\n", ("['age']", "more than once")),
     ("no-header-width", "1,2\n", ("no header row", "2 fields", "7 columns")),
     ("fraction-integer", ",".join(SCHEMA.names) + "\n30.5,clerk,1,2020-01-01,no,0,x\n",
-     ("column 'age': values not whole numbers",)),
+     ("column 'age': values not whole numbers (where the column holds decimals, declare \"type\": \"numeric\" (with "
+      "its bounds); else declare other;",)),
     ("inf-numeric", ",".join(SCHEMA.names) + "\n30,clerk,inf,2020-01-01,no,0,x\n", ("column 'pay': values outside",)),
     ("code-fraction", ",".join(SCHEMA.names) + "\n30,clerk,1,2020-01-01,no,1.5,x\n", ("column 'code': values not integer",)),
     ("decimal-comma", ";".join(SCHEMA.names) + "\n30;clerk;1,5;2020-01-01;no;0;x\n",

@@ -225,6 +225,8 @@ def describe(column: Column, issue: tuple[int, int, list[str]], show_values: boo
     elif kind == UNPARSABLE:
         text = "values " + _WRONG_TYPE[column.kind]
         fix = "declare other"
+        if column.kind == "integer":  # a private draft types a column integer where its decimals are under the noise
+            fix = 'where the column holds decimals, declare "type": "numeric" (with its bounds); else ' + fix
         if column.kind in ("integer", "numeric"):  # how the table writes its numbers, in the options that read them
             fix += ('; where numbers are written 1,234.5 declare "thousands": ","; 3,5 or 1.234,5: "decimal": ","; '
                     'with signs such as $ or %: "symbols": ["$", "%"]')
