@@ -99,7 +99,8 @@ def test_json_true_and_false_and_a_bins_calendar_name_are_taken_as_its_label():
     labels = schema.all_labels()
     assert dict(labels) == schema.all_labels() and labels["day"] == ("2020-01-01", "2020-01-02", "2020-01-03")
     assert labels.aliases["when"]["2023-01"] == 0 and labels.aliases["when"]["2024-12"] == 23
-    assert len(labels.aliases["when"]) == 24 and "day" not in labels.aliases  # a label is never an alias too
+    assert len(labels.aliases["when"]) == 24 + 2 and "day" not in labels.aliases  # a label is never an alias too
+    assert labels.aliases["when"]["2023"] == tuple(range(12)) and labels.aliases["when"]["2024"] == tuple(range(12, 24))
     assert labels.aliases["year"] == {"2019": 0, "2020": 1, "2021": 2}
     assert labels.aliases["odd"] == {"2020-02": 1}  # January from the 10th and March to the 20th are not months
     assert labels.codes["when"]["2023-06"] == 5 and labels.codes["day"]["2020-01-02"] == 1  # each lookup made once
@@ -112,6 +113,33 @@ def test_json_true_and_false_and_a_bins_calendar_name_are_taken_as_its_label():
     by_name = ProductQuery.conjunction(domain, {"when": "2024-02", "year": "2021"}, labels=schema)
     by_code = ProductQuery.conjunction(domain, {"when": 13, "year": 2})
     assert all(np.array_equal(a, b) for a, b in zip(by_name.weights, by_code.weights))
+
+
+def test_a_calendar_period_names_the_run_of_whole_bins_it_is():
+    """A new user's clinic visits, binned by month, asked {"visit_date": "2023"} and was refused: a year of month
+    bins (a month of day bins, a day of hour bins) names its bins, in a list or alone; a period the bounds or the bins
+    cut names nothing, and a name of one bin still names that one."""
+    schema = Schema.from_dict({
+        "visit": {"type": "date", "bounds": ["2023-01-01", "2024-12-31"], "unit": "month", "null": True},
+        "day": {"type": "date", "bounds": ["2023-12-25", "2024-02-10"]},  # day bins: January 2024 is whole
+        "at": {"type": "datetime", "bounds": ["2024-03-01T00:00:00", "2024-03-02T23:59:59"], "unit": "hour"},
+        "quarter": {"type": "date", "bounds": ["2023-04-01", "2024-12-31"], "unit": "month", "width": 3},
+        "late": {"type": "date", "bounds": ["2023-03-01", "2023-12-31"], "unit": "month"}})  # 2023 is cut
+    labels = schema.all_labels()
+    assert coded({"visit": "2023"}, labels) == {"visit": list(range(12))}
+    assert coded({"visit": ["2024", None]}, labels) == {"visit": [*range(12, 24), 24]}
+    assert coded({"visit": "2024-03"}, labels) == {"visit": 14}  # one bin: its code, as before
+    january = labels.codes["day"]["2024-01-01"]
+    assert coded({"day": "2024-01"}, labels) == {"day": list(range(january, january + 31))}
+    assert coded({"at": "2024-03-02"}, labels) == {"at": list(range(24, 48))}
+    assert coded({"quarter": "2024"}, labels) == {"quarter": [3, 4, 5, 6]}  # four whole quarters
+    assert "2023" not in labels.codes["quarter"] and "2023-12" not in labels.codes["day"]  # cut by the bounds
+    assert "2023" not in labels.codes["late"] and "2023-05" in labels.codes["late"]
+    with pytest.raises(InputError, match="query value '2023' for attribute 'late' is not one of its labels"):
+        coded({"late": "2023"}, labels)
+    by_year = ProductQuery.conjunction(schema.domain, {"visit": "2023", "at": "2024-03-01"}, labels=schema)
+    by_codes = ProductQuery.conjunction(schema.domain, {"visit": list(range(12)), "at": list(range(24))})
+    assert all(np.array_equal(a, b) for a, b in zip(by_year.weights, by_codes.weights))
 
 
 
@@ -158,6 +186,14 @@ def test_a_number_names_a_value_of_a_number_column_never_a_code():
     for attribute, (value, message) in refusals.items():
         with pytest.raises(InputError, match=message):
             coded({attribute: value}, labels)
+    # an integer against a numeric column's fractional edge: compared as numbers, not truncated (a new user's cost 0
+    # was said to lie in '[0.01, 50)', the bin after its own)
+    fees = Schema.from_dict({"fee": {"type": "numeric", "edges": [0, 0.01, 50, 100]}}).all_labels()
+    for value in (0, 0.0, np.int64(0)):
+        with pytest.raises(InputError, match=r"query value 0(\.0)? for attribute 'fee' lies in the bin '\[0, 0.01\)'"):
+            coded({"fee": value}, fees)
+    with pytest.raises(InputError, match=r"lies in the bin '\[50, 100\]'"):
+        coded({"fee": 50}, fees)
     for value in (0, 6, float("nan")):
         with pytest.raises(InputError, match=r"for attribute 'rating' is outside its bounds \[1, 5\]"):
             coded({"rating": value}, labels)
@@ -251,6 +287,11 @@ def test_a_release_of_a_raw_table_has_the_schemas_labels_and_its_draft_in_the_gu
     assert loaded.rows.shape == (3000, 3) and document["synthetic_rows"]["count"] == 3000
     assert decode(loaded.rows, Schema.from_dict(SCHEMA), values="label").csv() == text  # the same rows, as codes
     assert main(["report", str(saved), "--rows", str(rows_file), "--quiet"]) == 0
+    # ... and evaluate reads them as labels from the release alone (a new user's served release was read as values
+    # and refused: the release did not say its rows were labels)
+    assert document["decoded"] == {"values": "label", "format": "csv", "columns": ["job", "age", "member"]}
+    assert main(["evaluate", str(folder / "people.csv"), str(rows_file), "--release", str(saved), "--json",
+                 "--quiet"]) == 0
     status, made = client.call("POST", "/v1/tables/drafted/releases", {"epsilon": 0.5, "workload": "1way"})
     assert status == 201 and made["guarantee"].startswith("(") and "the schema draft's" in made["guarantee"]
 

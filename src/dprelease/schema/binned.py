@@ -103,12 +103,17 @@ class _Binned(Column):
     def bin_codes(self, values: np.ndarray) -> np.ndarray:
         """The codes of values inside the bounds, in the column's unit (compared in the values' own type): the one
         bin rule the encoder and a query's number both use."""
-        return np.searchsorted(np.asarray(self.thresholds, dtype=values.dtype), values, side="right").astype(np.int64)
+        # One type for both sides: an integer value against a numeric column's 0.01 must not truncate the edge to 0.
+        thresholds = np.asarray(self.thresholds)
+        common = np.result_type(values.dtype, thresholds.dtype)
+        return np.searchsorted(thresholds.astype(common), values.astype(common, copy=False),
+                               side="right").astype(np.int64)
 
     def query_code(self, value: float) -> int:
         """The code a query's number names (``{"rating": 4}``): its bin's, where that bin is an integer column's one
         value; else refused, saying why. A code would be a silent trap here (``{"age": 5}`` read as the sixth bin),
         and a number inside a wider bin would answer for the whole bin. Public: the analyst's number, the schema."""
+        value = value.item() if isinstance(value, np.generic) else value  # quoted as the number, not np.int64(0)
         low, high = self.bounds
         if not low <= value <= high:  # NaN too
             raise InputError(f"query value {value!r:.100} for attribute {self.name!r} is outside its bounds "
@@ -563,36 +568,37 @@ class _Temporal(_Binned):
         raise InputError(f"query value {value!r:.100} for attribute {self.name!r}: a {self.kind} column's bins are "
                          f"named by their labels, such as {self.labels()[0]!r}")
 
-    def label_aliases(self) -> dict[str, int]:
-        """Each bin that is exactly one calendar year, month or day (UTC), by its ISO name (``"2023"``,
-        ``"2023-06"``, ``"2023-06-15"``): the name a query gives it more naturally than its range label. Public."""
+    def label_aliases(self) -> dict[str, int | tuple[int, ...]]:
+        """Each calendar year, month or day (UTC) that is exactly one bin or a run of whole bins, by its ISO name
+        (``"2023"``, ``"2023-06"``, ``"2023-06-15"``): the name a query gives it more naturally than its range labels.
+        One bin: its code; a run (a year of month bins): its codes, in order. A period the bounds cut (a year from
+        March) names nothing. Public."""
         low, high = self.bounds
         starts, ends = [low, *self.thresholds], [*self.thresholds, high + 1]  # ends exclusive; high is in the last bin
+        code_ending = {int(end): code for code, end in enumerate(ends)}
         taken = set(self.labels())
-        aliases = {}
-        for code, (start, end) in enumerate(zip(starts, ends)):
-            name = calendar_name(int(start), int(end), self.per_day)
-            if name is not None and name not in taken:
-                aliases[name] = code
+        aliases: dict[str, int | tuple[int, ...]] = {}
+        for first, start in enumerate(starts):
+            for name, stop in calendar_periods(int(start), self.per_day):
+                last = code_ending.get(stop)
+                if last is not None and name not in taken:
+                    aliases[name] = first if last == first else tuple(range(first, last + 1))
         return aliases
 
 
-def calendar_name(start: int, end: int, per_day: int) -> str | None:
-    """The ISO name of [start, end) (days, or seconds with ``per_day`` 86400, since 1970-01-01) when it is exactly
-    one calendar day, month or year; else None."""
-    if start % per_day or end % per_day:
-        return None
-    first, stop = start // per_day, end // per_day
-    day = np.datetime64(first, "D")
-    if stop - first == 1:
-        return str(day)
-    month = day.astype("datetime64[M]")
-    if month.astype("datetime64[D]") == day and (month + 1).astype("datetime64[D]").astype(np.int64) == stop:
-        return str(month)
-    year = day.astype("datetime64[Y]")
-    if year.astype("datetime64[D]") == day and (year + 1).astype("datetime64[D]").astype(np.int64) == stop:
-        return str(year)
-    return None
+def calendar_periods(start: int, per_day: int) -> list[tuple[str, int]]:
+    """The calendar day, month and year (UTC) that begin at ``start`` (days, or seconds with ``per_day`` 86400, since
+    1970-01-01), each as its ISO name and its exclusive end; none where ``start`` is not a midnight."""
+    if start % per_day:
+        return []
+    day = np.datetime64(start // per_day, "D")
+    periods = [(str(day), (start // per_day + 1) * per_day)]
+    for unit in ("M", "Y"):
+        period = day.astype(f"datetime64[{unit}]")
+        if period.astype("datetime64[D]") != day:
+            break  # a year begins on a month's first day
+        periods.append((str(period), int((period + 1).astype("datetime64[D]").astype(np.int64)) * per_day))
+    return periods
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -106,8 +106,9 @@ class Column:
     def value_labels(self) -> tuple[str, ...]:
         raise NotImplementedError
 
-    def label_aliases(self) -> dict[str, int]:
-        """Other names a query may give some codes, besides their labels (a date bin's calendar name); public."""
+    def label_aliases(self) -> dict[str, int | tuple[int, ...]]:
+        """Other names a query may give some codes, besides their labels: a code, or several (a year of month bins);
+        public."""
         return {}
 
     # ----------------------------------------------------------------- JSON

@@ -38,10 +38,11 @@ NOT_PUBLIC = ("NOT PUBLIC: this schema was read openly from the data (--non-priv
 
 class Labels(dict):
     """Each column's labels, one per code (a plain ``{column: labels}`` dict), and ``aliases``: other names some
-    codes answer to in a query, ``{column: {name: code}}`` (a month bin's ``"2023-06"``; :meth:`Column.label_aliases`).
+    codes answer to in a query, ``{column: {name: code or codes}}`` (a month bin's ``"2023-06"``, a year of month bins'
+    ``"2023"``; :meth:`Column.label_aliases`).
     Public, from the schema alone."""
 
-    def __init__(self, labels: Mapping[str, tuple[str, ...]], aliases: Mapping[str, Mapping[str, int]] | None = None,
+    def __init__(self, labels: Mapping[str, tuple[str, ...]], aliases: Mapping[str, Mapping[str, int | tuple[int, ...]]] | None = None,
                  numbers: Mapping[str, Callable[[float], int]] | None = None):
         super().__init__(labels)
         self.aliases = dict(aliases or {})

@@ -95,6 +95,8 @@ class Releases:
             if served.schema is not None:  # a raw table: the schema in the release, its rows as the schema's labels
                 release = with_schema(release, served.schema)
                 rows = decode(release.rows, served.schema, values="label").csv()
+                # as synth records it: evaluate and compare then read these rows by the labels, unasked
+                release.extra["decoded"] = {"values": "label", "format": "csv", "columns": list(served.schema.names)}
             else:
                 rows = release.rows_csv()
             document = release.to_json()
