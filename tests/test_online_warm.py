@@ -74,7 +74,11 @@ def test_the_plan_says_when_the_stream_stops_and_what_accuracy_buys_twice_the_up
 def test_an_accuracy_the_budget_cannot_buy_is_refused_before_anything_is_spent():
     with pytest.raises(InputError, match=r"accuracy=0.001 is below what NumericSparse \(Thm 3.28\) promises") as e:
         WarmPlan.solve(n=10_000, universe_size=64, epsilon=1.0, accuracy=0.001, max_queries=100)
-    assert "even one update needs accuracy >=" in str(e.value)
+    assert "even one update needs accuracy >=" in str(e.value) and "less accuracy" in str(e.value)
+    with pytest.raises(InputError, match=r"which promises nothing \(a fraction's error is at most 1\); ask for more "
+                                         r"epsilon") as e:  # a served table's tiny session: never "ask for accuracy 2.7"
+        WarmPlan.solve(n=15_000, universe_size=64, epsilon=0.01, accuracy=0.5, max_queries=10)
+    assert "less accuracy" not in str(e.value)
     with pytest.raises(InputError, match="needs accuracy= .* and max_queries="):
         warm(accuracy=None)
     with pytest.raises(InputError, match="not alpha="):

@@ -235,11 +235,15 @@ class WarmPlan:
                     int(universe_size), float(warm_share), warm_workload, warm_rounds)
         needed = probe.numeric_sparse_alpha_at
         if 3 * needed(1) > accuracy:
+            # past 1 an accuracy promises nothing about a fraction: then only more budget or fewer queries help
+            least = (f"accuracy >= {3 * needed(1):.4g}; ask for less accuracy, a shorter stream, more epsilon or a "
+                     "smaller warm_share") if 3 * needed(1) < 1 else \
+                (f"accuracy >= {3 * needed(1):.4g}, which promises nothing (a fraction's error is at most 1); ask for "
+                 "more epsilon, a shorter stream or a smaller warm_share")
             raise InputError(
                 f"accuracy={accuracy:g} is below what NumericSparse (Thm 3.28) promises for {max_queries} queries "
                 f"with the online share epsilon={float(probe.epsilon_online):.4g} at n={n}: even one update needs "
-                f"accuracy >= {3 * needed(1):.4g}; ask for less accuracy, a shorter stream, more epsilon or a "
-                "smaller warm_share")
+                f"{least}")
         low, high = 1, 2  # the largest c with 3 alpha_NS(c) <= accuracy (alpha_NS grows with c)
         while high <= MAX_WARM_CUTOFF and 3 * needed(high) <= accuracy:
             low, high = high, 2 * high
