@@ -900,6 +900,29 @@ def test_a_decimal_amount_that_is_mostly_zero_keeps_its_zeros(monkeypatch):
     assert all(share < 0.1 for share in zero_shares())
 
 
+def test_four_byte_floats_are_drafted_with_the_places_they_hold(tmp_path):
+    """A new user's Parquet temperatures (DuckDB FLOAT, one decimal) were drafted "written like 1.000000": as a double
+    8.1 stored in four bytes is 8.100000381, so no place under six gave it back. Read in its own precision it has one
+    place, from Parquet, a float32 DataFrame column and a nullable Float32 one alike; a double column is unchanged."""
+    import duckdb
+
+    rng = np.random.Generator(np.random.PCG64(21))
+    n = 6000
+    temps = np.round(rng.normal(12, 6, n), 1)
+    frame = pd.DataFrame({"temp": temps.astype(np.float32), "double": temps, "zone": rng.choice(list("NS"), n)})
+    frame.loc[rng.random(n) < 0.03, "temp"] = np.nan
+    path = tmp_path / "temps.parquet"
+    connection = duckdb.connect()
+    connection.register("frame", frame)
+    connection.execute(f"COPY (SELECT CAST(temp AS FLOAT) AS temp, double, zone FROM frame) TO '{path}' (FORMAT parquet)")
+    for source in (frame, frame.astype({"temp": "Float32"}), str(path)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the draft's notes
+            schema = draft_schema(source, epsilon=1, delta=1e-9, seed=2)
+        assert schema.column("temp").to_json()["decimals"] == 1, source if isinstance(source, str) else "frame"
+        assert schema.column("double").to_json()["decimals"] == 1
+
+
 def test_runs_widen_an_empty_side_with_probability_at_most_the_target():
     """Every row at 42 (one cell passes): on 2,000 seeded runs at plain500's bounds epsilon the bounds are that
     cell's, [40, 49], in all but at most 8 (a run of empty cells passes with probability <= 0.001 per column; 8 or

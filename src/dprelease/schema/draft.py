@@ -719,10 +719,18 @@ def _written_decimals(name: str, column: _Profiled, reader, epsilon: Fraction, r
         return 1 + min(len(fraction), _DECIMALS - 1)
 
     if column.text is None:  # typed numbers (a DataFrame's floats): the fewest places that give each value back
-        values = np.asarray(column.raw.values, dtype=np.float64)
+        stored = np.asarray(column.raw.values)
+        values = stored.astype(np.float64)
+        # a 4-byte float (Parquet FLOAT, a float32 frame) gives back 8.1 only in its own precision: as a double it is
+        # 8.100000381, and every temperature was drafted with six places
+        narrow = stored.dtype if stored.dtype.kind == "f" and stored.dtype.itemsize < 8 else None
         cells = np.zeros(len(values), dtype=np.int64)
         for place in range(_DECIMALS - 1, -1, -1):
-            exact = np.isfinite(values) & np.isclose(np.round(values, place), values, rtol=0, atol=1e-9)
+            rounded = np.round(values, place)
+            with np.errstate(over="ignore", invalid="ignore"):
+                same = rounded.astype(narrow) == stored if narrow is not None else \
+                    np.isclose(rounded, values, rtol=0, atol=1e-9)
+            exact = np.isfinite(values) & same
             cells = np.where(exact, 1 + place, np.where(cells > 0, cells, _DECIMALS))
         cells = np.where(rows_mask & np.isfinite(values), cells, 0)
     else:

@@ -529,8 +529,10 @@ def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
                            zoned=isinstance(series_dtype, pd.DatetimeTZDtype))
     if kind in "iu":
         return TypedColumn(series.to_numpy(dtype=np.int64 if kind == "i" else np.uint64, na_value=0), missing)
-    if kind == "f":
-        return TypedColumn(series.to_numpy(dtype=np.float64, na_value=np.nan), missing)
+    if kind == "f":  # a float32 column stays one: the draft reads its decimals in its own precision
+        narrow = getattr(dtype, "numpy_dtype", dtype)
+        return TypedColumn(series.to_numpy(dtype=narrow if narrow.itemsize < 8 else np.float64, na_value=np.nan),
+                           missing)
     if kind == "b":
         return TypedColumn(series.to_numpy(dtype=bool, na_value=False), missing)
     if kind in "OSU" or pd.api.types.is_string_dtype(dtype):
