@@ -2,14 +2,17 @@
 """How faithfully a privately drafted schema decodes number columns: generated columns, drafted, encoded, decoded.
 
     .venv/bin/python benchmarks/bench_draft_bounds.py [--rows 500,2000,20000,100000] [--eps 0.5,1,5] [--seeds 3]
-        [--tables mixed,years,dates] [--out benchmarks/results/draft_bounds]
+        [--tables mixed,years,dates,counts] [--out benchmarks/results/draft_bounds]
 
-Three tables of eight generated columns, written as text: `mixed` (birth years 1940-2005, years 2019-2021,
+Four tables of eight generated columns, written as text: `mixed` (birth years 1940-2005, years 2019-2021,
 latitudes 41.65-42.05, normal scores (650, 50) and temperatures (21.5, 1.5), ages 18-90, log-normal amounts, gamma
 hours), `years` (session 61: normal birth years around 1975 in 1930-2005, policy years 2019-2023, integers
-1000-1999, normal prices (250, 30), normal ages around 45, BMI, longitudes, log-normal incomes) and `dates`
+1000-1999, normal prices (250, 30), normal ages around 45, BMI, longitudes, log-normal incomes), `dates`
 (session 63: hire dates over 2005-2025, sign-ups, normal birth dates, visits written 03/31/2022, date-times over
-2023, archive dates 1890-1960, the last 90 days of 2025, founding years skewed recent; dates are compared as days);
+2023, archive dates 1890-1960, the last 90 days of 2025, founding years skewed recent; dates are compared as days)
+and `counts` (session 70: whole numbers that run through 1900-2099 on their way elsewhere, durations in seconds,
+rents, birth weights in grams, daily steps, amounts in cents, integers 500-4,999, beside years built and birth
+years with 10 % written 0);
 each is
 drafted by ``draft_schema`` (epsilon, delta 1e-9, seeded), encoded by the draft and decoded with values drawn
 evenly inside each bin: the model is perfect, so what is measured is the schema's bounds and bins alone. Per
@@ -87,7 +90,30 @@ def dates_table(seed: int, n: int):
                         ).astype(str)
 
 
-TABLES = {"mixed": (COLUMNS, table), "years": (YEARS_COLUMNS, years_table), "dates": (DATES_COLUMNS, dates_table)}
+COUNTS_COLUMNS = ("duration_s", "rent", "weight_g", "steps", "cents", "built", "birth_0", "fill_wide")
+
+
+def counts_table(seed: int, n: int):
+    """Whole numbers that run through 1900-2099 on their way elsewhere (session 70: a new user's ride durations in
+    seconds were clipped at 1899), beside year columns: log-normal durations (median 900 s), rents 800-3,500 dollars,
+    birth weights in grams (3,300, 500), daily steps (8,000, 3,000), log-normal amounts in cents, years built
+    1900-2023, birth years around 1975 with 10 % written 0 for unknown, and integers 500-4,999."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed + 300)
+    return pd.DataFrame({"duration_s": np.round(rng.lognormal(6.8, 0.7, n)).astype(int),
+                         "rent": rng.integers(800, 3501, n),
+                         "weight_g": np.clip(np.round(rng.normal(3300, 500, n)), 500, 6000).astype(int),
+                         "steps": np.clip(np.round(rng.normal(8000, 3000, n)), 0, 40000).astype(int),
+                         "cents": np.round(rng.lognormal(7.5, 1.2, n)).astype(int),
+                         "built": np.clip(2023 - np.round(rng.exponential(40, n)), 1900, 2023).astype(int),
+                         "birth_0": np.where(rng.random(n) < 0.1, 0,
+                                             np.clip(np.round(rng.normal(1975, 14, n)), 1930, 2005)).astype(int),
+                         "fill_wide": rng.integers(500, 5000, n)}).astype(str)
+
+
+TABLES = {"mixed": (COLUMNS, table), "years": (YEARS_COLUMNS, years_table), "dates": (DATES_COLUMNS, dates_table),
+          "counts": (COUNTS_COLUMNS, counts_table)}
 
 
 def _as_numbers(values, kind: str) -> np.ndarray:
@@ -120,6 +146,8 @@ def one(n: int, eps: float, seed: int, table_name: str = "mixed") -> dict:
             decided.append(column)
         except Exception:  # noqa: BLE001 -- an undecided column: no figure
             pass
+    if not decided:  # every column's bounds undecided (a small table at a small epsilon): no figures
+        return {name: None for name in columns}
     sub = Schema(tuple(decided), schema.null_tokens)
     names = [c.name for c in decided]
     decoded = decode(encode(frame[names], sub), sub, values="uniform",
@@ -190,7 +218,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", default="500,2000,20000,100000")
     parser.add_argument("--eps", default="0.5,1,5")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--tables", default="mixed,years,dates")
+    parser.add_argument("--tables", default="mixed,years,dates,counts")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "draft_bounds"))
     args = parser.parse_args(argv)
     start = time.perf_counter()

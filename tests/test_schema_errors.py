@@ -111,6 +111,12 @@ def test_schema_file_mistakes(tmp_path):
                            ("none.json", "cannot be read")):
         with pytest.raises(InputError, match=re.escape(fragment)):
             Schema.from_json(tmp_path / name)
+    # the file's text given for its name: said so, not quoted back whole as a file name that is too long
+    text = Schema.from_dict({"a": {"type": "integer", "bounds": [0, 9]}}).dumps() * 50
+    with pytest.raises(InputError, match=r"^schema file: got JSON text, not a file name: read text with "
+                                         r"Schema.loads\(text\)") as info:
+        Schema.from_json(text)
+    assert len(str(info.value)) < 200
 
 
 # --------------------------------------------------------------- encoding

@@ -59,7 +59,7 @@ from dprelease.schema.encode import number_texts, read_table
 from dprelease.schema.parse import (BOOLEAN_CLASSES, BOOLEAN_SPELLINGS, CLASSES, CLOCKLESS_FORMATS, C_COMMA,
                                     C_COMPACT_DATE, C_DATE, C_DATETIME, C_DAY_FIRST_DATE, C_DECIMAL, C_DECIMAL_1,
                                     C_DECIMAL_2, C_GROUPED, C_INTEGER, C_LOCAL_YESNO, C_MONTH_FIRST_DATE, C_NULL,
-                                    C_SLASH_DATE, DATETIME_CLASSES, DATE_FORMAT_CLASSES, DECIMAL_CLASSES,
+                                    C_SLASH_DATE, C_YEAR_NUMBER, DATETIME_CLASSES, DATE_FORMAT_CLASSES, DECIMAL_CLASSES,
                                     DRAFT_SYMBOLS, FactorColumn, INTEGER_CLASSES, LOCAL_FALSE_WORDS, LOCAL_SPELLINGS,
                                     LOCAL_TRUE_WORDS, SPACED_CLASSES, TIME_VARIANTS, TWO_DIGIT_PIVOT, TypedColumn,
                                     ZONED_CLASSES, classify, datetimes_to_int, format_problem, parse_floats,
@@ -75,6 +75,10 @@ DRAFT_KINDS = ("categorical", "boolean", "integer", "numeric", "date", "datetime
 ROWS_HISTOGRAM_SHARE = Fraction(1, 10)
 #: A kind is chosen when at least this share of the (noisy) non-NULL values look like it.
 KIND_SHARE = 0.9
+#: The share of a column's whole numbers in 1900-2099 from which its bounds cells there are years
+#: (:attr:`_Profiled.in_years`): birth and policy years hold nearly all of theirs there, a year column with blanks
+#: written 0 most; durations, rents and integers 1000-1999 a tenth or less.
+YEARS_SHARE = 0.5
 #: A number column is drafted as its few values (:func:`_few_values`) when they hold at least this share of its
 #: (noisy) non-NULL values: the rest go to ``other``, and a number there is lost, so it is far stricter than the
 #: kind's: revenue that is 0.0 on 95 % of rows and amounts on the rest stays numeric.
@@ -314,8 +318,8 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
     tests = max(_other_tests(edges, _decade_runs(edges), ()) for edges in (_cell_edges(True), _cell_edges(False)))
     date_tests = _other_tests(_DATE_EDGES, _DATE_RUNS, _DATE_CENTURIES)
     # a decade only widens bounds a cell already set (:func:`_bounds`): the notes say "beyond them"
-    parts = [f"a number's bounds keep the cells (..., 10-19, 20-29, ..., 100-199, ..., and an integer's years "
-             f"1900-2099 one each) holding more than about "
+    parts = [f"a number's bounds keep the cells (..., 10-19, 20-29, ..., 100-199, ..., and the years 1900-2099 one "
+             f"each, where an integer column's numbers are mostly years) holding more than about "
              f"{_threshold(main / 2, tests):,.0f} rows, the cells next to those holding more than about "
              f"{_scale(main / 2) * math.log(1 / NEXT_CELL_FALSE):,.0f} (and 0.5 % of the column's rows), and beyond "
              f"them the decades (1-9.99, 10-99.9, ...) holding "
@@ -499,6 +503,16 @@ class _Profiled:
         return ((self.kind != "boolean" or self.local_words) and not (self.kind == "categorical" and delta == 0)
                 and not declared_clock)
 
+    @property
+    def in_years(self) -> bool:
+        """Whether the column's whole numbers are mostly 1900-2099 (years): then an integer's bounds cells there are a
+        year each (:func:`_cell_edges`). Where the profile cannot tell (neither class stands out of its noise), years,
+        as before session 70: a year column's years need their cells, a duration's thousands only pay a thinner tail.
+        Post-processing of the profile's noisy counts (public)."""
+        counts = _counted(self.counts, self.noise)
+        years, others = float(counts[C_YEAR_NUMBER]), float(counts[C_INTEGER])
+        return years + others <= 0 or years >= YEARS_SHARE * (years + others)
+
     def tests_few_values(self, *, private: bool, delta: float | Fraction) -> bool:
         """Whether the draft asks if a few values hold nearly all the column's rows (:func:`_few_values`): a number
         column whose kind was not declared, privately only with delta > 0 (its values are keys nobody declared)."""
@@ -612,7 +626,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         found["written"].setdefault((_written_words(written), options), []).append(name)
     return _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written}, notes,
-                    found, rows=rows)
+                    found, rows=rows, years=column.in_years)
 
 
 #: The share of a number column's bin edges' part, where it would go unspent (:func:`_edges_unspent`), that a decimal
@@ -965,17 +979,19 @@ def _values(kind: str, raw, text, conforming_rows: np.ndarray, written: Mapping[
 ZERO_CELL = 1e-3
 
 
-def _cell_edges(integer: bool) -> np.ndarray:
+def _cell_edges(integer: bool, years: bool = True) -> np.ndarray:
     """Public cells for the bounds: edges 0 and +-m 10^e (m = 1..9; e = -3..15, e >= 0 for integers),
-    with -inf and +inf outside, so every value has a cell. For integers, the cells 1000-1999 and 2000-2999 are split
-    where years live: a century each from 1000 to 1899 and from 2100 to 2999, a year each from 1900 to 2099, as a
-    date's cells are (:data:`_DATE_CELL_STARTS`): years 2019-2023 were drafted as 2000..2999 and birth years as
-    1000..1999, so every synthetic year was spread over a century (and the refining that would narrow them needs
-    100,000 rows at epsilon 0.5)."""
+    with -inf and +inf outside, so every value has a cell. For integers in ``years`` (:attr:`_Profiled.in_years`), the
+    cells 1000-1999 and 2000-2999 are split where years live: a century each from 1000 to 1899 and from 2100 to 2999,
+    a year each from 1900 to 2099, as a date's cells are (:data:`_DATE_CELL_STARTS`): years 2019-2023 were drafted as
+    2000..2999 and birth years as 1000..1999, so every synthetic year was spread over a century (and the refining
+    that would narrow them needs 100,000 rows at epsilon 0.5). Not where the whole numbers are mostly elsewhere: a
+    new user's ride durations (100-13,000 seconds, 1,198 of 60,000 rows in 1900-2099) were clipped at 1899 on 3
+    seeds of 8 (8 % of the rows), the hundred one-year cells' summed noise hiding the 1900s (session 70)."""
     positive = np.unique(np.outer(np.arange(1, 10), 10.0 ** np.arange(0 if integer else round(math.log10(ZERO_CELL)),
                                                                        16)).ravel())
     negative = -positive[::-1]
-    if integer:  # years are positive
+    if integer and years:  # years are positive
         positive = np.union1d(positive, np.concatenate([np.arange(1000.0, 1900.0, 100.0), np.arange(1900.0, 2100.0),
                                                         np.arange(2100.0, 3000.0, 100.0)]))
     return np.concatenate([[-np.inf], negative, [0.0], positive, [np.inf]])
@@ -1693,13 +1709,14 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
 
 
 def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, has_null, wide, notes, found,
-             rows: float = math.inf) -> Column:
+             rows: float = math.inf, years: bool = True) -> Column:
     """``rows``: the profile's noisy count of the column's numbers (public), which says whether refining the bounds
-    can see anything (:func:`_refined`)."""
+    can see anything (:func:`_refined`); ``years``: whether an integer's bounds cells split 1900-2099 into years
+    (:attr:`_Profiled.in_years`)."""
     integer = kind == "integer"
-    cells = _cell_edges(integer)
+    cells = _cell_edges(integer, years)
     runs = _decade_runs(cells)
-    year_groups = _year_groups(cells, (1000.0, 2000.0, 3000.0)) if integer else []
+    year_groups = _year_groups(cells, (1000.0, 2000.0, 3000.0)) if integer and years else []
     private = isinstance(reader, PrivateColumnReader)
     quantiles_see = _quantiles_see(private, bins, edges_epsilon, rows)
     # where refining pays, it takes a third of the bounds' part (and the edges' part, where the bins will be equal);

@@ -351,7 +351,7 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
            "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time",
            "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y", "time",
-           "decimal .0", "decimal .00", "Y-m", "m/Y", "ja/nein", "Ymd")
+           "decimal .0", "decimal .00", "Y-m", "m/Y", "ja/nein", "Ymd", "1900-2099")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
 C_DATETIME_SPACED = CLASSES.index("date time")
 C_DATETIME_ZONED = CLASSES.index("datetime zoned")
@@ -369,8 +369,13 @@ C_LOCAL_YESNO = CLASSES.index("ja/nein")
 #: session 65. Any other whole number stays an integer.
 C_COMPACT_DATE = CLASSES.index("Ymd")
 _COMPACT_DATE = re.compile(r"(19|20)\d{6}")
+#: A whole number from 1900 to 2099: where such numbers hold most of a column's whole numbers it is years (births,
+#: policy years), and the bounds' cells there are a year each; else (durations in seconds, rents in dollars that run
+#: through 1900-2099 on their way up) a century or a thousand, whose one noise draw sees what a hundred years' sum
+#: cannot (session 70).
+C_YEAR_NUMBER = CLASSES.index("1900-2099")
 #: The whole numbers' classes: an eight-digit date is a whole number too, where a column is not all dates.
-INTEGER_CLASSES = (C_INTEGER, C_COMPACT_DATE)
+INTEGER_CLASSES = (C_INTEGER, C_COMPACT_DATE, C_YEAR_NUMBER)
 #: The decimal numbers' classes, by the places they are written with: one, two, and the rest.
 DECIMAL_CLASSES = (C_DECIMAL_1, C_DECIMAL_2, C_DECIMAL)
 #: The format each class of dates written another way reads by, and the classes a format reads (``a/b/Y`` reads by
@@ -548,7 +553,7 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
         elif numeric[i] and _is_compact_date(t.strip()):
             out[i] = C_COMPACT_DATE  # 20240301: a date, whose bins as a number would decode 20231399
         elif numeric[i]:
-            out[i] = C_INTEGER if whole[i] else _decimal_class(t)
+            out[i] = (C_YEAR_NUMBER if 1900 <= floats[i] <= 2099 else C_INTEGER) if whole[i] else _decimal_class(t)
         else:
             match = _ISO.match(t.strip())
             if match is not None and parse_iso(t, "s") is not None:
@@ -577,15 +582,19 @@ def _decimal_class(text: str) -> int:
 def typed_classes(values: np.ndarray, zoned: bool = False) -> np.ndarray | int:
     """The class of each value of a typed column, as :func:`classify` gives text's: a whole float is an integer
     (4.0 as "4.0"; pandas stores an integer column with blanks as floats), a datetime at midnight a date
-    (``parse_dates`` stores dates as datetimes), and a ``zoned`` one's others zoned datetimes. Other dtypes have one class, returned as an int. Privacy: the draft's
+    (``parse_dates`` stores dates as datetimes), and a ``zoned`` one's others zoned datetimes; a whole number from 1900 to
+    2099 is ``1900-2099``. Other dtypes have one class, returned as an int. Privacy: the draft's
     profile (a histogram of the classes, L1 sensitivity 2) needs each row's class to be a function of that row alone;
     a dtype is a function of the whole column (one blank makes pandas' int64 column float64), so it may decide a
     class only where every value of the kind has the same class."""
     kind = values.dtype.kind
-    if kind == "f":
-        return np.where(whole_to_int(values)[1], C_INTEGER, C_DECIMAL)
+    if kind in "fiu":  # a whole number's class by its value alone: years (1900-2099) or not
+        with np.errstate(invalid="ignore"):
+            year = (values >= 1900) & (values <= 2099)
+        whole = whole_to_int(values)[1] if kind == "f" else True
+        return np.where(whole, np.where(year, C_YEAR_NUMBER, C_INTEGER), C_DECIMAL)
     if kind == "M":
         days = values.astype("datetime64[D]")
         # NaT is neither (a NULL; the caller masks it); a zoned dtype's instants count as text with an offset would
         return np.where(days == values, C_DATE, C_DATETIME_ZONED if zoned else C_DATETIME)
-    return {"b": C_BOOLEAN, "i": C_INTEGER, "u": C_INTEGER}.get(kind, C_TEXT)
+    return {"b": C_BOOLEAN}.get(kind, C_TEXT)

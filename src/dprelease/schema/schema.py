@@ -278,11 +278,14 @@ class Schema:
     @classmethod
     def from_json(cls, path: str | Path) -> Schema:
         """Read a schema (or a domain) file; duplicate keys are refused."""
+        if isinstance(path, str) and path.lstrip().startswith("{"):  # the file's text, not its name
+            raise InputError("schema file: got JSON text, not a file name: read text with Schema.loads(text) (or "
+                             "Schema.from_dict(json.loads(text)))")
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
-            raise InputError(f"schema file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+            raise InputError(f"schema file {str(path)!r:.200} cannot be read: {exc.strerror or exc}") from None
         return cls.loads(text, source=f"schema file {str(path)!r}")
 
     @classmethod
