@@ -310,6 +310,28 @@ def epoch_days(iso_days):
     return tuple(int(np.datetime64(day, "D").astype(np.int64)) for day in iso_days)
 
 
+def test_a_four_byte_float_column_comes_back_in_its_dtype():
+    """A new user's float32 temperatures (and a nullable Float32 column) came back float64: a numeric column held in
+    four bytes is given back in its own dtype, NULLs as NaN (float32) or NA (Float32); a float64 column stays float64,
+    and a numeric column with an other bucket stays the objects its marker needs."""
+    rng = np.random.Generator(np.random.PCG64(5))
+    n = 4_000
+    temps = np.round(rng.normal(12, 6, n), 1)
+    frame = pd.DataFrame({"temp": temps.astype(np.float32), "nullable": pd.array(temps, dtype="Float32"),
+                          "double": temps, "wide": temps.astype(np.float32)})
+    frame.loc[::40, "nullable"] = pd.NA
+    schema = {"format": "dprelease-schema/1", "columns": {
+        name: {"type": "numeric", "bounds": [-20, 40], "bins": 6, "clip": True, "decimals": 1,
+               **({"null": True} if name == "nullable" else {}), **({"other": True} if name == "wide" else {})}
+        for name in frame.columns}}
+    schema["columns"]["wide"]["bounds"] = [0, 40]  # values under 0 go to other
+    schema["columns"]["wide"].pop("clip")
+    out = Synthesizer("mwem", epsilon=1, workload="1way", seed=2).fit_sample(frame, schema=schema)
+    assert out["temp"].dtype == np.float32 and str(out["nullable"].dtype) == "Float32"
+    assert out["nullable"].isna().any() and out["double"].dtype == np.float64 and out["wide"].dtype == object
+    assert out["temp"].between(-20, 40).all()
+
+
 def test_a_number_column_held_as_categories_comes_back_as_numbers():
     """A DataFrame's fee that is always 19.99, 29.99 or 49.99 is drafted as those values (categories, so no synthetic
     fee falls between them); sampled back it is numbers, not a categorical of the strings "19.99": Python numbers

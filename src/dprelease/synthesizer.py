@@ -204,6 +204,9 @@ class Synthesizer:
             times = frame[name] if frame[name].dt.tz is not None else frame[name].dt.tz_localize("UTC")  # "offset"
             frame[name] = times.dt.tz_convert(zone)
         for name, dtype in self._numbers.items():
+            if self.schema.column(name).kind == "numeric":  # a narrow float, unless other's marker made it objects
+                frame[name] = frame[name].astype(dtype) if frame[name].dtype == np.float64 else frame[name]
+                continue
             frame[name] = as_numbers(frame[name], dtype, other=self.schema.column(name).other)
         return frame
 
@@ -218,7 +221,8 @@ class Synthesizer:
 
 
 def number_dtypes(data: object, schema: Schema) -> dict[str, object]:
-    """The dtype of each number column of a pandas DataFrame that the schema holds as categories of numbers: a fee
+    """The dtype of each numeric column of a pandas DataFrame held in four bytes or fewer (float32, Float32: given
+    back so, not as float64), and of each number column that the schema holds as categories of numbers: a fee
     always 19.99, 29.99 or 49.99, which the schema draft makes categorical so that no synthetic fee falls between
     them (docs/schema.md). :meth:`Synthesizer.sample` gives such a column back in its dtype, not as a categorical of
     the strings ``"19.99"``. Public, like the schema: the frame's dtypes and the schema's categories, no record's
@@ -226,13 +230,18 @@ def number_dtypes(data: object, schema: Schema) -> dict[str, object]:
     if not type(data).__module__.startswith("pandas"):  # a path, or a Spark DataFrame: its rows come back as text
         return {}
     import pandas as pd
-    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+    from pandas.api.types import is_bool_dtype, is_float_dtype, is_numeric_dtype
 
     dtypes = {}
     for column in schema.columns:
-        if not isinstance(column, CategoricalColumn) or column.name not in data.columns:
+        if column.name not in data.columns:
             continue
         dtype = data[column.name].dtype
+        if column.kind == "numeric" and is_float_dtype(dtype) and getattr(dtype, "itemsize", 8) < 8:
+            dtypes[column.name] = dtype  # a float32 column comes back float32 (decoded as float64)
+            continue
+        if not isinstance(column, CategoricalColumn):
+            continue
         numbers = pd.to_numeric(pd.Series(column.keys, dtype=object), errors="coerce")
         if column.keys and is_numeric_dtype(dtype) and not is_bool_dtype(dtype) and numbers.notna().all():
             dtypes[column.name] = dtype
