@@ -1513,8 +1513,8 @@ def refining_pays(epsilon: Fraction, rows: float) -> bool:
     return _scale(epsilon) * math.sqrt(40) <= REFINE_NOISE * rows
 
 
-def _refined(name, values, reader, epsilon, cells, low, high, integer, *,
-             rows: float) -> tuple[float, float, np.ndarray, Fraction]:
+def _refined(name, values, reader, epsilon, cells, low, high, integer, *, rows: float, split=None,
+             levels: int = REFINE_LEVELS) -> tuple[float, float, np.ndarray, Fraction]:
     """Bounds narrowed inside their outer cells: the cell of the lower bound and the cell of the upper bound (one cell
     where they are the same) each split in ten equal public subcells, one noisy histogram over the subcells (and
     one cell for every other row: L1 sensitivity 2) at ``epsilon``, and the lower bound moved up past the longest
@@ -1530,7 +1530,9 @@ def _refined(name, values, reader, epsilon, cells, low, high, integer, *,
     as 40..50, years 2019-2021 as 2000..2999: the outer bins then reached 1000, 50 and 2999, and synthetic values
     with them. Cutting at the first subcell whose count passed the bounds threshold alone (the first version)
     clipped 40 % of a longitude column whose bulk spread over three subcells, and a prefix test at the run
-    threshold up to 17 % of a normal column's tail. Returns the bounds, the public grid they lie on (for the note)
+    threshold up to 17 % of a normal column's tail. ``split(first, last)`` gives a cell's public subcells (None where
+    it has none): ten equal ones by default, a date's by the calendar (:func:`_calendar_subcells`: a year's months, a
+    month's days); ``levels`` the most splits. Returns the bounds, the public grid they lie on (for the note)
     and the epsilon spent. Privacy: each level is the reader's histogram, (epsilon, 0)-DP; the rest reads only
     noisy counts and public quantities."""
     finite = cells[np.isfinite(cells)]
@@ -1538,43 +1540,47 @@ def _refined(name, values, reader, epsilon, cells, low, high, integer, *,
     lower = (low, float(finite[finite > low][0])) if low > finite[0] and (finite > low).any() else None
     upper = (float(finite[finite < top][-1]), top) if top < finite[-1] and (finite < top).any() else None
     grid, spent = np.asarray(cells, dtype=np.float64), Fraction(0)
-    deviations = REFINE_DEVIATIONS * _scale(epsilon) * np.sqrt(2 * np.arange(1, 11))  # of a run of j = 1..10
-    for level in range(REFINE_LEVELS):
+    split = split or (lambda first, last: _subcells(first, last, integer))
+    for level in range(levels):
         ends = [end for end in ((lower, "lower"), (upper, "upper")) if end[0] is not None]
         if lower is not None and lower == upper:
             ends = [(lower, "both")]
-        splits = [(side, _subcells(*cell, integer)) for cell, side in ends]
+        splits = [(side, split(*cell)) for cell, side in ends]
         splits = [(side, edges) for side, edges in splits if edges is not None]
         if not splits:
             break
         index = np.zeros(len(values), dtype=np.int64)  # 0: any other row
-        for k, (_, edges) in enumerate(splits):
+        starts = np.cumsum([1] + [len(edges) - 1 for _, edges in splits])  # each split's first cell
+        for start, (_, edges) in zip(starts, splits):
             inside = (values >= edges[0]) & (values < edges[-1])
-            index[inside] = 1 + 10 * k + np.clip(np.searchsorted(edges, values[inside], side="right") - 1, 0, 9)
-        counts = np.asarray(reader.histogram(index, 1 + 10 * len(splits), epsilon=epsilon,
+            index[inside] = start + np.clip(np.searchsorted(edges, values[inside], side="right") - 1, 0,
+                                            len(edges) - 2)
+        counts = np.asarray(reader.histogram(index, int(starts[-1]), epsilon=epsilon,
                                              label=f"{name}: bounds, level {level + 1}"), dtype=np.float64)
         spent += epsilon
-        for k, (side, edges) in enumerate(splits):
-            sub = counts[1 + 10 * k:11 + 10 * k]
+        for start, (side, edges) in zip(starts, splits):
+            k = len(edges) - 1  # ten subcells (a number's), or a year's months, a month's days
+            sub = counts[start:start + k]
             total = max(float(sub.sum()), 1.0)
             # the most a run may hold and still look empty: a share of the column's rows and of the cell's, plus the
             # noise (a tail spread thin over the cell is not empty), then the longest leading (trailing) such run
+            deviations = REFINE_DEVIATIONS * _scale(epsilon) * np.sqrt(2 * np.arange(1, k + 1))  # of j = 1..k
             empty = min(REFINE_CUT * rows, REFINE_CELL_SHARE * total) + deviations
             cut_low = _empty_run(np.cumsum(sub), empty, whole=side == "lower") if side != "upper" else 0
             cut_high = _empty_run(np.cumsum(sub[::-1]), empty, whole=side == "upper") if side != "lower" else 0
-            if cut_low + cut_high >= 10:  # the runs from both ends meet: the noise's doing, cut nothing
+            if cut_low + cut_high >= k:  # the runs from both ends meet: the noise's doing, cut nothing
                 cut_low = cut_high = 0
             # an end is split again where it was cut, or where its first (last) kept subcell holds half the cell's
             # rows (the data sit in it: years 2019-2021 in 2000-2099); else its rows spread over the cell, and a
             # deeper cut would only trim a tail
             if side in ("lower", "both"):  # the bound's new outer cell: the first subcell kept
                 low = float(edges[cut_low])
-                deeper = cut_low < 10 and (cut_low > 0 or sub[cut_low] >= total / 2)
+                deeper = cut_low < k and (cut_low > 0 or sub[cut_low] >= total / 2)
                 lower = (low, float(edges[cut_low + 1])) if deeper else None
             if side in ("upper", "both"):
-                top = float(edges[10 - cut_high])
-                deeper = cut_high < 10 and (cut_high > 0 or sub[9 - cut_high] >= total / 2)
-                upper = (float(edges[9 - cut_high]), top) if deeper else None
+                top = float(edges[k - cut_high])
+                deeper = cut_high < k and (cut_high > 0 or sub[k - 1 - cut_high] >= total / 2)
+                upper = (float(edges[k - 1 - cut_high]), top) if deeper else None
             if cut_low or cut_high:
                 grid = np.union1d(grid, edges)
     return low, (top - 1 if integer else top), grid, spent
