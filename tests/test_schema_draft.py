@@ -799,6 +799,50 @@ def hour_distances(frame: pd.DataFrame, name: str, real_hours, check=None) -> li
     return out
 
 
+def test_dates_over_weeks_are_refined_by_the_calendar():
+    """A new user's request log (50,000 rows over two weeks of March 2025, 8 columns, eps 1) drafted its time stamps as
+    the whole of 2025 by month: a date's bounds were the year cells that stood out, so synthetic times spread over
+    the month, and eleven of twelve bins were empty. Where refining pays (as a number's, :func:`refining_pays`), a
+    third of the bounds' part now splits the outer cells by the calendar, a year into months and a month into days
+    (two levels, each a noisy histogram, cut only where a run looks empty, :func:`_refined`): the log drafts as
+    2025-03-01..2025-03-14 by day (its first and last day each within a day, over 4 seeds; 6 columns here), the last 90
+    days of 2025
+    as October 3 (within two days) to December 31; a 2,000-row table, where refining would not pay, keeps its year
+    cells and no level is charged. Exact ledger: the bounds two thirds of the part left after the times of day, each
+    level a sixth."""
+    rng = np.random.Generator(np.random.PCG64(31))
+    n = 50_000
+    start = np.datetime64("2025-03-01T00:00:00", "s")
+    logged = start + rng.integers(0, 14 * 86400, n)
+    recent = np.datetime64("2025-10-03", "D") + rng.integers(0, 90, n)
+    frame = pd.DataFrame({"ts": np.datetime_as_string(logged, unit="s"), "day": np.datetime_as_string(recent),
+                          **{f"c{j}": rng.choice(list("abc"), n) for j in range(4)}})
+    for seed in range(4):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            schema = draft_schema(frame, epsilon=1.0, delta=1e-9, seed=seed)
+        ts, day = schema.column("ts"), schema.column("day")
+        assert ts.to_json()["unit"] == "day", ts.to_json()
+        first, last = (np.datetime64(v[:10], "D") for v in ts.to_json()["bounds"])
+        assert abs(first - np.datetime64("2025-03-01")) <= 1 and abs(last - np.datetime64("2025-03-14")) <= 1, seed
+        low, high = (np.datetime64(v, "D") for v in day.to_json()["bounds"])
+        assert abs(low - np.datetime64("2025-10-03")) <= 2 and high == np.datetime64("2025-12-31"), (seed, low, high)
+        charges = {label: eps for label, eps, *_ in schema.draft.charges()}
+        for name in ("ts", "day"):
+            part = charges[f"{name}: bounds"] / 4  # the bounds two thirds of their part, each of two levels a sixth
+            assert charges[f"{name}: bounds, level 1"] == charges[f"{name}: bounds, level 2"] == part
+        assert charges["ts: hours"] == charges["ts: bounds"] / 2  # the times of day: a quarter first, the rest 3/4
+        assert schema.draft.spent[0] == sum(charges.values()) <= 1
+    small = frame.iloc[:2000]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schema = draft_schema(small, epsilon=1.0, delta=1e-9, seed=0)
+    assert not any(": bounds, level" in label for label, *_ in schema.draft.charges())
+    for name in ("ts", "day"):  # no refining: the bounds, if any, are the year's cell
+        spec = schema.column(name).to_json()
+        assert spec.get("bounds") is None or spec["bounds"][0].startswith("2025-01-01"), spec
+
+
 def test_a_datetime_column_keeps_its_times_of_day(monkeypatch):
     """Lab draws over 2024 at about 09:30 +- 2.5 h, 15,000 rows, epsilon 0.5 over 10 columns: binned by month, they
     were decoded at any second of the month, so their hours were a total variation distance of about 0.55 from the
@@ -1393,7 +1437,10 @@ def test_draft_names_bounds_that_are_a_wide_cells_edge_and_not_exact_ones():
         assert -40 <= low and high <= 100 and cut <= 0.05
         close += -5 <= low <= -3.5 and 31.5 <= high <= 35 and cut <= 0.02
         assert f"'temp' {low:g}..{high:g} (outer cells [" in note
-        assert "'day' 2023-01-01..2023-12-31 (one cell, 2023)" in note
+        # dates refined by the calendar (session 70; once the year's one cell, 2023): within a day of the data's
+        day_low, day_high = (np.datetime64(v, "D") for v in schema.column("day").to_json()["bounds"])
+        assert abs(day_low - np.datetime64("2023-02-03")) <= 1 and abs(day_high - np.datetime64("2023-06-30")) <= 1
+        assert "'day' 2023-01-01" not in note
         assert (schema.column("digit").low, schema.column("digit").high) == (0, 9) and "'digit'" not in note
     assert exact >= 4  # the walk past the cell 20-29 takes the empty 30-39 on about one draft in twenty (0..24)
     assert walked <= 1

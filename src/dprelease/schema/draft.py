@@ -1452,13 +1452,20 @@ class _NumberCells:
 
 
 class _YearCells:
-    """Writes a date bounds cell (days since 1970): its year, or its years (1850-1859)."""
+    """Writes a date bounds cell (days since 1970, ``last`` inclusive): its year, or its years (1850-1859), or where
+    refining made it one, its month (2025-03) or day."""
 
     @staticmethod
     def show(day: float) -> str:
         return str(np.datetime64(int(day), "D"))
 
     def __call__(self, first: float, last: float) -> str:
+        if first == last:
+            return self.show(first)
+        month = np.datetime64(int(first), "D").astype("datetime64[M]")
+        if month.astype("datetime64[D]").astype(np.int64) == first and \
+                (month + 1).astype("datetime64[D]").astype(np.int64) == last + 1:
+            return str(month)
         years = self.show(first)[:4], self.show(last)[:4]
         return years[0] if years[0] == years[1] else f"{years[0]}-{years[1]}"
 
@@ -1514,7 +1521,8 @@ def refining_pays(epsilon: Fraction, rows: float) -> bool:
 
 
 def _refined(name, values, reader, epsilon, cells, low, high, integer, *, rows: float, split=None,
-             levels: int = REFINE_LEVELS) -> tuple[float, float, np.ndarray, Fraction]:
+             levels: int = REFINE_LEVELS, sides: tuple[bool, bool] = (True, True)
+             ) -> tuple[float, float, np.ndarray, Fraction]:
     """Bounds narrowed inside their outer cells: the cell of the lower bound and the cell of the upper bound (one cell
     where they are the same) each split in ten equal public subcells, one noisy histogram over the subcells (and
     one cell for every other row: L1 sensitivity 2) at ``epsilon``, and the lower bound moved up past the longest
@@ -1532,13 +1540,13 @@ def _refined(name, values, reader, epsilon, cells, low, high, integer, *, rows: 
     clipped 40 % of a longitude column whose bulk spread over three subcells, and a prefix test at the run
     threshold up to 17 % of a normal column's tail. ``split(first, last)`` gives a cell's public subcells (None where
     it has none): ten equal ones by default, a date's by the calendar (:func:`_calendar_subcells`: a year's months, a
-    month's days); ``levels`` the most splits. Returns the bounds, the public grid they lie on (for the note)
-    and the epsilon spent. Privacy: each level is the reader's histogram, (epsilon, 0)-DP; the rest reads only
+    month's days); ``levels`` the most splits; ``sides``: which of the lower and upper outer cells to split.
+    Returns the bounds, the public grid they lie on (for the note) and the epsilon spent. Privacy: each level is the reader's histogram, (epsilon, 0)-DP; the rest reads only
     noisy counts and public quantities."""
     finite = cells[np.isfinite(cells)]
     top = high + 1 if integer else high  # the upper bound as an exclusive edge
-    lower = (low, float(finite[finite > low][0])) if low > finite[0] and (finite > low).any() else None
-    upper = (float(finite[finite < top][-1]), top) if top < finite[-1] and (finite < top).any() else None
+    lower = (low, float(finite[finite > low][0])) if sides[0] and low > finite[0] and (finite > low).any() else None
+    upper = (float(finite[finite < top][-1]), top) if sides[1] and top < finite[-1] and (finite < top).any() else None
     grid, spent = np.asarray(cells, dtype=np.float64), Fraction(0)
     split = split or (lambda first, last: _subcells(first, last, integer))
     for level in range(levels):
@@ -1871,14 +1879,28 @@ def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float 
     main -= clock
     days = values // per_day
     edges = _DATE_EDGES
+    private = isinstance(reader, PrivateColumnReader)
+    # where it pays, a third of the bounds' part refines them by the calendar (a year's months, then a month's days),
+    # as a number's are refined in tenths: a two-week log was drafted as its whole year by month
+    refine = main / 3 / DATE_REFINE_LEVELS if private and refining_pays(main / 3 / DATE_REFINE_LEVELS, rows) else 0
+    main -= refine * DATE_REFINE_LEVELS
+    counts: list[float] = []
     bounds = _bounds(name, days.astype(np.float64), reader, main, edges, integer=True, runs=_DATE_RUNS,
-                     wide=_DATE_CENTURIES, rows=rows, cut_out=found["wide cut"], edge_out=found["wide edge"])
-    if bounds is None:  # no bins to draw times in: the times of day's part stays unspent
+                     wide=_DATE_CENTURIES, rows=rows, cut_out=found["wide cut"], edge_out=found["wide edge"],
+                     counts_out=counts)
+    if bounds is None:  # no bins to draw times in: the times of day's part (and the refining's) stays unspent
         return _no_bounds(name, kind, main, _other_tests(edges, _DATE_RUNS, _DATE_CENTURIES), has_null, wide,
                           found["no bounds"])
     low, high = int(bounds[0]), int(bounds[1])
-    if isinstance(reader, PrivateColumnReader):
-        found["outer"].extend(_outer_cells(name, edges, low, high, True, _YearCells()))
+    if private:
+        grid = edges
+        sides = _thin_ends(edges, counts, low, high)
+        if refine and any(sides):  # REFINED BOUNDS: the thin outer cells split by the calendar, twice at most
+            refined_low, refined_high, grid, _ = _refined(name, days.astype(np.float64), reader, refine, edges, low,
+                                                          high, True, rows=rows, split=_calendar_subcells,
+                                                          levels=DATE_REFINE_LEVELS, sides=sides)
+            low, high = int(refined_low), int(refined_high)
+        found["outer"].extend(_outer_cells(name, grid, low, high, True, _YearCells()))
     span = high - low
     # bins of a day up to two months, of a month up to three years, of a quarter up to ten (12-40 bins, as months'
     # up to 36: whole years made 2021-2024 four bins, its seasons lost; session 65), then of a year
@@ -1893,6 +1915,40 @@ def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float 
     return DatetimeColumn(name=name, low=text(low), high=f"{text(high)}T23:59:59", unit=unit, width=width,
                           null=bool(has_null),
                           time_of_day=_times_of_day(name, values, reader, clock, clock_rows), **wide)
+
+
+#: How many times a date's outer cells are split by the calendar (:func:`_calendar_subcells`): a year into months,
+#: then a month into days (a decade into years, then a year into months).
+DATE_REFINE_LEVELS = 2
+#: A date's outer cell is refined only where it holds under this share of the rows of the cell inside it
+#: (:func:`_thin_ends`): dates spread evenly over whole years (hire dates 2005-2025) lost 1-6 % of their rows to cuts
+#: of months that only looked empty, where the year cells were already their bounds.
+DATE_THIN_SHARE = 0.5
+
+
+def _thin_ends(edges: np.ndarray, counts: Sequence[float], low: int, high: int) -> tuple[bool, bool]:
+    """Which of a date's drafted bounds to refine (:func:`_dates`): both where the bounds lie in one cell (a two-week
+    log in its year), else an end whose outer cell's noisy count is under :data:`DATE_THIN_SHARE` of the next cell
+    inward's (the data start or end inside it: births' tails, the last weeks of a year). Public: noisy counts."""
+    first = int(np.searchsorted(edges, low, side="right")) - 1
+    last = int(np.searchsorted(edges, high, side="right")) - 1
+    if first == last:
+        return True, True
+    thin = lambda outer, inner: counts[outer] < DATE_THIN_SHARE * max(counts[inner], 0.0)  # noqa: E731
+    return thin(first, first + 1), thin(last, last - 1)
+
+
+def _calendar_subcells(first: float, last: float) -> np.ndarray | None:
+    """The days [first, last) (since 1970) split by the calendar: a span of several years into its years, a year into
+    its months, a month into its days; None for a day, or a span that starts or ends off those edges. Public."""
+    if not (np.isfinite(first) and np.isfinite(last)) or last - first <= 1:
+        return None
+    start, stop = np.datetime64(int(first), "D"), np.datetime64(int(last), "D")
+    unit = "Y" if last - first > 366 else "M" if last - first > 31 else "D"
+    low, high = start.astype(f"datetime64[{unit}]"), stop.astype(f"datetime64[{unit}]")
+    if low.astype("datetime64[D]") != start or high.astype("datetime64[D]") != stop or high - low < 2:
+        return None
+    return np.arange(low, high + 1).astype("datetime64[D]").astype(np.int64).astype(np.float64)
 
 
 def _keys(raw, text, row_class) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
