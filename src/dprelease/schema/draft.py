@@ -328,7 +328,8 @@ def _visibility_note(epsilon: float, main: Fraction, delta_share: Fraction, user
              f"than about {_threshold(main, date_tests):,.0f}, the years next to those more than about "
              f"{_scale(main) * math.log(1 / NEXT_CELL_FALSE):,.0f}, and beyond them the decades holding more than "
              f"about "
-             f"{_sum_threshold(main, 10, date_tests):,.0f}"]
+             f"{_sum_threshold(main, 10, date_tests):,.0f} (1.5 times as many where a column has the rows to refine "
+             f"its bounds by month and day)"]
     if delta_share > 0:
         parts.append(f"a category needs about {1 + _scale(main) * np.log(2 / float(delta_share)):,.0f} rows")
     if delta_share > 0 and few_values_bins is not None:
