@@ -87,6 +87,9 @@ FEW_VALUES_SHARE = 0.99
 #: be taken for it: the share is a one-sided test that more than 1 % lies elsewhere (session 65: a fee of three values
 #: on 20,000 rows was drafted as a number on about one seed in twelve, its counts' noise 342 rows short).
 FEW_VALUES_DEVIATIONS = 2.0
+#: The share of a number column's rows that its few kept values must hold for the draft to name it as a likely code
+#: (:func:`_few_values`), where they hold less than nearly all.
+MOSTLY_FEW_SHARE = 0.5
 #: Probability that any empty cell passes the private bounds' threshold.
 FALSE_CELL = 0.001
 #: Column names that read as identifiers (``id``, ``trip_id``, ``customer-uuid``, ``customerId``, ``order_no``,
@@ -225,7 +228,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     # values (:func:`_few_values`), text columns that delta = 0 cannot give categories, numbers written with signs
     # or a decimal comma (by the options declared), columns left without bounds (by the threshold they missed)
     found: dict[str, Any] = {"outer": [], "few values": [], "no keys": [], "written": {}, "no bounds": {},
-                             "dates": {}, "zero apart": [], "wide cut": [], "wide edge": []}
+                             "dates": {}, "zero apart": [], "wide cut": [], "wide edge": [], "mostly few": []}
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
     if found["no keys"]:
         notes.append(f"column(s) {found['no keys']}: categories cannot be selected privately with delta = 0; the "
@@ -251,6 +254,11 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      '(with "null": true) and declare its bounds')
     if found["few values"]:
         notes.append(_few_values_note(found["few values"], bins))
+    if found["mostly few"]:
+        notes.append(f"column(s) {', '.join(found['mostly few'])}: a few values hold most of their rows but not "
+                     "nearly all that the draft could see, so they are drafted as ranges, and a synthetic value may "
+                     "fall between them (an HTTP status of 217); if such a column is a code (statuses, sizes, "
+                     'ratings), declare it "type": "categorical" with its "values" from public knowledge')
     if found["outer"]:
         notes.append(_outer_cells_note(found["outer"]))
     if private and found["wide cut"]:
@@ -601,7 +609,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
     if column.tests_few_values(private=isinstance(reader, PrivateColumnReader), delta=delta_share):
         # half the bin edges' part: the bounds keep theirs (a larger threshold clips more), and a column drafted
         # as its values needs neither
-        few = _few_values(column, reader, main / 4, delta_share, bins)
+        few = _few_values(column, reader, main / 4, delta_share, bins, found["mostly few"])
         if few is not None:
             found["few values"].append(name)
             return few
@@ -1964,7 +1972,8 @@ def _keys(raw, text, row_class) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return text, index, (row_class != C_NULL) & (index >= 0)
 
 
-def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fraction, bins: int) -> Column | None:
+def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fraction, bins: int,
+                mostly: list[str] | None = None) -> Column | None:
     """A number column whose few values hold nearly all its rows, drafted as those values (a categorical column
     with an ``other`` bucket), or None where it is not one.
 
@@ -1978,7 +1987,9 @@ def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fract
     0..9 is drafted exactly by one bin per integer, as a number).
     Privacy: (epsilon, delta_share)-DP, the stability histogram (Vadhan 2017, Prop. 3.5), which releases the passing
     keys' noisy counts too; the choice is post-processing of those and of the profile. Openly: every value, where
-    at most ``bins`` are present."""
+    at most ``bins`` are present. Where the kept values hold at least :data:`MOSTLY_FEW_SHARE` of the rows but not
+    nearly all (HTTP statuses: 200 on 85 % of a new user's requests, four others under the keys' threshold), the
+    column's name and those values (selected privately: public) go to ``mostly``, for a note."""
     text, index, rows = _keys(column.raw, column.text, column.row_class)
     kept, counts = reader.keys(index[rows], len(text), epsilon=epsilon, delta=delta_share, max_keys=bins + 1,
                                label=f"{column.name}: values", with_counts=True)
@@ -1989,6 +2000,9 @@ def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fract
     slack = FEW_VALUES_DEVIATIONS * math.sqrt(2 * len(kept) * _scale(epsilon) ** 2
                                               + 2 * summed * (FEW_VALUES_SHARE * column.noise) ** 2)
     if not 0 < len(kept) <= bins or float(np.sum(counts)) + slack < FEW_VALUES_SHARE * present:
+        if mostly is not None and 0 < len(kept) <= bins and float(np.sum(counts)) >= MOSTLY_FEW_SHARE * present:
+            shown = ", ".join(sorted((str(text[i]) for i in kept), key=_number_first))
+            mostly.append(f"{column.name!r} ({shown})")
         return None
     if column.kind == "integer":
         numbers = [value for other, value, _ in (_number_first(str(text[i])) for i in kept) if not other]
