@@ -52,7 +52,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
     parser.add_argument("--workload", default=None,
                         help="'Kway', 'J-Kway' (e.g. 1-3way) or a JSON file with a list of attribute lists (default: "
-                             "--release's own marginals over the columns compared, else 1-3way, or 1-2way for two columns)")
+                             "--release's own marginals over the columns compared, else 1-3way, or 1-2way for two "
+                             "columns)")
     parser.add_argument("--max-cells", help=argparse.SUPPRESS)  # accepted for old scripts; no histogram is built
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--per-marginal", action="store_true",

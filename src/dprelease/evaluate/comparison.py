@@ -283,12 +283,12 @@ def table_reader(document: Mapping[str, object] | None, schema: object, domain: 
 
     if schema is not None and domain is not None:
         raise InputError(f"give {flag('schema')} (raw tables) or {flag('domain')} (tables of integer codes), not both")
-    recorded = None
-    if schema is None and domain is None:
+    given = schema is not None or domain is not None
+    if not given:
         if document is None:
             raise InputError(f"give {flag('schema')} (raw tables), {flag('domain')} (tables of integer codes) or "
                              f"{flag('release')} (the schema or domain it records)")
-        schema, domain = recorded = recorded_reader(document)
+        schema, domain = recorded_reader(document)
         decoded = document.get("decoded")
         if decode is None and schema is not None and isinstance(decoded, Mapping) and decoded.get("values") == "label":
             decode = "label"  # synth wrote bin labels, the release says
@@ -299,7 +299,7 @@ def table_reader(document: Mapping[str, object] | None, schema: object, domain: 
     if schema is None:
         return None, as_domain(domain), decode
     schema = load_schema(schema, columns)
-    if recorded is None and document is not None and document.get("schema") is not None:
+    if given and document is not None and document.get("schema") is not None:
         difference = schema_difference(recorded_reader(document)[0], schema)
         if difference is not None:
             warn_user(f"{flag('schema')} is not the schema the release ran with ({difference}): both tables are read "

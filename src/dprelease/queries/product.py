@@ -143,8 +143,8 @@ def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
     is refused, quoted (the analyst's own text) with the attribute's labels (the public schema's).
 
     A schema's :class:`~dprelease.schema.schema.Labels` also carries other names of some codes (a month bin's
-    ``"2023-06"``; a year of month bins' ``"2023"``, which names all twelve), taken as its labels are; ``True`` and ``False`` (JSON's true and false) name a column's ``"true"``
-    and ``"false"`` labels, a boolean column's values. For an integer or numeric column of a schema a number is a
+    ``"2023-06"``; a year of month bins' ``"2023"``, which names all twelve), taken as its labels are; ``True`` and
+    ``False`` (JSON's true and false) name a column's ``"true"`` and ``"false"`` labels, a boolean column's values. For an integer or numeric column of a schema a number is a
     value: the code of its bin where the bin holds that value alone (``{"rating": 4}``), else refused naming the bin's
     label (``{"age": 32}`` in the bin ``"28..32"``: its answer would be the bin's), as is a number outside the bounds
     or in a date column (``labels.numbers``: the schema's rule); a categorical column's integer is a code."""
@@ -184,9 +184,7 @@ def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
                     raise InputError(f"query value {value!r:.100} for attribute {attribute!r} is not one of its labels "
                                      f"({shown}{also})")
                 values[position] = index[value]
-        if any(isinstance(value, tuple) for value in values):  # a name of several bins ("2023" over month bins)
-            values = [code for value in values for code in (value if isinstance(value, tuple) else (value,))]
-            out[attribute] = values
-            continue
-        out[attribute] = values if isinstance(wanted, (list, tuple)) else values[0]
+        # a name of several bins ("2023" over month bins) stands for their codes
+        values = [code for value in values for code in (value if isinstance(value, tuple) else (value,))]
+        out[attribute] = values if isinstance(wanted, (list, tuple)) or len(values) > 1 else values[0]
     return out

@@ -1550,8 +1550,8 @@ def _refined(name, values, reader, epsilon, cells, low, high, integer, *, rows: 
     threshold up to 17 % of a normal column's tail. ``split(first, last)`` gives a cell's public subcells (None where
     it has none): ten equal ones by default, a date's by the calendar (:func:`_calendar_subcells`: a year's months, a
     month's days); ``levels`` the most splits; ``sides``: which of the lower and upper outer cells to split.
-    Returns the bounds, the public grid they lie on (for the note) and the epsilon spent. Privacy: each level is the reader's histogram, (epsilon, 0)-DP; the rest reads only
-    noisy counts and public quantities."""
+    Returns the bounds, the public grid they lie on (for the note) and the epsilon spent. Privacy: each level is the
+    reader's histogram, (epsilon, 0)-DP; the rest reads only noisy counts and public quantities."""
     finite = cells[np.isfinite(cells)]
     top = high + 1 if integer else high  # the upper bound as an exclusive edge
     lower = (low, float(finite[finite > low][0])) if sides[0] and low > finite[0] and (finite > low).any() else None

@@ -582,8 +582,8 @@ def _decimal_class(text: str) -> int:
 def typed_classes(values: np.ndarray, zoned: bool = False) -> np.ndarray | int:
     """The class of each value of a typed column, as :func:`classify` gives text's: a whole float is an integer
     (4.0 as "4.0"; pandas stores an integer column with blanks as floats), a datetime at midnight a date
-    (``parse_dates`` stores dates as datetimes), and a ``zoned`` one's others zoned datetimes; a whole number from 1900 to
-    2099 is ``1900-2099``. Other dtypes have one class, returned as an int. Privacy: the draft's
+    (``parse_dates`` stores dates as datetimes), and a ``zoned`` one's others zoned datetimes; a whole number from
+    1900 to 2099 is ``1900-2099``. Other dtypes have one class, returned as an int. Privacy: the draft's
     profile (a histogram of the classes, L1 sensitivity 2) needs each row's class to be a function of that row alone;
     a dtype is a function of the whole column (one blank makes pandas' int64 column float64), so it may decide a
     class only where every value of the kind has the same class."""

@@ -42,7 +42,8 @@ class Labels(dict):
     ``"2023"``; :meth:`Column.label_aliases`).
     Public, from the schema alone."""
 
-    def __init__(self, labels: Mapping[str, tuple[str, ...]], aliases: Mapping[str, Mapping[str, int | tuple[int, ...]]] | None = None,
+    def __init__(self, labels: Mapping[str, tuple[str, ...]],
+                 aliases: Mapping[str, Mapping[str, int | tuple[int, ...]]] | None = None,
                  numbers: Mapping[str, Callable[[float], int]] | None = None):
         super().__init__(labels)
         self.aliases = dict(aliases or {})
