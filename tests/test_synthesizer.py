@@ -332,6 +332,42 @@ def test_a_four_byte_float_column_comes_back_in_its_dtype():
     assert out["temp"].between(-20, 40).all()
 
 
+def test_a_duration_column_is_read_as_seconds_and_comes_back_as_durations(tmp_path):
+    """A new user's session lengths (a pandas timedelta column, with blanks) were refused as an unsupported dtype.
+    A duration is read as its seconds (the draft says so), and ``sample`` gives it back in its timedelta dtype, NULLs
+    as NaT. The same durations as a Parquet INTERVAL give the same rows in the memory and DuckDB engines (seeded)."""
+    import duckdb
+
+    rng = np.random.Generator(np.random.PCG64(8))
+    n = 5_000
+    seconds = np.round(rng.exponential(600, n))
+    frame = pd.DataFrame({"session": pd.to_timedelta(seconds, unit="s"), "plan": rng.choice(["a", "b"], n)})
+    frame.loc[::25, "session"] = pd.NaT
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schema = draft_schema(frame, epsilon=1, delta=1e-9, seed=3)
+    notes = [str(w.message) for w in caught if "hold durations" in str(w.message)]
+    assert len(notes) == 1 and notes[0].startswith("column(s) ['session'] hold durations, read as seconds")
+    drafted = schema.column("session")
+    assert drafted.kind == "integer" and drafted.to_json().get("null") is True
+    out = Synthesizer("mwem", epsilon=1, workload="1-2way", seed=2).fit_sample(frame, schema=schema)
+    assert out["session"].dtype == frame["session"].dtype and out["session"].isna().any()
+    low, high = drafted.to_json()["edges"][0], drafted.to_json()["edges"][-1]
+    present = out["session"].dropna().dt.total_seconds()
+    assert present.between(low, high).all() and present.median() > 60  # seconds, not minutes or microseconds
+
+    path = tmp_path / "sessions.parquet"
+    connection = duckdb.connect()
+    connection.register("frame", pd.DataFrame({"seconds": np.where(frame["session"].isna(), np.nan, seconds),
+                                               "plan": frame["plan"]}))
+    connection.execute(f"COPY (SELECT to_seconds(CAST(seconds AS BIGINT)) AS session, plan FROM frame) "
+                       f"TO '{path}' (FORMAT parquet)")
+    connection.close()
+    rows = {engine: Synthesizer("mwem", epsilon=1, workload="1-2way", seed=2, engine=engine).fit(
+        str(path), schema=schema).release.rows for engine in ("memory", "duckdb")}
+    assert np.array_equal(rows["memory"], rows["duckdb"])
+
+
 def test_a_number_column_held_as_categories_comes_back_as_numbers():
     """A DataFrame's fee that is always 19.99, 29.99 or 49.99 is drafted as those values (categories, so no synthetic
     fee falls between them); sampled back it is numbers, not a categorical of the strings "19.99": Python numbers

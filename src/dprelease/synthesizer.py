@@ -204,6 +204,9 @@ class Synthesizer:
             times = frame[name] if frame[name].dt.tz is not None else frame[name].dt.tz_localize("UTC")  # "offset"
             frame[name] = times.dt.tz_convert(zone)
         for name, dtype in self._numbers.items():
+            if dtype.kind == "m":
+                frame[name] = as_durations(frame[name], dtype)
+                continue
             if self.schema.column(name).kind == "numeric":  # a narrow float, unless other's marker made it objects
                 frame[name] = frame[name].astype(dtype) if frame[name].dtype == np.float64 else frame[name]
                 continue
@@ -221,8 +224,8 @@ class Synthesizer:
 
 
 def number_dtypes(data: object, schema: Schema) -> dict[str, object]:
-    """The dtype of each numeric column of a pandas DataFrame held in four bytes or fewer (float32, Float32: given
-    back so, not as float64), and of each number column that the schema holds as categories of numbers: a fee
+    """The dtype of each duration (timedelta) column of a pandas DataFrame (read as seconds, given back as durations),
+    of each numeric column held in four bytes or fewer (float32, Float32: given back so, not as float64), and of each number column that the schema holds as categories of numbers: a fee
     always 19.99, 29.99 or 49.99, which the schema draft makes categorical so that no synthetic fee falls between
     them (docs/schema.md). :meth:`Synthesizer.sample` gives such a column back in its dtype, not as a categorical of
     the strings ``"19.99"``. Public, like the schema: the frame's dtypes and the schema's categories, no record's
@@ -237,6 +240,9 @@ def number_dtypes(data: object, schema: Schema) -> dict[str, object]:
         if column.name not in data.columns:
             continue
         dtype = data[column.name].dtype
+        if getattr(dtype, "kind", "O") == "m":  # a duration, read as its seconds: given back as a duration
+            dtypes[column.name] = dtype
+            continue
         if column.kind == "numeric" and is_float_dtype(dtype) and getattr(dtype, "itemsize", 8) < 8:
             dtypes[column.name] = dtype  # a float32 column comes back float32 (decoded as float64)
             continue
@@ -264,6 +270,17 @@ def as_numbers(series, dtype, *, other: bool):
     if dtype.kind in "iu" and values.isna().any():
         return values.astype("Int64")
     return values.astype(dtype)
+
+
+def as_durations(series, dtype):
+    """A decoded column of seconds (numbers, or number texts where the schema holds a few as categories) as durations
+    in ``dtype``: NULL is NaT. The other bucket's marker has no duration: such a column stays as it was decoded."""
+    import pandas as pd
+
+    seconds = pd.to_numeric(pd.Series(series, dtype=object), errors="coerce")
+    if seconds.isna().sum() > pd.Series(series, dtype=object).isna().sum():  # a value that is no number: other
+        return series
+    return pd.to_timedelta(seconds, unit="s").astype(dtype)
 
 
 def time_zones(data: object, schema: Schema) -> dict[str, object]:

@@ -39,7 +39,7 @@ _DUCKDB_TYPES = {
     **dict.fromkeys(("VARCHAR", "ENUM"), TEXT),
     **dict.fromkeys(("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT"), INT),
     **dict.fromkeys(("FLOAT", "DOUBLE", "DECIMAL", "HUGEINT", "UHUGEINT"), FLOAT),  # HUGEINT: numpy reads float64
-    "BOOLEAN": BOOL, "DATE": DATE,
+    "BOOLEAN": BOOL, "DATE": DATE, "INTERVAL": FLOAT,  # an INTERVAL is read as its seconds (epoch), as in memory
     **dict.fromkeys(("TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMP WITH TIME ZONE"),
                     TIMESTAMP),
 }
@@ -143,7 +143,7 @@ class _Builder:
         d, raw = self.d, self.d.quote(column.name)
         a = f"__dp{i}_"  # aliases: a prefix no schema column is likely to carry, and distinct per column
         if kind == FLOAT:
-            raw = f"CAST({raw} AS DOUBLE)"
+            raw = f"epoch({raw})" if sql_type.upper() == "INTERVAL" else f"CAST({raw} AS DOUBLE)"
         elif kind == TEXT and sql_type.upper().startswith("ENUM"):
             raw = f"CAST({raw} AS {d.string_type()})"
         typed_number = kind in (INT, FLOAT) and isinstance(column, _NUMBER_KINDS)

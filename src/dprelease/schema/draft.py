@@ -211,6 +211,10 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     if users:
         notes.append(_visibility_note(epsilon, main, delta_share, len(users), len(names),
                                       bins if any(p.kind != "categorical" for p in key_columns) else None))
+    durations = [name for name in names if getattr(table.columns[name], "duration", False)]
+    if durations:
+        notes.append(f"column(s) {durations} hold durations, read as seconds: their bounds, edges and synthetic "
+                     "values are seconds (Synthesizer.sample gives a DataFrame's back as durations)")
     guessed = [p.name for p in profiles if not p.kind_seen]
     if private and guessed:
         notes.append(f"column(s) {guessed}: no kind of value stood out of the profile's noise (Laplace scale "

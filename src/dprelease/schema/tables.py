@@ -483,6 +483,10 @@ def _from_numpy(array: np.ndarray, name: str, *, zoned: bool = False) -> FactorC
         elif data.dtype.kind == "f":
             mask = mask | np.isnan(data)
         return TypedColumn(data, mask, zoned=zoned and data.dtype.kind == "M")
+    if data.dtype.kind == "m":  # DuckDB's INTERVAL: a duration is a number of seconds, as a DataFrame's timedelta
+        mask = mask | np.isnat(data)
+        seconds = np.where(mask, np.nan, data.astype("timedelta64[us]").astype(np.int64) / 1e6)
+        return TypedColumn(seconds, mask, duration=True)
     if data.dtype.kind in "OUS":
         factor = factorize(np.where(mask, None, data.astype(object)))
         return factor
@@ -495,7 +499,8 @@ FRAME_SOURCE = "data frame"
 
 
 def from_dataframe(frame: object, names: Sequence[str] | None) -> Table:
-    """The columns ``names`` of a pandas DataFrame; its dtypes are kept (category, nullable, datetime)."""
+    """The columns ``names`` of a pandas DataFrame; its dtypes are kept (category, nullable, datetime); a duration
+    (timedelta) column is read as its seconds."""
     pd = need("pandas", "pandas", "reading a DataFrame")
     if not isinstance(frame, pd.DataFrame):
         raise InputTypeError(f"data must be a pandas DataFrame, a CSV or a Parquet path, got {type(frame).__name__}")
@@ -535,6 +540,9 @@ def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
                            missing)
     if kind == "b":
         return TypedColumn(series.to_numpy(dtype=bool, na_value=False), missing)
+    if kind == "m":  # a duration is a number of seconds (Synthesizer.sample gives it back as a duration)
+        return TypedColumn(series.dt.total_seconds().to_numpy(dtype=np.float64, na_value=np.nan), missing,
+                           duration=True)
     if kind in "OSU" or pd.api.types.is_string_dtype(dtype):
         return factorize(series.to_numpy(dtype=object, na_value=None))
     raise InputTypeError(f"data frame column {name!r} has the unsupported dtype {dtype}")
