@@ -179,6 +179,41 @@ def test_pooled_fractions_is_a_distribution_and_mixes_pooling_with_clipping():
     assert np.allclose(out, 0.5 * clipped + 0.5 * pooled, atol=1e-9)
 
 
+def test_where_no_cell_can_stand_out_of_the_noise_the_clipped_half_shrinks_toward_even():
+    """At 3 std over 1 (a 1,000-row table's 50-value column at eps 0.1: std 0.4 of the rows per cell) the clipped
+    half keeps noise spikes. Its James-Stein weight max(0, 1 - (k - 3) std^2 / spread) is 0 where the values spread
+    no more than that (the half is then even), above 0 where one cell holds more than the noise makes, and 1 for
+    k <= 3; below the gate nothing changes."""
+    from dprelease.updates.measurements import pooled_fractions, shrunk_toward_even
+
+    rng = np.random.default_rng(5)
+    k, std = 50, 0.4
+    even = np.full(k, 1 / k)
+    noise = rng.normal(0, 1, k)
+    noise *= std * np.sqrt(0.9 * (k - 3) / ((noise - noise.mean()) ** 2).sum())  # spread 0.9 (k - 3) std^2
+    noise_only = even + noise
+    clipped = np.clip(noise_only, 0, None) + 1e-12
+    assert np.allclose(shrunk_toward_even(clipped / clipped.sum(), noise_only, std), even)
+    assert np.allclose(pooled_fractions(noise_only, std), even)  # both halves even (the pool: all 50 cells)
+
+    spike = np.zeros(k)
+    spike[7] = 1.0  # every row in one cell: the values spread more than the noise alone, a weight above 0
+    spiky = spike + rng.normal(0, std, k)
+    weight = 1 - (k - 3) * std**2 / float(((spiky - spiky.mean()) ** 2).sum())
+    clipped = np.clip(spiky, 0, None) + 1e-12
+    shrunk = shrunk_toward_even(clipped / clipped.sum(), spiky, std)
+    assert 0 < weight < 1 and np.allclose(shrunk, weight * clipped / clipped.sum() + (1 - weight) / k)
+
+    three = np.array([0.9, -0.5, 0.6])  # k = 3: James-Stein toward the mean does not shrink
+    clipped = np.clip(three, 0, None) + 1e-12
+    assert np.allclose(shrunk_toward_even(clipped / clipped.sum(), three, std), clipped / clipped.sum())
+
+    below = np.array([0.9, 0.05, -0.02, 0.04, 0.03])  # 3 std = 0.99: the gate is shut, the plain clipped half
+    plain = np.clip(below, 0, None) + 1e-12
+    pooled = np.full(5, below.sum() / 5)  # all five cells are under 0.99: one pool
+    assert np.allclose(pooled_fractions(below, 0.33), 0.5 * plain / plain.sum() + 0.5 * pooled / pooled.sum())
+
+
 def test_one_way_distribution_weighs_projection_by_the_mass_above_the_noise():
     from dprelease.updates.measurements import one_way_distribution, pooled_fractions
     from dprelease.updates.perceptron import project_to_simplex

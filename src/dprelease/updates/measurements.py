@@ -186,16 +186,39 @@ def pooled_fractions(values: np.ndarray, std: float, *, threshold: float = 3.0) 
     bucket, the pool's noisy total (clipped at 0) is spread evenly over its cells. The even mixture of the
     clipped and the pooled estimate was within 3 % of the better one on every suite table tried
     (docs/decisions.md). It is the estimate for the mass the noise hides; see :func:`one_way_distribution`.
+    Where no cell can stand out of the noise (``threshold * std`` over 1), the clipped half is first shrunk toward
+    the even distribution (:func:`shrunk_toward_even`).
     """
     y = np.asarray(values, dtype=np.float64).reshape(-1)
     clipped = np.clip(y, 0.0, None) + 1e-12
+    clipped = clipped / clipped.sum()
+    if threshold * std > 1.0:
+        clipped = shrunk_toward_even(clipped, y, std)
     small = y < threshold * std
     pooled = y
     if small.sum() > 1:
         pooled = np.where(small, max(float(y[small].sum()), 0.0) / small.sum(), y)
     pooled = np.clip(pooled, 0.0, None) + 1e-12
-    mixed = 0.5 * clipped / clipped.sum() + 0.5 * pooled / pooled.sum()
+    mixed = 0.5 * clipped + 0.5 * pooled / pooled.sum()
     return mixed.reshape(np.shape(values))
+
+
+def shrunk_toward_even(clipped: np.ndarray, values: np.ndarray, std: float) -> np.ndarray:
+    """The clipped distribution mixed with the even one by the positive-part James-Stein weight (post-processing).
+
+    Used where the noise is so large (``threshold * std`` over 1) that no cell of a distribution can stand out of
+    it: clipping then keeps the noise's positive spikes as mass, an estimate further from a spread column than the
+    even distribution is. The weight is James-Stein's toward the values' mean, max(0, 1 - (k - 3) sigma^2 /
+    sum (y - mean)^2): near 0 when the k noisy values spread no more than the noise does (their distribution is then
+    nearly even), near 1 when they spread far more (a column whose mass sits in a few cells), and 1 for k <= 3,
+    where shrinking toward the mean has no such guarantee. Public inputs only: the noisy values and the noise's
+    scale. Random shapes and held-out tables at eps 0.1 (docs/decisions.md, session 72): 31 changed cases, 0.95x
+    their error (geometric mean), the worst 1.07x; (k - 1), which shrinks harder, was as good on average but 1.14x
+    at worst.
+    """
+    spread = float(((values - values.mean()) ** 2).sum())
+    weight = max(0.0, 1.0 - max(values.size - 3, 0) * std**2 / spread) if spread > 0 else 0.0
+    return weight * clipped + (1.0 - weight) / values.size
 
 
 def one_way_distribution(values: np.ndarray, std: float, *, threshold: float = 3.0) -> np.ndarray:
