@@ -225,11 +225,11 @@ class Synthesizer:
 
 def number_dtypes(data: object, schema: Schema) -> dict[str, object]:
     """The dtype of each duration (timedelta) column of a pandas DataFrame (read as seconds, given back as durations),
-    of each numeric column held in four bytes or fewer (float32, Float32: given back so, not as float64), and of each number column that the schema holds as categories of numbers: a fee
-    always 19.99, 29.99 or 49.99, which the schema draft makes categorical so that no synthetic fee falls between
-    them (docs/schema.md). :meth:`Synthesizer.sample` gives such a column back in its dtype, not as a categorical of
-    the strings ``"19.99"``. Public, like the schema: the frame's dtypes and the schema's categories, no record's
-    value."""
+    of each numeric column held in four bytes or fewer (float32, Float32: given back so, not as float64), and of
+    each number column that the schema holds as categories of numbers: a fee always 19.99, 29.99 or 49.99, which the
+    schema draft makes categorical so that no synthetic fee falls between them (docs/schema.md).
+    :meth:`Synthesizer.sample` gives such a column back in its dtype, not as a categorical of the strings
+    ``"19.99"``. Public, like the schema: the frame's dtypes and the schema's categories, no record's value."""
     if not type(data).__module__.startswith("pandas"):  # a path, or a Spark DataFrame: its rows come back as text
         return {}
     import pandas as pd

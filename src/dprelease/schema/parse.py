@@ -60,7 +60,8 @@ class TypedColumn:
     #: whether the dtype marks the datetimes as instants (a zoned DataFrame column, a Parquet TIMESTAMPTZ): public, as
     #: the dtype is; a drafted datetime column then writes its text marked Z, as a zoned text column's would
     zoned: bool = False
-    #: whether ``values`` are the seconds of a duration (a DataFrame's timedelta column): public, as the dtype is
+    #: whether ``values`` are the seconds of a duration (a DataFrame's timedelta, a Parquet INTERVAL): public, as the
+    #: dtype is
     duration: bool = False
 
     @property
