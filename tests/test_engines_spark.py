@@ -158,6 +158,33 @@ def test_raw_tables_encode_identically_in_spark(spark, raw):
     assert str(got.value) == str(exc.value)
 
 
+def test_a_duration_encodes_in_spark_as_in_memory(spark, tmp_path):
+    """A day-time interval column is read as its seconds in Spark SQL, as a Parquet INTERVAL in memory (numpy's
+    timedelta64) and DuckDB: the same codes, NULLs and fractions of a second included."""
+    import duckdb
+
+    from dprelease.schema import Schema
+
+    rng = np.random.Generator(np.random.PCG64(12))
+    micros = (rng.exponential(600, 400) * 1e6).astype(np.int64)
+    micros[::17] = -1  # NULL
+    path = tmp_path / "durations.parquet"
+    connection = duckdb.connect()
+    connection.execute("CREATE TABLE t (us BIGINT)")
+    connection.executemany("INSERT INTO t VALUES (?)", [[None if m < 0 else int(m)] for m in micros])
+    connection.execute(f"COPY (SELECT to_microseconds(us) AS session FROM t) TO '{path}' (FORMAT parquet)")
+    connection.close()
+    schema = Schema.from_dict({"format": "dprelease-schema/1", "columns": {
+        "session": {"type": "numeric", "bounds": [0, 3000], "bins": 12, "clip": True, "null": True}}})
+    expected = Dataset(schema.domain, codes := encode(str(path), schema), None, len(codes))
+    assert len(set(codes[:, 0].tolist())) > 5
+    assert open_table(str(path), schema=schema, engine="duckdb").fingerprint() == expected.fingerprint()
+    frame = spark.createDataFrame([(None if m < 0 else int(m),) for m in micros], "us long").selectExpr(
+        "make_dt_interval(0, 0, 0, CAST(us AS DECIMAL(18, 0)) / 1000000) AS session")
+    assert type(frame.schema["session"].dataType).__name__ == "DayTimeIntervalType"
+    assert open_table(frame, schema=schema, engine="spark").fingerprint() == expected.fingerprint()
+
+
 def sha256(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -39,7 +39,7 @@ _DUCKDB_TYPES = {
     **dict.fromkeys(("VARCHAR", "ENUM"), TEXT),
     **dict.fromkeys(("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT"), INT),
     **dict.fromkeys(("FLOAT", "DOUBLE", "DECIMAL", "HUGEINT", "UHUGEINT"), FLOAT),  # HUGEINT: numpy reads float64
-    "BOOLEAN": BOOL, "DATE": DATE, "INTERVAL": FLOAT,  # an INTERVAL is read as its seconds (epoch), as in memory
+    "BOOLEAN": BOOL, "DATE": DATE, "INTERVAL": FLOAT,  # a duration: read as its seconds, as in memory
     **dict.fromkeys(("TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMP WITH TIME ZONE"),
                     TIMESTAMP),
 }
@@ -48,7 +48,10 @@ _SPARK_TYPES = {
     **dict.fromkeys(("ByteType", "ShortType", "IntegerType", "LongType"), INT),
     **dict.fromkeys(("FloatType", "DoubleType", "DecimalType"), FLOAT),
     "BooleanType": BOOL, "DateType": DATE, "TimestampType": TIMESTAMP, "TimestampNTZType": TIMESTAMP,
+    "DayTimeIntervalType": FLOAT,  # read as its seconds, as DuckDB's INTERVAL and numpy's timedelta64
 }
+#: The engines' duration types: read as their seconds (:meth:`Dialect.interval_seconds`).
+_INTERVALS = ("INTERVAL", "DAYTIMEINTERVALTYPE")
 _NUMBER_KINDS = (NumericColumn, IntegerColumn, CodesColumn)
 _TIME_KINDS = (DateColumn, DatetimeColumn)
 #: Thresholds of an unevenly binned column an engine encodes at most (a tree of CASEs, one per threshold).
@@ -143,7 +146,7 @@ class _Builder:
         d, raw = self.d, self.d.quote(column.name)
         a = f"__dp{i}_"  # aliases: a prefix no schema column is likely to carry, and distinct per column
         if kind == FLOAT:
-            raw = f"epoch({raw})" if sql_type.upper() == "INTERVAL" else f"CAST({raw} AS DOUBLE)"
+            raw = d.interval_seconds(raw) if sql_type.upper() in _INTERVALS else f"CAST({raw} AS DOUBLE)"
         elif kind == TEXT and sql_type.upper().startswith("ENUM"):
             raw = f"CAST({raw} AS {d.string_type()})"
         typed_number = kind in (INT, FLOAT) and isinstance(column, _NUMBER_KINDS)

@@ -156,6 +156,12 @@ class Dialect:
             return f"date_diff('day', DATE '1970-01-01', {expr})"
         return f"CAST(unix_date({expr}) AS BIGINT)"
 
+    def interval_seconds(self, expr: str) -> str:
+        """Seconds of a duration (DuckDB's INTERVAL, Spark's day-time interval) as a DOUBLE: numpy's reading of it."""
+        if self.name == "duckdb":
+            return f"epoch({expr})"
+        return f"(CAST(unix_micros(timestamp_micros(0) + {expr}) AS DOUBLE) / 1e6)"  # exact: micros from the epoch
+
     def timestamp_seconds(self, expr: str, sql_type: str) -> str:
         """Whole seconds since 1970-01-01 UTC of a timestamp, floored (numpy's cast to datetime64[s])."""
         if self.name == "duckdb":
