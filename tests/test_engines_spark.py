@@ -183,6 +183,11 @@ def test_a_duration_encodes_in_spark_as_in_memory(spark, tmp_path):
         "make_dt_interval(0, 0, 0, CAST(us AS DECIMAL(18, 0)) / 1000000) AS session")
     assert type(frame.schema["session"].dataType).__name__ == "DayTimeIntervalType"
     assert open_table(frame, schema=schema, engine="spark").fingerprint() == expected.fingerprint()
+    mapped = spark.createDataFrame([({"a": 1},)], "session map<string, int>")  # no engine's SQL encodes a map
+    with pytest.raises(InputError, match=r"^Spark DataFrame: column 'session' has type MapType, which engine 'spark' "
+                                         r"does not encode as a numeric column \(engine 'memory' reads such a column "
+                                         r"of a file as its text; a Spark DataFrame's can be cast to a string first\)$"):
+        open_table(mapped, schema=schema, engine="spark")
 
 
 def sha256(path) -> str:

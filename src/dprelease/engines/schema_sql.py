@@ -100,7 +100,9 @@ def plan(schema: Schema, types: Mapping[str, str], dialect: Dialect, *, csv: boo
             continue
         builder.column(i, column, kind, sql_type)
     if refused:
-        raise InputError(f"{label}: " + "; ".join(refused) + " (engine 'memory' reads such a column as its text)")
+        hint = ("engine 'memory' reads such a column of a file as its text; a Spark DataFrame's can be cast to a "
+                "string first" if dialect.name == "spark" else "engine 'memory' reads such a column as its text")
+        raise InputError(f"{label}: " + "; ".join(refused) + f" ({hint})")
     return builder.finish()
 
 
