@@ -160,7 +160,8 @@ def test_raw_tables_encode_identically_in_spark(spark, raw):
 
 def test_a_duration_encodes_in_spark_as_in_memory(spark, tmp_path):
     """A day-time interval column is read as its seconds in Spark SQL, as a Parquet INTERVAL in memory (numpy's
-    timedelta64) and DuckDB: the same codes, NULLs and fractions of a second included."""
+    timedelta64) and DuckDB, and a DataFrame's timedelta column: the same codes, NULLs and fractions of a second
+    included."""
     import duckdb
 
     from dprelease.schema import Schema
@@ -178,6 +179,10 @@ def test_a_duration_encodes_in_spark_as_in_memory(spark, tmp_path):
         "session": {"type": "numeric", "bounds": [0, 3000], "bins": 12, "clip": True, "null": True}}})
     expected = Dataset(schema.domain, codes := encode(str(path), schema), None, len(codes))
     assert len(set(codes[:, 0].tolist())) > 5
+    import pandas as pd
+
+    timedeltas = pd.to_timedelta(np.where(micros < 0, np.nan, micros), unit="us")  # a DataFrame's: the same codes
+    assert np.array_equal(encode(pd.DataFrame({"session": timedeltas}), schema), codes)
     assert open_table(str(path), schema=schema, engine="duckdb").fingerprint() == expected.fingerprint()
     frame = spark.createDataFrame([(None if m < 0 else int(m),) for m in micros], "us long").selectExpr(
         "make_dt_interval(0, 0, 0, CAST(us AS DECIMAL(18, 0)) / 1000000) AS session")

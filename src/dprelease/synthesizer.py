@@ -277,8 +277,9 @@ def as_durations(series, dtype):
     in ``dtype``: NULL is NaT. The other bucket's marker has no duration: such a column stays as it was decoded."""
     import pandas as pd
 
-    seconds = pd.to_numeric(pd.Series(series, dtype=object), errors="coerce")
-    if seconds.isna().sum() > pd.Series(series, dtype=object).isna().sum():  # a value that is no number: other
+    values = pd.Series(series, dtype=object)
+    seconds = pd.to_numeric(values, errors="coerce")
+    if seconds.isna().sum() > values.isna().sum():  # a value that is no number: other
         return series
     return pd.to_timedelta(seconds, unit="s").astype(dtype)
 

@@ -144,10 +144,11 @@ def coded(where: object, labels: Mapping[str, Sequence[str]]) -> object:
 
     A schema's :class:`~dprelease.schema.schema.Labels` also carries other names of some codes (a month bin's
     ``"2023-06"``; a year of month bins' ``"2023"``, which names all twelve), taken as its labels are; ``True`` and
-    ``False`` (JSON's true and false) name a column's ``"true"`` and ``"false"`` labels, a boolean column's values. For an integer or numeric column of a schema a number is a
-    value: the code of its bin where the bin holds that value alone (``{"rating": 4}``), else refused naming the bin's
-    label (``{"age": 32}`` in the bin ``"28..32"``: its answer would be the bin's), as is a number outside the bounds
-    or in a date column (``labels.numbers``: the schema's rule); a categorical column's integer is a code."""
+    ``False`` (JSON's true and false) name a column's ``"true"`` and ``"false"`` labels, a boolean column's values.
+    For an integer or numeric column of a schema a number is a value: the code of its bin where the bin holds that
+    value alone (``{"rating": 4}``), else refused naming the bin's label (``{"age": 32}`` in the bin ``"28..32"``: its
+    answer would be the bin's), as is a number outside the bounds or in a date column (``labels.numbers``: the
+    schema's rule); a categorical column's integer is a code."""
     if not isinstance(where, Mapping):
         return where
     aliases, numbers = getattr(labels, "aliases", {}), getattr(labels, "numbers", {})

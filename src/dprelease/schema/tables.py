@@ -483,14 +483,20 @@ def _from_numpy(array: np.ndarray, name: str, *, zoned: bool = False) -> FactorC
         elif data.dtype.kind == "f":
             mask = mask | np.isnan(data)
         return TypedColumn(data, mask, zoned=zoned and data.dtype.kind == "M")
-    if data.dtype.kind == "m":  # DuckDB's INTERVAL: a duration is a number of seconds, as a DataFrame's timedelta
-        mask = mask | np.isnat(data)
-        seconds = np.where(mask, np.nan, data.astype("timedelta64[us]").astype(np.int64) / 1e6)
-        return TypedColumn(seconds, mask, duration=True)
+    if data.dtype.kind == "m":  # DuckDB's INTERVAL
+        return duration_column(data, mask)
     if data.dtype.kind in "OUS":
         factor = factorize(np.where(mask, None, data.astype(object)))
         return factor
     raise InputTypeError(f"column {name!r} has the unsupported type {data.dtype}")
+
+
+def duration_column(durations: np.ndarray, missing: np.ndarray) -> TypedColumn:
+    """A duration (numpy's timedelta64: a DataFrame's, DuckDB's INTERVAL) as its seconds, whole microseconds over a
+    million, as the SQL engines read it (``Dialect.interval_seconds``): the same bins in every engine. NaT is NULL."""
+    missing = missing | np.isnat(durations)
+    micros = durations.astype("timedelta64[us]").astype(np.int64)
+    return TypedColumn(np.where(missing, np.nan, micros / 1e6), missing, duration=True)
 
 
 # --------------------------------------------------------------------- DataFrame
@@ -540,9 +546,8 @@ def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
                            missing)
     if kind == "b":
         return TypedColumn(series.to_numpy(dtype=bool, na_value=False), missing)
-    if kind == "m":  # a duration is a number of seconds (Synthesizer.sample gives it back as a duration)
-        return TypedColumn(series.dt.total_seconds().to_numpy(dtype=np.float64, na_value=np.nan), missing,
-                           duration=True)
+    if kind == "m":  # Synthesizer.sample gives it back as a duration
+        return duration_column(series.to_numpy(), missing)
     if kind in "OSU" or pd.api.types.is_string_dtype(dtype):
         return factorize(series.to_numpy(dtype=object, na_value=None))
     raise InputTypeError(f"data frame column {name!r} has the unsupported dtype {dtype}")
