@@ -368,11 +368,60 @@ def test_a_duration_column_is_read_as_seconds_and_comes_back_as_durations(tmp_pa
     assert np.array_equal(rows["memory"], rows["duckdb"])
 
 
+def test_sampled_columns_come_back_in_the_fitted_frames_dtypes():
+    """A new user's frame of pandas' own types came back in the schema's kinds: ``str`` and ``string`` text as
+    ``category``, an ordered ``category`` unordered and alphabetical, ``bool`` as ``boolean``, microsecond times
+    in seconds, ``int32`` as ``int64``. Each comes back in the frame's dtype (so ``pd.concat([real, synthetic])``
+    keeps every dtype), NULLs as that dtype's missing value; a categorical keeps the frame's order among the
+    schema's categories and no category the schema does not hold (the frame's may have been read off the data);
+    a value that the narrower dtype cannot hold (the other marker, a NULL in ``bool``) keeps the decoded column."""
+    rng = np.random.Generator(np.random.PCG64(11))
+    n = 3_000
+    start = pd.Timestamp("2024-01-01")
+    frame = pd.DataFrame({
+        "name": rng.choice(["ann", "bo", "cy"], n).astype(object),
+        "city": pd.array(rng.choice(["oslo", "rome", None], n), dtype="string"),
+        "size": pd.Categorical(rng.choice(["small", "large", "medium"], n), ordered=True,
+                               categories=["small", "medium", "large", "huge"]),
+        "member": rng.random(n) < 0.3,
+        "visits": rng.integers(0, 9, n).astype(np.int32),
+        "rooms": pd.array(np.where(rng.random(n) < 0.1, None, rng.integers(1, 5, n)), dtype="UInt8"),
+        "seen": (start + pd.to_timedelta(rng.integers(0, 86_400 * 200, n), unit="s")).astype("datetime64[us]"),
+        "zoned": (start + pd.to_timedelta(rng.integers(0, 86_400 * 200, n), unit="s")).tz_localize("Europe/Oslo")
+        .astype("datetime64[ms, Europe/Oslo]"),
+        "code": rng.choice(["x", "y", "z"], n),
+    })
+    schema = {"format": "dprelease-schema/1", "columns": {
+        "name": {"type": "categorical", "values": ["ann", "bo", "cy"]},
+        "city": {"type": "categorical", "values": ["oslo", "rome"], "null": True},
+        "size": {"type": "categorical", "values": ["large", "medium", "small"]},
+        "member": {"type": "boolean"},
+        "visits": {"type": "integer", "bounds": [0, 8]},
+        "rooms": {"type": "integer", "bounds": [1, 4], "null": True},
+        "seen": {"type": "datetime", "bounds": ["2024-01-01", "2024-07-19"], "unit": "week"},
+        "zoned": {"type": "datetime", "bounds": ["2023-12-31", "2024-07-19"], "unit": "week"},
+        "code": {"type": "categorical", "values": ["x", "y"], "other": True}}}
+    out = Synthesizer("mwem", epsilon=1, workload="1way", seed=3).fit_sample(frame, schema=schema)
+    others = [name for name in frame.columns if name != "size"]
+    assert dict(out[others].dtypes) == dict(frame[others].dtypes)
+    assert list(out["size"].cat.categories) == ["small", "medium", "large"] and out["size"].cat.ordered  # no "huge"
+    assert out["city"].isna().any() and out["rooms"].isna().any() and out["name"].isin(["ann", "bo", "cy"]).all()
+    assert set(out["code"]) == {"x", "y", OTHER} and pd.concat([frame, out])[others].dtypes.equals(frame[others].dtypes)
+
+    narrow = pd.DataFrame({"member": frame["member"], "visits": frame["visits"]})
+    marked = {"format": "dprelease-schema/1", "columns": {"member": {"type": "boolean", "null": True},
+                                                          "visits": {"type": "integer", "bounds": [0, 5],
+                                                                     "other": True}}}
+    kept = Synthesizer("mwem", epsilon=0.2, workload="1way", seed=4).fit_sample(narrow, schema=marked)
+    assert str(kept["member"].dtype) == "boolean" and kept["member"].isna().any()
+    assert kept["visits"].dtype == object and OTHER in set(kept["visits"])
+
+
 def test_a_number_column_held_as_categories_comes_back_as_numbers():
     """A DataFrame's fee that is always 19.99, 29.99 or 49.99 is drafted as those values (categories, so no synthetic
     fee falls between them); sampled back it is numbers, not a categorical of the strings "19.99": Python numbers
     beside the other marker where the column has that bucket (as a number column with one decodes), else the
-    frame's own dtype (the nullable Int64 for an integer column with NULLs). Text columns stay categorical."""
+    frame's own dtype (the nullable Int64 for an integer column with NULLs). A text column comes back as text."""
     rng = np.random.Generator(np.random.PCG64(4))
     n = 20_000
     frame = pd.DataFrame({"fee": rng.choice([19.99, 29.99, 49.99], n, p=[0.55, 0.3, 0.15]),
@@ -392,7 +441,7 @@ def test_a_number_column_held_as_categories_comes_back_as_numbers():
     fees = [v for v in out["fee"].dropna() if v != OTHER]
     assert len(fees) > 0.9 * n and {type(v) for v in fees} == {float} and set(fees) <= {19.99, 29.99, 49.99}
     assert {type(v) for v in out["count"].dropna() if v != OTHER} == {int}
-    assert isinstance(out["zone"].dtype, pd.CategoricalDtype)
+    assert out["zone"].dtype == frame["zone"].dtype
     assert str(typed["visits"].dtype) == "Int64" and typed["visits"].isna().any()
     assert set(typed["visits"].dropna()) <= {1, 2, 3} and typed["count"].dtype == frame["count"].dtype
     assert set(typed["count"]) <= {0, 25, 50}

@@ -33,8 +33,9 @@ from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.privacy.rng import make_rng
 from dprelease.progress import Progress
 from dprelease.release import Release
-from dprelease.schema import OTHER, CategoricalColumn, Schema, decode
+from dprelease.schema import Schema, decode
 from dprelease.schema.decode import VALUE_MODES
+from dprelease.schema.frame_types import frame_dtypes, in_frame_dtypes, time_zones
 from dprelease.schema.tables import need
 from dprelease.spent import Spent
 from dprelease.validation import check_positive_int
@@ -112,7 +113,7 @@ class Synthesizer:
         self._drafts: dict[str, dict[str, object]] = {}
         self._rng = None
         self._zones: dict[str, object] = {}
-        self._numbers: dict[str, object] = {}
+        self._dtypes: dict[str, object] = {}
 
     # ---------------------------------------------------------------------- fit
     def fit(self, data: object, *, schema: Schema | Mapping | str | Path | None = None,
@@ -134,7 +135,7 @@ class Synthesizer:
                                    memory_limit=self.memory_limit, privacy_id=self.privacy_id,
                                    progress=self.progress if progress is None else progress, **self.options)
         self._release, self._schema, self._zones = release, used, time_zones(data, used)
-        self._numbers = number_dtypes(data, used)
+        self._dtypes = frame_dtypes(data, used)
         self._fits.append(release.privacy_ledger.get("run", release.privacy_ledger))
         if used.draft is not None and used.draft.is_public:
             self._drafts[json.dumps(used.draft.ledger, sort_keys=True)] = dict(used.draft.ledger)
@@ -185,7 +186,8 @@ class Synthesizer:
     def sample(self, n: int | None = None):
         """``n`` decoded synthetic rows as a pandas DataFrame (default: all released rows, the real n; under
         ``privacy_unit="add-remove"`` the run's noisy count),
-        with the schema's column names, order and dtypes.
+        with the schema's column names and order; a fitted DataFrame's columns come back in its dtypes where their
+        values allow (:mod:`dprelease.schema.frame_types`, docs/schema.md), other inputs' in the schema's kinds.
 
         Rows are drawn from the released rows (without replacement up to their number, whole copies
         beyond it), then decoded; post-processing, it spends nothing. A date-time column fitted from a DataFrame
@@ -203,15 +205,7 @@ class Synthesizer:
         for name, zone in self._zones.items():
             times = frame[name] if frame[name].dt.tz is not None else frame[name].dt.tz_localize("UTC")  # "offset"
             frame[name] = times.dt.tz_convert(zone)
-        for name, dtype in self._numbers.items():
-            if dtype.kind == "m":
-                frame[name] = as_durations(frame[name], dtype)
-                continue
-            if self.schema.column(name).kind == "numeric":  # a narrow float, unless other's marker made it objects
-                frame[name] = frame[name].astype(dtype) if frame[name].dtype == np.float64 else frame[name]
-                continue
-            frame[name] = as_numbers(frame[name], dtype, other=self.schema.column(name).other)
-        return frame
+        return in_frame_dtypes(frame, self._dtypes, self.schema)
 
     def fit_sample(self, data: object, *, schema: Schema | Mapping | str | Path | None = None, n: int | None = None,
                    columns: list[str] | None = None, **read_options: object):
@@ -221,79 +215,3 @@ class Synthesizer:
     def __repr__(self) -> str:
         return (f"Synthesizer({self.mechanism!r}, epsilon={self.epsilon!r}, delta={self.delta!r}, "
                 f"workload={self.workload!r})")
-
-
-def number_dtypes(data: object, schema: Schema) -> dict[str, object]:
-    """The dtype of each duration (timedelta) column of a pandas DataFrame (read as seconds, given back as durations),
-    of each numeric column held in four bytes or fewer (float32, Float32: given back so, not as float64), and of
-    each number column that the schema holds as categories of numbers: a fee always 19.99, 29.99 or 49.99, which the
-    schema draft makes categorical so that no synthetic fee falls between them (docs/schema.md).
-    :meth:`Synthesizer.sample` gives such a column back in its dtype, not as a categorical of the strings
-    ``"19.99"``. Public, like the schema: the frame's dtypes and the schema's categories, no record's value."""
-    if not type(data).__module__.startswith("pandas"):  # a path, or a Spark DataFrame: its rows come back as text
-        return {}
-    import pandas as pd
-    from pandas.api.types import is_bool_dtype, is_float_dtype, is_numeric_dtype
-
-    dtypes = {}
-    for column in schema.columns:
-        if column.name not in data.columns:
-            continue
-        dtype = data[column.name].dtype
-        if getattr(dtype, "kind", "O") == "m":  # a duration, read as its seconds: given back as a duration
-            dtypes[column.name] = dtype
-            continue
-        if column.kind == "numeric" and is_float_dtype(dtype) and getattr(dtype, "itemsize", 8) < 8:
-            dtypes[column.name] = dtype  # a float32 column comes back float32 (decoded as float64)
-            continue
-        if not isinstance(column, CategoricalColumn):
-            continue
-        numbers = pd.to_numeric(pd.Series(column.keys, dtype=object), errors="coerce")
-        if column.keys and is_numeric_dtype(dtype) and not is_bool_dtype(dtype) and numbers.notna().all():
-            dtypes[column.name] = dtype
-    return dtypes
-
-
-def as_numbers(series, dtype, *, other: bool):
-    """A decoded categorical column of number texts as numbers in ``dtype``: NULL is missing (NaN, or pandas' NA where
-    an integer column has any: its dtype then becomes the nullable ``Int64``). A column with an ``other`` bucket
-    comes back as a number column with one does (docs/schema.md): Python numbers and the other marker, in an
-    object column."""
-    import pandas as pd
-
-    text = pd.Series(series, dtype=object)
-    if other:
-        number = int if dtype.kind in "iu" else float
-        return pd.array([None if v is None or v != v else v if v == OTHER else number(float(v)) for v in text],
-                        dtype=object)
-    values = pd.to_numeric(text, errors="raise")
-    if dtype.kind in "iu" and values.isna().any():
-        return values.astype("Int64")
-    return values.astype(dtype)
-
-
-def as_durations(series, dtype):
-    """A decoded column of seconds (numbers, or number texts where the schema holds a few as categories) as durations
-    in ``dtype``: NULL is NaT. The other bucket's marker has no duration: such a column stays as it was decoded."""
-    import pandas as pd
-
-    values = pd.Series(series, dtype=object)
-    seconds = pd.to_numeric(values, errors="coerce")
-    if seconds.isna().sum() > values.isna().sum():  # a value that is no number: other
-        return series
-    return pd.to_timedelta(seconds, unit="s").astype(dtype)
-
-
-def time_zones(data: object, schema: Schema) -> dict[str, object]:
-    """The time zone of each date-time column of a pandas DataFrame that has one (its dtype's, public like the
-    schema: no record's value). The encoder reads such a column in UTC; :meth:`Synthesizer.sample` gives it back
-    in its zone, so a user's Berlin times do not come back as naive UTC ones, hours apart."""
-    if not type(data).__module__.startswith("pandas"):  # a path, or a Spark DataFrame (its columns have no dtype)
-        return {}
-    zones = {}
-    for column in schema.columns:
-        if column.kind == "datetime" and column.name in data.columns:
-            zone = getattr(data[column.name].dtype, "tz", None)
-            if zone is not None:
-                zones[column.name] = zone
-    return zones
