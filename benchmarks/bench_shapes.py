@@ -41,6 +41,7 @@ import argparse
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -330,14 +331,18 @@ def rerun_cases(doc: dict, specs: list[str], *, jobs: int) -> None:
     for spec in specs:
         try:
             table, eps, system = spec.split(":")
-            index, eps = names.index(table), float(eps)
-        except ValueError:
+            names.index(table)
+            # the table's own index (its name's number), not its place on the page: an unseen page starts at 16
+            index, eps = int(re.search(r"(\d+)$", table).group(1)), float(eps)
+        except (ValueError, AttributeError):
             raise SystemExit(f"--rerun {spec!r}: give TABLE:EPS:SYSTEM with a table of the page ({', '.join(names)})")
         seeds = sorted(r["seed"] for r in doc["runs"] if (r["table"], r["system"], r["epsilon"]) == (table, system, eps))
         if not seeds:
             raise SystemExit(f"--rerun {spec!r}: the page has no such case")
         t0 = time.perf_counter()
         family = doc["config"].get("family", "network")
+        if shape(index, family)["table"] != table:
+            raise SystemExit(f"--rerun {spec!r}: table {index} of the {family} family is not {table!r}")
         todo = [(index, system, eps, seed, family) for seed in seeds]
         if jobs == 1:  # in this process (a test loads this script as a module the pool could not pickle from)
             fresh = [run_one(job) for job in todo]

@@ -150,6 +150,7 @@ def test_a_rerun_replaces_one_case_and_the_page_says_so(shapes):
     shapes.rerun_cases(doc, ["shape09:1:independent"], jobs=1)
     fresh = [r for r in doc["runs"] if r["system"] == "independent"]
     assert sorted(r["seed"] for r in fresh) == [0, 1] and all(r["rows_avg_l1"] < 1 for r in fresh)
+    assert {r["table"] for r in fresh} == {"shape09"}  # the table named, wherever it sits on the page
     assert [r["system"] for r in doc["runs"]].count("uniform") == 2  # the other case kept
     (rerun,) = doc["reruns"]
     assert rerun["case"] == "shape09:1:independent" and rerun["seeds"] == 2
