@@ -221,7 +221,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      f"{_scale(profile_share):,.0f} rows at epsilon={float(profile_share):.3g} each), so their kinds "
                      "are guesses and their drafts say little: the table may be too small for this epsilon; declare "
                      "their kinds (--types), or draft with a larger epsilon")
-    no_blanks = [p.name for p in profiles if not p.has_null]
+    no_blanks = [p.name for p in profiles if not p.has_null and not p.never_null]
     if private and no_blanks:
         notes.append(_blanks_note(no_blanks, profile_share))
     bucketed = [p.name for p in profiles if p.has_null]
@@ -503,6 +503,11 @@ class _Profiled:
         return has_stray(self.unclipped, self.noise, conforming)
 
     @property
+    def never_null(self) -> bool:
+        """Whether the column's (public) dtype holds no NULL: a DataFrame's numpy integers or booleans."""
+        return isinstance(self.raw, TypedColumn) and self.raw.never_null
+
+    @property
     def local_words(self) -> bool:
         """Whether a boolean column's words in another language than English (ja, oui, sí, ...) stand out of the
         profile's noise: then its spelling is read from a histogram of its words (:func:`_local_boolean`)."""
@@ -561,7 +566,9 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
         found_format, slash_order = _written_date(counts, noise)
         if found_format is not None:  # public: chosen from the noisy classes (post-processing)
             kind, text_format = "date", found_format
-    return _Profiled(name, raw, text, row_class, counts, noisy, noise, kind, bool(counts[C_NULL] > noise), seen,
+    # a NULL bucket where the NULL class stands out of the noise, never where the (public) dtype holds no NULL
+    has_null = bool(counts[C_NULL] > noise) and not (isinstance(raw, TypedColumn) and raw.never_null)
+    return _Profiled(name, raw, text, row_class, counts, noisy, noise, kind, has_null, seen,
                      written, text_format, declared is not None, found_format, slash_order)
 
 

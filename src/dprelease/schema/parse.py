@@ -63,6 +63,9 @@ class TypedColumn:
     #: whether ``values`` are the seconds of a duration (a DataFrame's timedelta, a Parquet INTERVAL): public, as the
     #: dtype is
     duration: bool = False
+    #: whether the dtype cannot hold a NULL (a DataFrame's numpy integers and booleans): public, as the dtype is; the
+    #: draft then gives the column no NULL bucket, whatever its noisy profile (about 18 % of such drafts got one)
+    never_null: bool = False
 
     @property
     def n(self) -> int:

@@ -538,14 +538,16 @@ def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
     if kind == "M":
         return TypedColumn(series.to_numpy(dtype="datetime64[s]", na_value=np.datetime64("NaT")), missing, wall,
                            zoned=isinstance(series_dtype, pd.DatetimeTZDtype))
+    never_null = isinstance(dtype, np.dtype)  # numpy's integers and booleans hold no NULL; Int64 and boolean do
     if kind in "iu":
-        return TypedColumn(series.to_numpy(dtype=np.int64 if kind == "i" else np.uint64, na_value=0), missing)
+        return TypedColumn(series.to_numpy(dtype=np.int64 if kind == "i" else np.uint64, na_value=0), missing,
+                           never_null=never_null)
     if kind == "f":  # a float32 column stays one: the draft reads its decimals in its own precision
         narrow = getattr(dtype, "numpy_dtype", dtype)
         return TypedColumn(series.to_numpy(dtype=narrow if narrow.itemsize < 8 else np.float64, na_value=np.nan),
                            missing)
     if kind == "b":
-        return TypedColumn(series.to_numpy(dtype=bool, na_value=False), missing)
+        return TypedColumn(series.to_numpy(dtype=bool, na_value=False), missing, never_null=never_null)
     if kind == "m":  # Synthesizer.sample gives it back as a duration
         return duration_column(series.to_numpy(), missing)
     if kind in "OSU" or pd.api.types.is_string_dtype(dtype):
