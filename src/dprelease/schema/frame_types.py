@@ -80,8 +80,8 @@ def in_dtype(series, dtype, column):
         return series.astype(dtype) if series.dtype == np.float64 else series
     if kind in "iu" and not isinstance(column, CategoricalColumn):
         return as_narrow_integers(series, dtype)
-    if kind == "b":
-        return series.astype(bool) if not series.isna().any() else series
+    if kind == "b":  # numpy's bool where no NULL came back; the other marker keeps its objects
+        return series.astype(dtype) if series.dtype != object and not series.isna().any() else series
     if isinstance(dtype, pd.CategoricalDtype):
         return in_category_order(series, dtype)
     if kind in "iuf":
