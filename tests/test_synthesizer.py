@@ -372,8 +372,9 @@ def test_sampled_columns_come_back_in_the_fitted_frames_dtypes():
     """A new user's frame of pandas' own types came back in the schema's kinds: ``str`` and ``string`` text as
     ``category``, an ordered ``category`` unordered and alphabetical, ``bool`` as ``boolean``, microsecond times
     in seconds, ``int32`` as ``int64``. Each comes back in the frame's dtype (so ``pd.concat([real, synthetic])``
-    keeps every dtype), NULLs as that dtype's missing value; a categorical keeps the frame's order among the
-    schema's categories and no category the schema does not hold (the frame's may have been read off the data);
+    keeps every dtype), NULLs as that dtype's missing value; an ordered categorical keeps its order among the
+    schema's categories and no category the schema does not hold (the frame's may have been read off the data), an
+    unordered one the schema's order (its dtype's may rank the values by their counts);
     a value that the narrower dtype cannot hold (the other marker, a NULL in ``bool``) keeps the decoded column."""
     rng = np.random.Generator(np.random.PCG64(11))
     n = 3_000
@@ -391,6 +392,8 @@ def test_sampled_columns_come_back_in_the_fitted_frames_dtypes():
         "zoned": (start + pd.to_timedelta(rng.integers(0, 86_400 * 200, n), unit="s")).tz_localize("Europe/Oslo")
         .astype("datetime64[ms, Europe/Oslo]"),
         "code": rng.choice(["x", "y", "z"], n),
+        "shop": pd.Categorical(rng.choice(["north", "east", "west"], n, p=[0.2, 0.5, 0.3]),
+                               categories=["east", "west", "north"]),  # ranked by count: no declared order
     })
     schema = {"format": "dprelease-schema/1", "columns": {
         "name": {"type": "categorical", "values": ["ann", "bo", "cy"]},
@@ -402,11 +405,13 @@ def test_sampled_columns_come_back_in_the_fitted_frames_dtypes():
         "rooms": {"type": "integer", "bounds": [1, 4], "null": True},
         "seen": {"type": "datetime", "bounds": ["2024-01-01", "2024-07-19"], "unit": "week"},
         "zoned": {"type": "datetime", "bounds": ["2023-12-31", "2024-07-19"], "unit": "week"},
-        "code": {"type": "categorical", "values": ["x", "y"], "other": True}}}
+        "code": {"type": "categorical", "values": ["x", "y"], "other": True},
+        "shop": {"type": "categorical", "values": ["east", "north", "west"]}}}
     out = Synthesizer("mwem", epsilon=1, workload="1way", seed=3).fit_sample(frame, schema=schema)
-    others = [name for name in frame.columns if name != "size"]
+    others = [name for name in frame.columns if name not in ("size", "shop")]
     assert dict(out[others].dtypes) == dict(frame[others].dtypes)
     assert list(out["size"].cat.categories) == ["small", "medium", "large"] and out["size"].cat.ordered  # no "huge"
+    assert list(out["shop"].cat.categories) == ["east", "north", "west"] and not out["shop"].cat.ordered
     assert out["city"].isna().any() and out["rooms"].isna().any() and out["name"].isin(["ann", "bo", "cy"]).all()
     assert set(out["code"]) == {"x", "y", OTHER} and pd.concat([frame, out])[others].dtypes.equals(frame[others].dtypes)
 

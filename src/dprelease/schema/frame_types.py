@@ -4,9 +4,9 @@
 ``datetime64[s]``, integers as ``int64``. A user who fitted a DataFrame of ``str`` columns, microsecond times, an
 ordered ``category`` and ``int32`` counts expects those types back, so that ``pd.concat([real, synthetic])`` and
 the code written against the real frame keep working. What is read here is public like the schema itself: the
-frame's dtypes (a categorical dtype's order among the schema's own categories) and the schema's categories, never a
-record's value; a categorical dtype's categories that the schema does not hold are not given back (they may have
-been read off the data).
+frame's dtypes (an ordered categorical dtype's order among the schema's own categories) and the schema's categories,
+never a record's value; a categorical dtype's categories that the schema does not hold are not given back (they may
+have been read off the data).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def frame_dtypes(data: object, schema) -> dict[str, object]:
     - a number column the schema holds as categories of numbers: a fee always 19.99, 29.99 or 49.99, which the
       schema draft makes categorical so that no synthetic fee falls between them (docs/schema.md);
     - text (``object``, ``str``, ``string``) held as categories, or a boolean written as words (decoded as
-      ``category``); a ``category`` column (its order and orderedness);
+      ``category``); an ordered ``category`` column (its order);
     - ``bool`` (decoded as ``boolean``), a date-time's unit (decoded in seconds), integers narrower than 64 bits.
 
     A path or a Spark DataFrame has no dtypes: its rows come back in the schema's kinds."""
@@ -90,12 +90,16 @@ def in_dtype(series, dtype, column):
 
 
 def in_category_order(series, dtype):
-    """A decoded categorical column in the order of a fitted ``category`` dtype, and ordered as it was: the schema's
-    categories that the dtype names in its order, then the schema's others, then the other marker."""
+    """A decoded categorical column in the order of a fitted *ordered* ``category`` dtype (small < medium < large, a
+    declared order): the schema's categories that the dtype names in its order, then the schema's others, then the
+    other marker. An unordered dtype's order is no declaration (it may rank the categories by their counts, as a
+    dtype built from ``value_counts()`` does): the schema's order stays."""
+    if not dtype.ordered:
+        return series
     decoded = list(series.cat.categories)
     named = [c for c in dtype.categories if isinstance(c, str) and c in decoded and c != OTHER]
     rest = [c for c in decoded if c not in named and c != OTHER] + [c for c in decoded if c == OTHER]
-    return series.cat.set_categories(named + rest, ordered=bool(dtype.ordered))
+    return series.cat.set_categories(named + rest, ordered=True)
 
 
 def as_narrow_integers(series, dtype):
