@@ -2345,6 +2345,11 @@ def test_times_of_day_alone_are_drafted_as_such(tmp_path):
         assert "at: bounds" not in charges and "clock: bounds" not in charges
         assert any(str(w.message).startswith("column(s) ['at'] drafted as times of day written %H:%M")
                    and "durations (a call's 00:14:23)" in str(w.message) for w in caught)  # the way out for durations
+    # ... which is a valid declaration: a duration's minute is its code (00:14:23 in bin 14, 01:02:03 in 62)
+    calls = Schema.from_dict({"format": "dprelease-schema/1", "columns": {"call": {
+        "type": "datetime", "format": "%H:%M:%S", "bounds": ["1970-01-01T00:00:00", "1970-01-01T02:59:59"],
+        "unit": "minute"}}})
+    assert encode(pd.DataFrame({"call": ["00:14:23", "01:02:03"]}), calls)[:, 0].tolist() == [14, 62]
     with warnings.catch_warnings():  # declared (--date-format at=%H:%M): a datetime by default, the day's bounds
         warnings.simplefilter("ignore")
         declared = draft_schema(str(path), epsilon=1.0, seed=0, formats={"at": "%H:%M"})

@@ -2052,8 +2052,9 @@ def _found_dates_notes(by_format: Mapping[str, list[str]], profiles: Sequence[_P
             notes.append(f"column(s) {names} drafted as times of day written {text_format} (14:05): read as that time "
                          "on 1970-01-01 and written back as the time alone; their bounds are the whole day "
                          "(public), by hour; if the table writes them otherwise, correct the format; if they are "
-                         "durations (a call's 00:14:23), not clocks, hour bins lose them: give them as seconds, or "
-                         "as pandas durations (pd.to_timedelta), which are read as seconds")
+                         "durations (a call's 00:14:23), not clocks, hour bins lose them: declare the durations' "
+                         "bounds and a finer unit (\"bounds\": [\"1970-01-01T00:00:00\", \"1970-01-01T02:59:59\"], "
+                         "\"unit\": \"minute\"), or give them as seconds or pandas durations (pd.to_timedelta)")
             continue
         short_year = "%y" in text_format  # the year written last with two digits (31.03.22)
         family = next(f for f in _FORMAT_EXAMPLES if text_format.replace("%y", "%Y", 1).startswith(f))
