@@ -318,16 +318,19 @@ def test_a_four_byte_float_column_comes_back_in_its_dtype():
     n = 4_000
     temps = np.round(rng.normal(12, 6, n), 1)
     frame = pd.DataFrame({"temp": temps.astype(np.float32), "nullable": pd.array(temps, dtype="Float32"),
-                          "double": temps, "wide": temps.astype(np.float32)})
+                          "double": temps, "wide": temps.astype(np.float32),
+                          "nullable64": pd.array(temps, dtype="Float64")})
     frame.loc[::40, "nullable"] = pd.NA
+    frame.loc[::40, "nullable64"] = pd.NA
     schema = {"format": "dprelease-schema/1", "columns": {
         name: {"type": "numeric", "bounds": [-20, 40], "bins": 6, "clip": True, "decimals": 1,
-               **({"null": True} if name == "nullable" else {}), **({"other": True} if name == "wide" else {})}
+               **({"null": True} if name.startswith("nullable") else {}), **({"other": True} if name == "wide" else {})}
         for name in frame.columns}}
     schema["columns"]["wide"]["bounds"] = [0, 40]  # values under 0 go to other
     schema["columns"]["wide"].pop("clip")
     out = Synthesizer("mwem", epsilon=1, workload="1way", seed=2).fit_sample(frame, schema=schema)
     assert out["temp"].dtype == np.float32 and str(out["nullable"].dtype) == "Float32"
+    assert str(out["nullable64"].dtype) == "Float64" and out["nullable64"].isna().any()
     assert out["nullable"].isna().any() and out["double"].dtype == np.float64 and out["wide"].dtype == object
     assert out["temp"].between(-20, 40).all()
 

@@ -20,7 +20,7 @@ def frame_dtypes(data: object, schema) -> dict[str, object]:
     """The dtype of each column of a pandas DataFrame ``data`` that decoding alone would not give back.
 
     - a duration (timedelta), read as its seconds;
-    - a ``float32`` (or ``Float32``) numeric column (decoded as float64);
+    - a ``float32``, ``Float32`` or ``Float64`` numeric column (decoded as float64, NULL as NaN);
     - a number column the schema holds as categories of numbers: a fee always 19.99, 29.99 or 49.99, which the
       schema draft makes categorical so that no synthetic fee falls between them (docs/schema.md);
     - text (``object``, ``str``, ``string``) held as categories, or a boolean written as words (decoded as
@@ -42,8 +42,9 @@ def frame_dtypes(data: object, schema) -> dict[str, object]:
         categorical = isinstance(dtype, pd.CategoricalDtype)
         if kind in "mM" or (kind in "iu" and dtype.itemsize < 8 and column.kind in ("integer", "codes")):
             dtypes[column.name] = dtype
-        elif column.kind == "numeric" and is_float_dtype(dtype) and getattr(dtype, "itemsize", 8) < 8:
-            dtypes[column.name] = dtype
+        elif column.kind == "numeric" and is_float_dtype(dtype) and (getattr(dtype, "itemsize", 8) < 8
+                                                                     or not isinstance(dtype, np.dtype)):
+            dtypes[column.name] = dtype  # float32, and the nullable Float32 / Float64 (NULL as NA, not NaN)
         elif kind == "b" and isinstance(column, BooleanColumn) and not column.written_as_words:
             dtypes[column.name] = dtype
         elif isinstance(column, CategoricalColumn) and column.keys and not categorical and is_numeric_dtype(dtype) \
