@@ -499,8 +499,9 @@ class _Profiled:
 
     def has_stray(self, conforming: Sequence[int]) -> bool:
         """Whether the rows of no ``conforming`` class (nor NULL) stand out of the profile's noise: then the column
-        gets an ``other`` bucket, else it clips (:func:`has_stray`)."""
-        return has_stray(self.unclipped, self.noise, conforming)
+        gets an ``other`` bucket, else it clips (:func:`has_stray`). Never for a numpy integer or bool column: its
+        (public) dtype holds no text, so only the noise could pass (a trial's bool came back with ``<other>``)."""
+        return not self.never_null and has_stray(self.unclipped, self.noise, conforming)
 
     @property
     def never_null(self) -> bool:
