@@ -48,6 +48,20 @@ def dprelease_executable() -> str:
 
 
 # ------------------------------------------------------------------------ synth
+def test_synth_without_a_workload_runs_on_the_python_synthesizers_default(capsys, tiny_files, tmp_path):
+    """A new user's first `synth` without --workload stopped at argparse ("the following arguments are required"),
+    while the Python Synthesizer and the demo default to 1-3way: the CLI now does too, and the release says so."""
+    def run(name, *workload):
+        code, _, stderr = synth(capsys, tiny_files, tmp_path / f"{name}.csv", "--seed", "3", *workload,
+                                "--release", str(tmp_path / f"{name}.json"))
+        assert code == 0, stderr
+        answers = json.loads((tmp_path / f"{name}.json").read_text())["workload_answers"]
+        return [a["marginal"] for a in answers], (tmp_path / f"{name}.csv").read_text()
+
+    (marginals, rows), declared = run("default"), run("declared", "--workload", "1-3way")
+    assert (marginals, rows) == declared and sorted(map(len, marginals)) == [1, 1, 1, 2, 2, 2, 3]
+
+
 def test_synth_mwem_writes_rows_and_release(capsys, tiny_files, tiny_domain, tmp_path):
     out, release_path = tmp_path / "synth.csv", tmp_path / "release.json"
     code, stdout, stderr = synth(capsys, tiny_files, out, "--workload", "1-2way", "--mechanism", "mwem",

@@ -94,8 +94,9 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, schema: bool = False)
     else:
         parser.add_argument("--domain", required=True, type=Path, help="JSON file {attribute: number of values}")
     parser.add_argument("--columns", type=column_list, help="comma-separated columns to use (default: all)")
-    parser.add_argument("--workload", required=True,
-                        help="'Kway', 'J-Kway' (e.g. 1-3way) or a JSON file with a list of attribute lists")
+    parser.add_argument("--workload", default="1-3way",
+                        help="'Kway', 'J-Kway' (e.g. 1-3way) or a JSON file with a list of attribute lists "
+                             "(default 1-3way, as the Python Synthesizer's and the demo's)")
     parser.add_argument("--max-cells", type=integer("--max-cells"), default=DEFAULT_MAX_CELLS,
                         help=f"cap on histogram cells (default {DEFAULT_MAX_CELLS:,})")
 
