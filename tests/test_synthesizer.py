@@ -390,10 +390,11 @@ def test_sampled_columns_come_back_in_the_fitted_frames_dtypes():
         "member": rng.random(n) < 0.3,
         "paid": pd.array(rng.random(n) < 0.8, dtype="boolean"),
         "visits": rng.integers(0, 9, n).astype(np.int32),
+        "stock": pd.array(rng.integers(0, 9, n), dtype="Int64"),  # nullable, with no NULL: stays Int64
         "rooms": pd.array(np.where(rng.random(n) < 0.1, None, rng.integers(1, 5, n)), dtype="UInt8"),
         "seen": (start + pd.to_timedelta(rng.integers(0, 86_400 * 200, n), unit="s")).astype("datetime64[us]"),
-        "zoned": (start + pd.to_timedelta(rng.integers(0, 86_400 * 200, n), unit="s")).tz_localize("Europe/Oslo")
-        .astype("datetime64[ms, Europe/Oslo]"),
+        "zoned": (start + pd.to_timedelta(rng.integers(0, 86_400 * 200, n), unit="s")).tz_localize("UTC")
+        .tz_convert("Europe/Oslo").astype("datetime64[ms, Europe/Oslo]"),  # instants: no DST gap to fall in
         "code": rng.choice(["x", "y", "z"], n),
         "shop": pd.Categorical(rng.choice(["north", "east", "west"], n, p=[0.2, 0.5, 0.3]),
                                categories=["east", "west", "north"]),  # ranked by count: no declared order
@@ -405,6 +406,7 @@ def test_sampled_columns_come_back_in_the_fitted_frames_dtypes():
         "member": {"type": "boolean"},
         "paid": {"type": "boolean"},
         "visits": {"type": "integer", "bounds": [0, 8]},
+        "stock": {"type": "integer", "bounds": [0, 8]},
         "rooms": {"type": "integer", "bounds": [1, 4], "null": True},
         "seen": {"type": "datetime", "bounds": ["2024-01-01", "2024-07-19"], "unit": "week"},
         "zoned": {"type": "datetime", "bounds": ["2023-12-31", "2024-07-19"], "unit": "week"},

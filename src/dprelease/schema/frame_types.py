@@ -25,7 +25,8 @@ def frame_dtypes(data: object, schema) -> dict[str, object]:
       schema draft makes categorical so that no synthetic fee falls between them (docs/schema.md);
     - text (``object``, ``str``, ``string``) held as categories, or a boolean written as words (decoded as
       ``category``); an ordered ``category`` column (its order);
-    - ``bool`` (decoded as ``boolean``), a date-time's unit (decoded in seconds), integers narrower than 64 bits.
+    - ``bool`` (decoded as ``boolean``), a date-time's unit (decoded in seconds), integers narrower than 64 bits or
+      nullable (``Int64`` stays ``Int64`` where no NULL came back).
 
     A path or a Spark DataFrame has no dtypes: its rows come back in the schema's kinds."""
     if not type(data).__module__.startswith("pandas"):
@@ -40,10 +41,10 @@ def frame_dtypes(data: object, schema) -> dict[str, object]:
         dtype = data[column.name].dtype
         kind = getattr(dtype, "kind", "O")
         categorical = isinstance(dtype, pd.CategoricalDtype)
-        if kind in "mM" or (kind in "iu" and dtype.itemsize < 8 and column.kind in ("integer", "codes")):
+        narrow_or_nullable = getattr(dtype, "itemsize", 8) < 8 or not isinstance(dtype, np.dtype)
+        if kind in "mM" or (kind in "iu" and narrow_or_nullable and column.kind in ("integer", "codes")):
             dtypes[column.name] = dtype
-        elif column.kind == "numeric" and is_float_dtype(dtype) and (getattr(dtype, "itemsize", 8) < 8
-                                                                     or not isinstance(dtype, np.dtype)):
+        elif column.kind == "numeric" and is_float_dtype(dtype) and narrow_or_nullable:
             dtypes[column.name] = dtype  # float32, and the nullable Float32 / Float64 (NULL as NA, not NaN)
         elif kind == "b" and isinstance(column, BooleanColumn) and not column.written_as_words:
             dtypes[column.name] = dtype
@@ -104,8 +105,8 @@ def in_category_order(series, dtype):
 
 
 def as_narrow_integers(series, dtype):
-    """Integers (``int64`` or ``Int64``) in a narrower ``dtype``: numpy's where none is missing, the nullable one of
-    the same width where some are; unchanged where a value would not fit."""
+    """Integers (``int64`` or ``Int64``) in the fitted ``dtype``, narrower or nullable: a nullable one stays nullable,
+    a numpy one where none is missing (else the nullable one of its width); unchanged where a value would not fit."""
     import pandas as pd
 
     values = pd.Series(series)
