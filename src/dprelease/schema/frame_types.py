@@ -76,8 +76,8 @@ def in_dtype(series, dtype, column):
     if kind == "m":
         return as_durations(series, dtype)
     if kind == "M":
-        unit = dtype.unit if hasattr(dtype, "unit") else np.datetime_data(dtype)[0]
-        return series.dt.as_unit(unit) if pd.api.types.is_datetime64_any_dtype(series.dtype) else series
+        unit = getattr(dtype, "unit", None) or (np.datetime_data(dtype)[0] if isinstance(dtype, np.dtype) else None)
+        return series.dt.as_unit(unit) if unit and pd.api.types.is_datetime64_any_dtype(series.dtype) else series
     if column.kind == "numeric":  # a narrow float, unless other's marker made it objects
         return series.astype(dtype) if series.dtype == np.float64 else series
     if kind in "iu" and not isinstance(column, CategoricalColumn):
@@ -116,9 +116,10 @@ def as_narrow_integers(series, dtype):
     present = values.dropna()
     if len(present) and (present.min() < info.min or present.max() > info.max):
         return series
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype):  # Int32, UInt8, ...: they hold a NULL themselves
+        return values.astype(dtype)
     nullable = pd.api.types.pandas_dtype(np.dtype(info.dtype).name.capitalize().replace("Uint", "UInt"))
-    return values.astype(nullable if values.isna().any() or isinstance(dtype, pd.api.extensions.ExtensionDtype)
-                         else info.dtype)
+    return values.astype(nullable if values.isna().any() else info.dtype)
 
 
 def as_numbers(series, dtype, *, other: bool):
