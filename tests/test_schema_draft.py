@@ -1567,15 +1567,17 @@ def test_few_values_ledger_is_exact():
 def test_a_numpy_integer_or_bool_column_has_no_stray_rows_whatever_its_profile():
     """A numpy integer or bool dtype holds no text (public, as the dtype is): the profile's stray test, which passes
     on noise alone in about 0.2 % of drafts, cannot give such a column an ``other`` bucket (a trial's bool came back
-    with ``<other>`` in an object column). The same profile on a nullable or text column still sees the strays."""
+    with ``<other>`` in an object column). The same profile on a nullable or text column still sees the strays, and
+    so does one drafted as a kind its dtype does not make every row of (integers drafted as dates)."""
     from dprelease.schema.draft import _Profiled
     from dprelease.schema.parse import BOOLEAN_CLASSES, CLASSES, C_TEXT, TypedColumn
 
     counts = np.where(np.arange(len(CLASSES)) == C_TEXT, 500.0, 0.0)  # 500 rows of text at a scale of 2: seen
-    def profiled(never_null):
+    def profiled(never_null, kind="boolean"):
         raw = TypedColumn(np.zeros(3, dtype=bool), np.zeros(3, dtype=bool), never_null=never_null)
-        return _Profiled("b", raw, None, np.zeros(3, dtype=np.int8), counts, counts, 2.0, "boolean", False)
+        return _Profiled("b", raw, None, np.zeros(3, dtype=np.int8), counts, counts, 2.0, kind, False)
     assert profiled(False).has_stray(BOOLEAN_CLASSES) and not profiled(True).has_stray(BOOLEAN_CLASSES)
+    assert profiled(True, "date").has_stray(BOOLEAN_CLASSES)  # drafted as another kind, its rows may not be of it
 
 
 def test_the_draft_sees_stray_rows_by_an_unbiased_sum_of_the_profile():

@@ -499,14 +499,17 @@ class _Profiled:
 
     def has_stray(self, conforming: Sequence[int]) -> bool:
         """Whether the rows of no ``conforming`` class (nor NULL) stand out of the profile's noise: then the column
-        gets an ``other`` bucket, else it clips (:func:`has_stray`). Never for a numpy integer or bool column: its
-        (public) dtype holds no text, so only the noise could pass (a trial's bool came back with ``<other>``)."""
-        return not self.never_null and has_stray(self.unclipped, self.noise, conforming)
+        gets an ``other`` bucket, else it clips (:func:`has_stray`). Never for a numpy integer or bool column drafted
+        as numbers or a boolean: its (public) dtype makes every row of that kind, so only the noise could pass (a
+        trial's bool came back with ``<other>``)."""
+        if self.never_null and self.kind in ("boolean", "integer", "numeric"):
+            return False
+        return has_stray(self.unclipped, self.noise, conforming)
 
     @property
     def never_null(self) -> bool:
         """Whether the column's (public) dtype holds no NULL: a DataFrame's numpy integers or booleans."""
-        return isinstance(self.raw, TypedColumn) and self.raw.never_null
+        return never_null(self.raw)
 
     @property
     def local_words(self) -> bool:
@@ -536,6 +539,11 @@ class _Profiled:
         """Whether the draft asks if a few values hold nearly all the column's rows (:func:`_few_values`): a number
         column whose kind was not declared, privately only with delta > 0 (its values are keys nobody declared)."""
         return self.kind in ("integer", "numeric") and not self.declared and (not private or delta > 0)
+
+
+def never_null(raw: object) -> bool:
+    """Whether a read column's (public) dtype holds no NULL: a DataFrame's numpy integers or booleans."""
+    return isinstance(raw, TypedColumn) and raw.never_null
 
 
 def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) -> _Profiled:
@@ -568,7 +576,7 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
         if found_format is not None:  # public: chosen from the noisy classes (post-processing)
             kind, text_format = "date", found_format
     # a NULL bucket where the NULL class stands out of the noise, never where the (public) dtype holds no NULL
-    has_null = bool(counts[C_NULL] > noise) and not (isinstance(raw, TypedColumn) and raw.never_null)
+    has_null = bool(counts[C_NULL] > noise) and not never_null(raw)
     return _Profiled(name, raw, text, row_class, counts, noisy, noise, kind, has_null, seen,
                      written, text_format, declared is not None, found_format, slash_order)
 
