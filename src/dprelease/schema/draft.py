@@ -302,6 +302,15 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      f"spelling most of their values use, and reads every spelling of true/false and yes/no{others}; "
                      'if the table writes them otherwise (1/0, Vrai/Faux), declare its words, e.g. "true": ["Vrai"], '
                      '"false": ["Faux"]')
+    # public: the kinds drafted. Two dates in a row are often in an order the data cannot be asked for privately
+    # (an admission and its discharge); said once, with the declaration that keeps synthetic rows in it.
+    for kind in ("date", "datetime"):
+        dated = [c.name for c in drafted if c.kind == kind]
+        if len(dated) > 1:
+            notes.append(f"column(s) {dated} are {kind}s: where one never comes before another in a row (an "
+                         f'admission and its discharge), declare it, e.g. "ordered": [{json.dumps(dated[:2])}] beside '
+                         '"columns", or synthetic rows hold them in either order where their bins meet (two dates '
+                         "of one month bin: about half the rows)")
     if epsilon is None:
         warn_user(NOT_PUBLIC, UserWarning)
         draft = Draft("non-private", NOT_PUBLIC)

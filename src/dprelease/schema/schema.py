@@ -26,6 +26,7 @@ from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import BINNED_KINDS, UndecidedColumn, _Binned
 from dprelease.files import write_atomic
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, check_tokens, where
+from dprelease.schema.orders import check_ordered
 from dprelease.spent import Spent
 
 FORMAT = "dprelease-schema/1"
@@ -120,6 +121,10 @@ class Schema:
     """Ordered columns (public), the text that means NULL by default, whether text is stripped, and how
     the schema was drafted (None: written from public knowledge).
 
+    ``ordered``: chains of columns whose values every row keeps in order, each at most the next
+    (:mod:`dprelease.schema.orders`: a discharge never before its admission); public knowledge, used only where
+    synthetic rows are drawn and decoded.
+
     ``layout``: for a schema of some columns (:meth:`select`), the names of the whole schema's columns in order: a
     file without a header row holds one field per column of the whole schema, and the readers find the selected
     columns by their place in it. None for a whole schema (its own names). Not part of the JSON form.
@@ -130,6 +135,7 @@ class Schema:
     strip: bool = True
     draft: Draft | None = None
     description: str = ""
+    ordered: tuple[tuple[str, ...], ...] = ()
     layout: tuple[str, ...] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -156,6 +162,7 @@ class Schema:
             raise InputTypeError(f"schema strip must be true or false, got {self.strip!r}")
         if self.draft is not None and not isinstance(self.draft, Draft):
             raise InputTypeError(f"schema draft must be a Draft, got {type(self.draft).__name__}")
+        object.__setattr__(self, "ordered", check_ordered(self.ordered, columns))
 
     # ------------------------------------------------------------------ access
     @property
@@ -191,8 +198,10 @@ class Schema:
         names = list(names)
         if len(set(names)) != len(names):
             raise InputError(f"columns {names} name a column twice")
+        # A chain keeps its selected columns (the order is transitive: a <= b <= c still says a <= c without b).
+        chains = [kept for chain in self.ordered if len(kept := tuple(n for n in chain if n in names)) > 1]
         return Schema(tuple(self.column(n) for n in names), self.null_tokens, self.strip, self.draft, self.description,
-                      layout=self.file_names)
+                      tuple(chains), layout=self.file_names)
 
     @property
     def file_names(self) -> tuple[str, ...]:
@@ -216,7 +225,7 @@ class Schema:
         if not isinstance(raw, Mapping):
             raise InputError(f"schema must be a JSON object, got {type(raw).__name__}")
         if raw.get("format") == FORMAT:
-            unknown = sorted(set(raw) - {"format", "columns", "null_tokens", "strip", "draft", "description"})
+            unknown = sorted(set(raw) - {"format", "columns", "null_tokens", "strip", "draft", "description", "ordered"})
             if unknown:
                 raise InputError(f"schema has unknown field(s) {unknown}")
             columns = raw.get("columns")
@@ -224,7 +233,7 @@ class Schema:
                 raise InputError(f"schema columns must be a JSON object {{name: spec}}, got {columns!r:.100}")
             draft = None if raw.get("draft") is None else Draft.from_json(raw["draft"])
             return cls(columns_from_json(columns), raw.get("null_tokens", ("",)), raw.get("strip", True), draft,
-                       raw.get("description", ""))
+                       raw.get("description", ""), raw.get("ordered", ()))
         if isinstance(raw.get("format"), str) and raw["format"].startswith("dprelease-schema"):
             raise InputError(f"schema format {raw['format']!r} is not supported; this version reads {FORMAT!r}")
         nested = raw.get("columns")
@@ -258,6 +267,8 @@ class Schema:
         if not self.strip:
             out["strip"] = False
         out["columns"] = {c.name: c.to_json() for c in self.columns}
+        if self.ordered:
+            out["ordered"] = [list(chain) for chain in self.ordered]
         if self.draft is not None:
             out["draft"] = self.draft.to_json()
         return out
