@@ -47,7 +47,8 @@ def check_ordered(chains: object, columns: Sequence[Column]) -> tuple[tuple[str,
     if chains is None:
         return ()
     if isinstance(chains, (str, bytes)) or not isinstance(chains, (list, tuple)):
-        raise InputError(f"schema ordered must be a list of column lists, e.g. [[\"start\", \"end\"]], got {chains!r:.100}")
+        raise InputError('schema ordered must be a list of column lists, e.g. [["start", "end"]], '
+                         f"got {chains!r:.100}")
     kinds = {c.name: c for c in columns}
     out = []
     for chain in chains:

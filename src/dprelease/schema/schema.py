@@ -225,7 +225,8 @@ class Schema:
         if not isinstance(raw, Mapping):
             raise InputError(f"schema must be a JSON object, got {type(raw).__name__}")
         if raw.get("format") == FORMAT:
-            unknown = sorted(set(raw) - {"format", "columns", "null_tokens", "strip", "draft", "description", "ordered"})
+            unknown = sorted(set(raw) - {"format", "columns", "null_tokens", "strip", "draft", "description",
+                                         "ordered"})
             if unknown:
                 raise InputError(f"schema has unknown field(s) {unknown}")
             columns = raw.get("columns")
