@@ -42,7 +42,7 @@ from dprelease.rows import ROW_CHOICES, ROW_METHODS
 from dprelease.rows.fitting import DEFAULT_LOSS, MIN_PASS_GAIN, default_passes, fit_rows
 from dprelease.schema import Schema
 from dprelease.schema.draft import draft_charges
-from dprelease.schema.orders import ordered_codes, ordered_targets
+from dprelease.schema.orders import order_keeping_moves, ordered_codes, ordered_targets, unorderable_rows
 from dprelease.schema.schema import NOT_PUBLIC
 from dprelease.validation import (check_alpha, check_delta, check_epsilon, check_positive_int, warn_if_delta_weak,
                                   warn_if_weak)
@@ -589,22 +589,23 @@ def synthesize_table(
 def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
     """``release`` whose rows keep the schema's ``ordered`` chains where their bins can
     (:func:`~dprelease.schema.orders.ordered_codes`: a row whose bins cannot is replaced by one drawn from the
-    release's model that can), with the counts in ``extra["ordered"]``; warns where rows are left out of order
-    (a release without its model, or a model with no such rows). Post-processing: the model and public draws."""
-    rows, counts = ordered_codes(release.rows, release.model, rng, schema)
-    if counts["rows_redrawn"] and release.rows_method == "fitted":
-        # the redrawn rows are i.i.d. draws: fitted again, to the answers conditioned on the order, and any row the
-        # fit moved out of it drawn again (the fit keeps its loss; 314 of 8,000 rows left unfitted cost 2-5 %)
+    release's model that can), with the rows replaced and left out of order counted in ``extra["ordered"]``; warns
+    where rows are left out of order (a release without its model, or a model with no such rows). Post-processing:
+    the model and public draws."""
+    rows, replaced = ordered_codes(release.rows, release.model, rng, schema)
+    if replaced.any() and release.rows_method == "fitted":
+        # The redrawn rows are draws of the model conditioned on the order, whose 1-way marginals of the ordered
+        # columns lean (an order early, a delivery late, where the model knows little of their tie): fitted again to
+        # the answers conditioned on the order, by moves that keep every row in it.
         targets = ordered_targets(list(zip(release.workload.marginals, release.answers)), schema)
         rows = fit_rows(rows, release.domain, targets, rng, passes=default_passes(len(rows), len(release.domain)),
-                        min_gain=MIN_PASS_GAIN, loss=DEFAULT_LOSS)
-        rows, again = ordered_codes(rows, release.model, rng, schema)
-        counts = {"rows_redrawn": counts["rows_redrawn"] + again["rows_redrawn"],
-                  "rows_left_unordered": again["rows_left_unordered"]}
-    if counts["rows_left_unordered"]:
-        warn_user(f"{counts['rows_left_unordered']:,} synthetic rows keep bins out of the schema's declared order "
+                        min_gain=MIN_PASS_GAIN, loss=DEFAULT_LOSS, allowed=order_keeping_moves(schema))
+    left = int(unorderable_rows(rows, schema).sum())
+    if left:
+        warn_user(f"{left:,} synthetic rows keep bins out of the schema's declared order "
                   f"{[list(c) for c in schema.ordered]}: "
                   + ("this mechanism's release has no model to draw other rows from" if release.model is None else
                      "the model gave too few rows in that order"), UserWarning)
-    extra = {**release.extra, "ordered": {"chains": [list(c) for c in schema.ordered], **counts}}
+    extra = {**release.extra, "ordered": {"chains": [list(c) for c in schema.ordered],
+                                          "rows_redrawn": int(replaced.sum()), "rows_left_unordered": left}}
     return replace(release, rows=rows, extra=extra)

@@ -247,7 +247,8 @@ def _check_loss(loss: object) -> None:
 
 def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
              rng: RandomSource, *, passes: int = 1, min_gain: float = 0.0, loss: str = "l1",
-             on_step: Callable[[int, int], None] | None = None) -> np.ndarray:
+             on_step: Callable[[int, int], None] | None = None,
+             allowed: Callable[[np.ndarray, np.ndarray, int], np.ndarray] | None = None) -> np.ndarray:
     """Rows moved, one attribute of one row at a time, to lower their loss against the marginals in ``targets``.
 
     Args:
@@ -261,6 +262,8 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
         loss: ``"l1"`` (D, the L1 distance to the targets) or ``"poisson"`` (the expected L1 distance to a
             table drawn from them); see the module docstring.
         on_step: ``on_step(done, total)`` after each chunk of rows, in rows x attributes visited (progress only).
+        allowed: ``allowed(records, rows, axis)``, a (len(rows), size of axis) mask of the codes each row's
+            ``axis`` may move to (public: the schema's declared order, :mod:`dprelease.schema.orders`); None: any.
 
     Returns:
         A new (n, d) array; its :func:`workload_loss` against ``targets`` is never larger than the input's.
@@ -291,7 +294,7 @@ def fit_rows(records: np.ndarray, domain: Domain, targets: Sequence[tuple[tuple[
             order = rng.permutation(n_rows)
             for start in range(0, n_rows, chunk):
                 for _sweep in range(MAX_SWEEPS):  # moves to cells others just filled are re-sought
-                    if not _improve_attribute(records, order[start:start + chunk], axis, views):
+                    if not _improve_attribute(records, order[start:start + chunk], axis, views, allowed):
                         break
                 if on_step is not None:
                     on_step(visited + min(start + chunk, n_rows), total)
@@ -313,8 +316,10 @@ def _total_loss(marginals: Sequence[_MarginalResidual]) -> float:
     return float(sum(_cell_loss(m.residual, m.expected, m.loss).sum() for m in marginals))
 
 
-def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: _Views) -> int:
-    """Give ``rows`` better values of attribute ``axis``, keeping only moves that lower the loss; how many moved."""
+def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: _Views,
+                       allowed: Callable[[np.ndarray, np.ndarray, int], np.ndarray] | None = None) -> int:
+    """Give ``rows`` better values of attribute ``axis``, keeping only moves that lower the loss (and that
+    ``allowed`` allows); how many moved."""
     current = records[rows, axis]
     everyone = np.arange(len(rows))
     gain = np.zeros((len(rows), views.size), dtype=np.float32)
@@ -326,6 +331,8 @@ def _improve_attribute(records: np.ndarray, rows: np.ndarray, axis: int, views: 
         gain += gathered
         leaving += view.leave[cells, current]
     gain += leaving[:, None]
+    if allowed is not None:  # a row's own codes decide (each move changes one row): exact for every move kept
+        gain[~allowed(records, rows, axis)] = -np.inf
     gain[everyone, current] = -np.inf
     best = gain.argmax(axis=1)
     best_gain = gain[everyone, best]

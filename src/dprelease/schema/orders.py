@@ -171,27 +171,47 @@ def ordered_targets(targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
     return out
 
 
-def ordered_codes(rows: np.ndarray, model: object, rng: object, schema: object) -> tuple[np.ndarray, dict[str, int]]:
+def order_keeping_moves(schema: object) -> Callable[[np.ndarray, np.ndarray, int], np.ndarray] | None:
+    """For the row fit (:func:`~dprelease.rows.fitting.fit_rows`' ``allowed``): ``allowed(records, rows, axis)``, a
+    (len(rows), size of ``axis``) mask of the codes ``axis`` may move to and keep every ordered pair of the row
+    holdable (all codes, where ``axis`` is in none). None for a schema without ``ordered``. Public."""
+    pairs = ordered_pairs(schema)
+    if not pairs:
+        return None
+    masks = {(i, j): _pair_mask(schema.columns[i], schema.columns[j]) for i, j in pairs}
+
+    def allowed(records: np.ndarray, rows: np.ndarray, axis: int) -> np.ndarray:
+        out = np.ones((len(rows), schema.columns[axis].size), dtype=bool)
+        for (i, j), mask in masks.items():
+            if i == axis:  # axis before j: the codes v with mask[v, code_j]
+                out &= mask[:, records[rows, j]].T
+            elif j == axis:  # i before axis: mask[code_i, v]
+                out &= mask[records[rows, i], :]
+        return out
+
+    return allowed
+
+
+def ordered_codes(rows: np.ndarray, model: object, rng: object, schema: object) -> tuple[np.ndarray, np.ndarray]:
     """``rows`` with each row whose bins cannot hold the schema's order replaced by a row drawn from ``model`` that
     can (the model conditioned on the order; post-processing of the released model with public randomness), and
-    the counts: rows replaced, and rows left out of order (where the model has no such row to give in
-    :data:`CODE_ROUNDS` rounds, or no ``model``). Public."""
+    the rows replaced (a mask). Rows are left out of order where the model has no such row to give in
+    :data:`CODE_ROUNDS` rounds, or there is no ``model`` (:func:`unorderable_rows` finds them). Public."""
     pairs = ordered_pairs(schema)
     rows = np.array(rows, dtype=np.int64, copy=True)
+    replaced = np.zeros(len(rows), dtype=bool)
     todo = np.flatnonzero(unorderable_rows(rows, schema, pairs))
-    counts = {"rows_redrawn": 0, "rows_left_unordered": int(len(todo))}
     if not len(todo) or model is None:
-        return rows, counts
+        return rows, replaced
     for _ in range(CODE_ROUNDS):
         draws = np.asarray(model.sample(max(2 * len(todo), 64), rng), dtype=np.int64)
         fit = draws[~unorderable_rows(draws, schema, pairs)][:len(todo)]
         rows[todo[:len(fit)]] = fit
-        counts["rows_redrawn"] += len(fit)
+        replaced[todo[:len(fit)]] = True
         todo = todo[len(fit):]
         if not len(todo):
             break
-    counts["rows_left_unordered"] = int(len(todo))
-    return rows, counts
+    return rows, replaced
 
 
 def ordered_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: object,
