@@ -278,6 +278,22 @@ def test_default_passes_follow_the_work_budget():
     assert fitting.default_passes(0, 5) == fitting.MAX_PASSES  # no rows: nothing to fit, and no division by 0
 
 
+def test_default_passes_also_follow_the_workload_size():
+    """Rows x the targets' marginal-attributes x passes within FIT_WORK: a wide survey's 13,287 marginals of 1-3
+    columns (38,872 marginal-attributes) at 3,000 rows take one pass, not the 7 its rows x columns allow; binary16's
+    560 triples at 21,600 rows keep their 2."""
+    from dprelease.rows import fitting
+
+    def targets(sizes: list[int]) -> list[tuple[tuple[str, ...], None]]:
+        return [(tuple(f"c{i}" for i in range(k)), None) for k in sizes]
+
+    survey = targets([1] * 43 + [2] * 903 + [3] * 12_341)
+    assert fitting.default_passes(3_000, 43) == 7 and fitting.default_passes(3_000, 43, survey) == 1
+    assert fitting.default_passes(21_600, 16, targets([3] * 560)) == fitting.default_passes(21_600, 16) == 2
+    assert fitting.default_passes(3_000, 7, targets([3] * 35)) == fitting.MAX_PASSES
+    assert fitting.default_passes(0, 5, survey) == fitting.MAX_PASSES
+
+
 class _RoundedModel:
     """A released model's interface as fitted_rows uses it: rounding to ``count`` rows (here: given rows)."""
 

@@ -598,7 +598,8 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
         # columns lean (an order early, a delivery late, where the model knows little of their tie): fitted again to
         # the answers conditioned on the order, by moves that keep every row in it.
         targets = ordered_targets(list(zip(release.workload.marginals, release.answers)), schema)
-        rows = fit_rows(rows, release.domain, targets, rng, passes=default_passes(len(rows), len(release.domain)),
+        rows = fit_rows(rows, release.domain, targets, rng,
+                        passes=default_passes(len(rows), len(release.domain), targets),
                         min_gain=MIN_PASS_GAIN, loss=DEFAULT_LOSS, allowed=order_keeping_moves(schema))
     left = int(unorderable_rows(rows, schema).sum())
     if left:
