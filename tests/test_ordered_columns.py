@@ -221,6 +221,9 @@ def test_a_release_keeps_the_order_and_spends_what_the_same_run_without_it_spend
         return gap
 
     assert one_way_gap(release.rows) < 0.7 * one_way_gap(redrawn)  # 0.092 against 0.186 (the plain rows: 0.004)
+    from dprelease.report.public import rows_line
+    assert rows_line(release) == (f"{len(release.rows):,} (fitted; in the schema's declared order admitted <= "
+                                  f"discharged ({counts['rows_redrawn']:,} drawn again from the model))")
     values = decode(release.rows, schema, rng=SeededRandom(0)).values
     assert np.all(values["admitted"] <= values["discharged"])
     plain_values = decode(plain.rows, Schema.from_dict({"format": SCHEMA, "columns": ADMISSIONS}),

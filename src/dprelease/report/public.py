@@ -66,12 +66,17 @@ def fmt(value: object) -> str:
 
 # ---------------------------------------------------------------- guarantee
 def rows_line(release: Release) -> str:
-    """How many rows and how they were made; for a service's release read without its rows.csv, that they are not
-    in the file (its JSON counts them)."""
+    """How many rows and how they were made (and kept in a declared order, :mod:`dprelease.schema.orders`); for a
+    service's release read without its rows.csv, that they are not in the file (its JSON counts them)."""
     counted = release.extra.get("synthetic_rows_released")
     if len(release.rows) == 0 and counted:
         return f"{counted:,} ({release.rows_method}; not in this file: pass the release's rows.csv with --rows)"
-    return f"{len(release.rows):,} ({release.rows_method})"
+    ordered = release.extra.get("ordered")
+    kept = "" if not isinstance(ordered, dict) else (
+        "; in the schema's declared order " + ", ".join(" <= ".join(map(str, chain)) for chain in ordered["chains"])
+        + f" ({ordered['rows_redrawn']:,} drawn again from the model"
+        + (f", {ordered['rows_left_unordered']:,} left out of order)" if ordered["rows_left_unordered"] else ")"))
+    return f"{len(release.rows):,} ({release.rows_method}{kept})"
 
 
 def unit_line(parameters: dict[str, object]) -> str:
