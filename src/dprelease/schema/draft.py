@@ -79,6 +79,10 @@ KIND_SHARE = 0.9
 #: (:attr:`_Profiled.in_years`): birth and policy years hold nearly all of theirs there, a year column with blanks
 #: written 0 most; durations, rents and integers 1000-1999 a tenth or less.
 YEARS_SHARE = 0.5
+#: An integer column whose bounds hold at most this many times ``bins`` integers is drafted one bin per integer: a bin
+#: of two decodes half of each value as its neighbour (instalments of 1, 3, 6 or 12 months came out 2, 7 and 11 in a
+#: quarter of the rows, from bins 2-3, 6-7 and 11-12), and a bin of one is exact.
+ONE_BIN_EACH = 2
 #: A number column is drafted as its few values (:func:`_few_values`) when they hold at least this share of its
 #: (noisy) non-NULL values: the rest go to ``other``, and a number there is lost, so it is far stricter than the
 #: kind's: revenue that is 0.0 on 95 % of rows and amounts on the rest stays numeric.
@@ -1819,7 +1823,8 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     if not integer and low == high and not zero_cell:
         high = low + 1
     edges = [low, high]
-    if bins > 1 and not (integer and high - low + 1 <= bins) and not zero_cell:  # bins inside one value: noise
+    # bins inside one value are noise; an integer column of few integers gets one bin each (ONE_BIN_EACH)
+    if bins > 1 and not (integer and high - low + 1 <= ONE_BIN_EACH * bins) and not zero_cell:
         if quantiles_see:
             # BIN EDGES: quantiles 1/b .. (b-1)/b by the exponential mechanism, candidates inside the bounds.
             inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
@@ -1829,7 +1834,7 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
             edges = _unplaced_edges(cells, counts, low, high, bins, integer, wide.get("decimals"))
     common = {"name": name, "null": bool(has_null), **wide}
     if integer:
-        if len(edges) == 2 and high - low + 1 <= max(bins, 1):
+        if len(edges) == 2 and high - low + 1 <= max(ONE_BIN_EACH * bins, 1):
             return IntegerColumn(low=int(low), high=int(high), **common)
         return IntegerColumn(edges=tuple(int(e) for e in edges), **common)
     return NumericColumn(edges=tuple(edges), **common)
