@@ -79,10 +79,14 @@ KIND_SHARE = 0.9
 #: (:attr:`_Profiled.in_years`): birth and policy years hold nearly all of theirs there, a year column with blanks
 #: written 0 most; durations, rents and integers 1000-1999 a tenth or less.
 YEARS_SHARE = 0.5
-#: An integer column whose bounds hold at most this many times ``bins`` integers is drafted one bin per integer: a bin
-#: of two decodes half of each value as its neighbour (instalments of 1, 3, 6 or 12 months came out 2, 7 and 11 in a
-#: quarter of the rows, from bins 2-3, 6-7 and 11-12), and a bin of one is exact.
+#: An integer column where a few values hold a third of the rows (:data:`SPIKY_SHARE`, the few-values test's keys)
+#: and whose bounds hold at most this many times ``bins`` integers is drafted one bin per integer: a bin of two
+#: decodes half of each value as its neighbour (instalments of 1, 3, 6 or 12 months came out 2, 7 and 11 in a quarter of the rows,
+#: from bins 2-3, 6-7 and 11-12), and a bin of one is exact. A column spread evenly keeps ``bins`` (fewer cells).
 ONE_BIN_EACH = 2
+#: The share of a number column's rows its few values kept by the few-values test must hold for ONE_BIN_EACH: a
+#: value of a column spread evenly over 11-20 integers holds a tenth or so, under the keys' threshold.
+SPIKY_SHARE = 1 / 3
 #: A number column is drafted as its few values (:func:`_few_values`) when they hold at least this share of its
 #: (noisy) non-NULL values: the rest go to ``other``, and a number there is lost, so it is far stricter than the
 #: kind's: revenue that is 0.0 on 95 % of rows and amounts on the rest stays numeric.
@@ -639,14 +643,19 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         return _dates(name, kind, values, reader, main, has_null, dated, found,
                       rows=float(counts[list(conforming)].sum()), clock_rows=clock_rows)
     edges_epsilon = main / 2
+    spiky = False
     if column.tests_few_values(private=isinstance(reader, PrivateColumnReader), delta=delta_share):
         # half the bin edges' part: the bounds keep theirs (a larger threshold clips more), and a column drafted
         # as its values needs neither
-        few = _few_values(column, reader, main / 4, delta_share, bins, found["mostly few"])
+        held: list[str] = []
+        few = _few_values(column, reader, main / 4, delta_share, bins, found["mostly few"], held)
         if few is not None:
             found["few values"].append(name)
             return few
         edges_epsilon = main / 4
+        # a few values hold a third of its rows (public: the test's passing keys): an integer column of few integers
+        # then gets one bin each (ONE_BIN_EACH), since bins of two decode half of each value as its neighbour
+        spiky = bool(held)
     rows = float(counts[list(conforming)].sum())
     private = isinstance(reader, PrivateColumnReader)
     if not private or _edges_unspent(private, bins, main / 2, edges_epsilon, rows):  # (openly: exact, free)
@@ -668,7 +677,8 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         found["written"].setdefault((_written_words(written), options), []).append(name)
     return _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written}, notes,
-                    found, rows=rows, years=column.in_years)
+                    found, rows=rows, years=column.in_years,
+                    one_bin_each=ONE_BIN_EACH * bins if spiky else bins)
 
 
 #: The share of a number column's bin edges' part, where it would go unspent (:func:`_edges_unspent`), that a decimal
@@ -1773,10 +1783,12 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
 
 
 def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, has_null, wide, notes, found,
-             rows: float = math.inf, years: bool = True) -> Column:
+             rows: float = math.inf, years: bool = True, one_bin_each: int | None = None) -> Column:
     """``rows``: the profile's noisy count of the column's numbers (public), which says whether refining the bounds
     can see anything (:func:`_refined`); ``years``: whether an integer's bounds cells split 1900-2099 into years
-    (:attr:`_Profiled.in_years`)."""
+    (:attr:`_Profiled.in_years`); ``one_bin_each``: an integer column whose bounds hold at most so many integers gets
+    one bin per integer (default ``bins``)."""
+    one_bin_each = bins if one_bin_each is None else one_bin_each
     integer = kind == "integer"
     cells = _cell_edges(integer, years)
     runs = _decade_runs(cells)
@@ -1823,8 +1835,8 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     if not integer and low == high and not zero_cell:
         high = low + 1
     edges = [low, high]
-    # bins inside one value are noise; an integer column of few integers gets one bin each (ONE_BIN_EACH)
-    if bins > 1 and not (integer and high - low + 1 <= ONE_BIN_EACH * bins) and not zero_cell:
+    # bins inside one value are noise; an integer column of few integers gets one bin each (``one_bin_each``)
+    if bins > 1 and not (integer and high - low + 1 <= one_bin_each) and not zero_cell:
         if quantiles_see:
             # BIN EDGES: quantiles 1/b .. (b-1)/b by the exponential mechanism, candidates inside the bounds.
             inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
@@ -1834,7 +1846,7 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
             edges = _unplaced_edges(cells, counts, low, high, bins, integer, wide.get("decimals"))
     common = {"name": name, "null": bool(has_null), **wide}
     if integer:
-        if len(edges) == 2 and high - low + 1 <= max(ONE_BIN_EACH * bins, 1):
+        if len(edges) == 2 and high - low + 1 <= max(one_bin_each, 1):
             return IntegerColumn(low=int(low), high=int(high), **common)
         return IntegerColumn(edges=tuple(int(e) for e in edges), **common)
     return NumericColumn(edges=tuple(edges), **common)
@@ -2015,7 +2027,7 @@ def _keys(raw, text, row_class) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fraction, bins: int,
-                mostly: list[str] | None = None) -> Column | None:
+                mostly: list[str] | None = None, spiky: list[str] | None = None) -> Column | None:
     """A number column whose few values hold nearly all its rows, drafted as those values (a categorical column
     with an ``other`` bucket), or None where it is not one.
 
@@ -2031,7 +2043,8 @@ def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fract
     keys' noisy counts too; the choice is post-processing of those and of the profile. Openly: every value, where
     at most ``bins`` are present. Where the kept values hold at least :data:`MOSTLY_FEW_SHARE` of the rows but not
     nearly all (HTTP statuses: 200 on 85 % of a new user's requests, four others under the keys' threshold), the
-    column's name and those values (selected privately: public) go to ``mostly``, for a note."""
+    column's name and those values (selected privately: public) go to ``mostly``, for a note; where they hold at
+    least :data:`SPIKY_SHARE`, its name goes to ``spiky`` (:data:`ONE_BIN_EACH`)."""
     text, index, rows = _keys(column.raw, column.text, column.row_class)
     kept, counts = reader.keys(index[rows], len(text), epsilon=epsilon, delta=delta_share, max_keys=bins + 1,
                                label=f"{column.name}: values", with_counts=True)
@@ -2041,6 +2054,8 @@ def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fract
     summed = np.count_nonzero(profile) - (profile[C_NULL] > 0)
     slack = FEW_VALUES_DEVIATIONS * math.sqrt(2 * len(kept) * _scale(epsilon) ** 2
                                               + 2 * summed * (FEW_VALUES_SHARE * column.noise) ** 2)
+    if spiky is not None and 0 < len(kept) <= bins and float(np.sum(counts)) >= SPIKY_SHARE * present:
+        spiky.append(column.name)
     if not 0 < len(kept) <= bins or float(np.sum(counts)) + slack < FEW_VALUES_SHARE * present:
         if mostly is not None and 0 < len(kept) <= bins and float(np.sum(counts)) >= MOSTLY_FEW_SHARE * present:
             shown = ", ".join(sorted((str(text[i]) for i in kept), key=_number_first))
