@@ -94,8 +94,8 @@ def ordered_pairs(schema: object) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class _Bins:
-    """A binned column's bins as comparable values: each bin's lowest value and its top (attained, or the open
-    upper edge of a numeric bin). NULL and other codes are outside (``size`` counts only the bins)."""
+    """A binned column's bins as comparable values, one entry per bin (the NULL and other codes after them have
+    none): each bin's lowest value and its top, attained (``closed``) or the open upper edge of a numeric bin."""
 
     low: np.ndarray
     top: np.ndarray
