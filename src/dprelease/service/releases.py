@@ -19,9 +19,10 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dprelease.api import synthesize, with_schema
+from dprelease.api import in_declared_order, synthesize, with_schema
 from dprelease.errors import InputError
 from dprelease.privacy.noise import float_at_most
+from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
 from dprelease.schema import decode
 from dprelease.service.faults import fault_point
@@ -93,6 +94,8 @@ class Releases:
                                  delta=float_at_most(request.delta), rows=request.rows)
             fault_point("after_count", request_id)
             if served.schema is not None:  # a raw table: the schema in the release, its rows as the schema's labels
+                if served.schema.ordered:  # rows whose bins break its declared order drawn again (post-processing)
+                    release = in_declared_order(release, served.schema, make_rng(None, warn=False))
                 release = with_schema(release, served.schema)
                 rows = decode(release.rows, served.schema, values="label").csv()
                 # as synth records it: evaluate and compare then read these rows by the labels, unasked
