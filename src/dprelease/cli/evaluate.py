@@ -119,13 +119,13 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{exc} (--release says synth wrote bin labels; if this table holds values, give "
                              "--decode uniform)") from None
         raise
-    values = None
+    values, orders = None, []
     if schema is not None:  # the raw values, which the workload error sees only through the schema's bins
         progress.phase("values")
         values = value_report(real_source, None if decode == "label" else synthetic_source, schema,
-                              show_values=args.show_values)
+                              show_values=args.show_values, orders=orders)
     result = evaluation(real, synthetic, workload, epsilon=epsilon, seed=seed, unit=unit, unit_hint="give --schema",
-                        values=values, add_remove=is_add_remove(parameters), progress=progress)
+                        values=values, add_remove=is_add_remove(parameters), progress=progress, orders=orders)
     progress.close()
     if args.json:
         print(json.dumps(result.to_dict(per_marginal=args.per_marginal), indent=2))

@@ -22,7 +22,7 @@ from dprelease.engines.registry import open_table, read_dataset
 from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.evaluate.baselines import Baselines, baseline_tables, run_epsilon
 from dprelease.evaluate.metrics import MarginalError, per_marginal_errors, summarize
-from dprelease.evaluate.values import VALUES_NOTE, ColumnValues, render_values, value_report
+from dprelease.evaluate.values import VALUES_NOTE, ColumnValues, OrderValues, render_orders, render_values, value_report
 from dprelease.mechanisms.progress import Progress
 from dprelease.queries.workload import Workload
 from dprelease.release import Release
@@ -82,6 +82,8 @@ class Evaluation:
     seed: int
     values: tuple[ColumnValues, ...] | None = None
     unit_note: str | None = None
+    #: the schema's declared order (``ordered``), pair by pair: the real and synthetic rows out of it
+    orders: tuple[OrderValues, ...] = ()
 
     @cached_property
     def summary(self) -> dict[str, object]:
@@ -108,6 +110,8 @@ class Evaluation:
         if self.values is not None:
             out["values"] = [c.to_json() for c in self.values]
             out["values_note"] = VALUES_NOTE
+        if self.orders:
+            out["orders"] = [o.to_json() for o in self.orders]
         out["baselines"] = {name: summarize(list(self.errors), name) for name in self.baseline_draws.tables}
         out["baselines_note"] = self.baseline_draws.describe()
         out["baseline_epsilon"], out["baseline_seed"] = self.epsilon, self.seed
@@ -134,6 +138,8 @@ class Evaluation:
             lines.append(f"note: {self.unit_note}")
         if self.values is not None:
             lines += ["", *render_values(self.values)]
+        if self.orders:
+            lines += ["", *render_orders(self.orders)]
         if per_marginal:
             names = [SYNTHETIC, *self.baseline_draws.tables]
             lines += ["", f"per marginal, worst first ({PER_MARGINAL_NOTE}):",
@@ -186,10 +192,11 @@ def curator_table(source: object, domain: Domain, schema: Schema | None) -> Data
 
 def evaluation(real: Dataset | PersonRows, synthetic: Dataset, workload: Workload, *, epsilon: float, seed: int,
                unit: PersonUnit | None = None, unit_hint: str = "", values: Sequence[ColumnValues] | None = None,
-               add_remove: bool = False, progress: Progress | None = None) -> Evaluation:
+               add_remove: bool = False, progress: Progress | None = None,
+               orders: Sequence[OrderValues] = ()) -> Evaluation:
     """The errors of ``synthetic`` and of the baselines drawn from ``real`` (with its persons: the per-person baseline
     too, at ``unit``'s k; ``add_remove``: the release's unit, the independent baseline's too) on ``workload``;
-    ``values`` the schema's per-column report, already computed."""
+    ``values`` the schema's per-column report and ``orders`` its declared order's, already computed."""
     progress = progress or Progress.silent()
     persons = isinstance(real, PersonRows)
     progress.phase("drawing baselines")
@@ -201,7 +208,7 @@ def evaluation(real: Dataset | PersonRows, synthetic: Dataset, workload: Workloa
     errors = per_marginal_errors(table, {SYNTHETIC: synthetic, **baselines.tables}, workload)
     note = None if unit is None else unit.note(per_person_baseline=persons, hint=unit_hint)
     return Evaluation(workload, tuple(errors), baselines, table.n, synthetic.n, epsilon, seed,
-                      None if values is None else tuple(values), note)
+                      None if values is None else tuple(values), note, tuple(orders))
 
 
 def is_add_remove(parameters: Mapping[str, object] | None) -> bool:
@@ -395,12 +402,13 @@ def compare(real: object, synthetic: object, *, workload: Workload | str | Seque
     real_table = read_real(real, real_source, domain, schema, unit)
     synthetic_source = synthetic if decode == "label" else read_once(synthetic, schema)
     synthetic_table = curator_table(synthetic_source, domain, label_schema(schema) if decode == "label" else schema)
-    values = None
+    values, orders = None, []
     if schema is not None and not isinstance(real, Dataset):
         values = value_report(real_source, None if decode == "label" or isinstance(synthetic, Dataset) else
-                              synthetic_source, schema, show_values=show_values)
+                              synthetic_source, schema, show_values=show_values, orders=orders)
     return evaluation(real_table, synthetic_table, workload, epsilon=epsilon, seed=seed, unit=unit,
-                      unit_hint="give the raw table with schema=", values=values, add_remove=is_add_remove(parameters))
+                      unit_hint="give the raw table with schema=", values=values, add_remove=is_add_remove(parameters),
+                      orders=orders)
 
 
 def read_real(source: object, read: object, domain: Domain, schema: Schema | None,

@@ -48,6 +48,22 @@ class ColumnValues:
         return out
 
 
+@dataclass(frozen=True)
+class OrderValues:
+    """A pair of columns the schema declares in order (``ordered``): the share of the real rows, among those with
+    both values, whose first value is above the second (a declaration the data does not keep, or rows in error),
+    and the synthetic table's share (None where its values are not read: a table of bin labels)."""
+
+    first: str
+    second: str
+    real: float
+    synthetic: float | None
+
+    def to_json(self) -> dict:
+        return {"first": self.first, "second": self.second, "real_out_of_order": self.real,
+                "synthetic_out_of_order": self.synthetic}
+
+
 #: How many of the values sent to ``other`` a column lists (with ``show_values``), most frequent first.
 OTHER_VALUES_SHOWN = 3
 
@@ -66,11 +82,13 @@ def most_common(raw: object, mask: np.ndarray, count: int) -> list[tuple[str, in
 
 
 def value_report(real: object, synthetic: object | None, schema: Schema, *, names: Sequence[str] | None = None,
-                 show_values: bool = False, **options) -> list[ColumnValues]:
+                 show_values: bool = False, orders: list[OrderValues] | None = None,
+                 **options) -> list[ColumnValues]:
     """Per column of ``schema`` (or ``names``): :class:`ColumnValues` of the ``real`` table (a file, part files, a
     DataFrame) against the ``synthetic`` one, both read raw as ``synth`` reads them (``options``: delimiter, header,
     skip_rows); without ``synthetic`` (a table of bin labels), the shares alone. ``show_values``: each column also
-    names the real values it sends to ``other`` most often (the categories a schema might list)."""
+    names the real values it sends to ``other`` most often (the categories a schema might list). ``orders``: a list
+    that gets an :class:`OrderValues` for each pair of neighbours in the schema's ``ordered`` chains."""
     schema = Schema.coerce(schema)
     names = list(schema.names if names is None else names)
     read = dict(strip=schema.strip, layout=schema.file_names, **options)
@@ -99,7 +117,22 @@ def value_report(real: object, synthetic: object | None, schema: Schema, *, name
                 ks = float(ks_2samp(real_values, synthetic_values).statistic)
         kind = "categorical" if isinstance(column, CategoricalColumn) else column.kind
         out.append(ColumnValues(name, kind, clipped, other, ks, shown))
+    if orders is not None:
+        for chain in schema.ordered:
+            for first, second in zip(chain, chain[1:]):
+                if first in names and second in names:
+                    orders.append(OrderValues(first, second, _out_of_order(real_table, first, second, schema),
+                                              None if synthetic_table is None else
+                                              _out_of_order(synthetic_table, first, second, schema)))
     return out
+
+
+def _out_of_order(table: object, first: str, second: str, schema: Schema) -> float:
+    """The share of the rows holding both values whose ``first`` value is above its ``second``."""
+    a = parsed_values(schema.column(first), table.columns[first], schema)
+    b = parsed_values(schema.column(second), table.columns[second], schema)
+    both = np.isfinite(a) & np.isfinite(b)
+    return float((a[both] > b[both]).sum()) / max(int(both.sum()), 1)
 
 
 def render_values(report: Sequence[ColumnValues]) -> list[str]:
@@ -117,4 +150,13 @@ def render_values(report: Sequence[ColumnValues]) -> list[str]:
         values = ", ".join(f"{value!r} {share:.1%}" for value, share in c.other_values) or "-"
         lines.append(f"| {c.name} | {c.kind} | {c.clipped:.1%} | {c.other:.1%} | {ks} |" + (f" {values} |" if shown
                                                                                              else ""))
+    return lines
+
+
+def render_orders(orders: Sequence[OrderValues]) -> list[str]:
+    """The lines ``dprelease evaluate`` prints for the schema's declared order: each pair's rows out of it."""
+    lines = [f"declared order ({VALUES_NOTE}): rows whose first value is above the second"]
+    for o in orders:
+        synthetic = "-" if o.synthetic is None else f"{o.synthetic:.1%}"
+        lines.append(f"  {o.first} <= {o.second}: real {o.real:.1%}, synthetic {synthetic}")
     return lines
