@@ -2427,7 +2427,8 @@ def test_an_integer_column_of_at_most_twice_bins_integers_gets_one_bin_each():
     """Instalments of 1, 3, 6 or 12 months (15,000 rows, 7 columns at eps 0.5): where the few-values test keeps only
     some of them, the bounds 1..19 are drafted one bin per integer (at most 2 x bins integers), so no synthetic row
     reads 2, 7 or 11 from a bin of two (before: edges 1, 2, 4, 6, ..., bins [2, 3], [6, 7], [11, 12] on every one of
-    these seeds, a quarter of the rows between the values). A column spread evenly over 18 integers keeps its 10 bins (fewer cells)."""
+    these seeds, a quarter of the rows between the values). A column spread evenly over 18 integers keeps its 10
+    bins (fewer cells)."""
     rng = np.random.default_rng(3)
     n = 15_000
     frame = pd.DataFrame({"amount": np.round(np.exp(rng.normal(3.5, 1.2, n)), 2),

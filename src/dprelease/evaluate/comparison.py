@@ -22,7 +22,8 @@ from dprelease.engines.registry import open_table, read_dataset
 from dprelease.errors import InputError, InputTypeError, warn_user
 from dprelease.evaluate.baselines import Baselines, baseline_tables, run_epsilon
 from dprelease.evaluate.metrics import MarginalError, per_marginal_errors, summarize
-from dprelease.evaluate.values import VALUES_NOTE, ColumnValues, OrderValues, render_orders, render_values, value_report
+from dprelease.evaluate.values import (VALUES_NOTE, ColumnValues, OrderValues, render_orders, render_values,
+                                       value_report)
 from dprelease.mechanisms.progress import Progress
 from dprelease.queries.workload import Workload
 from dprelease.release import Release

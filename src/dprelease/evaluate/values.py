@@ -94,6 +94,15 @@ def value_report(real: object, synthetic: object | None, schema: Schema, *, name
     read = dict(strip=schema.strip, layout=schema.file_names, **options)
     real_table = read_source(real, names, **read)
     synthetic_table = None if synthetic is None else read_source(synthetic, names, **read)
+    tables = {"real": real_table, "synthetic": synthetic_table}
+    parsed: dict[tuple[str, str], np.ndarray] = {}
+
+    def values_of(table: str, name: str) -> np.ndarray:
+        """A number or date column's parsed values (NaN where none), read once for the distance and the order."""
+        if (table, name) not in parsed:
+            parsed[table, name] = parsed_values(schema.column(name), tables[table].columns[name], schema)
+        return parsed[table, name]
+
     out = []
     for name in names:
         column = schema.column(name)
@@ -110,9 +119,8 @@ def value_report(real: object, synthetic: object | None, schema: Schema, *, name
             if show_values else ()
         ks = None
         if isinstance(column, _Binned) and synthetic_table is not None:
-            real_values = parsed_values(column, raw, schema)
-            synthetic_values = parsed_values(column, synthetic_table.columns[name], schema)
-            real_values, synthetic_values = (v[np.isfinite(v)] for v in (real_values, synthetic_values))
+            real_values, synthetic_values = (v[np.isfinite(v)] for v in (values_of("real", name),
+                                                                          values_of("synthetic", name)))
             if len(real_values) and len(synthetic_values):
                 ks = float(ks_2samp(real_values, synthetic_values).statistic)
         kind = "categorical" if isinstance(column, CategoricalColumn) else column.kind
@@ -121,16 +129,15 @@ def value_report(real: object, synthetic: object | None, schema: Schema, *, name
         for chain in schema.ordered:
             for first, second in zip(chain, chain[1:]):
                 if first in names and second in names:
-                    orders.append(OrderValues(first, second, _out_of_order(real_table, first, second, schema),
-                                              None if synthetic_table is None else
-                                              _out_of_order(synthetic_table, first, second, schema)))
+                    orders.append(OrderValues(
+                        first, second, _out_of_order(values_of("real", first), values_of("real", second)),
+                        None if synthetic_table is None else
+                        _out_of_order(values_of("synthetic", first), values_of("synthetic", second))))
     return out
 
 
-def _out_of_order(table: object, first: str, second: str, schema: Schema) -> float:
-    """The share of the rows holding both values whose ``first`` value is above its ``second``."""
-    a = parsed_values(schema.column(first), table.columns[first], schema)
-    b = parsed_values(schema.column(second), table.columns[second], schema)
+def _out_of_order(a: np.ndarray, b: np.ndarray) -> float:
+    """The share of the rows holding both values (not NaN) whose value in ``a`` is above the one in ``b``."""
     both = np.isfinite(a) & np.isfinite(b)
     return float((a[both] > b[both]).sum()) / max(int(both.sum()), 1)
 

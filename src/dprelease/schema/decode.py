@@ -5,8 +5,8 @@ a value inside it, drawn uniformly (from an explicit ``rng``), its midpoint, or 
 stay integers, dates dates. Columns the schema declares ``ordered`` are drawn in that order where their bins allow
 (:func:`~dprelease.schema.orders.ordered_values`: the uniform draws conditioned on it). A decimal drawn uniformly
 keeps two digits below its bin's width (a draw in [5, 10) reads 6.52, not 6.5268052265018515: :func:`decimal_grid`);
-the digits past that told nothing, since the release is the bin. The last bin is closed, so a uniform draw may be its top edge, and a draw in any other bin stays strictly
-below the next bin's edge (float rounding is clamped), so encoding a decoded value gives its code back. The ``null``
+the digits past that told nothing, since the release is the bin. The last bin is closed, so a uniform draw may be
+its top edge, and a draw in any other bin stays strictly below the next bin's edge (float rounding is clamped), so encoding a decoded value gives its code back. The ``null``
 code decodes to NULL; the ``other`` code to the marker :data:`~dprelease.schema.OTHER` (``"<other>"``), which
 encodes back to ``other`` (a column with an other bucket is then an object column in a DataFrame), or to NULL with
 ``other=None`` (typed columns, but the round trip gives ``null``).
@@ -222,7 +222,8 @@ def decode(codes: object, schema: Schema, *, values: str = "uniform", rng: objec
         out_values[column.name] = _decode_column(column, bins, values, uniform)
         nulls[column.name], others[column.name] = null, is_other
     if values == "uniform" and schema.ordered:  # drawn again, whole, where out of the declared order
-        ordered_values(out_values, array, schema, lambda column, bins: _decode_column(column, bins, values, uniform))
+        ordered_values(out_values, array, schema, lambda column, bins: _decode_column(column, bins, values, uniform),
+                       {name: ~(nulls[name] | others[name]) for name in schema.names})
     return Decoded(schema, out_values, nulls, others, other, values)
 
 

@@ -81,8 +81,9 @@ KIND_SHARE = 0.9
 YEARS_SHARE = 0.5
 #: An integer column where a few values hold a third of the rows (:data:`SPIKY_SHARE`, the few-values test's keys)
 #: and whose bounds hold at most this many times ``bins`` integers is drafted one bin per integer: a bin of two
-#: decodes half of each value as its neighbour (instalments of 1, 3, 6 or 12 months came out 2, 7 and 11 in a quarter of the rows,
-#: from bins 2-3, 6-7 and 11-12), and a bin of one is exact. A column spread evenly keeps ``bins`` (fewer cells).
+#: decodes half of each value as its neighbour (instalments of 1, 3, 6 or 12 months came out 2, 7 and 11 in a
+#: quarter of the rows, from bins 2-3, 6-7 and 11-12), and a bin of one is exact. A column spread evenly keeps
+#: ``bins`` (fewer cells).
 ONE_BIN_EACH = 2
 #: The share of a number column's rows its few values kept by the few-values test must hold for ONE_BIN_EACH: a
 #: value of a column spread evenly over 11-20 integers holds a tenth or so, under the keys' threshold.

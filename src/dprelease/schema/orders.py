@@ -115,16 +115,6 @@ class _Bins:
         return cls(starts.astype(np.int64), tops, np.ones(len(tops), dtype=bool))
 
 
-def _present(column: Column, codes: np.ndarray) -> np.ndarray:
-    """The rows whose code is a bin (not NULL, not other)."""
-    present = np.ones(len(codes), dtype=bool)
-    if column.null:
-        present &= codes != column.null_code
-    if column.other:
-        present &= codes != column.other_code
-    return present
-
-
 def unorderable_rows(codes: np.ndarray, schema: object, pairs: Sequence[tuple[int, int]] | None = None) -> np.ndarray:
     """The rows of ``codes`` (n x d) whose bins cannot hold the schema's order: for some ordered pair both present,
     the first's lowest value above every value of the second's bin. Public (codes and schema)."""
@@ -153,14 +143,13 @@ def ordered_targets(targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
     the cells whose bins cannot hold it set to 0 and the rest scaled back to the answer's total (what rows in that
     order can match). Public (answers and schema)."""
     names = list(schema.names)
+    masks = [(names[i], names[j], _pair_mask(schema.columns[i], schema.columns[j])) for i, j in ordered_pairs(schema)]
     out = []
     for attributes, answer in targets:
         answer = np.asarray(answer, dtype=np.float64)
         kept = answer
-        for i, j in ordered_pairs(schema):
-            first, second = names[i], names[j]
+        for first, second, mask in masks:
             if first in attributes and second in attributes:
-                mask = _pair_mask(schema.columns[i], schema.columns[j])
                 p, q = attributes.index(first), attributes.index(second)
                 shape = [1] * answer.ndim
                 shape[p], shape[q] = mask.shape[0], mask.shape[1]
@@ -215,11 +204,12 @@ def ordered_codes(rows: np.ndarray, model: object, rng: object, schema: object) 
 
 
 def ordered_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: object,
-                   draw: Callable[[Column, np.ndarray], np.ndarray]) -> None:
+                   draw: Callable[[Column, np.ndarray], np.ndarray], present: dict[str, np.ndarray]) -> None:
     """Redraw, in place, the decoded ``values`` of the schema's ordered columns where a row is out of order and its
     bins can hold the order: all of the row's ordered columns again, with ``draw(column, bins)`` (the decoder's own
     draw), until the row is in order; so each such row's values are the independent draws conditioned on the
-    order. After :data:`VALUE_ROUNDS` rounds (bins that barely overlap), a row still out of order takes the
+    order; ``present``: per column, the rows whose code is a bin (not NULL, not other), as the decoder found them.
+    After :data:`VALUE_ROUNDS` rounds (bins that barely overlap), a row still out of order takes the
     smallest ordered values its bins allow (each column the largest lowest value of the columns before it). Rows
     whose bins cannot hold the order (codes that no fitted release gives: :func:`ordered_codes`) keep their draws.
     Post-processing of public codes with public randomness."""
@@ -227,7 +217,7 @@ def ordered_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: obj
     if not pairs:
         return
     columns = schema.columns
-    present = {k: _present(columns[k], codes[:, k]) for k in {k for pair in pairs for k in pair}}
+    present = {k: present[columns[k].name] for k in {k for pair in pairs for k in pair}}
     possible = ~unorderable_rows(codes, schema, pairs)
 
     def out_of_order(rows: np.ndarray) -> np.ndarray:
