@@ -280,3 +280,4 @@ def test_a_draft_of_two_date_columns_says_how_to_declare_their_order():
         draft_schema(admissions(4_000), epsilon=1.0, delta=1e-9, seed=0)
     notes = [str(w.message) for w in caught if "ordered" in str(w.message)]
     assert len(notes) == 1 and '"ordered": [["admitted", "discharged"]]' in notes[0]
+    assert '"between": ["admitted", "discharged"]' in notes[0]  # and the time between them as a column

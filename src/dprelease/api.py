@@ -42,6 +42,7 @@ from dprelease.rows import ROW_CHOICES, ROW_METHODS
 from dprelease.rows.fitting import DEFAULT_LOSS, MIN_PASS_GAIN, default_passes, fit_rows
 from dprelease.schema import Schema
 from dprelease.schema.draft import draft_charges
+from dprelease.schema.between import agreeing_moves, agreeing_targets, agreement, betweens, unfit_rows
 from dprelease.schema.orders import order_keeping_moves, ordered_codes, ordered_targets, unorderable_rows
 from dprelease.schema.schema import NOT_PUBLIC
 from dprelease.validation import (check_alpha, check_delta, check_epsilon, check_positive_int, warn_if_delta_weak,
@@ -581,7 +582,8 @@ def synthesize_table(
     finally:
         if bar is not progress:  # made here (from True or a function): ended here
             bar.close()
-    if schema.ordered:  # rows whose bins break the declared order: drawn again from the model (post-processing)
+    if schema.ordered or betweens(schema):  # rows whose bins break the declared order or disagree with a between
+        # column: drawn again from the model (post-processing)
         release = in_declared_order(release, schema, make_rng(options.get("seed"), warn=False))
     return with_schema(release, schema)
 
@@ -592,21 +594,44 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
     release's model that can), with the rows replaced and left out of order counted in ``extra["ordered"]``; warns
     where rows are left out of order (a release without its model, or a model with no such rows). Post-processing:
     the model and public draws."""
-    rows, replaced = ordered_codes(release.rows, release.model, rng, schema)
+    agreements = [(b, agreement(schema, b)) for b in betweens(schema)]
+    unordered = unorderable_rows(release.rows, schema)
+    unfit = unfit_rows(release.rows, schema, agreements)
+    rows, replaced = ordered_codes(release.rows, release.model, rng, schema,
+                                   breaks=lambda codes: unorderable_rows(codes, schema) | unfit_rows(
+                                       codes, schema, agreements))
     if replaced.any() and release.rows_method == "fitted":
         # The redrawn rows are draws of the model conditioned on the order, whose 1-way marginals of the ordered
         # columns lean (an order early, a delivery late, where the model knows little of their tie): fitted again to
         # the answers conditioned on the order, by moves that keep every row in it.
-        targets = ordered_targets(list(zip(release.workload.marginals, release.answers)), schema)
+        targets = agreeing_targets(ordered_targets(list(zip(release.workload.marginals, release.answers)), schema),
+                                   schema)
         rows = fit_rows(rows, release.domain, targets, rng,
                         passes=default_passes(len(rows), len(release.domain), targets),
-                        min_gain=MIN_PASS_GAIN, loss=DEFAULT_LOSS, allowed=order_keeping_moves(schema))
-    left = int(unorderable_rows(rows, schema).sum())
-    if left:
-        warn_user(f"{left:,} synthetic rows keep bins out of the schema's declared order "
-                  f"{[list(c) for c in schema.ordered]}: "
-                  + ("this mechanism's release has no model to draw other rows from" if release.model is None else
-                     "the model gave too few rows in that order"), UserWarning)
-    extra = {**release.extra, "ordered": {"chains": [list(c) for c in schema.ordered],
-                                          "rows_redrawn": int(replaced.sum()), "rows_left_unordered": left}}
+                        min_gain=MIN_PASS_GAIN, loss=DEFAULT_LOSS, allowed=_both(order_keeping_moves(schema),
+                                                                                  agreeing_moves(schema)))
+    extra = dict(release.extra)
+    why = "this mechanism's release has no model to draw other rows from" if release.model is None else \
+        "the model gave too few such rows"
+    if schema.ordered:
+        left = int(unorderable_rows(rows, schema).sum())
+        if left:
+            warn_user(f"{left:,} synthetic rows keep bins out of the schema's declared order "
+                      f"{[list(c) for c in schema.ordered]}: {why}", UserWarning)
+        extra["ordered"] = {"chains": [list(c) for c in schema.ordered],
+                            "rows_redrawn": int((replaced & unordered).sum()), "rows_left_unordered": left}
+    if agreements:
+        names = {schema.columns[b.column].name: [schema.names[b.first], schema.names[b.second]] for b, _ in agreements}
+        left = int(unfit_rows(rows, schema, agreements).sum())
+        if left:
+            warn_user(f"{left:,} synthetic rows keep bins of {list(names)} that their dates' bins cannot give: {why}; "
+                      "their values are the time between the dates as drawn", UserWarning)
+        extra["between"] = {"columns": names, "rows_redrawn": int((replaced & unfit).sum()), "rows_left_unfit": left}
     return replace(release, rows=rows, extra=extra)
+
+
+def _both(first, second):
+    """Two row-fit move masks (``allowed``) as one: the moves both allow; either alone where the other is None."""
+    if first is None or second is None:
+        return first if second is None else second
+    return lambda records, rows, axis: first(records, rows, axis) & second(records, rows, axis)

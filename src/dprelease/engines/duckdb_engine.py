@@ -141,7 +141,7 @@ class DuckDBTable(CountingTable):
         kind = detect_format(files, format)
         layout = None
         if schema is not None and kind == "csv":
-            layout = csv_layout(files, schema.names, delimiter=delimiter, header=header, skip_rows=skip_rows,
+            layout = csv_layout(files, schema.read_names, delimiter=delimiter, header=header, skip_rows=skip_rows,
                                 fields=schema.file_names)
         duckdb = _duckdb()
         spill = temp_directory or os.path.join(tempfile.gettempdir(), f"dprelease-duckdb-{uuid.uuid4().hex}")
@@ -362,7 +362,7 @@ def _define_encoded_view(con: object, duckdb: object, files: list[str], kind: st
     """A raw table through its schema (:mod:`dprelease.engines.duckdb_raw`): the view ``coded``, and n; with
     ``privacy_id``, that column kept beside the codes."""
     paths = "[" + ", ".join(literal(f) for f in files) + "]"
-    keep = list(schema.names) if privacy_id is None else [*schema.names, privacy_id]
+    keep = list(schema.read_names) if privacy_id is None else [*schema.read_names, privacy_id]
     source = f"read_parquet({paths})" if layout is None else csv_source(files, layout, keep)
 
     def open_error(exc: BaseException) -> InputError:

@@ -20,6 +20,7 @@ from dprelease.engines.schema_sql import PROBLEMS, Encoding, plan, problems_mess
 from dprelease.engines.sql_text import DUCKDB
 from dprelease.errors import InputError
 from dprelease.schema import Schema
+from dprelease.schema.between import present_and_missing
 from dprelease.schema.parse import as_text
 from dprelease.schema.tables import open_text, person_index_of_keys
 
@@ -86,8 +87,7 @@ def define_encoded(con: object, duckdb: object, source: str, types: dict[str, st
     ``header``: a CSV's header cells (its columns outside the schema are read under placeholder names).
     ``privacy_id``: a column kept beside the codes as ``PERSON_KEY`` (:func:`person_key`), for
     :func:`persons_and_codes`."""
-    missing = [name for name in schema.names if name not in types]
-    present = [name for name in schema.names if name in types]
+    present, missing = present_and_missing(schema, types)
     used = schema.select(present) if present else None
     encoding = plan(used, types, DUCKDB, csv=csv, label=label) if used is not None else None
     flags_of = [(i, kind) for i in range(len(present)) for kind in PROBLEMS]
@@ -132,8 +132,8 @@ def _examples(con: object, schema: Schema, types: dict[str, str], source: str, c
               kind: int) -> list[str]:
     """Up to three of the smallest distinct values of column i with problem ``kind`` (for ``show_values``),
     through an encoding of that column alone."""
-    one = plan(schema.select([schema.names[i]]), types, DUCKDB, csv=csv)
-    code, value = one.codes[0], one.examples[0]
+    one = plan(_alone(schema, i), types, DUCKDB, csv=csv)
+    code, value = one.codes[-1], one.examples[-1]
     # MATERIALIZED: a filter pushed down through the stages would inline every alias where it is used
     # (the date fields appear a dozen times in the day count), a tree many times the size of the SELECT.
     rows = con.execute(f"WITH t AS MATERIALIZED (SELECT {code} AS c, {value} AS x FROM ({render(one, source)})) "
@@ -164,3 +164,9 @@ def persons_and_codes(con: object, width: int) -> tuple[object, object]:
     for i in range(width):
         codes[:, i] = arrays.pop(f"c{i}")
     return persons, codes
+
+
+def _alone(schema: Schema, i: int) -> Schema:
+    """Column i's schema for its examples: the column alone, after its dates where it is computed between two."""
+    name = schema.names[i]
+    return schema.select([*(getattr(schema.columns[i], "between", None) or ()), name])

@@ -56,7 +56,7 @@ def open_memory(source: object, domain: Domain | None = None, *, schema: Schema 
 def _from_schema(source: object, schema: Schema, columns: Sequence[str] | None, format: str | None, *,
                  privacy_id: str | None = None, **read_options: object) -> Dataset | PersonRows:
     _, schema = domain_or_schema(None, schema, columns)
-    names = list(schema.names) if privacy_id is None else [*schema.names, privacy_id]  # checked by the caller
+    names = list(schema.read_names) if privacy_id is None else [*schema.read_names, privacy_id]  # checked by the caller
     if not is_path_source(source):
         if is_spark_frame(source):
             raise InputError("the memory engine does not read a Spark DataFrame; use engine='spark'")

@@ -25,7 +25,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from dprelease.errors import InputError
-from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
+from dprelease.schema.binned import BETWEEN_UNITS, DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column
 from dprelease.schema.encode import ABOVE, BELOW, NULL, OK, UNPARSABLE, blank_rows_hint, describe
 from dprelease.schema.parse import as_text
@@ -92,6 +92,8 @@ def plan(schema: Schema, types: Mapping[str, str], dialect: Dialect, *, csv: boo
     builder = _Builder(dialect, schema, csv)
     refused = []
     for i, column in enumerate(schema.columns):
+        if getattr(column, "between", None) is not None:
+            continue  # computed from its dates, below (a table's own column of its name is not read)
         sql_type = types[column.name]
         kind = raw_class(dialect, sql_type)
         if kind is None or (kind in (DATE, TIMESTAMP) and not isinstance(column, _TIME_KINDS)):
@@ -103,6 +105,9 @@ def plan(schema: Schema, types: Mapping[str, str], dialect: Dialect, *, csv: boo
         hint = ("engine 'memory' reads such a column of a file as its text; a Spark DataFrame's can be cast to a "
                 "string first" if dialect.name == "spark" else "engine 'memory' reads such a column as its text")
         raise InputError(f"{label}: " + "; ".join(refused) + f" ({hint})")
+    for i, column in enumerate(schema.columns):
+        if getattr(column, "between", None) is not None:
+            builder.between(i, column)
     return builder.finish()
 
 
@@ -131,9 +136,10 @@ def problems_message(label: str, schema: Schema, missing: Sequence[str], found: 
 class _Builder:
     def __init__(self, dialect: Dialect, schema: Schema, csv: bool) -> None:
         self.d, self.schema, self.csv = dialect, schema, csv
-        self.stages: list[list[tuple[str, str]]] = [[], [], [], [], []]
-        self.codes: list[str] = []
-        self.examples: list[str] = []
+        self.stages: list[list[tuple[str, str]]] = [[], [], [], [], [], []]
+        self.codes: dict[int, str] = {}
+        self.examples: dict[int, str] = {}
+        self.units: dict[str, str] = {}  # a date column's alias of its value in days or seconds, by name
 
     def add(self, stage: int, alias: str, sql: str) -> str:
         self.stages[stage].append((alias, sql))
@@ -141,7 +147,35 @@ class _Builder:
 
     def finish(self) -> Encoding:
         stages = tuple(tuple(s) for s in self.stages if s)
-        return Encoding(stages, tuple(self.codes), tuple(self.examples), self.schema.names)
+        order = sorted(self.codes)
+        return Encoding(stages, tuple(self.codes[i] for i in order), tuple(self.examples[i] for i in order),
+                        self.schema.names)
+
+    def between(self, i: int, column: IntegerColumn) -> None:
+        """A column computed between two date columns (:mod:`dprelease.schema.between`): floor((second - first) /
+        unit) of their values as read, NULL where either date's code is its NULL or other bucket (and 0, no
+        problem of its own, where a date has a problem: that date's problem is reported); as the in-memory
+        encoder's ``_encode_between``."""
+        d, names = self.d, list(self.schema.names)
+        sources = [names.index(name) for name in column.between]
+        per = 1 if isinstance(self.schema.columns[sources[0]], DateColumn) else BETWEEN_UNITS[column.unit]
+        first, second = (self.units[name] for name in column.between)
+        gap = self.add(4, f"__dp{i}_g", d.floor_div(f"({second} - {first})", per))
+        blank, failed = [], []
+        for k in sources:
+            buckets = [str(c) for c in (self.schema.columns[k].null_code, self.schema.columns[k].other_code)
+                       if c is not None]
+            if buckets:
+                blank.append(f"{self.codes[k]} IN ({', '.join(buckets)})")
+            failed.append(f"{self.codes[k]} < 0")
+        low, high = column.bounds
+        null = " OR ".join([*blank, f"{gap} IS NULL"])
+        status = (f"(CASE WHEN {' OR '.join(failed)} THEN {OK} WHEN {null} THEN {NULL} WHEN {gap} < {low} "
+                  f"THEN {BELOW} WHEN {gap} > {high} THEN {ABOVE} ELSE {OK} END)")
+        st = self.add(5, f"__dp{i}_st", status)
+        code = f"(CASE WHEN {' OR '.join(failed)} THEN 0 ELSE {place(d, gap, column.thresholds, integral=True)} END)"
+        self.examples[i] = gap
+        self.codes[i] = self._code(column, st, code)
 
     # ----------------------------------------------------------------- a column
     def column(self, i: int, column: Column, kind: str, sql_type: str) -> None:
@@ -170,14 +204,14 @@ class _Builder:
             else:
                 seconds = d.timestamp_seconds(value, sql_type)
                 units = d.floor_div(seconds, 86400) if isinstance(column, DateColumn) else seconds
-            unit = self.add(1, a + "u", units)
+            unit = self.units[column.name] = self.add(1, a + "u", units)
             status, code = self._binned(column, unit, f"({value} IS NULL)", integral=True)
         else:  # text, or a typed value read as its text (integers, booleans)
             value = self.add(0, a + "v", self._text(raw, kind))
             status, code = self._text_kind(column, value, a)
-        self.examples.append(value)
+        self.examples[i] = value
         st = self.add(3, a + "st", status)
-        self.codes.append(self._code(column, st, code))
+        self.codes[i] = self._code(column, st, code)
 
     def _text(self, raw: str, kind: str) -> str:
         """The text the in-memory encoder matches: as read (CSV: '' for an empty cell), stripped when asked."""
@@ -227,7 +261,7 @@ class _Builder:
         dated = isinstance(column, DateColumn)  # a date as written: its time of day and offset dropped (parse_iso)
         seconds = iso_seconds(d, fields["y"], fields["mo"], fields["d"], fields["h"], fields["mi"], fields["s"],
                               "0" if dated else fields["z"])
-        unit = self.add(2, a + "u", d.floor_div(seconds, 86400) if dated else seconds)
+        unit = self.units[column.name] = self.add(2, a + "u", d.floor_div(seconds, 86400) if dated else seconds)
         return self._binned(column, unit, null, integral=True)
 
     def _number(self, column: Column, value: str, null: str, *, integral_value: bool, stage: int,

@@ -225,6 +225,7 @@ class SparkTable(CountingTable):
             if skip_rows:
                 raise InputError("engine 'spark' does not skip lines of a CSV (skip_rows); use engine 'duckdb'")
             keep = schema.names if options.get("columns") is None else options["columns"]
+            keep = [name for name in keep if name in schema.read_names]  # a between column is computed, not read
             keep = list(keep) if privacy_id is None else [*keep, privacy_id]
             if remote:  # Spark reads the files: a header row unless told otherwise, a comma unless told
                 layout = CsvLayout(delimiter or ",", header is not False,

@@ -18,6 +18,7 @@ from dprelease.engines.schema_sql import PROBLEMS, plan, problems_message
 from dprelease.engines.sql_text import SPARK
 from dprelease.errors import InputError
 from dprelease.schema import Schema
+from dprelease.schema.between import present_and_missing
 from dprelease.schema.parse import as_text
 from dprelease.schema.tables import person_index_of_keys
 
@@ -52,8 +53,7 @@ def encode_frame(frame: object, schema: Schema, F: object, label: str, *, csv: b
     types = {field.name: type(field.dataType).__name__ for field in frame.schema.fields}
     if privacy_id is not None and privacy_id not in types:  # public: the header's names
         raise InputError(f"{label} has no privacy_id column {privacy_id!r}")
-    missing = [name for name in schema.names if name not in types]
-    present = [name for name in schema.names if name in types]
+    present, missing = present_and_missing(schema, types)
     if not present:
         raise InputError(problems_message(label, schema, missing, {}, present=[*types, *header_names]))
     used = schema.select(present)
@@ -87,12 +87,18 @@ def encode_frame(frame: object, schema: Schema, F: object, label: str, *, csv: b
 def _examples(frame: object, schema: Schema, types: dict[str, str], F: object, csv: bool, i: int,
               kind: int) -> list[str]:
     """Up to three of the smallest distinct values of column i with problem ``kind`` (for ``show_values``)."""
-    one = plan(schema.select([schema.names[i]]), types, SPARK, csv=csv)
+    one = plan(_alone(schema, i), types, SPARK, csv=csv)
     staged = frame
     for stage in one.stages:
         staged = staged.select("*", *[F.expr(sql).alias(alias) for alias, sql in stage])
-    value = F.col(one.examples[0])
-    bad = staged.where((F.expr(one.codes[0]) == -kind) & value.isNotNull())
+    value = F.col(one.examples[-1])
+    bad = staged.where((F.expr(one.codes[-1]) == -kind) & value.isNotNull())
     rows = bad.select(value.alias("x")).distinct().orderBy("x").limit(3).collect()
     texts = [as_text(r["x"]) for r in rows]
     return ["NULL" if text is None else text for text in texts]
+
+
+def _alone(schema: Schema, i: int) -> Schema:
+    """Column i's schema for its examples: the column alone, after its dates where it is computed between two."""
+    name = schema.names[i]
+    return schema.select([*(getattr(schema.columns[i], "between", None) or ()), name])

@@ -165,7 +165,7 @@ def read_once(source: object, schema: Schema | None) -> object:
     schema, for part files (their codes come through DuckDB, as synth reads them) or for a DataFrame."""
     if schema is None or several_files(source) or not isinstance(source, (str, os.PathLike)):
         return source
-    return read_source(Path(source), schema.names, strip=schema.strip, layout=schema.file_names)
+    return read_source(Path(source), schema.read_names, strip=schema.strip, layout=schema.file_names)
 
 
 def curator_table(source: object, domain: Domain, schema: Schema | None) -> Dataset:

@@ -17,10 +17,12 @@ import numpy as np
 from scipy.stats import ks_2samp
 
 from dprelease.schema import Schema
-from dprelease.schema.binned import _Binned
+from dprelease.schema.between import time_between
+from dprelease.schema.binned import BETWEEN_UNITS, _Binned
 from dprelease.schema.columns import CategoricalColumn
 from dprelease.schema.draft import read_source
 from dprelease.schema.encode import ABOVE, BELOW, NULL, OK, parsed_values, placed
+from dprelease.schema.parse import FactorColumn
 
 VALUES_NOTE = "NOT PRIVATE: the real table's values against the schema and the synthetic table, for the curator only"
 
@@ -92,22 +94,37 @@ def value_report(real: object, synthetic: object | None, schema: Schema, *, name
     schema = Schema.coerce(schema)
     names = list(schema.names if names is None else names)
     read = dict(strip=schema.strip, layout=schema.file_names, **options)
-    real_table = read_source(real, names, **read)
-    synthetic_table = None if synthetic is None else read_source(synthetic, names, **read)
+    # A column computed between two dates is computed from them in both tables (the real one has no such column).
+    computed = {c.name: c for c in schema.columns if getattr(c, "between", None) is not None}
+    wanted = list(dict.fromkeys(n for name in names for n in (computed[name].between if name in computed else (name,))))
+    real_table = read_source(real, wanted, **read)
+    synthetic_table = None if synthetic is None else read_source(synthetic, wanted, **read)
     tables = {"real": real_table, "synthetic": synthetic_table}
     parsed: dict[tuple[str, str], np.ndarray] = {}
 
     def values_of(table: str, name: str) -> np.ndarray:
-        """A number or date column's parsed values (NaN where none), read once for the distance and the order."""
+        """A number or date column's parsed values (NaN where none), read once for the distance and the order; a
+        between column's from its dates."""
         if (table, name) not in parsed:
-            parsed[table, name] = parsed_values(schema.column(name), tables[table].columns[name], schema)
+            if name in computed:
+                column = computed[name]
+                first, second = (schema.column(n) for n in column.between)
+                per = 1 if first.kind == "date" else BETWEEN_UNITS[column.unit]
+                parsed[table, name] = time_between(values_of(table, first.name), values_of(table, second.name), per)
+            else:
+                parsed[table, name] = parsed_values(schema.column(name), tables[table].columns[name], schema)
         return parsed[table, name]
 
     out = []
     for name in names:
         column = schema.column(name)
-        raw = real_table.columns[name]
-        _, status, _ = placed(column, raw, schema)
+        if name in computed:
+            gap, (low, high) = values_of("real", name), column.bounds
+            status = np.where(np.isnan(gap), NULL, np.where(gap < low, BELOW, np.where(gap > high, ABOVE, OK)))
+            raw = FactorColumn.from_values(np.array([None if g != g else int(g) for g in gap], dtype=object))
+        else:
+            raw = real_table.columns[name]
+            _, status, _ = placed(column, raw, schema)
         present = status != NULL
         count = max(int(present.sum()), 1)
         outside = (status == BELOW) | (status == ABOVE)

@@ -66,7 +66,8 @@ def fmt(value: object) -> str:
 
 # ---------------------------------------------------------------- guarantee
 def rows_line(release: Release) -> str:
-    """How many rows and how they were made (and kept in a declared order, :mod:`dprelease.schema.orders`); for a
+    """How many rows and how they were made (and kept in a declared order, :mod:`dprelease.schema.orders`, and
+    agreeing with columns between two dates, :mod:`dprelease.schema.between`); for a
     service's release read without its rows.csv, that they are not in the file (its JSON counts them)."""
     counted = release.extra.get("synthetic_rows_released")
     if len(release.rows) == 0 and counted:
@@ -76,6 +77,12 @@ def rows_line(release: Release) -> str:
         "; in the schema's declared order " + ", ".join(" <= ".join(map(str, chain)) for chain in ordered["chains"])
         + f" ({ordered['rows_redrawn']:,} drawn again from the model"
         + (f", {ordered['rows_left_unordered']:,} left out of order)" if ordered["rows_left_unordered"] else ")"))
+    between = release.extra.get("between")
+    if isinstance(between, dict):
+        kept += ("; with " + ", ".join(f"{name} between {first} and {second}"
+                                       for name, (first, second) in between["columns"].items())
+                 + f" ({between['rows_redrawn']:,} drawn again from the model"
+                 + (f", {between['rows_left_unfit']:,} left unfit)" if between["rows_left_unfit"] else ")"))
     return f"{len(release.rows):,} ({release.rows_method}{kept})"
 
 

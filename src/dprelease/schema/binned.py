@@ -324,11 +324,20 @@ def _range_thresholds(column: _Binned, low: int, high: int, edges: list[int] | N
 class IntegerColumn(_Binned):
     """Whole numbers in ``[low, high]``; by default one bin per integer."""
 
+    #: A column computed from two date or date-time columns of the schema, not read from the table: the time from
+    #: the first to the second, ``floor((second - first) / unit)`` (:mod:`dprelease.schema.between`), e.g. a stay
+    #: in days from its admission to its discharge. None: an ordinary column, read from the table.
+    between: tuple[str, str] | None = None
+    #: The unit of a ``between`` column: "day" (the only one for dates), or "second", "minute" or "hour" for
+    #: date-times.
+    unit: str | None = None
+
     kind = "integer"
     unit_name = "integer"
 
     def __post_init__(self) -> None:
         check_flag(self.clip, "clip", self.name)
+        _check_between(self)
         _check_decimal(self)
         _choose_one(self)
         bins = _check_bins(self)
@@ -349,6 +358,47 @@ class IntegerColumn(_Binned):
         starts = [self.low, *self.thresholds]
         ends = [t - 1 for t in self.thresholds] + [self.high]
         return tuple(str(a) if a == b else f"{a}..{b}" for a, b in zip(starts, ends))
+
+    def _spec(self) -> dict[str, object]:
+        spec = _Binned._spec(self)
+        if self.between is not None:
+            spec = {"between": list(self.between), "unit": self.unit, **{k: v for k, v in spec.items() if k != "unit"}}
+        return spec
+
+    def _rule(self) -> dict[str, object]:
+        rule = _Binned._rule(self)
+        if self.between is not None:
+            rule["between"] = {"first": self.between[0], "second": self.between[1], "unit": self.unit}
+        return rule
+
+
+#: The units of a ``between`` column, in seconds (dates count days: only "day").
+BETWEEN_UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+
+
+def _check_between(column: IntegerColumn) -> None:
+    """The form of a ``between`` declaration (its columns' kinds are checked with the schema's)."""
+    if column.between is None:
+        if column.unit is not None:
+            raise InputError(f"{where(column.name)}: unit is for a column computed between two dates "
+                             '("between": [first, second]); an integer column read from the table has none')
+        return
+    between = column.between
+    if isinstance(between, (str, bytes)) or not isinstance(between, (list, tuple)) or len(between) != 2 \
+            or not all(isinstance(n, str) and n for n in between):
+        raise InputError(f"{where(column.name)}: between must name two columns [first, second], got {between!r:.100}")
+    if between[0] == between[1]:
+        raise InputError(f"{where(column.name)}: between names {between[0]!r} twice; it needs two columns")
+    if column.name in between:
+        raise InputError(f"{where(column.name)}: between cannot name the column itself")
+    object.__setattr__(column, "between", tuple(between))
+    if column.unit is None:
+        object.__setattr__(column, "unit", "day")
+    if column.unit not in BETWEEN_UNITS:
+        raise InputError(f"{where(column.name)}: unit must be one of {list(BETWEEN_UNITS)}, got {column.unit!r:.100}")
+    if column.symbols or column.prefix is not None or column.suffix is not None:
+        raise InputError(f"{where(column.name)}: a between column is computed, not read: symbols, prefix and suffix "
+                         "have no text to apply to")
 
 
 def _edge_list(column: _Binned) -> list:

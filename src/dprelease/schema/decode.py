@@ -30,6 +30,7 @@ from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, offset_seconds,
                                      written_numbers)
 from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, format_number, on_decimal_grid
+from dprelease.schema.between import between_values
 from dprelease.schema.orders import ordered_values
 from dprelease.schema.parse import format_times, time_of_day
 from dprelease.schema.schema import Schema
@@ -224,6 +225,12 @@ def decode(codes: object, schema: Schema, *, values: str = "uniform", rng: objec
     if values == "uniform" and schema.ordered:  # drawn again, whole, where out of the declared order
         ordered_values(out_values, array, schema, lambda column, bins: _decode_column(column, bins, values, uniform),
                        {name: ~(nulls[name] | others[name]) for name in schema.names})
+    if values == "uniform":  # columns between two dates: the dates drawn to agree with them, each written from its dates
+        blanks = between_values(out_values, array, schema,
+                                lambda column, bins: _decode_column(column, bins, values, uniform),
+                                {name: ~(nulls[name] | others[name]) for name in schema.names}, uniform)
+        for name, blank in blanks.items():
+            nulls[name], others[name] = blank, np.zeros(len(blank), dtype=bool)
     return Decoded(schema, out_values, nulls, others, other, values)
 
 

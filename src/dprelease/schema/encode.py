@@ -27,7 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
-from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, number_text
+from dprelease.schema.between import time_between
+from dprelease.schema.binned import (BETWEEN_UNITS, DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned,
+                                     number_text)
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, format_number
 from dprelease.schema.parse import (FactorColumn, TypedColumn, as_text, datetimes_to_int, parse_booleans,
                                     parse_floats, parse_formatted_times, parse_times, texts, whole_to_int)
@@ -57,7 +59,7 @@ def encode(data: object, schema: Schema | Mapping | str | Path, *, show_values: 
     """
     schema = Schema.coerce(schema)
     schema.domain  # noqa: B018 -- refuses a column with undecided bounds (a draft's) before the data is read
-    return encode_table(read_table(data, schema.names, delimiter=delimiter, header=header, skip_rows=skip_rows,
+    return encode_table(read_table(data, schema.read_names, delimiter=delimiter, header=header, skip_rows=skip_rows,
                                    show_values=show_values, strip=schema.strip, layout=schema.file_names),
                         schema, show_values=show_values)
 
@@ -84,13 +86,24 @@ def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> 
     schema.domain  # noqa: B018 -- refuses a column with undecided bounds (a draft's)
     problems = missing_problems(table.missing, table.present)
     codes = np.zeros((table.n, len(schema.columns)), dtype=np.int64)
+    failed = set(table.missing)
+    computed = []
     for i, column in enumerate(schema.columns):
+        if getattr(column, "between", None) is not None:
+            computed.append((i, column))
+            continue
         if column.name in table.missing:
             continue
         column_codes, issues = encode_column(column, table.columns[column.name], schema)
         codes[:, i] = column_codes
+        failed |= {column.name} if issues else set()
         problems += [f"column {column.name!r}: {describe(column, issue, show_values)}"
                      + _read_csv_hint(column, issue, table.source) for issue in issues]
+    for i, column in computed:  # from their dates, once those are read (a date's own problem is reported alone)
+        if failed.isdisjoint(column.between):
+            column_codes, issues = _encode_between(column, table, schema, codes)
+            codes[:, i] = column_codes
+            problems += [f"column {column.name!r}: {describe(column, issue, show_values)}" for issue in issues]
     if problems:
         count = len({p.split(":")[0] for p in problems})
         raise InputError(f"{table.source}: cannot encode {count} column{'s' if count > 1 else ''} by the schema: "
@@ -98,6 +111,26 @@ def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> 
     if table.n == 0:
         raise InputError(f"{table.source} has no rows; a release needs at least one row")
     return codes
+
+
+def _encode_between(column: IntegerColumn, table: Table, schema: Schema, codes: np.ndarray
+                    ) -> tuple[np.ndarray, list[tuple[int, int, list[str]]]]:
+    """(codes, issues) of a column computed between two dates (:mod:`dprelease.schema.between`): the time from the
+    first to the second as read, NULL where either date is NULL or other (``codes``: the dates' codes)."""
+    names = list(schema.names)
+    sources = [schema.column(name) for name in column.between]
+    per = 1 if isinstance(sources[0], DateColumn) else BETWEEN_UNITS[column.unit]
+    blank = np.zeros(table.n, dtype=bool)
+    for source in sources:
+        own = codes[:, names.index(source.name)]
+        for bucket in (source.null_code, source.other_code):
+            if bucket is not None:
+                blank |= own == bucket
+    gap = time_between(*(parsed_values(s, table.columns[s.name], schema) for s in sources), per)
+    blank |= np.isnan(gap)
+    placed_codes, status = _place(column, np.where(blank, 0.0, gap), ~blank)
+    status = np.where(blank, NULL, status)
+    return _resolve(column, placed_codes, status, lambda mask: _examples(gap[mask]))
 
 
 def blank_rows_hint(problems: list[str]) -> str:

@@ -181,20 +181,24 @@ def order_keeping_moves(schema: object) -> Callable[[np.ndarray, np.ndarray, int
     return allowed
 
 
-def ordered_codes(rows: np.ndarray, model: object, rng: object, schema: object) -> tuple[np.ndarray, np.ndarray]:
+def ordered_codes(rows: np.ndarray, model: object, rng: object, schema: object,
+                  breaks: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``rows`` with each row whose bins cannot hold the schema's order replaced by a row drawn from ``model`` that
     can (the model conditioned on the order; post-processing of the released model with public randomness), and
     the rows replaced (a mask). Rows are left out of order where the model has no such row to give in
-    :data:`CODE_ROUNDS` rounds, or there is no ``model`` (:func:`unorderable_rows` finds them). Public."""
-    pairs = ordered_pairs(schema)
+    :data:`CODE_ROUNDS` rounds, or there is no ``model`` (:func:`unorderable_rows` finds them). ``breaks``: the rows
+    to replace, if not those (e.g. also the rows whose ``between`` columns disagree with their dates). Public."""
+    if breaks is None:
+        pairs = ordered_pairs(schema)
+        breaks = lambda codes: unorderable_rows(codes, schema, pairs)  # noqa: E731
     rows = np.array(rows, dtype=np.int64, copy=True)
     replaced = np.zeros(len(rows), dtype=bool)
-    todo = np.flatnonzero(unorderable_rows(rows, schema, pairs))
+    todo = np.flatnonzero(breaks(rows))
     if not len(todo) or model is None:
         return rows, replaced
     for _ in range(CODE_ROUNDS):
         draws = np.asarray(model.sample(max(2 * len(todo), 64), rng), dtype=np.int64)
-        fit = draws[~unorderable_rows(draws, schema, pairs)][:len(todo)]
+        fit = draws[~breaks(draws)][:len(todo)]
         rows[todo[:len(fit)]] = fit
         replaced[todo[:len(fit)]] = True
         todo = todo[len(fit):]

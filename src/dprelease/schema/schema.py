@@ -26,6 +26,7 @@ from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import BINNED_KINDS, UndecidedColumn, _Binned
 from dprelease.files import write_atomic
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, check_tokens, where
+from dprelease.schema.between import check_between, read_names
 from dprelease.schema.orders import check_ordered
 from dprelease.spent import Spent
 
@@ -163,11 +164,17 @@ class Schema:
         if self.draft is not None and not isinstance(self.draft, Draft):
             raise InputTypeError(f"schema draft must be a Draft, got {type(self.draft).__name__}")
         object.__setattr__(self, "ordered", check_ordered(self.ordered, columns))
+        check_between(columns)
 
     # ------------------------------------------------------------------ access
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
+
+    @property
+    def read_names(self) -> tuple[str, ...]:
+        """The columns read from a table: all but those computed between two dates (``between``)."""
+        return read_names(self)
 
     @property
     def domain(self) -> Domain:
@@ -198,6 +205,12 @@ class Schema:
         names = list(names)
         if len(set(names)) != len(names):
             raise InputError(f"columns {names} name a column twice")
+        for name in names:
+            column = self.column(name)
+            sources = getattr(column, "between", None)
+            if sources is not None and not set(sources) <= set(names):
+                raise InputError(f"column {name!r} is computed between {list(sources)}: select "
+                                 f"{' and '.join(repr(s) for s in sources if s not in names)} too")
         # A chain keeps its selected columns (the order is transitive: a <= b <= c still says a <= c without b).
         chains = [kept for chain in self.ordered if len(kept := tuple(n for n in chain if n in names)) > 1]
         return Schema(tuple(self.column(n) for n in names), self.null_tokens, self.strip, self.draft, self.description,
@@ -206,7 +219,7 @@ class Schema:
     @property
     def file_names(self) -> tuple[str, ...]:
         """The columns a file without a header row holds, in order: the whole schema's (see ``layout``)."""
-        return self.layout if self.layout is not None else self.names
+        return self.layout if self.layout is not None else self.read_names
 
     def encoding_rules(self) -> list[dict[str, object]]:
         """Every column's encoding rule as plain data (categories, thresholds, bucket codes, NULL text),
@@ -329,7 +342,8 @@ _FIELDS = {
     "codes": ("codes",),
     "categorical": ("values",),
     "boolean": ("true", "false"),
-    "integer": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix"),
+    "integer": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix",
+                "between", "unit"),
     "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix",
                 "decimals"),
     "date": ("bounds", "unit", "width", "edges", "clip", "format"),

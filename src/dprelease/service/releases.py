@@ -25,6 +25,7 @@ from dprelease.privacy.noise import float_at_most
 from dprelease.privacy.rng import make_rng
 from dprelease.queries.workload import Workload
 from dprelease.schema import decode
+from dprelease.schema.between import betweens
 from dprelease.service.faults import fault_point
 from dprelease.service.ledger import Ledger
 from dprelease.service.sessions import WORKLOAD_SPEC, NotFound, amount
@@ -94,7 +95,7 @@ class Releases:
                                  delta=float_at_most(request.delta), rows=request.rows)
             fault_point("after_count", request_id)
             if served.schema is not None:  # a raw table: the schema in the release, its rows as the schema's labels
-                if served.schema.ordered:  # rows whose bins break its declared order drawn again (post-processing)
+                if served.schema.ordered or betweens(served.schema):  # rows breaking its order drawn again
                     release = in_declared_order(release, served.schema, make_rng(None, warn=False))
                 release = with_schema(release, served.schema)
                 rows = decode(release.rows, served.schema, values="label").csv()

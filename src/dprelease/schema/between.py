@@ -1,0 +1,334 @@
+"""Columns computed between two dates: ``"stay": {"type": "integer", "between": ["admitted", "discharged"],
+"unit": "day", "bounds": [0, 60]}`` is each row's time from its admission to its discharge, in whole days,
+``floor((discharged - admitted) / unit)``, computed from the two columns as they are read (never read from the
+table: a table's own column of that name is not read).
+
+Why: the model bins each date on its own (months, weeks), so two dates in the same month are drawn anywhere in it and
+a 3-day stay comes out as 10 days on average. A ``between`` column is a column of the model like any other (measured
+in the workload's marginals with the two dates: a function of one row, so the sensitivity is unchanged), and the
+synthetic rows are drawn to agree with it:
+
+* **codes** (:func:`unfit_rows`): a row whose three bins cannot agree (a January admission, a March discharge and
+  a stay of 0..4 days: the model's noise) is drawn again from the model, as a row out of a declared order is
+  (:func:`~dprelease.schema.orders.ordered_codes`), and the fitted rows are fitted again by moves that keep every
+  row's bins in agreement (:func:`agreeing_moves`);
+* **values** (:func:`between_values`): the first date is drawn in its bin, the time between in its bin, and the
+  second date is their sum, drawn again until it falls in its own bin: the independent uniform draws conditioned on
+  the three bins. The written value is always the time between the two written dates (a reader recomputing it gets
+  it); it is blank where either date is (NULL, or the other marker).
+
+Sources are date columns (unit "day") or date-time columns (unit "second", "minute", "hour" or "day": elapsed time,
+floored); a ``between`` column needs ``"null": true`` where a source may be blank or other. Post-processing only,
+beside the reading (Dwork & Roth Prop. 2.1 for the draws; the column itself is a per-row function, so a release's
+guarantee and its sensitivity are those of any column).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dprelease.errors import InputError
+from dprelease.schema.binned import BETWEEN_UNITS, DateColumn, DatetimeColumn, IntegerColumn, _Binned
+from dprelease.schema.columns import Column, where
+
+#: Rounds of the constructive draw (first date, then the time between) before draws of both dates alone, and as
+#: many of those before the last resort (a witness of the three bins, :func:`_witness`).
+VALUE_ROUNDS = 100
+#: A stand-in for "no end" in the time between (an end bin that clips, or the other bucket), in seconds: far past
+#: any date's range (year 1 to 9999 is 3.2e11 s).
+_FAR = 10**15
+
+
+@dataclass(frozen=True)
+class Between:
+    """A ``between`` column of a schema by position: ``column`` = floor((``second`` - ``first``) / ``per``) in the
+    sources' own unit (days for dates, seconds for date-times)."""
+
+    column: int
+    first: int
+    second: int
+    per: int
+
+
+def check_between(columns: Sequence[Column]) -> None:
+    """Every ``between`` column's sources: two other columns of the schema, both dates or both date-times, not
+    computed themselves; the unit "day" for dates; ``null`` declared where a source may be NULL or other."""
+    by_name = {c.name: c for c in columns}
+    for column in columns:
+        if not isinstance(column, IntegerColumn) or column.between is None:
+            continue
+        kinds = []
+        for source in column.between:
+            if source not in by_name:
+                raise InputError(f"{where(column.name)}: between names {source!r:.100}, which is not a column of "
+                                 "the schema")
+            found = by_name[source]
+            if isinstance(found, IntegerColumn) and found.between is not None:
+                raise InputError(f"{where(column.name)}: between names {source!r}, itself computed between two "
+                                 "columns; name the dates it is computed from")
+            if not isinstance(found, (DateColumn, DatetimeColumn)):
+                raise InputError(f"{where(column.name)}: between names {source!r}, a {found.kind} column; its columns "
+                                 "must be two date columns or two datetime columns")
+            kinds.append(found.kind)
+        if kinds[0] != kinds[1]:
+            raise InputError(f"{where(column.name)}: between names a {kinds[0]} and a {kinds[1]} column; give two "
+                             "of one kind (a date-time column's date is a date column of its own)")
+        if kinds[0] == "date" and column.unit != "day":
+            raise InputError(f"{where(column.name)}: the time between two date columns is counted in days, not "
+                             f"{column.unit!r}s")
+        blank = [s for s in column.between if by_name[s].null or by_name[s].other]
+        if blank and not column.null:
+            raise InputError(f"{where(column.name)}: {blank[0]!r} may be blank or other, and then so is the time "
+                             'between: declare "null": true')
+
+
+def betweens(schema: object) -> list[Between]:
+    """The schema's ``between`` columns, by position. Public."""
+    names = list(schema.names)
+    out = []
+    for k, column in enumerate(schema.columns):
+        if isinstance(column, IntegerColumn) and column.between is not None:
+            first, second = (names.index(n) for n in column.between)
+            per = 1 if isinstance(schema.columns[first], DateColumn) else BETWEEN_UNITS[column.unit]
+            out.append(Between(k, first, second, per))
+    return out
+
+
+def read_names(schema: object) -> tuple[str, ...]:
+    """The columns a table is read for: every column but the ``between`` ones (computed from their sources)."""
+    return tuple(c.name for c in schema.columns if not (isinstance(c, IntegerColumn) and c.between is not None))
+
+
+def present_and_missing(schema: object, found: object) -> tuple[list[str], list[str]]:
+    """(the schema's columns an engine can encode from a table whose columns are ``found``, in schema order: those
+    it has, and the between columns whose dates it has; the columns read from a table that it lacks)."""
+    raw = set(read_names(schema))
+    present = [c.name for c in schema.columns
+               if (c.name in found and c.name in raw) or (c.name not in raw and all(s in found for s in c.between))]
+    return present, [name for name in schema.names if name in raw and name not in found]
+
+
+def time_between(first: np.ndarray, second: np.ndarray, per: int) -> np.ndarray:
+    """floor((second - first) / per) of values in the sources' unit (floats, NaN where a value is missing): NaN
+    where either is."""
+    with np.errstate(invalid="ignore"):
+        return np.floor((np.asarray(second, dtype=np.float64) - np.asarray(first, dtype=np.float64)) / per)
+
+
+# ------------------------------------------------------------------------------------------------ the bins' agreement
+def _ranges(column: _Binned) -> tuple[np.ndarray, np.ndarray]:
+    """Each bin's lowest and highest whole value (a date's days, a date-time's seconds)."""
+    low, high = column.bounds
+    starts = np.asarray((low, *column.thresholds), dtype=np.int64)
+    tops = np.asarray((*[t - 1 for t in column.thresholds], high), dtype=np.int64)
+    return starts, tops
+
+
+def _spans(column: IntegerColumn, per: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per code of a between column (bins, then NULL, then other), the least and greatest difference second - first
+    (in the sources' unit) it stands for; NULL none (lo > hi). An end bin that clips reaches without end, except
+    below a lower bound of 0 or more: bounds such as [0, 60] say the second date is never before the first (a clip
+    there is for the long times, and the rows a wrong order would need are drawn again)."""
+    starts, tops = _ranges(column)
+    lo, hi = starts * per, tops * per + per - 1
+    if column.clip:
+        hi[-1] = _FAR
+        if column.bounds[0] < 0:
+            lo[0] = -_FAR
+    los, his = list(lo), list(hi)
+    if column.null:
+        los.append(1)
+        his.append(0)
+    if column.other:  # outside the bounds: checked apart (two pieces), a stand-in span here
+        los.append(-_FAR)
+        his.append(_FAR)
+    return np.asarray(los, dtype=np.int64), np.asarray(his, dtype=np.int64)
+
+
+def _outside(column: IntegerColumn, per: int) -> tuple[int, int, bool]:
+    """The bounds in the sources' unit (the least difference of the first bin, the greatest of the last), and
+    whether a difference below them belongs to the column (not where its lower bound is 0 or more: see
+    :func:`_spans`)."""
+    low, high = column.bounds
+    return low * per, high * per + per - 1, low < 0
+
+
+def agreement(schema: object, between: Between) -> np.ndarray:
+    """(first's size, second's size, the column's size): True where the three codes can describe one row: both dates
+    in their bins with a difference in the column's bin, or a date blank (NULL or other) with the column NULL. Public."""
+    columns = schema.columns
+    first, second, column = columns[between.first], columns[between.second], columns[between.column]
+    a_lo, a_hi = _ranges(first)
+    d_lo, d_hi = _ranges(second)
+    # The differences two bins allow: [d_lo - a_hi, d_hi - a_lo].
+    least = d_lo[None, :] - a_hi[:, None]
+    most = d_hi[None, :] - a_lo[:, None]
+    s_lo, s_hi = _spans(column, between.per)
+    fits = (least[:, :, None] <= s_hi[None, None, :]) & (most[:, :, None] >= s_lo[None, None, :])
+    if column.other:  # outside [low, high]: below the first bin's least (where it may be) or above the last's most
+        low, high, below = _outside(column, between.per)
+        fits[:, :, column.other_code] = ((least < low) & below) | (most > high)
+    mask = np.zeros((first.size, second.size, column.size), dtype=bool)
+    mask[:len(a_lo), :len(d_lo), :] = fits
+    if column.null:
+        mask[:len(a_lo), :len(d_lo), column.null_code] = False
+        mask[len(a_lo):, :, column.null_code] = True
+        mask[:, len(d_lo):, column.null_code] = True
+    return mask
+
+
+def _agreements(schema: object) -> list[tuple[Between, np.ndarray]]:
+    return [(b, agreement(schema, b)) for b in betweens(schema)]
+
+
+def unfit_rows(codes: np.ndarray, schema: object, agreements: list | None = None) -> np.ndarray:
+    """The rows of ``codes`` (n x d) whose bins of a ``between`` column and its dates cannot agree. Public."""
+    agreements = _agreements(schema) if agreements is None else agreements
+    codes = np.asarray(codes)
+    bad = np.zeros(len(codes), dtype=bool)
+    for b, mask in agreements:
+        bad |= ~mask[codes[:, b.first], codes[:, b.second], codes[:, b.column]]
+    return bad
+
+
+def agreeing_targets(targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
+                     schema: object) -> list[tuple[tuple[str, ...], np.ndarray]]:
+    """Marginal answers conditioned on the ``between`` columns' agreement: in a marginal holding a between column
+    and both its dates, the cells that cannot agree set to 0 and the rest scaled back to the answer's total. Public."""
+    names = list(schema.names)
+    triples = [((names[b.first], names[b.second], names[b.column]), mask) for b, mask in _agreements(schema)]
+    out = []
+    for attributes, answer in targets:
+        answer = np.asarray(answer, dtype=np.float64)
+        kept = answer
+        for triple, mask in triples:
+            if all(name in attributes for name in triple):
+                places = [attributes.index(name) for name in triple]
+                order = np.argsort(places)
+                view = mask.transpose(order)  # the mask's axes in the marginal's order
+                shape = [1] * answer.ndim
+                for axis, place in enumerate(sorted(places)):
+                    shape[place] = view.shape[axis]
+                kept = kept * view.reshape(shape)
+        total = kept.sum()
+        out.append((attributes, kept * (answer.sum() / total) if total > 0 else answer))
+    return out
+
+
+def agreeing_moves(schema: object) -> Callable[[np.ndarray, np.ndarray, int], np.ndarray] | None:
+    """For the row fit (:func:`~dprelease.rows.fitting.fit_rows`' ``allowed``): the codes ``axis`` may move to and
+    keep every between column's three bins in agreement, a (len(rows), size of axis) mask. None without a between
+    column. Public."""
+    agreements = _agreements(schema)
+    if not agreements:
+        return None
+
+    def allowed(records: np.ndarray, rows: np.ndarray, axis: int) -> np.ndarray:
+        out = np.ones((len(rows), schema.columns[axis].size), dtype=bool)
+        for b, mask in agreements:
+            a, d, s = records[rows, b.first], records[rows, b.second], records[rows, b.column]
+            if axis == b.first:
+                out &= mask[:, d, s].T
+            elif axis == b.second:
+                out &= mask[a, :, s]
+            elif axis == b.column:
+                out &= mask[a, d, :]
+        return out
+
+    return allowed
+
+
+# ------------------------------------------------------------------------------------------------------ the values
+def between_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: object,
+                   draw: Callable[[Column, np.ndarray], np.ndarray], present: dict[str, np.ndarray],
+                   uniform: Callable[[int], np.ndarray]) -> dict[str, np.ndarray]:
+    """Redraw, in place, the two dates of every row whose three bins agree so that their time between falls in its
+    bin, and write each between column as the time between its written dates; returns each between column's
+    blanks (a date blank or other). ``draw(column, bins)``: the decoder's draw; ``present``: per column, the rows
+    whose code is a bin; ``uniform(n)``: n uniform draws in [0, 1). Post-processing of public codes with public
+    randomness."""
+    blanks = {}
+    columns = schema.columns
+    for b in betweens(schema):
+        first, second, column = columns[b.first], columns[b.second], columns[b.column]
+        both = present[first.name] & present[second.name]
+        mask = agreement(schema, b)
+        rows = np.flatnonzero(both & mask[codes[:, b.first], codes[:, b.second], codes[:, b.column]])
+        a_lo, a_hi = _ranges(first)
+        d_lo, d_hi = _ranges(second)
+        s_lo, s_hi = _spans(column, b.per)
+        a_vals, d_vals = _as_units(values[first.name]), _as_units(values[second.name])
+        todo = rows[codes[rows, b.column] < column.value_count]  # a bin: drawn first, then the time between
+        starts, tops = _ranges(column)
+        for _ in range(VALUE_ROUNDS):
+            if not len(todo):
+                break
+            a = _as_units(draw(first, codes[todo, b.first]))
+            s = starts[codes[todo, b.column]] + np.floor(
+                uniform(len(todo)) * (tops - starts + 1)[codes[todo, b.column]]).astype(np.int64)
+            s = np.minimum(s, tops[codes[todo, b.column]])
+            d = a + s * b.per + np.floor(uniform(len(todo)) * b.per).astype(np.int64)
+            fits = (d >= d_lo[codes[todo, b.second]]) & (d <= d_hi[codes[todo, b.second]])
+            a_vals[todo[fits]], d_vals[todo[fits]] = a[fits], d[fits]
+            todo = todo[~fits]
+        # Left (an end bin that clips, the other bucket, bins that barely meet): both dates drawn alone until their
+        # time between is in the code's span, then a witness.
+        code = codes[:, b.column]
+        todo = np.union1d(todo, rows[code[rows] >= column.value_count])
+        for _ in range(VALUE_ROUNDS):
+            if not len(todo):
+                break
+            a = _as_units(draw(first, codes[todo, b.first]))
+            d = _as_units(draw(second, codes[todo, b.second]))
+            fits = _in_span(d - a, code[todo], column, b.per, s_lo, s_hi)
+            a_vals[todo[fits]], d_vals[todo[fits]] = a[fits], d[fits]
+            todo = todo[~fits]
+        if len(todo):
+            a, d = _witness(codes[todo, b.first], codes[todo, b.second], code[todo], column, b.per,
+                            (a_lo, a_hi), (d_lo, d_hi), (s_lo, s_hi))
+            a_vals[todo], d_vals[todo] = a, d
+        values[first.name] = _as_type(a_vals, values[first.name])
+        values[second.name] = _as_type(d_vals, values[second.name])
+        gap = time_between(a_vals, d_vals, b.per)
+        values[column.name] = np.where(both, gap, 0).astype(np.int64)
+        blanks[column.name] = ~both
+    return blanks
+
+
+def _as_units(values: np.ndarray) -> np.ndarray:
+    """Decoded dates (datetime64[D]) or date-times (datetime64[s]) as whole days or seconds since 1970."""
+    return np.asarray(values).astype(np.int64)
+
+
+def _as_type(units: np.ndarray, like: np.ndarray) -> np.ndarray:
+    return units.astype(np.asarray(like).dtype)
+
+
+def _in_span(difference: np.ndarray, code: np.ndarray, column: IntegerColumn, per: int,
+             s_lo: np.ndarray, s_hi: np.ndarray) -> np.ndarray:
+    """Whether each difference (in the sources' unit) is one the column's code stands for."""
+    inside = (difference >= s_lo[code]) & (difference <= s_hi[code])
+    if column.other:
+        low, high, below = _outside(column, per)
+        inside = np.where(code == column.other_code, ((difference < low) & below) | (difference > high), inside)
+    return inside
+
+
+def _witness(a_code, d_code, s_code, column, per, a_range, d_range, s_range):
+    """Two dates in their bins whose difference is in the code's span (the three bins agree): the first as late as
+    the span's top allows, the second as early as its bin and the span's foot allow."""
+    a_lo, a_hi = (r[a_code] for r in a_range)
+    d_lo, d_hi = (r[d_code] for r in d_range)
+    least, most = (r[s_code] for r in s_range)
+    if column.other:  # the other bucket: the far side that the bins reach
+        low, high, below = _outside(column, per)
+        is_other = s_code == column.other_code
+        below = below & (d_lo - a_hi < low)
+        least = np.where(is_other, np.where(below, -_FAR, high + 1), least)
+        most = np.where(is_other, np.where(below, low - 1, _FAR), most)
+    a = np.clip(d_lo - most, a_lo, a_hi)
+    d = np.minimum(np.maximum(d_lo, a + least), d_hi)
+    return a, d

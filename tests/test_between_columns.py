@@ -1,0 +1,298 @@
+"""Columns computed between two dates (``"between": [first, second]`` on an integer column): a stay in days from
+admission to discharge, modelled as a column of its own and written as the time between the written dates.
+
+The column is computed from the two dates as read (every engine the same codes), measured like any column, and the
+synthetic rows are drawn to agree with it: rows whose three bins cannot agree are drawn again from the model, and
+inside their bins the dates are drawn so that their time between falls in its bin (the independent draws
+conditioned on it). Without it, month bins make a 3-day stay about 10 days."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dprelease.api import synthesize_table
+from dprelease.errors import InputError
+from dprelease.evaluate.baselines import INDEPENDENT
+from dprelease.privacy.rng import SeededRandom
+from dprelease.representations.histogram import HistogramModel
+from dprelease.schema import Schema, decode, encode
+from dprelease.schema.between import agreeing_moves, agreeing_targets, agreement, betweens, unfit_rows
+from dprelease.schema.orders import ordered_codes
+
+SCHEMA = "dprelease-schema/1"
+YEAR = ["2024-01-01", "2024-12-31"]
+YEAR_TIMES = ["2024-01-01T00:00:00", "2024-12-31T23:59:59"]
+
+
+def schema_of(columns: dict, **fields) -> Schema:
+    return Schema.from_dict({"format": SCHEMA, "columns": columns, **fields})
+
+
+DATES = {"admitted": {"type": "date", "bounds": YEAR, "unit": "month", "null": True},
+         "discharged": {"type": "date", "bounds": YEAR, "unit": "month", "clip": True},
+         "stay": {"type": "integer", "between": ["admitted", "discharged"], "bounds": [0, 9], "width": 2,
+                  "clip": True, "null": True}}
+
+
+# ------------------------------------------------------------------------------------------------ the declaration
+@pytest.mark.parametrize("stay, message", [
+    ({"between": "admitted"}, "between must name two columns"),
+    ({"between": ["admitted", "zz"]}, "'zz', which is not a column"),
+    ({"between": ["admitted", "admitted"]}, "names 'admitted' twice"),
+    ({"between": ["admitted", "stay"]}, "cannot name the column itself"),
+    ({"between": ["admitted", "ward"]}, "'ward', a categorical column"),
+    ({"between": ["admitted", "seen"]}, "a date and a datetime column"),
+    ({"between": ["admitted", "discharged"], "unit": "hour"}, "counted in days, not 'hour's"),
+    ({"between": ["seen", "left"], "unit": "fortnight"}, "unit must be one of"),
+    ({"between": ["admitted", "discharged"], "null": False}, "'admitted' may be blank or other"),
+    ({"unit": "day"}, "unit is for a column computed between two dates"),
+    ({"between": ["admitted", "discharged"], "symbols": ["$"]}, "a between column is computed, not read"),
+])
+def test_a_bad_declaration_is_refused_naming_what_is_wrong(stay, message):
+    columns = {**DATES, "ward": {"type": "categorical", "values": ["A"]},
+               "seen": {"type": "datetime", "bounds": YEAR_TIMES, "unit": "month"},
+               "left": {"type": "datetime", "bounds": YEAR_TIMES, "unit": "month"},
+               "stay": {"type": "integer", "bounds": [0, 9], "null": True, **stay}}
+    with pytest.raises(InputError, match=message):
+        schema_of(columns)
+
+
+def test_a_column_between_a_between_column_is_refused():
+    columns = {**DATES, "again": {"type": "integer", "between": ["stay", "discharged"], "bounds": [0, 9]}}
+    with pytest.raises(InputError, match="itself computed between two columns"):
+        schema_of(columns)
+
+
+def test_the_declaration_round_trips_and_a_selection_needs_its_dates():
+    schema = schema_of(DATES)
+    assert Schema.loads(schema.dumps()) == schema
+    assert schema.to_dict()["columns"]["stay"]["between"] == ["admitted", "discharged"]
+    assert schema.column("stay").unit == "day"  # the default, written out
+    assert schema.read_names == ("admitted", "discharged")
+    assert schema.select(["discharged", "admitted", "stay"]).names == ("discharged", "admitted", "stay")
+    assert schema.select(["admitted"]).read_names == ("admitted",)
+    with pytest.raises(InputError, match="column 'stay' is computed between \\['admitted', 'discharged'\\]: select "
+                                         "'discharged' too"):
+        schema.select(["admitted", "stay"])
+
+
+# ------------------------------------------------------------------------------------------------ reading
+def stays_table() -> pd.DataFrame:
+    return pd.DataFrame({
+        "admitted": ["2024-01-03", "2024-01-30", "", "2024-03-01", "2024-05-05", "2024-06-01", "2024-07-07"],
+        "discharged": ["2024-01-05", "2024-02-02", "2024-02-02", "2024-03-01", "2024-05-30", "2025-01-10",
+                       "2024-07-01"],
+        "stay": ["x"] * 7})  # a column of the stay's name in the table: not read
+
+
+def test_the_column_is_the_time_between_the_dates_as_read_in_memory_and_in_duckdb(tmp_path):
+    from dprelease.engines.duckdb_engine import DuckDBTable
+
+    schema = schema_of(DATES)
+    frame = stays_table()
+    codes = encode(frame, schema)
+    # days 2, 3, (blank admission), 0, 25 (clipped to the top bin), 2024-12-31 clipped but 344 days read (clipped
+    # into the top bin), -6 (below: clipped to the first bin)
+    assert codes[:, 2].tolist() == [1, 1, 5, 0, 4, 4, 0]
+    path = tmp_path / "stays.csv"
+    frame.to_csv(path, index=False)
+    assert np.array_equal(encode(path, schema), codes)
+    with DuckDBTable.open(str(path), schema=schema) as table:
+        records = table.to_records()
+    assert np.array_equal(records[np.lexsort(records.T[::-1])], codes[np.lexsort(codes.T[::-1])])
+    frame.drop(columns="stay").to_csv(path, index=False)  # the table need not have the column
+    assert np.array_equal(encode(path, schema), codes)
+
+
+def test_a_stay_outside_its_bounds_is_an_error_naming_the_column_in_every_engine(tmp_path):
+    from dprelease.engines.duckdb_engine import DuckDBTable
+
+    strict = {**DATES, "stay": {**DATES["stay"], "clip": False}}
+    schema = schema_of(strict)
+    path = tmp_path / "stays.csv"
+    stays_table().to_csv(path, index=False)
+    with pytest.raises(InputError) as memory:
+        encode(path, schema)
+    assert "column 'stay': values outside the bounds" in str(memory.value)
+    with pytest.raises(InputError) as duck:
+        DuckDBTable.open(str(path), schema=schema)
+    assert str(duck.value) == str(memory.value)
+    # a date's own problem is reported for the date alone
+    broken = stays_table()
+    broken.loc[0, "admitted"] = "soon"
+    broken.to_csv(path, index=False)
+    with pytest.raises(InputError) as memory:
+        encode(path, schema_of(DATES))
+    assert "column 'admitted'" in str(memory.value) and "column 'stay'" not in str(memory.value)
+    with pytest.raises(InputError) as duck:
+        DuckDBTable.open(str(path), schema=schema_of(DATES))
+    assert "column 'admitted'" in str(duck.value) and "column 'stay'" not in str(duck.value)
+
+
+# ------------------------------------------------------------------------------------------------ the bins' agreement
+def test_three_bins_agree_where_some_two_dates_in_them_are_that_far_apart():
+    schema = schema_of(DATES)
+    (b,) = betweens(schema)
+    mask = agreement(schema, b)  # (admitted 12 + NULL, discharged 12, stay 5 + NULL)
+    assert mask.shape == (13, 12, 6)
+    assert mask[0, 0, 0] and mask[0, 0, 4]  # January to January: 0..1 days, and 8+ (the clipped top bin)
+    assert not mask[0, 2, 0] and mask[0, 2, 4]  # January to March: never under 2 days; 30+ is the clipped top bin
+    assert mask[0, 11, 4] and not mask[0, 11, 3]
+    # March to January: never; the bottom bin clips below only where the lower bound is negative
+    assert not mask[2, 0, :5].any()
+    signed = schema_of({**DATES, "stay": {**DATES["stay"], "bounds": [-1, 8]}})
+    assert agreement(signed, betweens(signed)[0])[2, 0, 0]
+    assert not mask[0, 0, 5] and mask[12, 0, 5] and not mask[12, 0, 2]  # NULL stay iff a blank admission
+
+
+def test_rows_whose_bins_cannot_agree_are_drawn_again_and_answers_lose_those_cells():
+    schema = schema_of(DATES)
+    model = HistogramModel.from_log_weights(schema.domain, np.zeros(13 * 12 * 6) - np.log(13 * 12 * 6))
+    rows = model.sample(5_000, SeededRandom(0))
+    bad = unfit_rows(rows, schema)
+    assert 0.2 < bad.mean() < 0.9
+    kept, replaced = ordered_codes(rows, model, SeededRandom(1), schema, breaks=lambda c: unfit_rows(c, schema))
+    assert np.array_equal(replaced, bad) and not unfit_rows(kept, schema).any()
+    answer = np.full((13, 12, 6), 1 / (13 * 12 * 6))
+    ((_, conditioned),) = agreeing_targets([(("admitted", "discharged", "stay"), answer)], schema)
+    assert conditioned.sum() == pytest.approx(1.0)
+    assert np.array_equal(conditioned > 0, agreement(schema, betweens(schema)[0]))
+    # in another order of the marginal's columns, the same cells
+    ((_, turned),) = agreeing_targets([(("stay", "admitted", "discharged"), answer.transpose(2, 0, 1))], schema)
+    assert np.array_equal(turned, conditioned.transpose(2, 0, 1))
+
+
+def test_the_row_fit_moves_only_where_the_bins_agree():
+    from dprelease.rows.fitting import fit_rows, workload_loss
+
+    schema = schema_of(DATES)
+    model = HistogramModel.from_log_weights(schema.domain, np.zeros(13 * 12 * 6) - np.log(13 * 12 * 6))
+    rows = model.sample(6_000, SeededRandom(3))
+    rows = rows[~unfit_rows(rows, schema)]
+    stay = np.array([0.05, 0.05, 0.05, 0.05, 0.8, 0.0])  # long stays, which most rows' months rule out
+    targets = [(("stay",), stay), (("admitted",), np.full(13, 1 / 13))]
+    free = fit_rows(rows, schema.domain, targets, SeededRandom(0), passes=3)
+    kept = fit_rows(rows, schema.domain, targets, SeededRandom(0), passes=3, allowed=agreeing_moves(schema))
+    assert unfit_rows(free, schema).any() and not unfit_rows(kept, schema).any()
+    assert workload_loss(kept, schema.domain, targets) < workload_loss(rows, schema.domain, targets)
+
+
+# ------------------------------------------------------------------------------------------------ the values
+def test_values_are_the_independent_draws_conditioned_on_the_stay_and_written_from_the_dates():
+    """One January admission, one January discharge, a stay of 2-3 days: every written row's dates are 2-3 days
+    apart, its stay their difference; the admission day is then uniform on the days that allow it (1-29)."""
+    schema = schema_of(DATES)
+    codes = np.tile([[0, 0, 1]], (20_000, 1))
+    decoded = decode(codes, schema, rng=SeededRandom(5))
+    admitted, discharged = (decoded.values[n].astype("datetime64[D]").astype(np.int64) for n in ("admitted",
+                                                                                                 "discharged"))
+    gap = discharged - admitted
+    assert set(np.unique(gap)) == {2, 3} and np.array_equal(decoded.values["stay"], gap)
+    days = admitted - np.datetime64("2024-01-01", "D").astype(np.int64)
+    counts = np.bincount(days, minlength=31)
+    assert counts[29:].sum() == 0  # the 30th and later cannot be 2 days before a January discharge
+    # the 1st..28th take both stays, the 29th only 2 days: weights 2 and 1 (the independent uniform draws, conditioned)
+    expected = np.r_[np.full(28, 2.0), 1.0] / 57 * len(days)
+    from scipy import stats
+    assert stats.chisquare(counts[:29], expected).pvalue > 0.001  # a false alarm in 1,000 seeded runs
+
+
+def test_dates_times_blanks_clipped_ends_and_the_last_resort():
+    times = {"seen": {"type": "datetime", "bounds": YEAR_TIMES, "unit": "day", "null": True},
+             "left": {"type": "datetime", "bounds": YEAR_TIMES, "unit": "day", "other": True},
+             "hours": {"type": "integer", "between": ["seen", "left"], "unit": "hour", "bounds": [0, 47],
+                       "width": 6, "clip": True, "null": True}}
+    schema = schema_of(times)
+    size = schema.column("seen").value_count
+    codes = np.array([[0, 0, 0], [0, 1, 4], [0, 200, 7], [size, 3, 8], [0, size, 8], [5, 3, 0]])
+    decoded = decode(codes, schema, rng=SeededRandom(2))
+    seen = decoded.values["seen"].astype("datetime64[s]").astype(np.int64)
+    left = decoded.values["left"].astype("datetime64[s]").astype(np.int64)
+    hours = decoded.values["hours"]
+    assert 0 <= hours[0] <= 5 and (left[0] - seen[0]) // 3600 == hours[0]  # same day, under 6 hours
+    assert 24 <= hours[1] <= 29  # the next day, 24-29 hours later
+    assert hours[2] > 47 and (left[2] - seen[2]) // 3600 == hours[2]  # the clipped top bin: 200 days later
+    assert decoded.null["hours"][3] and decoded.null["hours"][4]  # a blank admission; a discharge in other
+    assert not decoded.null["hours"][:3].any()
+    # bins that cannot agree (day 5 to day 3, 0-5 hours): the stay is still the written dates' difference
+    assert hours[5] == (left[5] - seen[5]) // 3600 < 0
+    text = decoded.csv().splitlines()
+    assert text[0] == "seen,left,hours" and text[4].startswith(",")  # a blank admission, a blank stay
+
+
+# ------------------------------------------------------------------------------------------------ a release
+def admissions(n: int = 3_000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    admitted = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 330 * 24 * 60, n), unit="min")
+    stay = pd.to_timedelta(rng.geometric(0.3, n) - 1, unit="D") + pd.to_timedelta(rng.integers(0, 1440, n), unit="min")
+    return pd.DataFrame({"ward": rng.choice(["A", "B", "C"], n), "admitted": admitted, "discharged": admitted + stay})
+
+
+ADMISSIONS = {"ward": {"type": "categorical", "values": ["A", "B", "C"]},
+              "admitted": {"type": "datetime", "bounds": YEAR_TIMES, "unit": "month"},
+              "discharged": {"type": "datetime", "bounds": YEAR_TIMES, "unit": "month", "clip": True}}
+STAYED = {**ADMISSIONS, "days": {"type": "integer", "between": ["admitted", "discharged"], "bounds": [0, 14],
+                                 "clip": True}}
+
+
+def test_a_release_keeps_the_stays_that_month_bins_alone_lose():
+    frame = admissions()
+    real = ((frame["discharged"] - frame["admitted"]).dt.total_seconds() // 86400).to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ordered = synthesize_table(frame, {"format": SCHEMA, "columns": ADMISSIONS,
+                                           "ordered": [["admitted", "discharged"]]}, "1-3way", epsilon=1, seed=5)
+        release = synthesize_table(frame, {"format": SCHEMA, "columns": STAYED}, "1-3way", epsilon=1, seed=5)
+    schema = Schema.from_dict({"format": SCHEMA, "columns": STAYED})
+    assert not unfit_rows(release.rows, schema).any()
+    counts = release.extra["between"]
+    assert counts["columns"] == {"days": ["admitted", "discharged"]} and counts["rows_left_unfit"] == 0 and counts["rows_redrawn"] > 0
+    from dprelease.report.public import rows_line
+    assert rows_line(release) == (f"{len(release.rows):,} (fitted; with days between admitted and discharged "
+                                  f"({counts['rows_redrawn']:,} drawn again from the model))")
+
+    def stays(rows: np.ndarray, of: Schema) -> np.ndarray:
+        values = decode(rows, of, rng=SeededRandom(0)).values
+        seconds = values["discharged"].astype("datetime64[s]").astype(np.int64) - \
+            values["admitted"].astype("datetime64[s]").astype(np.int64)
+        return seconds // 86400
+
+    with_days = stays(release.rows, schema)
+    without = stays(ordered.rows, Schema.from_dict({"format": SCHEMA, "columns": ADMISSIONS,
+                                                    "ordered": [["admitted", "discharged"]]}))
+    quartiles = [0.25, 0.5, 0.75, 0.9]  # real 0 / 1 / 3 / 6 days; with the column the same, without 4 / 9 / 17 / 25
+    assert np.abs(np.quantile(with_days, quartiles) - np.quantile(real, quartiles)).max() <= 1
+    assert np.median(without) >= 6 and (with_days >= 0).all()
+
+
+def test_the_synthesizer_the_cli_and_evaluate_with_a_between_column(tmp_path):
+    from dprelease.cli import main
+    from dprelease.evaluate import compare
+    from dprelease.synthesizer import Synthesizer
+
+    frame = admissions(2_000, seed=1)
+    declared = {"format": SCHEMA, "columns": STAYED}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synthetic = Synthesizer("mwem", epsilon=1.0, workload="1-2way", seed=2).fit_sample(frame, schema=declared)
+        result = compare(frame, synthetic, schema=declared, workload="1-2way")
+    assert list(synthetic.columns) == ["ward", "admitted", "discharged", "days"]
+    gap = (synthetic["discharged"] - synthetic["admitted"]).dt.total_seconds() // 86400
+    assert (gap.clip(upper=14) == synthetic["days"].clip(upper=14)).all() and (synthetic["days"] >= 0).all()
+    days = next(v for v in result.values if v.name == "days")
+    assert days.kind == "integer" and days.ks is not None and days.ks < 0.2
+    assert result.avg_l1 < result.baselines[INDEPENDENT]
+    frame.to_csv(tmp_path / "stays.csv", index=False)
+    (tmp_path / "schema.json").write_text(json.dumps(declared))
+    out = tmp_path / "synthetic.csv"
+    assert main(["synth", str(tmp_path / "stays.csv"), "--schema", str(tmp_path / "schema.json"), "--epsilon", "1",
+                 "--seed", "3", "--out", str(out), "--quiet", "--engine", "duckdb"]) == 0
+    written = pd.read_csv(out, parse_dates=["admitted", "discharged"])
+    assert list(written.columns) == ["ward", "admitted", "discharged", "days"]
+    gap = (written["discharged"] - written["admitted"]).dt.total_seconds() // 86400
+    assert (gap == written["days"]).all()
