@@ -195,6 +195,26 @@ def test_a_duration_encodes_in_spark_as_in_memory(spark, tmp_path):
         open_table(mapped, schema=schema, engine="spark")
 
 
+def test_a_column_between_two_dates_encodes_in_spark_as_in_memory(spark, tmp_path):
+    """A stay computed between two date columns (blanks, clipped ends, a second date before the first, a table
+    column of the stay's name that is not read): Spark SQL's codes are the in-memory encoder's, and a stay out of
+    bounds is the same error."""
+    from tests.test_between_columns import DATES, schema_of, stays_table
+
+    path = tmp_path / "stays.csv"
+    stays_table().to_csv(path, index=False)
+    schema = schema_of(DATES)
+    codes = encode(str(path), schema)
+    expected = Dataset(schema.domain, codes, None, len(codes))
+    assert open_table(str(path), schema=schema, engine="spark", spark=spark).fingerprint() == expected.fingerprint()
+    strict = schema_of({**DATES, "stay": {**DATES["stay"], "clip": False}})
+    with pytest.raises(InputError) as memory:
+        encode(str(path), strict)
+    with pytest.raises(InputError) as got:
+        open_table(str(path), schema=strict, engine="spark", spark=spark)
+    assert str(got.value) == str(memory.value)
+
+
 def sha256(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -413,22 +433,3 @@ def test_a_spark_session_dying_mid_count_spends_nothing_and_writes_nothing(spark
     assert draws == []  # no noise drawn
 
 
-
-def test_a_column_between_two_dates_encodes_in_spark_as_in_memory(spark, tmp_path):
-    """A stay computed between two date columns (blanks, clipped ends, a second date before the first, a table
-    column of the stay's name that is not read): Spark SQL's codes are the in-memory encoder's, and a stay out of
-    bounds is the same error."""
-    from tests.test_between_columns import DATES, schema_of, stays_table
-
-    path = tmp_path / "stays.csv"
-    stays_table().to_csv(path, index=False)
-    schema = schema_of(DATES)
-    codes = encode(str(path), schema)
-    expected = Dataset(schema.domain, codes, None, len(codes))
-    assert open_table(str(path), schema=schema, engine="spark", spark=spark).fingerprint() == expected.fingerprint()
-    strict = schema_of({**DATES, "stay": {**DATES["stay"], "clip": False}})
-    with pytest.raises(InputError) as memory:
-        encode(str(path), strict)
-    with pytest.raises(InputError) as got:
-        open_table(str(path), schema=strict, engine="spark", spark=spark)
-    assert str(got.value) == str(memory.value)
