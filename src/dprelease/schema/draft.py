@@ -315,14 +315,16 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     # (an admission and its discharge); said once, with the declaration that keeps synthetic rows in it.
     for kind in ("date", "datetime"):
         dated = [c.name for c in drafted if c.kind == kind]
+        # a between column is blank where a date is: the example says so where a drafted date may be
+        null = ', "null": true' if any(c.null or c.other for c in drafted if c.name in dated[:2]) else ""
         if len(dated) > 1:
             notes.append(f"column(s) {dated} are {kind}s: where one never comes before another in a row (an "
                          f'admission and its discharge), declare it, e.g. "ordered": [{json.dumps(dated[:2])}] beside '
                          '"columns", or synthetic rows hold them in either order where their bins meet (two dates '
                          "of one month bin: about half the rows); and where the time between them matters (a stay), "
                          'add it as a column, e.g. "stay": {"type": "integer", "between": '
-                         f'{json.dumps(dated[:2])}, "bounds": [0, 60], "clip": true}}, or it is drawn as coarse as '
-                         "the bins")
+                         f'{json.dumps(dated[:2])}, "bounds": [0, 60], "clip": true{null}}}, '
+                         "or it is drawn as coarse as the bins")
     if epsilon is None:
         warn_user(NOT_PUBLIC, UserWarning)
         draft = Draft("non-private", NOT_PUBLIC)
