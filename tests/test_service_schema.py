@@ -202,7 +202,9 @@ def test_a_number_names_a_value_of_a_number_column_never_a_code():
 # ----------------------------------------------------------------------------------------- dprelease serve
 STAYS = {"format": "dprelease-schema/1", "ordered": [["admitted", "discharged"]],
          "columns": {"admitted": {"type": "date", "bounds": ["2024-01-01", "2024-12-31"], "unit": "month"},
-                     "discharged": {"type": "date", "bounds": ["2024-01-01", "2024-12-31"], "unit": "month"}}}
+                     "discharged": {"type": "date", "bounds": ["2024-01-01", "2024-12-31"], "unit": "month"},
+                     "days": {"type": "integer", "between": ["admitted", "discharged"], "bounds": [0, 9],
+                              "width": 3}}}
 
 
 @pytest.fixture(scope="module")
@@ -310,8 +312,10 @@ def test_a_release_of_a_raw_table_has_the_schemas_labels_and_its_draft_in_the_gu
 
 
 def test_a_served_release_keeps_the_schemas_declared_order(served):
-    """A served table whose schema declares ``ordered``: the release's rows (the schema's labels) hold no discharge
-    month before its admission month, as synth's do (the model's rows out of order drawn again)."""
+    """A served table whose schema declares ``ordered`` and a stay between its dates: the release's rows (the schema's
+    labels) hold no discharge month before its admission month and no stay their months rule out, as synth's do (the
+    model's rows out of order or out of agreement drawn again)."""
+    from dprelease.schema.between import unfit_rows
     from dprelease.schema.orders import unorderable_rows
 
     server, folder, _ = served
@@ -325,6 +329,8 @@ def test_a_served_release_keeps_the_schemas_declared_order(served):
     rows = Release.load(folder / "stays-release.json", rows=folder / "stays-rows.csv").rows
     assert len(rows) == 2_000 and not unorderable_rows(rows, Schema.from_dict(STAYS)).any()
     assert document["ordered"]["rows_redrawn"] > 0  # the model's noise gave some: at eps 0.2 over 144 cells
+    assert not unfit_rows(rows, Schema.from_dict(STAYS)).any() and document["between"]["rows_left_unfit"] == 0
+    assert document["between"]["columns"] == {"days": ["admitted", "discharged"]}
 
 
 @pytest.mark.parametrize("case", ["both", "neither", "open-draft", "draft-too-dear", "caps-after-draft",
