@@ -25,7 +25,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from dprelease.errors import InputError
-from dprelease.schema.binned import BETWEEN_UNITS, DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
+from dprelease.schema.between import per_unit
+from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column
 from dprelease.schema.encode import ABOVE, BELOW, NULL, OK, UNPARSABLE, blank_rows_hint, describe
 from dprelease.schema.parse import as_text
@@ -158,7 +159,7 @@ class _Builder:
         encoder's ``_encode_between``."""
         d, names = self.d, list(self.schema.names)
         sources = [names.index(name) for name in column.between]
-        per = 1 if isinstance(self.schema.columns[sources[0]], DateColumn) else BETWEEN_UNITS[column.unit]
+        per = per_unit(self.schema, column)
         first, second = (self.units[name] for name in column.between)
         gap = self.add(4, f"__dp{i}_g", d.floor_div(f"({second} - {first})", per))
         blank, failed = [], []

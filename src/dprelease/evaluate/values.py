@@ -17,8 +17,8 @@ import numpy as np
 from scipy.stats import ks_2samp
 
 from dprelease.schema import Schema
-from dprelease.schema.between import time_between
-from dprelease.schema.binned import BETWEEN_UNITS, _Binned
+from dprelease.schema.between import per_unit, time_between
+from dprelease.schema.binned import _Binned
 from dprelease.schema.columns import CategoricalColumn
 from dprelease.schema.draft import read_source
 from dprelease.schema.encode import ABOVE, BELOW, NULL, OK, parsed_values, placed
@@ -107,10 +107,9 @@ def value_report(real: object, synthetic: object | None, schema: Schema, *, name
         between column's from its dates."""
         if (table, name) not in parsed:
             if name in computed:
-                column = computed[name]
-                first, second = (schema.column(n) for n in column.between)
-                per = 1 if first.kind == "date" else BETWEEN_UNITS[column.unit]
-                parsed[table, name] = time_between(values_of(table, first.name), values_of(table, second.name), per)
+                first, second = computed[name].between
+                parsed[table, name] = time_between(values_of(table, first), values_of(table, second),
+                                                   per_unit(schema, computed[name]))
             else:
                 parsed[table, name] = parsed_values(schema.column(name), tables[table].columns[name], schema)
         return parsed[table, name]

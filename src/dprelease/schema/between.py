@@ -92,9 +92,13 @@ def betweens(schema: object) -> list[Between]:
     for k, column in enumerate(schema.columns):
         if isinstance(column, IntegerColumn) and column.between is not None:
             first, second = (names.index(n) for n in column.between)
-            per = 1 if isinstance(schema.columns[first], DateColumn) else BETWEEN_UNITS[column.unit]
-            out.append(Between(k, first, second, per))
+            out.append(Between(k, first, second, per_unit(schema, column)))
     return out
+
+
+def per_unit(schema: object, column: IntegerColumn) -> int:
+    """A between column's unit in its dates' own unit: 1 for date columns (days), the unit's seconds for date-times."""
+    return 1 if isinstance(schema.column(column.between[0]), DateColumn) else BETWEEN_UNITS[column.unit]
 
 
 def read_names(schema: object) -> tuple[str, ...]:

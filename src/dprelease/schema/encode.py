@@ -27,9 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
-from dprelease.schema.between import time_between
-from dprelease.schema.binned import (BETWEEN_UNITS, DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned,
-                                     number_text)
+from dprelease.schema.between import per_unit, time_between
+from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, number_text
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, format_number
 from dprelease.schema.parse import (FactorColumn, TypedColumn, as_text, datetimes_to_int, parse_booleans,
                                     parse_floats, parse_formatted_times, parse_times, texts, whole_to_int)
@@ -119,14 +118,13 @@ def _encode_between(column: IntegerColumn, table: Table, schema: Schema, codes: 
     first to the second as read, NULL where either date is NULL or other (``codes``: the dates' codes)."""
     names = list(schema.names)
     sources = [schema.column(name) for name in column.between]
-    per = 1 if isinstance(sources[0], DateColumn) else BETWEEN_UNITS[column.unit]
     blank = np.zeros(table.n, dtype=bool)
     for source in sources:
         own = codes[:, names.index(source.name)]
         for bucket in (source.null_code, source.other_code):
             if bucket is not None:
                 blank |= own == bucket
-    gap = time_between(*(parsed_values(s, table.columns[s.name], schema) for s in sources), per)
+    gap = time_between(*(parsed_values(s, table.columns[s.name], schema) for s in sources), per_unit(schema, column))
     blank |= np.isnan(gap)
     placed_codes, status = _place(column, np.where(blank, 0.0, gap), ~blank)
     status = np.where(blank, NULL, status)
