@@ -296,3 +296,82 @@ def test_the_synthesizer_the_cli_and_evaluate_with_a_between_column(tmp_path):
     assert list(written.columns) == ["ward", "admitted", "discharged", "days"]
     gap = (written["discharged"] - written["admitted"]).dt.total_seconds() // 86400
     assert (gap == written["days"]).all()
+
+
+def test_a_chain_in_order_and_two_between_columns_sharing_a_date_all_hold():
+    """ordered <= shipped <= delivered declared, with the days from order to shipping and from order to delivery as
+    columns: every row whose bins allow it keeps the order and both columns' bins, and each column is its dates'
+    difference (the second column's draws keep the first's)."""
+    from dprelease.schema.orders import unorderable_rows
+
+    month = {"type": "date", "bounds": YEAR, "unit": "month"}
+    columns = {"ordered": month, "shipped": month, "delivered": month,
+               "ship_days": {"type": "integer", "between": ["ordered", "shipped"], "bounds": [0, 9], "width": 2},
+               "days": {"type": "integer", "between": ["ordered", "delivered"], "bounds": [0, 19], "width": 4}}
+    schema = schema_of(columns, ordered=[["ordered", "shipped", "delivered"]])
+    model = HistogramModel.from_log_weights(schema.domain, np.full(int(np.prod(schema.domain.sizes)),
+                                                                   -np.log(np.prod(schema.domain.sizes))))
+    rows = model.sample(200_000, SeededRandom(6))
+    rows = rows[~unfit_rows(rows, schema) & ~unorderable_rows(rows, schema)][:3_000]
+    assert len(rows) == 3_000
+    values = decode(rows, schema, rng=SeededRandom(7)).values
+    days = {name: values[name].astype("datetime64[D]").astype(np.int64) for name in ("ordered", "shipped", "delivered")}
+    assert np.array_equal(values["ship_days"], days["shipped"] - days["ordered"])
+    assert np.array_equal(values["days"], days["delivered"] - days["ordered"])
+    assert np.all(days["ordered"] <= days["shipped"]) and np.all(days["shipped"] <= days["delivered"])
+    assert np.array_equal(values["ship_days"] // 2, rows[:, 3]) and np.array_equal(values["days"] // 4, rows[:, 4])
+
+
+def test_a_release_of_orders_keeps_its_chain_and_both_between_columns():
+    """A release whose schema declares ordered <= shipped <= delivered and the days to shipping and to delivery:
+    its rows' bins all hold together (the fit's moves keep pairs and triples; a row whose constraints broke jointly
+    is drawn again) and every decoded row keeps the order and both columns' bins."""
+    from dprelease.schema.orders import unorderable_rows
+
+    rng = np.random.default_rng(3)
+    n = 3_000
+    ordered = np.datetime64("2024-01-01") + rng.integers(0, 330, n)
+    shipped = ordered + rng.integers(0, 4, n)
+    frame = pd.DataFrame({"region": rng.choice(["N", "S"], n), "ordered": ordered, "shipped": shipped,
+                          "delivered": shipped + rng.integers(1, 9, n)})
+    month = {"type": "date", "bounds": YEAR, "unit": "month"}
+    declared = {"format": SCHEMA, "ordered": [["ordered", "shipped", "delivered"]],
+                "columns": {"region": {"type": "categorical", "values": ["N", "S"]},
+                            "ordered": month, "shipped": month, "delivered": {**month, "clip": True},
+                            "ship_days": {"type": "integer", "between": ["ordered", "shipped"], "bounds": [0, 9],
+                                          "clip": True},
+                            "days": {"type": "integer", "between": ["ordered", "delivered"], "bounds": [0, 19],
+                                     "width": 2, "clip": True}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = synthesize_table(frame, declared, "1-2way", epsilon=1, seed=4)
+    schema = Schema.from_dict(declared)
+    assert not unfit_rows(release.rows, schema).any() and not unorderable_rows(release.rows, schema).any()
+    values = decode(release.rows, schema, rng=SeededRandom(1)).values
+    days = {name: values[name].astype("datetime64[D]").astype(np.int64) for name in ("ordered", "shipped", "delivered")}
+    assert np.all(days["ordered"] <= days["shipped"]) and np.all(days["shipped"] <= days["delivered"])
+    assert np.array_equal(values["days"], days["delivered"] - days["ordered"])
+    assert np.array_equal(np.minimum(values["ship_days"], 9), release.rows[:, 4])
+    assert np.array_equal(np.minimum(values["days"], 19) // 2, release.rows[:, 5])
+    assert np.quantile(values["ship_days"], 0.9) <= 4  # real shipping takes 0-3 days
+
+
+def test_bins_each_possible_but_not_together_are_found_and_the_last_resort_draws_values_that_keep_all():
+    from dprelease.schema.between import jointly_unfit
+
+    month = {"type": "date", "bounds": YEAR, "unit": "month"}
+    columns = {"ordered": month, "shipped": month, "delivered": month,
+               "ship_days": {"type": "integer", "between": ["ordered", "shipped"], "bounds": [0, 9], "width": 2},
+               "days": {"type": "integer", "between": ["ordered", "delivered"], "bounds": [0, 19], "width": 4}}
+    schema = schema_of(columns, ordered=[["ordered", "shipped", "delivered"]])
+    # July throughout: shipped 8-9 days after the order, delivered 4-7 after it, yet not before shipping
+    assert jointly_unfit(np.array([[6, 6, 6, 4, 1], [6, 6, 6, 1, 1]]), schema).tolist() == [True, False]
+    assert unfit_rows(np.array([[6, 6, 6, 4, 1]]), schema).tolist() == [True]
+    assert jointly_unfit(np.array([[6, 6, 6, 4, 1]]), schema_of(columns)).tolist() == [False]  # no order declared
+    # a row that barely holds (shipped 8-9 days after, delivered 8-11 after): every draw keeps it, and they differ
+    codes = np.tile([[6, 6, 6, 4, 2]], (500, 1))
+    values = decode(codes, schema, rng=SeededRandom(3)).values
+    days = {name: values[name].astype("datetime64[D]").astype(np.int64) for name in ("ordered", "shipped", "delivered")}
+    assert np.all((8 <= values["ship_days"]) & (values["ship_days"] <= 9) & (values["ship_days"] <= values["days"]))
+    assert np.all((8 <= values["days"]) & (values["days"] <= 11))
+    assert np.all(days["shipped"] <= days["delivered"]) and len(np.unique(days["ordered"])) > 10

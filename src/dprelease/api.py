@@ -597,9 +597,10 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
     agreements = [(b, agreement(schema, b)) for b in betweens(schema)]
     unordered = unorderable_rows(release.rows, schema)
     unfit = unfit_rows(release.rows, schema, agreements)
-    rows, replaced = ordered_codes(release.rows, release.model, rng, schema,
-                                   breaks=lambda codes: unorderable_rows(codes, schema) | unfit_rows(
-                                       codes, schema, agreements))
+    def breaks(codes):  # the rows to draw again: out of the declared order, or out of agreement with a between column
+        return unorderable_rows(codes, schema) | unfit_rows(codes, schema, agreements)
+
+    rows, replaced = ordered_codes(release.rows, release.model, rng, schema, breaks=breaks)
     if replaced.any() and release.rows_method == "fitted":
         # The redrawn rows are draws of the model conditioned on the order, whose 1-way marginals of the ordered
         # columns lean (an order early, a delivery late, where the model knows little of their tie): fitted again to
@@ -610,6 +611,10 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
                         passes=default_passes(len(rows), len(release.domain), targets),
                         min_gain=MIN_PASS_GAIN, loss=DEFAULT_LOSS, allowed=_both(order_keeping_moves(schema),
                                                                                   agreeing_moves(schema)))
+        if agreements:  # the moves keep each pair and triple; a row whose constraints no longer hold together is
+            # drawn again (a shipping 8 days and a delivery 5 days after the order, each alone possible)
+            rows, again = ordered_codes(rows, release.model, rng, schema, breaks=breaks)
+            replaced |= again
     extra = dict(release.extra)
     why = "this mechanism's release has no model to draw other rows from" if release.model is None else \
         "the model gave too few such rows"

@@ -33,6 +33,7 @@ import numpy as np
 from dprelease.errors import InputError
 from dprelease.schema.binned import BETWEEN_UNITS, DateColumn, DatetimeColumn, IntegerColumn, _Binned
 from dprelease.schema.columns import Column, where
+from dprelease.schema.orders import ordered_pairs
 
 #: Rounds of the constructive draw (first date, then the time between) before draws of both dates alone, and as
 #: many of those before the last resort (a witness of the three bins, :func:`_witness`).
@@ -189,13 +190,81 @@ def _agreements(schema: object) -> list[tuple[Between, np.ndarray]]:
 
 
 def unfit_rows(codes: np.ndarray, schema: object, agreements: list | None = None) -> np.ndarray:
-    """The rows of ``codes`` (n x d) whose bins of a ``between`` column and its dates cannot agree. Public."""
+    """The rows of ``codes`` (n x d) whose bins of a ``between`` column and its dates cannot agree, or whose bins no
+    values can fill that keep every between column and the declared order at once (:func:`jointly_unfit`: a
+    shipping 8-9 days and a delivery 4-7 days after the order, with the order declared order <= shipped <=
+    delivered). Public."""
     agreements = _agreements(schema) if agreements is None else agreements
     codes = np.asarray(codes)
     bad = np.zeros(len(codes), dtype=bool)
     for b, mask in agreements:
         bad |= ~mask[codes[:, b.first], codes[:, b.second], codes[:, b.column]]
+    if agreements:
+        bad |= jointly_unfit(codes, schema)
     return bad
+
+
+# ------------------------------------------------------------------------------- all the constraints of a row at once
+def _graph_nodes(schema: object) -> list[int]:
+    """The columns (by position) the rows' difference constraints tie: the dates of every between column and the
+    whole-valued columns (integer, date, date-time) of the declared order's pairs that share one with them."""
+    pairs = ordered_pairs(schema)
+    nodes = {k for b in betweens(schema) for k in (b.first, b.second)}
+    whole = {k for k, c in enumerate(schema.columns) if isinstance(c, (IntegerColumn, DateColumn, DatetimeColumn))
+             and getattr(c, "between", None) is None}
+    grown = True
+    while grown:  # a chain ties in its other columns (shipped, between the order and its delivery)
+        more = {k for i, j in pairs if {i, j} & nodes and {i, j} <= whole for k in (i, j)} - nodes
+        nodes |= more
+        grown = bool(more)
+    return sorted(nodes)
+
+
+def _shortest_paths(codes: np.ndarray, schema: object, nodes: list[int]) -> np.ndarray:
+    """Per row, the all-pairs least upper bounds of the differences x_j - x_i (Floyd-Warshall over the constraint
+    graph: node 0 the zero, node 1 + m the column ``nodes[m]``): each present column within its bin, each declared
+    pair in order, each between column's dates within its bin's span (not for its other bucket, which is two
+    pieces: its three bins' agreement covers it). A row is feasible iff no diagonal is negative."""
+    columns, pairs = schema.columns, ordered_pairs(schema)
+    place = {k: m + 1 for m, k in enumerate(nodes)}
+    size = len(nodes) + 1
+    bound = np.full((len(codes), size, size), np.inf)
+    bound[:, np.arange(size), np.arange(size)] = 0.0
+    present = {}
+    for k in nodes:
+        lows, tops = _ranges(columns[k])
+        code = codes[:, k]
+        present[k] = code < len(lows)
+        inside = np.minimum(code, len(lows) - 1)
+        bound[:, 0, place[k]] = np.where(present[k], tops[inside], np.inf)
+        bound[:, place[k], 0] = np.where(present[k], -lows[inside], np.inf)
+    for i, j in pairs:
+        if i in place and j in place:  # x_i - x_j <= 0
+            edge = np.where(present[i] & present[j], 0.0, np.inf)
+            bound[:, place[j], place[i]] = np.minimum(bound[:, place[j], place[i]], edge)
+    for b in betweens(schema):
+        column = columns[b.column]
+        s_lo, s_hi = _spans(column, b.per)
+        code = codes[:, b.column]
+        on = present[b.first] & present[b.second] & (code < column.value_count)  # a bin: one interval
+        inside = np.minimum(code, column.value_count - 1)
+        f, t = place[b.first], place[b.second]
+        bound[:, f, t] = np.minimum(bound[:, f, t], np.where(on, s_hi[inside], np.inf))
+        bound[:, t, f] = np.minimum(bound[:, t, f], np.where(on, -s_lo[inside], np.inf))
+    for m in range(size):
+        bound = np.minimum(bound, bound[:, :, m, None] + bound[:, None, m, :])
+    return bound
+
+
+def jointly_unfit(codes: np.ndarray, schema: object) -> np.ndarray:
+    """The rows whose bins no values can fill that keep every between column's bin and the declared order together
+    (a system of difference constraints with a negative cycle). Public."""
+    nodes = _graph_nodes(schema)
+    codes = np.asarray(codes)
+    if not nodes or not len(codes):
+        return np.zeros(len(codes), dtype=bool)
+    paths = _shortest_paths(codes, schema, nodes)
+    return (np.diagonal(paths, axis1=1, axis2=2) < 0).any(axis=1)
 
 
 def agreeing_targets(targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
@@ -251,43 +320,64 @@ def between_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: obj
                    uniform: Callable[[int], np.ndarray]) -> dict[str, np.ndarray]:
     """Redraw, in place, the two dates of every row whose three bins agree so that their time between falls in its
     bin, and write each between column as the time between its written dates; returns each between column's
-    blanks (a date blank or other). ``draw(column, bins)``: the decoder's draw; ``present``: per column, the rows
-    whose code is a bin; ``uniform(n)``: n uniform draws in [0, 1). Post-processing of public codes with public
-    randomness."""
-    blanks = {}
-    columns = schema.columns
+    blanks (a date blank or other). A redraw is kept only where it also keeps the schema's declared order and the
+    between columns drawn before it that share a date. ``draw(column, bins)``: the decoder's draw; ``present``: per
+    column, the rows whose code is a bin; ``uniform(n)``: n uniform draws in [0, 1). Post-processing of public codes
+    with public randomness."""
+    columns, names = schema.columns, list(schema.names)
+    pairs = ordered_pairs(schema)
+    done: list[tuple[Between, np.ndarray, np.ndarray, np.ndarray]] = []  # (between, agreeing rows, its spans)
+
+    def kept(todo: np.ndarray, b: Between, a: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """Whether the candidate dates ``a``, ``d`` of rows ``todo`` keep the declared order and the earlier between
+        columns that share a date."""
+        def value(k: int) -> np.ndarray:
+            return a if k == b.first else d if k == b.second else _as_units(values[names[k]][todo])
+
+        def both(i: int, j: int) -> np.ndarray:
+            return present[names[i]][todo] & present[names[j]][todo]
+
+        ok = np.ones(len(todo), dtype=bool)
+        for i, j in pairs:
+            if {i, j} & {b.first, b.second}:
+                ok &= ~both(i, j) | (value(i) <= value(j))
+        for other, agreeing, s_lo, s_hi in done:
+            if {other.first, other.second} & {b.first, b.second}:
+                fits = _in_span(value(other.second) - value(other.first), codes[todo, other.column],
+                                columns[other.column], other.per, s_lo, s_hi)
+                ok &= ~agreeing[todo] | fits
+        return ok
+
     for b in betweens(schema):
         first, second, column = columns[b.first], columns[b.second], columns[b.column]
         both = present[first.name] & present[second.name]
-        mask = agreement(schema, b)
-        rows = np.flatnonzero(both & mask[codes[:, b.first], codes[:, b.second], codes[:, b.column]])
+        agreeing = both & agreement(schema, b)[codes[:, b.first], codes[:, b.second], codes[:, b.column]]
+        rows = np.flatnonzero(agreeing)
         a_lo, a_hi = _ranges(first)
         d_lo, d_hi = _ranges(second)
         s_lo, s_hi = _spans(column, b.per)
         a_vals, d_vals = _as_units(values[first.name]), _as_units(values[second.name])
-        todo = rows[codes[rows, b.column] < column.value_count]  # a bin: drawn first, then the time between
+        code = codes[:, b.column]
+        todo = rows[code[rows] < column.value_count]  # a bin: the first date drawn, then the time between
         starts, tops = _ranges(column)
         for _ in range(VALUE_ROUNDS):
             if not len(todo):
                 break
             a = _as_units(draw(first, codes[todo, b.first]))
-            s = starts[codes[todo, b.column]] + np.floor(
-                uniform(len(todo)) * (tops - starts + 1)[codes[todo, b.column]]).astype(np.int64)
-            s = np.minimum(s, tops[codes[todo, b.column]])
-            d = a + s * b.per + np.floor(uniform(len(todo)) * b.per).astype(np.int64)
-            fits = (d >= d_lo[codes[todo, b.second]]) & (d <= d_hi[codes[todo, b.second]])
+            s = starts[code[todo]] + np.floor(uniform(len(todo)) * (tops - starts + 1)[code[todo]]).astype(np.int64)
+            d = a + np.minimum(s, tops[code[todo]]) * b.per + np.floor(uniform(len(todo)) * b.per).astype(np.int64)
+            fits = (d >= d_lo[codes[todo, b.second]]) & (d <= d_hi[codes[todo, b.second]]) & kept(todo, b, a, d)
             a_vals[todo[fits]], d_vals[todo[fits]] = a[fits], d[fits]
             todo = todo[~fits]
         # Left (an end bin that clips, the other bucket, bins that barely meet): both dates drawn alone until their
         # time between is in the code's span, then a witness.
-        code = codes[:, b.column]
         todo = np.union1d(todo, rows[code[rows] >= column.value_count])
         for _ in range(VALUE_ROUNDS):
             if not len(todo):
                 break
             a = _as_units(draw(first, codes[todo, b.first]))
             d = _as_units(draw(second, codes[todo, b.second]))
-            fits = _in_span(d - a, code[todo], column, b.per, s_lo, s_hi)
+            fits = _in_span(d - a, code[todo], column, b.per, s_lo, s_hi) & kept(todo, b, a, d)
             a_vals[todo[fits]], d_vals[todo[fits]] = a[fits], d[fits]
             todo = todo[~fits]
         if len(todo):
@@ -296,10 +386,59 @@ def between_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: obj
             a_vals[todo], d_vals[todo] = a, d
         values[first.name] = _as_type(a_vals, values[first.name])
         values[second.name] = _as_type(d_vals, values[second.name])
-        gap = time_between(a_vals, d_vals, b.per)
+        done.append((b, agreeing, s_lo, s_hi))
+    _repair(values, codes, schema, present, uniform)
+    blanks = {}
+    for b in betweens(schema):  # written from the final dates (a later column may have drawn a shared date again)
+        first, second, column = columns[b.first], columns[b.second], columns[b.column]
+        both = present[first.name] & present[second.name]
+        gap = time_between(_as_units(values[first.name]), _as_units(values[second.name]), b.per)
         values[column.name] = np.where(both, gap, 0).astype(np.int64)
         blanks[column.name] = ~both
     return blanks
+
+
+def _repair(values: dict[str, np.ndarray], codes: np.ndarray, schema: object, present: dict[str, np.ndarray],
+            uniform: Callable[[int], np.ndarray]) -> None:
+    """The last resort: a row whose drawn values still break the declared order or a between column's bin, where its
+    bins allow all of them at once, takes values drawn column by column, each uniformly among the whole values the
+    constraints leave it given the columns drawn before it. The constraints' shortest paths make that interval never
+    empty (a path-consistent system of difference constraints is decomposable: Dechter, Meiri & Pearl 1991), so every
+    such row keeps them all; the draw is not the independent draws conditioned on them (the rejection before it is),
+    only a spread of values that keeps them."""
+    nodes = _graph_nodes(schema)
+    if not nodes:
+        return
+    columns, names = schema.columns, list(schema.names)
+    units = {k: _as_units(values[names[k]]) for k in nodes}
+    broken = np.zeros(len(codes), dtype=bool)
+    for i, j in ordered_pairs(schema):
+        if i in units and j in units:
+            broken |= present[names[i]] & present[names[j]] & (units[i] > units[j])
+    for b in betweens(schema):
+        column = columns[b.column]
+        code = codes[:, b.column]
+        s_lo, s_hi = _spans(column, b.per)
+        on = present[names[b.first]] & present[names[b.second]] & (code < column.value_count)
+        broken |= on & ~_in_span(units[b.second] - units[b.first], np.minimum(code, column.value_count - 1),
+                                 column, b.per, s_lo, s_hi)
+    rows = np.flatnonzero(broken)
+    if not len(rows):
+        return
+    paths = _shortest_paths(codes[rows], schema, nodes)
+    rows, paths = rows[~(np.diagonal(paths, axis1=1, axis2=2) < 0).any(axis=1)], paths[
+        ~(np.diagonal(paths, axis1=1, axis2=2) < 0).any(axis=1)]
+    drawn = np.zeros((len(rows), len(nodes) + 1))  # node 0, the zero, is drawn: 0
+    done = [0]
+    for m, k in enumerate(nodes, start=1):
+        here = present[names[k]][rows]
+        low = np.max(drawn[:, done] - paths[:, m, done], axis=1)
+        high = np.min(drawn[:, done] + paths[:, done, m], axis=1)
+        low, high = np.where(here, low, 0), np.where(here, np.maximum(high, low), 0)  # an absent column: no bounds
+        drawn[:, m] = np.minimum(low + np.floor(uniform(len(rows)) * (high - low + 1)), high)
+        done.append(m)
+        units[k][rows[here]] = drawn[here, m].astype(np.int64)
+        values[names[k]] = _as_type(units[k], values[names[k]])
 
 
 def _as_units(values: np.ndarray) -> np.ndarray:
