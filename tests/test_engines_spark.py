@@ -215,6 +215,26 @@ def test_a_column_between_two_dates_encodes_in_spark_as_in_memory(spark, tmp_pat
     assert str(got.value) == str(memory.value)
 
 
+def test_durations_written_as_text_encode_in_spark_as_in_memory(spark, tmp_path):
+    """h:mm:ss and m:ss durations (hours past 23, a sign, spaces, wrong minutes, too many digits, blanks): Spark
+    SQL's codes are the in-memory encoder's, and a table they cannot all be read from is the same error."""
+    import pandas as pd
+
+    from tests.test_durations_text import TRICKY, schema
+
+    path = tmp_path / "durations.csv"
+    pd.DataFrame({"d": TRICKY}).to_csv(path, index=False)
+    codes = encode(str(path), schema(other=True))
+    expected = Dataset(schema(other=True).domain, codes, None, len(codes))
+    table = open_table(str(path), schema=schema(other=True), engine="spark", spark=spark)
+    assert table.fingerprint() == expected.fingerprint()
+    with pytest.raises(InputError) as memory:
+        encode(str(path), schema())
+    with pytest.raises(InputError) as got:
+        open_table(str(path), schema=schema(), engine="spark", spark=spark)
+    assert str(got.value) == str(memory.value)
+
+
 def sha256(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from dprelease.errors import InputError
 from dprelease.schema.between import per_unit
-from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
+from dprelease.schema.binned import DURATION_SQL, DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column
 from dprelease.schema.encode import ABOVE, BELOW, NULL, OK, UNPARSABLE, blank_rows_hint, describe
 from dprelease.schema.parse import as_text
@@ -245,6 +245,9 @@ class _Builder:
                      f"WHEN {word} IN ({', '.join(d.text(w) for w in column.false)}) THEN 0 END)")
             code = self.add(1, a + "k", truth)
             return f"(CASE WHEN {null} THEN {NULL} WHEN {code} IS NULL THEN {UNPARSABLE} ELSE {OK} END)", code
+        if isinstance(column, IntegerColumn) and column.format is not None:  # durations, h:mm:ss: their seconds
+            seconds = self.add(1, a + "f", duration_seconds_sql(d, stripped))
+            return self._number(column, seconds, null, integral_value=True, stage=2, a=a)
         if isinstance(column, _NUMBER_KINDS):
             if not getattr(column, "plain_numbers", True):  # as schema.binned.number_text: symbols, thousands, comma
                 for symbol in column.symbols:
@@ -335,6 +338,17 @@ class _Builder:
         above = other if other is not None else (column.value_count - 1 if clip else -BELOW)
         return (f"(CASE {status} WHEN {OK} THEN {code} WHEN {NULL} THEN {null} WHEN {UNPARSABLE} THEN {wrong} "
                 f"WHEN {BELOW} THEN {below} WHEN {ABOVE} THEN {above} END)")
+
+
+def duration_seconds_sql(d: Dialect, stripped: str) -> str:
+    """The seconds of a duration written h:mm:ss or m:ss (:func:`~dprelease.schema.binned.duration_seconds`) as a
+    BIGINT, NULL where the text is not one."""
+    def group(k: int) -> str:
+        return f"CAST(nullif({d.extract(stripped, DURATION_SQL, k)}, '') AS BIGINT)"
+
+    total = f"(coalesce({group(2)}, 0) * 3600 + coalesce({group(3)}, {group(4)}) * 60 + {group(5)})"
+    return (f"(CASE WHEN {d.matches(stripped, DURATION_SQL)} THEN (CASE WHEN {d.extract(stripped, DURATION_SQL, 1)} "
+            f"= '-' THEN -1 ELSE 1 END) * {total} END)")
 
 
 def _even(thresholds: Sequence[int | float]) -> bool:

@@ -331,6 +331,9 @@ class IntegerColumn(_Binned):
     #: The unit of a ``between`` column: "day" (the only one for dates), or "second", "minute" or "hour" for
     #: date-times.
     unit: str | None = None
+    #: "h:mm:ss": durations written as text, hours:minutes:seconds (hours past 23 too, 36:15:00) or minutes:seconds
+    #: (45:10), read as their seconds and written back as h:mm:ss (:func:`duration_seconds`). None: numbers.
+    format: str | None = None
 
     kind = "integer"
     unit_name = "integer"
@@ -338,6 +341,12 @@ class IntegerColumn(_Binned):
     def __post_init__(self) -> None:
         check_flag(self.clip, "clip", self.name)
         _check_between(self)
+        if self.format is not None and self.format not in DURATION_FORMATS:
+            raise InputError(f"{where(self.name)}: an integer column's format is {' or '.join(map(repr, DURATION_FORMATS))} "
+                             f"(durations written as text, read as seconds), got {self.format!r:.100}")
+        if self.format is not None and (self.symbols or self.thousands is not None or self.decimal != "."):
+            raise InputError(f"{where(self.name)}: a duration written {self.format!r} has no symbols, thousands or "
+                             "decimal comma")
         _check_decimal(self)
         _choose_one(self)
         bins = _check_bins(self)
@@ -370,6 +379,34 @@ class IntegerColumn(_Binned):
         if self.between is not None:
             rule["between"] = {"first": self.between[0], "second": self.between[1], "unit": self.unit}
         return rule
+
+
+#: How an integer column of durations may be written as text (its ``format``): hours, minutes and seconds.
+DURATION_FORMATS = ("h:mm:ss",)
+#: A duration as text: h:mm:ss (minutes and seconds 00-59, hours of up to 9 digits) or m:ss (minutes of up to 9
+#: digits), with a sign; ASCII digits.
+DURATION_TEXT = re.compile(r"\A(-?)(?:([0-9]{1,9}):([0-5][0-9])|([0-9]{1,9})):([0-5][0-9])\Z")
+
+
+def duration_seconds(text: str) -> int | None:
+    """The seconds of a duration written h:mm:ss or m:ss (36:15:00 is 130,500; 45:10 is 2,710), None if it is not one.
+    The SQL engines read it by the same expression (:data:`DURATION_SQL`)."""
+    match = DURATION_TEXT.match(text)
+    if match is None:
+        return None
+    sign, hours, minutes, alone, seconds = match.groups()
+    total = int(hours or 0) * 3600 + int(minutes if minutes is not None else alone) * 60 + int(seconds)
+    return -total if sign else total
+
+
+def duration_text(seconds: int) -> str:
+    """A whole number of seconds written h:mm:ss (130500 is 36:15:00; -90 is -0:01:30)."""
+    sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)
+    return f"{sign}{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+#: :data:`DURATION_TEXT` for the engines' regular expressions (RE2 and Java: \z ends the text).
+DURATION_SQL = r"\A(-?)(?:([0-9]{1,9}):([0-5][0-9])|([0-9]{1,9})):([0-5][0-9])\z"
 
 
 #: The units of a ``between`` column, in seconds (dates count days: only "day").

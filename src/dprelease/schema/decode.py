@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
-from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, offset_seconds,
-                                     written_numbers)
+from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, duration_text,
+                                     offset_seconds, written_numbers)
 from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, format_number, on_decimal_grid
 from dprelease.schema.between import between_values
 from dprelease.schema.orders import ordered_values
@@ -98,6 +98,8 @@ class Decoded:
             # instants, as the text marks them: UTC, or the declared offset's clock (a Parquet TIMESTAMPTZ)
             zone = "UTC" if offset == "Z" else datetime.timezone(datetime.timedelta(seconds=offset_seconds(offset)))
             return pd.DatetimeIndex(times).tz_localize("UTC").tz_convert(zone).array
+        if isinstance(column, IntegerColumn) and column.format is not None:  # durations written as text: durations
+            return pd.array(np.where(missing, np.timedelta64("NaT"), values.astype("timedelta64[s]")))
         if column.null or column.other:  # integers and codes with a NULL
             return pd.arrays.IntegerArray(values.astype(np.int64), missing.copy())
         return values.astype(np.int64)
@@ -135,6 +137,8 @@ class Decoded:
                 if getattr(column, "decimal", ".") == ",":  # written back as the table wrote it (3,5)
                     text = np.array([t.replace(".", ",") for t in text], dtype=object)
                 text = written_numbers(column, text)  # with its declared sign ($19.7, 12%)
+            elif getattr(column, "format", None) is not None:  # durations, written back h:mm:ss
+                text = np.array([duration_text(int(v)) for v in values], dtype=object)
             else:
                 text = written_numbers(column, values.astype(str).astype(object))
             tokens = self.schema.null_tokens_of(column)

@@ -28,7 +28,8 @@ import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.between import per_unit, time_between
-from dprelease.schema.binned import DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, number_text
+from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, duration_seconds,
+                                     number_text)
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, format_number
 from dprelease.schema.parse import (FactorColumn, TypedColumn, as_text, datetimes_to_int, parse_booleans,
                                     parse_floats, parse_formatted_times, parse_times, texts, whole_to_int)
@@ -334,6 +335,10 @@ def _read_text(column: Column, text: np.ndarray) -> tuple[np.ndarray, np.ndarray
     if isinstance(column, (DateColumn, DatetimeColumn)):
         unit = "D" if isinstance(column, DateColumn) else "s"
         return parse_times(text, unit) if column.format is None else parse_formatted_times(text, column.format, unit)
+    if isinstance(column, IntegerColumn) and column.format is not None:  # durations: h:mm:ss as seconds
+        seconds = [None if t is None else duration_seconds(t) for t in text]
+        ok = np.array([s is not None for s in seconds], dtype=bool)
+        return np.array([np.nan if s is None else float(s) for s in seconds], dtype=np.float64), ok
     return parse_floats(number_texts(text, column))
 
 
