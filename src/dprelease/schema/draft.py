@@ -2104,9 +2104,10 @@ def _found_dates_notes(by_format: Mapping[str, list[str]], profiles: Sequence[_P
             notes.append(f"column(s) {names} drafted as times of day written {text_format} (14:05): read as that time "
                          "on 1970-01-01 and written back as the time alone; their bounds are the whole day "
                          "(public), by hour; if the table writes them otherwise, correct the format; if they are "
-                         "durations (a call's 00:14:23), not clocks, hour bins lose them: declare the durations' "
-                         "bounds and a finer unit (\"bounds\": [\"1970-01-01T00:00:00\", \"1970-01-01T02:59:59\"], "
-                         "\"unit\": \"minute\"), or give them as seconds or pandas durations (pd.to_timedelta)")
+                         "durations (a call's 00:14:23, a job's 36:15:00), not clocks, declare them as seconds written "
+                         "h:mm:ss, e.g. {\"type\": \"integer\", \"format\": \"h:mm:ss\", \"bounds\": [0, 172800], "
+                         "\"edges\": [0, 900, 3600, 14400, 86400, 172800], \"clip\": true}: a time of day cannot "
+                         "hold one past 23:59:59, and hour bins lose short ones")
             continue
         short_year = "%y" in text_format  # the year written last with two digits (31.03.22)
         family = next(f for f in _FORMAT_EXAMPLES if text_format.replace("%y", "%Y", 1).startswith(f))
