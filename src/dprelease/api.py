@@ -41,8 +41,8 @@ from dprelease.representations import REPRESENTATIONS
 from dprelease.rows import ROW_CHOICES, ROW_METHODS
 from dprelease.rows.fitting import DEFAULT_LOSS, MIN_PASS_GAIN, default_passes, fit_rows
 from dprelease.schema import Schema
-from dprelease.schema.draft import draft_charges
 from dprelease.schema.between import agreeing_moves, agreeing_targets, agreement, betweens, unfit_rows
+from dprelease.schema.draft import draft_charges
 from dprelease.schema.orders import order_keeping_moves, ordered_codes, ordered_targets, unorderable_rows
 from dprelease.schema.schema import NOT_PUBLIC
 from dprelease.validation import (check_alpha, check_delta, check_epsilon, check_positive_int, warn_if_delta_weak,
@@ -589,14 +589,16 @@ def synthesize_table(
 
 
 def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
-    """``release`` whose rows keep the schema's ``ordered`` chains where their bins can
-    (:func:`~dprelease.schema.orders.ordered_codes`: a row whose bins cannot is replaced by one drawn from the
-    release's model that can), with the rows replaced and left out of order counted in ``extra["ordered"]``; warns
+    """``release`` whose rows keep the schema's ``ordered`` chains and agree with its ``between`` columns where their
+    bins can (:func:`~dprelease.schema.orders.ordered_codes`: a row whose bins cannot is replaced by one drawn from the
+    release's model that can; :mod:`dprelease.schema.between`), with the rows replaced and left out of order counted
+    in ``extra["ordered"]`` and ``extra["between"]``; warns
     where rows are left out of order (a release without its model, or a model with no such rows). Post-processing:
     the model and public draws."""
     agreements = [(b, agreement(schema, b)) for b in betweens(schema)]
     unordered = unorderable_rows(release.rows, schema)
     unfit = unfit_rows(release.rows, schema, agreements)
+
     def breaks(codes):  # the rows to draw again: out of the declared order, or out of agreement with a between column
         return unorderable_rows(codes, schema) | unfit_rows(codes, schema, agreements)
 
@@ -614,7 +616,7 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
         if agreements:  # the moves keep each pair and triple; a row whose constraints no longer hold together is
             # drawn again (a shipping 8 days and a delivery 5 days after the order, each alone possible)
             rows, again = ordered_codes(rows, release.model, rng, schema, breaks=breaks)
-            replaced |= again
+            replaced, unfit = replaced | again, unfit | again
     extra = dict(release.extra)
     why = "this mechanism's release has no model to draw other rows from" if release.model is None else \
         "the model gave too few such rows"
