@@ -375,3 +375,21 @@ def test_bins_each_possible_but_not_together_are_found_and_the_last_resort_draws
     assert np.all((8 <= values["ship_days"]) & (values["ship_days"] <= 9) & (values["ship_days"] <= values["days"]))
     assert np.all((8 <= values["days"]) & (values["days"] <= 11))
     assert np.all(days["shipped"] <= days["delivered"]) and len(np.unique(days["ordered"])) > 10
+
+
+def test_a_date_problem_in_some_rows_and_a_stay_problem_in_others_read_alike_in_every_engine(tmp_path):
+    """The rows where a date has a problem give the stay none of its own (that date's is reported), and a stay out of
+    bounds in another row is reported: the in-memory encoder and DuckDB name the same problems."""
+    from dprelease.engines.duckdb_engine import DuckDBTable
+
+    strict = schema_of({**DATES, "stay": {**DATES["stay"], "clip": False}})
+    broken = stays_table()
+    broken.loc[0, "admitted"] = "soon"
+    path = tmp_path / "stays.csv"
+    broken.to_csv(path, index=False)
+    with pytest.raises(InputError) as memory:
+        encode(path, strict)
+    assert "column 'admitted'" in str(memory.value) and "column 'stay': values outside the bounds" in str(memory.value)
+    with pytest.raises(InputError) as duck:
+        DuckDBTable.open(str(path), schema=strict)
+    assert str(duck.value) == str(memory.value)

@@ -86,7 +86,7 @@ def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> 
     schema.domain  # noqa: B018 -- refuses a column with undecided bounds (a draft's)
     problems = missing_problems(table.missing, table.present)
     codes = np.zeros((table.n, len(schema.columns)), dtype=np.int64)
-    failed = set(table.missing)
+    unplaced: dict[str, np.ndarray] = {}  # per column read, its rows of a value with no place (a problem)
     computed = []
     for i, column in enumerate(schema.columns):
         if getattr(column, "between", None) is not None:
@@ -94,14 +94,16 @@ def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> 
             continue
         if column.name in table.missing:
             continue
-        column_codes, issues = encode_column(column, table.columns[column.name], schema)
+        column_codes, status, examples = placed(column, table.columns[column.name], schema)
+        column_codes, issues = _resolve(column, column_codes, status, examples)
         codes[:, i] = column_codes
-        failed |= {column.name} if issues else set()
+        unplaced[column.name] = _unplaced(column, status)
         problems += [f"column {column.name!r}: {describe(column, issue, show_values)}"
                      + _read_csv_hint(column, issue, table.source) for issue in issues]
     for i, column in computed:  # from their dates, once those are read (a date's own problem is reported alone)
-        if failed.isdisjoint(column.between):
-            column_codes, issues = _encode_between(column, table, schema, codes)
+        if all(name in unplaced for name in column.between):
+            column_codes, issues = _encode_between(column, table, schema, codes,
+                                                   unplaced[column.between[0]] | unplaced[column.between[1]])
             codes[:, i] = column_codes
             problems += [f"column {column.name!r}: {describe(column, issue, show_values)}" for issue in issues]
     if problems:
@@ -113,10 +115,20 @@ def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> 
     return codes
 
 
-def _encode_between(column: IntegerColumn, table: Table, schema: Schema, codes: np.ndarray
+def _unplaced(column: Column, status: np.ndarray) -> np.ndarray:
+    """The rows whose value has no place in the column (what :func:`_resolve` reports as a problem)."""
+    clip = isinstance(column, _Binned) and column.clip
+    outside = (status == BELOW) | (status == ABOVE)
+    return (((status == NULL) & (column.null_code is None))
+            | (((status == UNPARSABLE) | (status == UNKNOWN)) & (column.other_code is None))
+            | (outside & (column.other_code is None) & (not clip)))
+
+
+def _encode_between(column: IntegerColumn, table: Table, schema: Schema, codes: np.ndarray, failed: np.ndarray
                     ) -> tuple[np.ndarray, list[tuple[int, int, list[str]]]]:
     """(codes, issues) of a column computed between two dates (:mod:`dprelease.schema.between`): the time from the
-    first to the second as read, NULL where either date is NULL or other (``codes``: the dates' codes)."""
+    first to the second as read, NULL where either date is NULL or other (``codes``: the dates' codes); 0, and no
+    problem of its own, in the ``failed`` rows, where a date has a problem (that date's, reported), as in SQL."""
     names = list(schema.names)
     sources = [schema.column(name) for name in column.between]
     blank = np.zeros(table.n, dtype=bool)
@@ -127,9 +139,9 @@ def _encode_between(column: IntegerColumn, table: Table, schema: Schema, codes: 
                 blank |= own == bucket
     gap = time_between(*(parsed_values(s, table.columns[s.name], schema) for s in sources), per_unit(schema, column))
     blank |= np.isnan(gap)
-    placed_codes, status = _place(column, np.where(blank, 0.0, gap), ~blank)
-    status = np.where(blank, NULL, status)
-    return _resolve(column, placed_codes, status, lambda mask: _examples(gap[mask]))
+    placed_codes, status = _place(column, np.where(blank | failed, 0.0, gap), ~(blank | failed))
+    status = np.where(failed, OK, np.where(blank, NULL, status))
+    return _resolve(column, np.where(failed, 0, placed_codes), status, lambda mask: _examples(gap[mask]))
 
 
 def blank_rows_hint(problems: list[str]) -> str:
