@@ -393,3 +393,38 @@ def test_a_date_problem_in_some_rows_and_a_stay_problem_in_others_read_alike_in_
     with pytest.raises(InputError) as duck:
         DuckDBTable.open(str(path), schema=strict)
     assert str(duck.value) == str(memory.value)
+
+
+def test_typed_dates_and_timestamps_in_parquet_give_the_same_stays_in_memory_and_duckdb(tmp_path):
+    """A Parquet file's typed DATE and TIMESTAMP columns (not text): the stay in days between two dates and the hours
+    between two timestamps, the same codes read in memory and in DuckDB's SQL."""
+    import duckdb
+
+    from dprelease.engines.duckdb_engine import DuckDBTable
+
+    rng = np.random.default_rng(8)
+    n = 500
+    admitted = np.datetime64("2024-01-01") + rng.integers(0, 330, n)
+    seen = np.datetime64("2024-01-01T00:00:00") + rng.integers(0, 330 * 86_400, n).astype("timedelta64[s]")
+    frame = pd.DataFrame({"admitted": admitted, "discharged": admitted + rng.integers(0, 12, n),
+                          "seen": seen, "left": seen + rng.integers(0, 60 * 3600, n).astype("timedelta64[s]")})
+    frame.loc[::17, "discharged"] = pd.NaT
+    path = tmp_path / "typed.parquet"
+    connection = duckdb.connect()
+    connection.register("frame", frame)
+    connection.execute("COPY (SELECT CAST(admitted AS DATE) AS admitted, CAST(discharged AS DATE) AS discharged, seen, "
+                       f"\"left\" FROM frame) TO '{path}' (FORMAT parquet)")  # a Parquet DATE, and TIMESTAMPs
+    connection.close()
+    schema = schema_of({
+        "admitted": {"type": "date", "bounds": YEAR, "unit": "month"},
+        "discharged": {"type": "date", "bounds": YEAR, "unit": "month", "clip": True, "null": True},
+        "stay": {"type": "integer", "between": ["admitted", "discharged"], "bounds": [0, 9], "clip": True,
+                 "null": True},
+        "seen": {"type": "datetime", "bounds": YEAR_TIMES, "unit": "month"},
+        "left": {"type": "datetime", "bounds": YEAR_TIMES, "unit": "month", "clip": True},
+        "hours": {"type": "integer", "between": ["seen", "left"], "unit": "hour", "bounds": [0, 71], "width": 6}})
+    codes = encode(path, schema)
+    assert len(set(codes[:, 2].tolist())) == 11 and len(set(codes[:, 5].tolist())) == 10  # 0..9, the clip, NULL
+    with DuckDBTable.open(str(path), schema=schema) as table:
+        records = table.to_records()
+    assert np.array_equal(records[np.lexsort(records.T[::-1])], codes[np.lexsort(codes.T[::-1])])
