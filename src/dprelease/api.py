@@ -41,7 +41,7 @@ from dprelease.representations import REPRESENTATIONS
 from dprelease.rows import ROW_CHOICES, ROW_METHODS
 from dprelease.rows.fitting import DEFAULT_LOSS, MIN_PASS_GAIN, default_passes, fit_rows
 from dprelease.schema import Schema
-from dprelease.schema.between import agreeing_moves, agreeing_targets, agreement, betweens, unfit_rows
+from dprelease.schema.between import agreeing_moves, agreeing_targets, betweens, unfit_rows
 from dprelease.schema.draft import draft_charges
 from dprelease.schema.orders import order_keeping_moves, ordered_codes, ordered_targets, unorderable_rows
 from dprelease.schema.schema import NOT_PUBLIC
@@ -595,12 +595,12 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
     in ``extra["ordered"]`` and ``extra["between"]``; warns
     where rows are left out of order (a release without its model, or a model with no such rows). Post-processing:
     the model and public draws."""
-    agreements = [(b, agreement(schema, b)) for b in betweens(schema)]
+    found = betweens(schema)
     unordered = unorderable_rows(release.rows, schema)
-    unfit = unfit_rows(release.rows, schema, agreements)
+    unfit = unfit_rows(release.rows, schema)
 
     def breaks(codes):  # the rows to draw again: out of the declared order, or out of agreement with a between column
-        return unorderable_rows(codes, schema) | unfit_rows(codes, schema, agreements)
+        return unorderable_rows(codes, schema) | unfit_rows(codes, schema)
 
     rows, replaced = ordered_codes(release.rows, release.model, rng, schema, breaks=breaks)
     if replaced.any() and release.rows_method == "fitted":
@@ -613,7 +613,7 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
                         passes=default_passes(len(rows), len(release.domain), targets),
                         min_gain=MIN_PASS_GAIN, loss=DEFAULT_LOSS, allowed=_both(order_keeping_moves(schema),
                                                                                   agreeing_moves(schema)))
-        if agreements:  # the moves keep each pair and triple; a row whose constraints no longer hold together is
+        if found:  # the moves keep each pair and triple; a row whose constraints no longer hold together is
             # drawn again (a shipping 8 days and a delivery 5 days after the order, each alone possible)
             rows, again = ordered_codes(rows, release.model, rng, schema, breaks=breaks)
             replaced, unfit = replaced | again, unfit | again
@@ -627,9 +627,9 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
                       f"{[list(c) for c in schema.ordered]}: {why}", UserWarning)
         extra["ordered"] = {"chains": [list(c) for c in schema.ordered],
                             "rows_redrawn": int((replaced & unordered).sum()), "rows_left_unordered": left}
-    if agreements:
-        names = {schema.columns[b.column].name: [schema.names[b.first], schema.names[b.second]] for b, _ in agreements}
-        left = int(unfit_rows(rows, schema, agreements).sum())
+    if found:
+        names = {schema.columns[b.column].name: [schema.names[b.first], schema.names[b.second]] for b in found}
+        left = int(unfit_rows(rows, schema).sum())
         if left:
             warn_user(f"{left:,} synthetic rows keep bins of {list(names)} that their dates' bins cannot give: {why}; "
                       "their values are the time between the dates as drawn", UserWarning)

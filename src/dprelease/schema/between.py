@@ -161,45 +161,46 @@ def _outside(column: IntegerColumn, per: int) -> tuple[int, int, bool]:
     return low * per, high * per + per - 1, low < 0
 
 
-def agreement(schema: object, between: Between) -> np.ndarray:
-    """(first's size, second's size, the column's size): True where the three codes can describe one row: both dates
-    in their bins with a difference in the column's bin, or a date blank (NULL or other) with the column NULL. Public."""
+def agrees(schema: object, between: Between, first: np.ndarray, second: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """Whether codes of the first date, the second date and the between column (arrays that broadcast together) can
+    describe one row: both dates in their bins with a difference in the column's bin, or a date blank (NULL or other)
+    with the column NULL. Computed from the bins' ranges, so no table of every triple is held (date-times by the hour
+    over a year would make one of 8,784 x 8,784 x the column's bins). Public."""
     columns = schema.columns
-    first, second, column = columns[between.first], columns[between.second], columns[between.column]
-    a_lo, a_hi = _ranges(first)
-    d_lo, d_hi = _ranges(second)
-    # The differences two bins allow: [d_lo - a_hi, d_hi - a_lo].
-    least = d_lo[None, :] - a_hi[:, None]
-    most = d_hi[None, :] - a_lo[:, None]
+    a_lo, a_hi = _ranges(columns[between.first])
+    d_lo, d_hi = _ranges(columns[between.second])
+    column = columns[between.column]
     s_lo, s_hi = _spans(column, between.per)
-    fits = (least[:, :, None] <= s_hi[None, None, :]) & (most[:, :, None] >= s_lo[None, None, :])
+    first, second, code = np.asarray(first), np.asarray(second), np.asarray(code)
+    a, d = np.minimum(first, len(a_lo) - 1), np.minimum(second, len(d_lo) - 1)
+    least, most = d_lo[d] - a_hi[a], d_hi[d] - a_lo[a]  # the differences the two bins allow
+    fits = (least <= s_hi[code]) & (most >= s_lo[code])
     if column.other:  # outside [low, high]: below the first bin's least (where it may be) or above the last's most
         low, high, below = _outside(column, between.per)
-        fits[:, :, column.other_code] = ((least < low) & below) | (most > high)
-    mask = np.zeros((first.size, second.size, column.size), dtype=bool)
-    mask[:len(a_lo), :len(d_lo), :] = fits
-    if column.null:
-        mask[:len(a_lo), :len(d_lo), column.null_code] = False
-        mask[len(a_lo):, :, column.null_code] = True
-        mask[:, len(d_lo):, column.null_code] = True
-    return mask
+        fits = np.where(code == column.other_code, ((least < low) & below) | (most > high), fits)
+    blank = (code == column.null_code) if column.null else np.zeros(np.shape(code), dtype=bool)
+    return np.where((first < len(a_lo)) & (second < len(d_lo)), fits & ~blank, blank)
 
 
-def _agreements(schema: object) -> list[tuple[Between, np.ndarray]]:
-    return [(b, agreement(schema, b)) for b in betweens(schema)]
+def agreement(schema: object, between: Between) -> np.ndarray:
+    """:func:`agrees` for every triple of codes: (first's size, second's size, the column's size). Public."""
+    columns = schema.columns
+    sizes = [columns[k].size for k in (between.first, between.second, between.column)]
+    return agrees(schema, between, np.arange(sizes[0])[:, None, None], np.arange(sizes[1])[None, :, None],
+                  np.arange(sizes[2])[None, None, :])
 
 
-def unfit_rows(codes: np.ndarray, schema: object, agreements: list | None = None) -> np.ndarray:
+def unfit_rows(codes: np.ndarray, schema: object) -> np.ndarray:
     """The rows of ``codes`` (n x d) whose bins of a ``between`` column and its dates cannot agree, or whose bins no
     values can fill that keep every between column and the declared order at once (:func:`jointly_unfit`: a
     shipping 8-9 days and a delivery 4-7 days after the order, with the order declared order <= shipped <=
     delivered). Public."""
-    agreements = _agreements(schema) if agreements is None else agreements
     codes = np.asarray(codes)
     bad = np.zeros(len(codes), dtype=bool)
-    for b, mask in agreements:
-        bad |= ~mask[codes[:, b.first], codes[:, b.second], codes[:, b.column]]
-    if agreements:
+    found = betweens(schema)
+    for b in found:
+        bad |= ~agrees(schema, b, codes[:, b.first], codes[:, b.second], codes[:, b.column])
+    if found:
         bad |= jointly_unfit(codes, schema)
     return bad
 
@@ -272,13 +273,14 @@ def agreeing_targets(targets: Sequence[tuple[tuple[str, ...], np.ndarray]],
     """Marginal answers conditioned on the ``between`` columns' agreement: in a marginal holding a between column
     and both its dates, the cells that cannot agree set to 0 and the rest scaled back to the answer's total. Public."""
     names = list(schema.names)
-    triples = [((names[b.first], names[b.second], names[b.column]), mask) for b, mask in _agreements(schema)]
+    triples = [((names[b.first], names[b.second], names[b.column]), b) for b in betweens(schema)]
     out = []
     for attributes, answer in targets:
         answer = np.asarray(answer, dtype=np.float64)
         kept = answer
-        for triple, mask in triples:
-            if all(name in attributes for name in triple):
+        for triple, b in triples:
+            if all(name in attributes for name in triple):  # a marginal this large is measured: its mask is no larger
+                mask = agreement(schema, b)
                 places = [attributes.index(name) for name in triple]
                 order = np.argsort(places)
                 view = mask.transpose(order)  # the mask's axes in the marginal's order
@@ -295,20 +297,17 @@ def agreeing_moves(schema: object) -> Callable[[np.ndarray, np.ndarray, int], np
     """For the row fit (:func:`~dprelease.rows.fitting.fit_rows`' ``allowed``): the codes ``axis`` may move to and
     keep every between column's three bins in agreement, a (len(rows), size of axis) mask. None without a between
     column. Public."""
-    agreements = _agreements(schema)
-    if not agreements:
+    found = betweens(schema)
+    if not found:
         return None
 
     def allowed(records: np.ndarray, rows: np.ndarray, axis: int) -> np.ndarray:
         out = np.ones((len(rows), schema.columns[axis].size), dtype=bool)
-        for b, mask in agreements:
-            a, d, s = records[rows, b.first], records[rows, b.second], records[rows, b.column]
-            if axis == b.first:
-                out &= mask[:, d, s].T
-            elif axis == b.second:
-                out &= mask[a, :, s]
-            elif axis == b.column:
-                out &= mask[a, d, :]
+        every = np.arange(schema.columns[axis].size)[None, :]
+        for b in found:
+            if axis in (b.first, b.second, b.column):
+                a, d, s = (every if k == axis else records[rows, k][:, None] for k in (b.first, b.second, b.column))
+                out &= agrees(schema, b, a, d, s)
         return out
 
     return allowed
@@ -351,7 +350,7 @@ def between_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: obj
     for b in betweens(schema):
         first, second, column = columns[b.first], columns[b.second], columns[b.column]
         both = present[first.name] & present[second.name]
-        agreeing = both & agreement(schema, b)[codes[:, b.first], codes[:, b.second], codes[:, b.column]]
+        agreeing = both & agrees(schema, b, codes[:, b.first], codes[:, b.second], codes[:, b.column])
         rows = np.flatnonzero(agreeing)
         a_lo, a_hi = _ranges(first)
         d_lo, d_hi = _ranges(second)
