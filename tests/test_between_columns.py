@@ -428,3 +428,44 @@ def test_typed_dates_and_timestamps_in_parquet_give_the_same_stays_in_memory_and
     with DuckDBTable.open(str(path), schema=schema) as table:
         records = table.to_records()
     assert np.array_equal(records[np.lexsort(records.T[::-1])], codes[np.lexsort(codes.T[::-1])])
+
+
+def test_rows_the_model_cannot_give_are_mended_inside_the_row():
+    """Date-times by the day and a time between of hours: random codes rarely agree (a discharge bin 0-1 day from
+    the admission's, the hours' bin right); mended, every row agrees, its other columns and first date kept."""
+    from dprelease.schema.between import mended_codes
+
+    day = {"type": "datetime", "bounds": YEAR_TIMES, "unit": "day"}
+    schema = schema_of({"ward": {"type": "categorical", "values": ["A", "B"]}, "in": day, "out": {**day, "clip": True},
+                        "hours": {"type": "integer", "between": ["in", "out"], "unit": "hour", "bounds": [0, 47],
+                                  "width": 4}})
+    rng = np.random.default_rng(0)
+    # admissions before the year's last days (a discharge past the bounds is clipped to Dec 31, whose bin cannot
+    # hold 40 hours after a Dec 31 admission: such a row is left, and counted)
+    rows = np.column_stack([rng.integers(0, 2, 2_000), rng.integers(0, 362, 2_000), rng.integers(0, 366, 2_000),
+                            rng.integers(0, 12, 2_000)])
+    assert unfit_rows(rows, schema).mean() > 0.9
+    fixed, mended = mended_codes(rows, schema, SeededRandom(1))
+    assert not unfit_rows(fixed, schema).any() and mended.mean() > 0.9
+    assert np.array_equal(fixed[:, :2], rows[:, :2]) and np.array_equal(fixed[:, 3], rows[:, 3])
+    assert np.all((fixed[:, 2] - fixed[:, 1] >= 0) & (fixed[:, 2] - fixed[:, 1] <= 2))  # 0-47 hours: 0-2 days on
+    values = decode(fixed, schema, rng=SeededRandom(2)).values
+    hours = (values["out"].astype(np.int64) - values["in"].astype(np.int64)) // 3600
+    assert np.array_equal(values["hours"], hours) and np.array_equal(hours // 4, fixed[:, 3])
+
+
+def test_a_release_whose_model_gives_no_agreeing_rows_mends_them_and_says_so(monkeypatch):
+    """With no rounds of drawing again (a model that never gives an agreeing row), the release's rows are mended
+    inside the row and counted; none is left unfit, and the report's rows line says how many were mended."""
+    from dprelease.report.public import rows_line
+    from dprelease.schema import orders
+
+    monkeypatch.setattr(orders, "CODE_ROUNDS", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = synthesize_table(admissions(2_000, seed=3), {"format": SCHEMA, "columns": STAYED}, "1-2way",
+                                   epsilon=1, seed=2)
+    counts = release.extra["between"]
+    assert counts["rows_redrawn"] == 0 and counts["rows_mended"] > 0 and counts["rows_left_unfit"] == 0
+    assert not unfit_rows(release.rows, Schema.from_dict({"format": SCHEMA, "columns": STAYED})).any()
+    assert f"{counts['rows_mended']:,} mended)" in rows_line(release)

@@ -19,6 +19,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
+
 from dprelease.domain import DEFAULT_MAX_CELLS, Domain
 from dprelease.engines.base import PrivateTable
 from dprelease.engines.counting import parse_memory_limit
@@ -41,7 +43,7 @@ from dprelease.representations import REPRESENTATIONS
 from dprelease.rows import ROW_CHOICES, ROW_METHODS
 from dprelease.rows.fitting import DEFAULT_LOSS, MIN_PASS_GAIN, default_passes, fit_rows
 from dprelease.schema import Schema
-from dprelease.schema.between import agreeing_moves, agreeing_targets, betweens, unfit_rows
+from dprelease.schema.between import agreeing_moves, agreeing_targets, betweens, mended_codes, unfit_rows
 from dprelease.schema.draft import draft_charges
 from dprelease.schema.orders import order_keeping_moves, ordered_codes, ordered_targets, unorderable_rows
 from dprelease.schema.schema import NOT_PUBLIC
@@ -617,6 +619,10 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
             # drawn again (a shipping 8 days and a delivery 5 days after the order, each alone possible)
             rows, again = ordered_codes(rows, release.model, rng, schema, breaks=breaks)
             replaced, unfit = replaced | again, unfit | again
+    mended = np.zeros(len(rows), dtype=bool)
+    if found and unfit_rows(rows, schema).any():  # the model gave too few agreeing rows: mended inside the row
+        rows, mended = mended_codes(rows, schema, rng)
+        mended &= ~unfit_rows(rows, schema)
     extra = dict(release.extra)
     why = "this mechanism's release has no model to draw other rows from" if release.model is None else \
         "the model gave too few such rows"
@@ -633,7 +639,8 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
         if left:
             warn_user(f"{left:,} synthetic rows keep bins of {list(names)} that their dates' bins cannot give: {why}; "
                       "their values are the time between the dates as drawn", UserWarning)
-        extra["between"] = {"columns": names, "rows_redrawn": int((replaced & unfit).sum()), "rows_left_unfit": left}
+        extra["between"] = {"columns": names, "rows_redrawn": int((replaced & unfit).sum()),
+                            "rows_mended": int(mended.sum()), "rows_left_unfit": left}
     return replace(release, rows=rows, extra=extra)
 
 

@@ -82,6 +82,7 @@ def rows_line(release: Release) -> str:
         kept += ("; with " + ", ".join(f"{name} between {first} and {second}"
                                        for name, (first, second) in between["columns"].items())
                  + f" ({between['rows_redrawn']:,} drawn again from the model"
+                 + (f", {between['rows_mended']:,} mended" if between.get("rows_mended") else "")
                  + (f", {between['rows_left_unfit']:,} left unfit)" if between["rows_left_unfit"] else ")"))
     return f"{len(release.rows):,} ({release.rows_method}{kept})"
 

@@ -205,6 +205,60 @@ def unfit_rows(codes: np.ndarray, schema: object) -> np.ndarray:
     return bad
 
 
+def mended_codes(rows: np.ndarray, schema: object, rng: object) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` with each row whose bins still disagree with a between column (the model gave too few rows that
+    agree: date-times binned by the hour, a stay of hours) mended inside the row: the second date's bin drawn from
+    the first date's bin and the column's (a first date drawn in its bin plus a time drawn in the column's bin), or
+    the column's bin from the two dates' (both drawn in their bins), or the column set blank where a date is; and
+    the rows mended (a mask). A mended row keeps its other columns; it is a draw of the dates given the rest of the
+    row, not of the model. Rows still unfit after it (a declared order that the new bin breaks) are left. Public:
+    codes, schema and public randomness."""
+    rows = np.array(rows, dtype=np.int64, copy=True)
+    mended = np.zeros(len(rows), dtype=bool)
+    columns = schema.columns
+    for b in betweens(schema):
+        todo = np.flatnonzero(~agrees(schema, b, rows[:, b.first], rows[:, b.second], rows[:, b.column]))
+        if not len(todo):
+            continue
+        first, second, column = columns[b.first], columns[b.second], columns[b.column]
+        a_lo, a_hi = _ranges(first)
+        d_lo, d_hi = _ranges(second)
+        starts, tops = _ranges(column)
+        code = rows[todo, b.column]
+        has_first, has_second = rows[todo, b.first] < len(a_lo), rows[todo, b.second] < len(d_lo)
+        a_code = np.minimum(rows[todo, b.first], len(a_lo) - 1)
+        a = a_lo[a_code] + np.floor(rng.uniform_open(len(todo)) * (a_hi - a_lo + 1)[a_code]).astype(np.int64)
+        # a bin of the column and a first date: the second date's bin follows
+        timed = has_first & (code < column.value_count)
+        inside = np.minimum(code, column.value_count - 1)
+        gap = starts[inside] + np.floor(rng.uniform_open(len(todo)) * (tops - starts + 1)[inside]).astype(np.int64)
+        d = a + gap * b.per + np.floor(rng.uniform_open(len(todo)) * b.per).astype(np.int64)
+        d_code = _code_of(second, d)
+        rows[todo[timed & (d_code >= 0)], b.second] = d_code[timed & (d_code >= 0)]
+        # both dates and a blank column: the column's bin follows from dates drawn in their bins
+        blank = has_first & has_second & ~timed
+        d_own = np.minimum(rows[todo, b.second], len(d_lo) - 1)
+        drawn = d_lo[d_own] + np.floor(rng.uniform_open(len(todo)) * (d_hi - d_lo + 1)[d_own]).astype(np.int64)
+        s_code = _code_of(column, np.floor_divide(drawn - a, b.per))
+        rows[todo[blank & (s_code >= 0)], b.column] = s_code[blank & (s_code >= 0)]
+        # no first date: the column is blank
+        if column.null:
+            rows[todo[~has_first], b.column] = column.null_code
+        mended[todo] = agrees(schema, b, rows[todo, b.first], rows[todo, b.second], rows[todo, b.column])
+    return rows, mended
+
+
+def _code_of(column: _Binned, values: np.ndarray) -> np.ndarray:
+    """Each whole value's code in a binned column: its bin, an end bin where the column clips, its other bucket; -1
+    where it has none."""
+    low, high = column.bounds
+    codes = column.bin_codes(np.clip(values, low, high))
+    outside = (values < low) | (values > high)
+    if column.other:
+        return np.where(outside, column.other_code, codes)
+    return codes if column.clip else np.where(outside, -1, codes)
+
+
 # ------------------------------------------------------------------------------- all the constraints of a row at once
 def _graph_nodes(schema: object) -> list[int]:
     """The columns (by position) the rows' difference constraints tie: the dates of every between column and the
