@@ -620,9 +620,11 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
             rows, again = ordered_codes(rows, release.model, rng, schema, breaks=breaks)
             replaced, unfit = replaced | again, unfit | again
     mended = np.zeros(len(rows), dtype=bool)
-    if found and unfit_rows(rows, schema).any():  # the model gave too few agreeing rows: mended inside the row
+    still = unfit_rows(rows, schema)  # all False without a between column
+    if still.any():  # the model gave too few agreeing rows: mended inside the row
         rows, mended = mended_codes(rows, schema, rng)
-        mended &= ~unfit_rows(rows, schema)
+        still = unfit_rows(rows, schema)
+        mended &= ~still
     extra = dict(release.extra)
     why = "this mechanism's release has no model to draw other rows from" if release.model is None else \
         "the model gave too few such rows"
@@ -635,7 +637,7 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
                             "rows_redrawn": int((replaced & unordered).sum()), "rows_left_unordered": left}
     if found:
         names = {schema.columns[b.column].name: [schema.names[b.first], schema.names[b.second]] for b in found}
-        left = int(unfit_rows(rows, schema).sum())
+        left = int(still.sum())
         if left:
             warn_user(f"{left:,} synthetic rows keep bins of {list(names)} that their dates' bins cannot give: {why}; "
                       "their values are the time between the dates as drawn", UserWarning)

@@ -156,12 +156,6 @@ def blank_rows_hint(problems: list[str]) -> str:
 
 
 # ----------------------------------------------------------------------- columns
-def encode_column(column: Column, raw: FactorColumn | TypedColumn, schema: Schema
-                  ) -> tuple[np.ndarray, list[tuple[int, int, list[str]]]]:
-    """(codes, issues) of one column; an issue is (status, rows affected, a few distinct bad values)."""
-    return _resolve(column, *placed(column, raw, schema))
-
-
 def placed(column: Column, raw: FactorColumn | TypedColumn, schema: Schema):
     """Each row's code before the buckets and clipping, its status (OK, NULL, UNPARSABLE, UNKNOWN, BELOW, ABOVE),
     and a function giving a few distinct values of the rows a mask selects (for messages)."""
@@ -222,7 +216,8 @@ def _to_factor(raw: TypedColumn) -> FactorColumn:
 
 
 def _resolve(column: Column, codes: np.ndarray, status: np.ndarray, examples) -> tuple[np.ndarray, list]:
-    """Buckets and clipping for every non-OK value; the problems left over."""
+    """Buckets and clipping for every non-OK value; the problems left over, each (status, rows affected, a few
+    distinct bad values)."""
     codes = codes.astype(np.int64, copy=True)
     issues = []
     clip = isinstance(column, _Binned) and column.clip
