@@ -1,14 +1,15 @@
 #!/usr/bin/env python
-"""What a column between two dates buys (``"between"``, ``schema/between.py``): the same tables released with the two
+"""What a column between two dates (or two integers) buys (``"between"``, ``schema/between.py``): the same tables released with the two
 dates declared in order alone, and with the time between them as a column too.
 
     .venv/bin/python benchmarks/bench_between.py [--seeds 3] [--out benchmarks/results/between]
 
-Four generated tables with known structure, none tuned on: hospital admissions (8,000 rows; date-times by month,
+Five generated tables with known structure, none tuned on: hospital admissions (8,000 rows; date-times by month,
 stays of 0-20 days that depend on the ward), the same with five more columns (sex, insurer, readmission and cost
 that follow the stay, a diagnosis by ward), service calls (20,000 rows; date-times by month, hours open log-normal
 by category over 2 hours to 10 days, 8 % still open with a blank close), loans (5,000 rows; dates by month, repaid
-15-100 days after issue by term). Each at eps 0.3, 1 and 3, MWEM's default (delta 1e-9), 1-3-way marginals.
+15-100 days after issue by term), and staff between two integer columns (6,000 rows; years hired and left by 5
+years, 30 % still employed, 0-30 years employed by department). Each at eps 0.3, 1 and 3, MWEM's default (delta 1e-9), 1-3-way marginals.
 
 Measured on each synthetic table (NOT PRIVATE: it reads the real table, as ``dprelease evaluate``):
 - avg L1 on the workload of the schema *with* the column (the time between computed from each table's dates, so
@@ -120,10 +121,34 @@ def loans(rng: np.random.Generator):
     return frame, columns, "issued", "repaid", "days_to_repay", gap
 
 
-TABLES = {"admissions": admissions, "admissions-wide": admissions_wide, "calls": calls, "loans": loans}
+def staff(rng: np.random.Generator):
+    """Two integer columns: the year hired and the year left (by 5 years; 30 % still employed, blank), the years
+    between them (exponential by department, means 2-8 years), and the department."""
+    n = 6_000
+    department = rng.choice(["sales", "support", "engineering", "finance"], n, p=[0.35, 0.3, 0.2, 0.15])
+    mean_years = np.select([department == "sales", department == "support", department == "engineering"],
+                           [2.0, 3.0, 6.0], 8.0)
+    years = np.minimum(np.floor(rng.exponential(mean_years)), 30).astype(int)
+    hired = rng.integers(1985, 2025 - years)
+    left = pd.array(hired + years, dtype="Int64")
+    left[rng.random(n) < 0.3] = pd.NA
+    frame = pd.DataFrame({"department": department, "hired": hired, "left": left})
+    columns = {"department": {"type": "categorical", "values": ["sales", "support", "engineering", "finance"]},
+               "hired": {"type": "integer", "bounds": [1985, 2024], "width": 5},
+               "left": {"type": "integer", "bounds": [1985, 2024], "width": 5, "null": True}}
+    gap = {"type": "integer", "between": ["hired", "left"], "edges": [0, 1, 2, 3, 4, 6, 8, 12, 20, 40], "clip": True,
+           "null": True}
+    return frame, columns, "hired", "left", "years_employed", gap
+
+
+TABLES = {"admissions": admissions, "admissions-wide": admissions_wide, "calls": calls, "loans": loans,
+          "staff": staff}
 
 
 def gaps(frame: pd.DataFrame, first: str, second: str, per: int) -> np.ndarray:
+    if pd.api.types.is_numeric_dtype(frame[first]):  # integers: their difference
+        both = (frame[first].notna() & frame[second].notna()).to_numpy()
+        return (frame[second].to_numpy() - frame[first].to_numpy())[both].astype(np.float64)
     a = pd.to_datetime(frame[first]).to_numpy().astype("datetime64[s]").astype(np.int64)
     b = pd.to_datetime(frame[second])
     seconds = b.to_numpy().astype("datetime64[s]").astype(np.int64) - a

@@ -235,6 +235,24 @@ def test_durations_written_as_text_encode_in_spark_as_in_memory(spark, tmp_path)
     assert str(got.value) == str(memory.value)
 
 
+def test_a_column_between_two_integer_columns_encodes_in_spark_as_in_memory(spark, tmp_path):
+    """An age between a birth year and a survey year (a blank, infinite, fractional and huge years, text, years out
+    of bounds, a survey before the birth): Spark SQL's codes are the in-memory encoder's."""
+    from tests.test_between_columns import AGES, ages_table, schema_of
+
+    path = tmp_path / "ages.csv"
+    ages_table().to_csv(path, index=False)
+    schema = schema_of(AGES)
+    codes = encode(str(path), schema)
+    expected = Dataset(schema.domain, codes, None, len(codes))
+    assert open_table(str(path), schema=schema, engine="spark", spark=spark).fingerprint() == expected.fingerprint()
+    typed = spark.createDataFrame([(1950, 2020), (None, 2021), (1990, 2000), (2005, 2001), (1921, 2030)],
+                                  "born bigint, year bigint")
+    rows = np.array([[5, 4, 7], [11, 4, 10], [9, 0, 1], [10, 0, 0], [2, 4, 9]])
+    assert open_table(typed, schema=schema, engine="spark").fingerprint() == \
+        Dataset(schema.domain, rows, None, len(rows)).fingerprint()
+
+
 def sha256(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -153,15 +153,21 @@ class _Builder:
                         self.schema.names)
 
     def between(self, i: int, column: IntegerColumn) -> None:
-        """A column computed between two date columns (:mod:`dprelease.schema.between`): floor((second - first) /
-        unit) of their values as read, NULL where either date's code is its NULL or other bucket (and 0, no
-        problem of its own, where a date has a problem: that date's problem is reported); as the in-memory
+        """A column computed between two date or integer columns (:mod:`dprelease.schema.between`): floor((second -
+        first) / unit) of their values as read, NULL where either's code is its NULL or other bucket (and 0, no
+        problem of its own, where a source has a problem: that source's problem is reported); as the in-memory
         encoder's ``_encode_between``."""
         d, names = self.d, list(self.schema.names)
         sources = [names.index(name) for name in column.between]
         per = per_unit(self.schema, column)
         first, second = (self.units[name] for name in column.between)
-        gap = self.add(4, f"__dp{i}_g", d.floor_div(f"({second} - {first})", per))
+        if isinstance(self.schema.column(column.between[0]), IntegerColumn):
+            # Integers as DOUBLEs, as numpy reads them: whole where the row is not blank or failed (their difference
+            # too, so no floor: Spark's floor() of a DOUBLE is a BIGINT); an infinite one (clipped) gives a blank.
+            finite = " AND ".join(f"NOT isnan({v}) AND NOT {d.is_infinite(v)}" for v in (first, second))
+            gap = self.add(4, f"__dp{i}_g", f"(CASE WHEN {finite} THEN {second} - {first} END)")
+        else:
+            gap = self.add(4, f"__dp{i}_g", d.floor_div(f"({second} - {first})", per))
         blank, failed = [], []
         for k in sources:
             buckets = [str(c) for c in (self.schema.columns[k].null_code, self.schema.columns[k].other_code)
@@ -276,6 +282,8 @@ class _Builder:
             if integral_value:
                 value = self.add(stage, a + "x", f"CAST({value} AS DOUBLE)")  # numpy compares floats here
             return self._binned(column, value, null, integral=False, double=True)
+        if isinstance(column, IntegerColumn):  # the source of a between column: its value as numpy reads it
+            self.units[column.name] = f"CAST({value} AS DOUBLE)"
         if integral_value:  # compared as integers (exact whatever their size)
             if isinstance(column, CodesColumn):
                 outside = f"{value} < 0 OR {value} >= {column.value_count}"

@@ -18,7 +18,9 @@ synthetic rows are drawn to agree with it:
   it); it is blank where either date is (NULL, or the other marker).
 
 Sources are date columns (unit "day") or date-time columns (unit "second", "minute", "hour" or "day": elapsed time,
-floored); a ``between`` column needs ``"null": true`` where a source may be blank or other. Post-processing only,
+floored), or integer columns (no unit: an age between a birth year and a survey year; an infinite value is a blank);
+a ``between`` column needs ``"null": true`` where a source may be blank or other. "Date" below stands for any of
+them. Post-processing only,
 beside the reading (Dwork & Roth Prop. 2.1 for the draws; the column itself is a per-row function, so a release's
 guarantee and its sensitivity are those of any column).
 """
@@ -55,8 +57,9 @@ class Between:
 
 
 def check_between(columns: Sequence[Column]) -> None:
-    """Every ``between`` column's sources: two other columns of the schema, both dates or both date-times, not
-    computed themselves; the unit "day" for dates; ``null`` declared where a source may be NULL or other."""
+    """Every ``between`` column's sources: two other columns of the schema, both dates, both date-times or both
+    integers, not computed themselves; the unit "day" for dates (the default for date-times too, set here), none for
+    integers; ``null`` declared where a source may be NULL or other."""
     by_name = {c.name: c for c in columns}
     for column in columns:
         if not isinstance(column, IntegerColumn) or column.between is None:
@@ -70,13 +73,18 @@ def check_between(columns: Sequence[Column]) -> None:
             if isinstance(found, IntegerColumn) and found.between is not None:
                 raise InputError(f"{where(column.name)}: between names {source!r}, itself computed between two "
                                  "columns; name the dates it is computed from")
-            if not isinstance(found, (DateColumn, DatetimeColumn)):
+            if not isinstance(found, (DateColumn, DatetimeColumn, IntegerColumn)):
                 raise InputError(f"{where(column.name)}: between names {source!r}, a {found.kind} column; its columns "
-                                 "must be two date columns or two datetime columns")
+                                 "must be two date, two datetime or two integer columns")
             kinds.append(found.kind)
         if kinds[0] != kinds[1]:
-            raise InputError(f"{where(column.name)}: between names a {kinds[0]} and a {kinds[1]} column; give two "
-                             "of one kind (a date-time column's date is a date column of its own)")
+            raise InputError(f"{where(column.name)}: between names {_a(kinds[0])} and {_a(kinds[1])} column; give "
+                             "two of one kind (a date-time column's date is a date column of its own)")
+        if kinds[0] == "integer" and column.unit is not None:
+            raise InputError(f"{where(column.name)}: the difference of two integer columns is in their own unit "
+                             f"(years, counts); drop unit {column.unit!r:.100}")
+        if kinds[0] != "integer" and column.unit is None:
+            object.__setattr__(column, "unit", "day")
         if kinds[0] == "date" and column.unit != "day":
             raise InputError(f"{where(column.name)}: the time between two date columns is counted in days, not "
                              f"{column.unit!r}s")
@@ -84,6 +92,10 @@ def check_between(columns: Sequence[Column]) -> None:
         if blank and not column.null:
             raise InputError(f"{where(column.name)}: {blank[0]!r} may be blank or other, and then so is the time "
                              'between: declare "null": true')
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
 def betweens(schema: object) -> list[Between]:
@@ -98,8 +110,9 @@ def betweens(schema: object) -> list[Between]:
 
 
 def per_unit(schema: object, column: IntegerColumn) -> int:
-    """A between column's unit in its dates' own unit: 1 for date columns (days), the unit's seconds for date-times."""
-    return 1 if isinstance(schema.column(column.between[0]), DateColumn) else BETWEEN_UNITS[column.unit]
+    """A between column's unit in its sources' own unit: 1 for date columns (days) and integer columns, the unit's
+    seconds for date-times."""
+    return BETWEEN_UNITS[column.unit] if isinstance(schema.column(column.between[0]), DatetimeColumn) else 1
 
 
 def read_names(schema: object) -> tuple[str, ...]:

@@ -324,12 +324,13 @@ def _range_thresholds(column: _Binned, low: int, high: int, edges: list[int] | N
 class IntegerColumn(_Binned):
     """Whole numbers in ``[low, high]``; by default one bin per integer."""
 
-    #: A column computed from two date or date-time columns of the schema, not read from the table: the time from
-    #: the first to the second, ``floor((second - first) / unit)`` (:mod:`dprelease.schema.between`), e.g. a stay
-    #: in days from its admission to its discharge. None: an ordinary column, read from the table.
+    #: A column computed from two date, date-time or integer columns of the schema, not read from the table: the
+    #: time from the first to the second, ``floor((second - first) / unit)`` (:mod:`dprelease.schema.between`), e.g.
+    #: a stay in days from its admission to its discharge, or an age from a birth year to a survey's year. None: an
+    #: ordinary column, read from the table.
     between: tuple[str, str] | None = None
-    #: The unit of a ``between`` column: "day" (the only one for dates), or "second", "minute" or "hour" for
-    #: date-times.
+    #: The unit of a ``between`` column: "day" (the only one for dates, and the default for date-times), or
+    #: "second", "minute" or "hour" for date-times; none for integers (their difference, in their own unit).
     unit: str | None = None
     #: "h:mm:ss": durations written as text, hours:minutes:seconds (hours past 23 too, 36:15:00) or minutes:seconds
     #: (45:10), read as their seconds and written back as h:mm:ss (:func:`duration_seconds`). None: numbers.
@@ -371,7 +372,8 @@ class IntegerColumn(_Binned):
     def _spec(self) -> dict[str, object]:
         spec = _Binned._spec(self)
         if self.between is not None:
-            spec = {"between": list(self.between), "unit": self.unit, **{k: v for k, v in spec.items() if k != "unit"}}
+            unit = {"unit": self.unit} if self.unit is not None else {}
+            spec = {"between": list(self.between), **unit, **{k: v for k, v in spec.items() if k != "unit"}}
         return spec
 
     def _rule(self) -> dict[str, object]:
@@ -429,9 +431,9 @@ def _check_between(column: IntegerColumn) -> None:
     if column.name in between:
         raise InputError(f"{where(column.name)}: between cannot name the column itself")
     object.__setattr__(column, "between", tuple(between))
-    if column.unit is None:
-        object.__setattr__(column, "unit", "day")
-    if column.unit not in BETWEEN_UNITS:
+    # No unit yet: the schema sets "day" where the columns are dates or date-times, and none for integers
+    # (:func:`~dprelease.schema.between.check_between`), which are counted in their own unit.
+    if column.unit is not None and column.unit not in BETWEEN_UNITS:
         raise InputError(f"{where(column.name)}: unit must be one of {list(BETWEEN_UNITS)}, got {column.unit!r:.100}")
     if column.symbols or column.prefix is not None or column.suffix is not None:
         raise InputError(f"{where(column.name)}: a between column is computed, not read: symbols, prefix and suffix "

@@ -126,9 +126,10 @@ def _unplaced(column: Column, status: np.ndarray) -> np.ndarray:
 
 def _encode_between(column: IntegerColumn, table: Table, schema: Schema, codes: np.ndarray, failed: np.ndarray
                     ) -> tuple[np.ndarray, list[tuple[int, int, list[str]]]]:
-    """(codes, issues) of a column computed between two dates (:mod:`dprelease.schema.between`): the time from the
-    first to the second as read, NULL where either date is NULL or other (``codes``: the dates' codes); 0, and no
-    problem of its own, in the ``failed`` rows, where a date has a problem (that date's, reported), as in SQL."""
+    """(codes, issues) of a column computed between two dates or integers (:mod:`dprelease.schema.between`): the
+    time from the first to the second as read, NULL where either is NULL, other or infinite (``codes``: their codes);
+    0, and no problem of its own, in the ``failed`` rows, where a source has a problem (its own, reported), as in
+    SQL."""
     names = list(schema.names)
     sources = [schema.column(name) for name in column.between]
     blank = np.zeros(table.n, dtype=bool)
@@ -138,7 +139,7 @@ def _encode_between(column: IntegerColumn, table: Table, schema: Schema, codes: 
             if bucket is not None:
                 blank |= own == bucket
     gap = time_between(*(parsed_values(s, table.columns[s.name], schema) for s in sources), per_unit(schema, column))
-    blank |= np.isnan(gap)
+    blank |= ~np.isfinite(gap)  # an integer read as infinite (clipped into its end bin) has no difference: blank
     placed_codes, status = _place(column, np.where(blank | failed, 0.0, gap), ~(blank | failed))
     status = np.where(failed, OK, np.where(blank, NULL, status))
     return _resolve(column, np.where(failed, 0, placed_codes), status, lambda mask: _examples(gap[mask]))
