@@ -575,3 +575,20 @@ def test_a_release_with_an_age_between_two_years_agrees_in_every_row_and_answers
             assert np.abs(quartiles).max() <= 3  # real 26 / 37 / 52
     assert agreeing["between"] == 1 and agreeing["own"] < 0.2
     assert errors["between"] < 0.8 * errors["own"]
+
+
+def test_a_draft_of_two_columns_of_years_says_how_to_declare_the_years_between_them():
+    """The draft's note for integer columns of years (its noisy profile and drafted bounds: public), with the
+    declaration that keeps the age in every row; an age column itself (10..99) is not one of them."""
+    from dprelease.schema.draft import draft_schema
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        draft_schema(people(), epsilon=1.0, seed=0)
+    notes = [str(w.message) for w in caught if "integers of years" in str(w.message)]
+    assert len(notes) == 1 and notes[0].startswith("column(s) ['born', 'year'] are integers of years")
+    assert '"ordered": [["born", "year"]]' in notes[0] and '"between": ["born", "year"]' in notes[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        draft_schema(people().drop(columns="born"), epsilon=1.0, seed=0)
+    assert not [w for w in caught if "integers of years" in str(w.message)]

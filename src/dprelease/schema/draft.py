@@ -325,6 +325,20 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                          'add it as a column, e.g. "stay": {"type": "integer", "between": '
                          f'{json.dumps(dated[:2])}, "bounds": [0, 60], "clip": true{null}}}, '
                          "or it is drawn as coarse as the bins")
+    # public: the kinds and bounds drafted. Two integer columns of years (hired and left, born and surveyed) are as
+    # often in an order, and a third column is often the years between them (a tenure, an age): read from the table,
+    # such a column agrees with its two years in a few synthetic rows (session 76: 2.5-6 %).
+    yearly = [c for c, p in zip(drafted, profiles) if isinstance(c, IntegerColumn) and c.format is None and p.in_years
+              and c.low is not None and 1800 <= c.low and c.high <= 2100]
+    if len(yearly) > 1:
+        first, second = (c.name for c in yearly[:2])
+        null = ', "null": true' if any(c.null or c.other for c in yearly[:2]) else ""
+        notes.append(f"column(s) {[c.name for c in yearly]} are integers of years: where one never comes before "
+                     f'another in a row (hired and left), declare it, e.g. "ordered": [{json.dumps([first, second])}] '
+                     "beside \"columns\"; and where a column of the table is the years between them (a tenure, an "
+                     'age), declare it computed from them, e.g. "years": {"type": "integer", "between": '
+                     f'{json.dumps([first, second])}, "bounds": [0, 100], "clip": true{null}}}, so that every '
+                     "synthetic row keeps it (read from the table, it is drawn apart from them)")
     if epsilon is None:
         warn_user(NOT_PUBLIC, UserWarning)
         draft = Draft("non-private", NOT_PUBLIC)
