@@ -4,12 +4,13 @@ dates declared in order alone, and with the time between them as a column too.
 
     .venv/bin/python benchmarks/bench_between.py [--seeds 3] [--out benchmarks/results/between]
 
-Five generated tables with known structure, none tuned on: hospital admissions (8,000 rows; date-times by month,
+Six generated tables with known structure, none tuned on: hospital admissions (8,000 rows; date-times by month,
 stays of 0-20 days that depend on the ward), the same with five more columns (sex, insurer, readmission and cost
 that follow the stay, a diagnosis by ward), service calls (20,000 rows; date-times by month, hours open log-normal
 by category over 2 hours to 10 days, 8 % still open with a blank close), loans (5,000 rows; dates by month, repaid
 15-100 days after issue by term), and staff between two integer columns (6,000 rows; years hired and left by 5
-years, 30 % still employed, 0-30 years employed by department). Each at eps 0.3, 1 and 3, MWEM's default (delta 1e-9), 1-3-way marginals.
+years, 30 % still employed, 0-30 years employed by department), blank for those still employed or, in
+`staff-to-date`, counted to 2024 (``"until"``). Each at eps 0.3, 1 and 3, MWEM's default (delta 1e-9), 1-3-way marginals.
 
 Measured on each synthetic table (NOT PRIVATE: it reads the real table, as ``dprelease evaluate``):
 - avg L1 on the workload of the schema *with* the column (the time between computed from each table's dates, so
@@ -141,14 +142,24 @@ def staff(rng: np.random.Generator):
     return frame, columns, "hired", "left", "years_employed", gap
 
 
+def staff_to_date(rng: np.random.Generator):
+    """The staff with the years employed counted to 2024 for those still employed (a blank year left):
+    ``"until": 2024``."""
+    frame, columns, first, second, name, gap = staff(rng)
+    return frame, columns, first, second, name, {**{k: v for k, v in gap.items() if k != "null"}, "until": 2024}
+
+
 TABLES = {"admissions": admissions, "admissions-wide": admissions_wide, "calls": calls, "loans": loans,
-          "staff": staff}
+          "staff": staff, "staff-to-date": staff_to_date}
 
 
-def gaps(frame: pd.DataFrame, first: str, second: str, per: int) -> np.ndarray:
-    if pd.api.types.is_numeric_dtype(frame[first]):  # integers: their difference
-        both = (frame[first].notna() & frame[second].notna()).to_numpy()
-        return (frame[second].to_numpy() - frame[first].to_numpy())[both].astype(np.float64)
+def gaps(frame: pd.DataFrame, first: str, second: str, per: int, until: int | None = None) -> np.ndarray:
+    if pd.api.types.is_numeric_dtype(frame[first]):  # integers: their difference (to ``until`` where second is blank)
+        ends = frame[second].astype("Float64")
+        if until is not None:
+            ends = ends.fillna(until)
+        both = (frame[first].notna() & ends.notna()).to_numpy()
+        return (ends.to_numpy(dtype=np.float64, na_value=np.nan) - frame[first].to_numpy(dtype=np.float64))[both]
     a = pd.to_datetime(frame[first]).to_numpy().astype("datetime64[s]").astype(np.int64)
     b = pd.to_datetime(frame[second])
     seconds = b.to_numpy().astype("datetime64[s]").astype(np.int64) - a
@@ -164,7 +175,7 @@ def run(seeds: int, tables: list[str], epsilons: list[float]) -> list[dict]:
         ordered = {"format": FORMAT, "columns": columns, "ordered": [[first, second]]}
         with_gap = {"format": FORMAT, "columns": {**columns, name: gap}, "ordered": [[first, second]]}
         per = 86_400 if gap.get("unit", "day") == "day" else {"hour": 3600}[gap["unit"]]
-        real_gaps = gaps(frame, first, second, per)
+        real_gaps = gaps(frame, first, second, per, gap.get("until"))
         for epsilon in epsilons:
             for seed in range(seeds):
                 for variant, schema in (("ordered", ordered), ("between", with_gap)):
@@ -176,7 +187,7 @@ def run(seeds: int, tables: list[str], epsilons: list[float]) -> list[dict]:
                         rows = decode(release.rows, Schema.from_dict(schema), rng=SeededRandom(seed)).to_dataframe()
                         on_gap = compare(frame, rows, schema=with_gap, workload="1-3way", seed=seed)
                         on_own = compare(frame, rows, schema=ordered, workload="1-3way", seed=seed)
-                    synthetic_gaps = gaps(rows, first, second, per)
+                    synthetic_gaps = gaps(rows, first, second, per, gap.get("until"))
                     out.append({"table": table, "epsilon": epsilon, "seed": seed, "variant": variant,
                                 "avg_l1_with_column": round(on_gap.avg_l1, 4),
                                 "avg_l1_own_columns": round(on_own.avg_l1, 4),

@@ -253,6 +253,19 @@ def test_a_column_between_two_integer_columns_encodes_in_spark_as_in_memory(spar
         Dataset(schema.domain, rows, None, len(rows)).fingerprint()
 
 
+def test_a_between_column_until_an_extraction_date_encodes_in_spark_as_in_memory(spark, tmp_path):
+    """Stays still running (a blank discharge) counted to the schema's until, beside a discharge that is not a date
+    and one past the bounds: Spark SQL's codes are the in-memory encoder's."""
+    from tests.test_between_columns import RUNNING, running_table, schema_of
+
+    path = tmp_path / "running.csv"
+    running_table().to_csv(path, index=False)
+    schema = schema_of(RUNNING)
+    codes = encode(str(path), schema)
+    expected = Dataset(schema.domain, codes, None, len(codes))
+    assert open_table(str(path), schema=schema, engine="spark", spark=spark).fingerprint() == expected.fingerprint()
+
+
 def sha256(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -25,7 +25,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from dprelease.errors import InputError
-from dprelease.schema.between import per_unit
+from dprelease.schema.between import per_unit, until_units
 from dprelease.schema.binned import DURATION_SQL, DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column
 from dprelease.schema.encode import ABOVE, BELOW, NULL, OK, UNPARSABLE, blank_rows_hint, describe
@@ -161,6 +161,10 @@ class _Builder:
         sources = [names.index(name) for name in column.between]
         per = per_unit(self.schema, column)
         first, second = (self.units[name] for name in column.between)
+        until = until_units(column, self.schema.column(column.between[1]))
+        if until is not None:  # a blank second stands for until: as the in-memory encoder's
+            second = f"(CASE WHEN {self.codes[sources[1]]} = {self.schema.columns[sources[1]].null_code} THEN " \
+                     f"{until} ELSE {second} END)"
         if isinstance(self.schema.column(column.between[0]), IntegerColumn):
             # Integers as DOUBLEs, as numpy reads them: whole where the row is not blank or failed (their difference
             # too, so no floor: Spark's floor() of a DOUBLE is a BIGINT); an infinite one (clipped) gives a blank.
@@ -171,7 +175,8 @@ class _Builder:
         blank, failed = [], []
         for k in sources:
             buckets = [str(c) for c in (self.schema.columns[k].null_code, self.schema.columns[k].other_code)
-                       if c is not None]
+                       if c is not None and not (k == sources[1] and until is not None
+                                                 and c == self.schema.columns[k].null_code)]
             if buckets:
                 blank.append(f"{self.codes[k]} IN ({', '.join(buckets)})")
             failed.append(f"{self.codes[k]} < 0")

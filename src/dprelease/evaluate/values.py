@@ -17,7 +17,7 @@ import numpy as np
 from scipy.stats import ks_2samp
 
 from dprelease.schema import Schema
-from dprelease.schema.between import per_unit, time_between
+from dprelease.schema.between import per_unit, time_between, until_units
 from dprelease.schema.binned import _Binned
 from dprelease.schema.columns import CategoricalColumn
 from dprelease.schema.draft import read_source
@@ -108,8 +108,12 @@ def value_report(real: object, synthetic: object | None, schema: Schema, *, name
         if (table, name) not in parsed:
             if name in computed:
                 first, second = computed[name].between
-                parsed[table, name] = time_between(values_of(table, first), values_of(table, second),
-                                                   per_unit(schema, computed[name]))
+                until = until_units(computed[name], schema.column(second))
+                ends = values_of(table, second)
+                if until is not None:  # a blank second stands for until
+                    _, status, _ = placed(schema.column(second), tables[table].columns[second], schema)
+                    ends = np.where(status == NULL, until, ends)
+                parsed[table, name] = time_between(values_of(table, first), ends, per_unit(schema, computed[name]))
             else:
                 parsed[table, name] = parsed_values(schema.column(name), tables[table].columns[name], schema)
         return parsed[table, name]

@@ -27,13 +27,15 @@ guarantee and its sensitivity are those of any column).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from dprelease.errors import InputError
-from dprelease.schema.binned import BETWEEN_UNITS, DateColumn, DatetimeColumn, IntegerColumn, _Binned
+from dprelease.schema.binned import (BETWEEN_UNITS, MAX_INTEGER, DateColumn, DatetimeColumn, IntegerColumn, _Binned,
+                                     _parse_bound)
 from dprelease.schema.columns import Column, where
 from dprelease.schema.orders import ordered_pairs
 
@@ -54,6 +56,9 @@ class Between:
     first: int
     second: int
     per: int
+    #: Where the second column is blank (its NULL code), the value it stands for, in the sources' unit (``until``);
+    #: None: a blank second makes the column blank.
+    until: int | None = None
 
 
 def check_between(columns: Sequence[Column]) -> None:
@@ -88,7 +93,15 @@ def check_between(columns: Sequence[Column]) -> None:
         if kinds[0] == "date" and column.unit != "day":
             raise InputError(f"{where(column.name)}: the time between two date columns is counted in days, not "
                              f"{column.unit!r}s")
-        blank = [s for s in column.between if by_name[s].null or by_name[s].other]
+        if column.until is not None:
+            second = by_name[column.between[1]]
+            if not second.null:
+                raise InputError(f"{where(column.name)}: until is the value {second.name!r} stands for where it is "
+                                 f'blank; declare "null": true on {second.name!r}, or drop until')
+            until_units(column, second)
+        first, second = (by_name[s] for s in column.between)
+        blank = [c.name for c in (first, second)
+                 if c.other or (c.null and (c is first or column.until is None))]
         if blank and not column.null:
             raise InputError(f"{where(column.name)}: {blank[0]!r} may be blank or other, and then so is the time "
                              'between: declare "null": true')
@@ -98,6 +111,20 @@ def _a(kind: str) -> str:
     return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
+def until_units(column: IntegerColumn, second: Column) -> int | None:
+    """A between column's ``until`` in its sources' unit (days for a date, seconds for a date-time, the integer
+    itself), checked as the second column's bounds are. Public."""
+    until = column.until
+    if until is None:
+        return None
+    if isinstance(second, IntegerColumn):
+        if isinstance(until, bool) or not isinstance(until, numbers.Integral) or abs(until) > MAX_INTEGER:
+            raise InputError(f"{where(column.name)}: until must be an integer within +-2^53 (a value of "
+                             f"{second.name!r}), got {until!r:.100}")
+        return int(until)
+    return _parse_bound(second, until, "until", second.code)
+
+
 def betweens(schema: object) -> list[Between]:
     """The schema's ``between`` columns, by position. Public."""
     names = list(schema.names)
@@ -105,8 +132,18 @@ def betweens(schema: object) -> list[Between]:
     for k, column in enumerate(schema.columns):
         if isinstance(column, IntegerColumn) and column.between is not None:
             first, second = (names.index(n) for n in column.between)
-            out.append(Between(k, first, second, per_unit(schema, column)))
+            out.append(Between(k, first, second, per_unit(schema, column),
+                               until_units(column, schema.columns[second])))
     return out
+
+
+def _second_ranges(schema: object, between: Between) -> tuple[np.ndarray, np.ndarray]:
+    """The second column's bins' ranges, and where it stands for ``until`` when blank, that value as one more range
+    at its NULL code (the code after its bins), so a blank second reads as present there."""
+    lows, tops = _ranges(schema.columns[between.second])
+    if between.until is None:
+        return lows, tops
+    return np.append(lows, between.until), np.append(tops, between.until)
 
 
 def per_unit(schema: object, column: IntegerColumn) -> int:
@@ -181,7 +218,7 @@ def agrees(schema: object, between: Between, first: np.ndarray, second: np.ndarr
     over a year would make one of 8,784 x 8,784 x the column's bins). Public."""
     columns = schema.columns
     a_lo, a_hi = _ranges(columns[between.first])
-    d_lo, d_hi = _ranges(columns[between.second])
+    d_lo, d_hi = _second_ranges(schema, between)
     column = columns[between.column]
     s_lo, s_hi = _spans(column, between.per)
     first, second, code = np.asarray(first), np.asarray(second), np.asarray(code)
@@ -203,18 +240,21 @@ def agreement(schema: object, between: Between) -> np.ndarray:
                   np.arange(sizes[2])[None, None, :])
 
 
-def unfit_rows(codes: np.ndarray, schema: object) -> np.ndarray:
+def unfit_rows(codes: np.ndarray, schema: object, *, with_until: bool = True) -> np.ndarray:
     """The rows of ``codes`` (n x d) whose bins of a ``between`` column and its dates cannot agree, or whose bins no
     values can fill that keep every between column and the declared order at once (:func:`jointly_unfit`: a
     shipping 8-9 days and a delivery 4-7 days after the order, with the order declared order <= shipped <=
-    delivered). Public."""
+    delivered). ``with_until=False`` leaves out the between columns that declare ``until`` (their rows are mended
+    inside the row, :func:`mended_codes`, after the refit: drawn again from the model until they agree, the rows kept
+    lean to those whose second is blank, whose agreement asks less of the model's bins). Public."""
     codes = np.asarray(codes)
     bad = np.zeros(len(codes), dtype=bool)
     found = betweens(schema)
     for b in found:
-        bad |= ~agrees(schema, b, codes[:, b.first], codes[:, b.second], codes[:, b.column])
+        if with_until or b.until is None:
+            bad |= ~agrees(schema, b, codes[:, b.first], codes[:, b.second], codes[:, b.column])
     if found:
-        bad |= jointly_unfit(codes, schema)
+        bad |= jointly_unfit(codes, schema, with_until=with_until)
     return bad
 
 
@@ -222,7 +262,8 @@ def mended_codes(rows: np.ndarray, schema: object, rng: object) -> tuple[np.ndar
     """``rows`` with each row whose bins still disagree with a between column (the model gave too few rows that
     agree: date-times binned by the hour, a stay of hours) mended inside the row: the second date's bin drawn from
     the first date's bin and the column's (a first date drawn in its bin plus a time drawn in the column's bin), or
-    the column's bin from the two dates' (both drawn in their bins), or the column set blank where a date is; and
+    the column's bin from the two dates' (both drawn in their bins; a blank second standing for ``until`` is that
+    value), or the column set blank where a date is; and
     the rows mended (a mask). A mended row keeps its other columns; it is a draw of the dates given the rest of the
     row, not of the model. Rows still unfit after it (a declared order that the new bin breaks) are left. Public:
     codes, schema and public randomness."""
@@ -235,20 +276,24 @@ def mended_codes(rows: np.ndarray, schema: object, rng: object) -> tuple[np.ndar
             continue
         first, second, column = columns[b.first], columns[b.second], columns[b.column]
         a_lo, a_hi = _ranges(first)
-        d_lo, d_hi = _ranges(second)
+        d_lo, d_hi = _second_ranges(schema, b)  # a blank second with ``until`` is present: that value
         starts, tops = _ranges(column)
         code = rows[todo, b.column]
         has_first, has_second = rows[todo, b.first] < len(a_lo), rows[todo, b.second] < len(d_lo)
         a_code = np.minimum(rows[todo, b.first], len(a_lo) - 1)
         a = a_lo[a_code] + np.floor(rng.uniform_open(len(todo)) * (a_hi - a_lo + 1)[a_code]).astype(np.int64)
-        # a bin of the column and a first date: the second date's bin follows
-        timed = has_first & (code < column.value_count)
+        # a bin of the column and a first date: the second date's bin follows (not a blank second that stands for
+        # ``until``: its column's bin follows from it, below)
+        running = rows[todo, b.second] == second.null_code if b.until is not None else np.zeros(len(todo), bool)
+        timed = has_first & (code < column.value_count) & ~running
         inside = np.minimum(code, column.value_count - 1)
         gap = starts[inside] + np.floor(rng.uniform_open(len(todo)) * (tops - starts + 1)[inside]).astype(np.int64)
         d = a + gap * b.per + np.floor(rng.uniform_open(len(todo)) * b.per).astype(np.int64)
         d_code = _code_of(second, d)
-        rows[todo[timed & (d_code >= 0)], b.second] = d_code[timed & (d_code >= 0)]
-        # both dates and a blank column: the column's bin follows from dates drawn in their bins
+        timed &= d_code >= 0
+        rows[todo[timed], b.second] = d_code[timed]
+        # both dates and a blank column, or a time that takes the second date past its bounds: the column's bin
+        # follows from dates drawn in their bins
         blank = has_first & has_second & ~timed
         d_own = np.minimum(rows[todo, b.second], len(d_lo) - 1)
         drawn = d_lo[d_own] + np.floor(rng.uniform_open(len(todo)) * (d_hi - d_lo + 1)[d_own]).astype(np.int64)
@@ -288,11 +333,12 @@ def _graph_nodes(schema: object) -> list[int]:
     return sorted(nodes)
 
 
-def _shortest_paths(codes: np.ndarray, schema: object, nodes: list[int]) -> np.ndarray:
+def _shortest_paths(codes: np.ndarray, schema: object, nodes: list[int], *, with_until: bool = True) -> np.ndarray:
     """Per row, the all-pairs least upper bounds of the differences x_j - x_i (Floyd-Warshall over the constraint
     graph: node 0 the zero, node 1 + m the column ``nodes[m]``): each present column within its bin, each declared
     pair in order, each between column's dates within its bin's span (not for its other bucket, which is two
-    pieces: its three bins' agreement covers it). A row is feasible iff no diagonal is negative."""
+    pieces: its three bins' agreement covers it), a first date within the span of ``until`` where the second is
+    blank and stands for it. A row is feasible iff no diagonal is negative."""
     columns, pairs = schema.columns, ordered_pairs(schema)
     place = {k: m + 1 for m, k in enumerate(nodes)}
     size = len(nodes) + 1
@@ -310,7 +356,7 @@ def _shortest_paths(codes: np.ndarray, schema: object, nodes: list[int]) -> np.n
         if i in place and j in place:  # x_i - x_j <= 0
             edge = np.where(present[i] & present[j], 0.0, np.inf)
             bound[:, place[j], place[i]] = np.minimum(bound[:, place[j], place[i]], edge)
-    for b in betweens(schema):
+    for b in (b for b in betweens(schema) if with_until or b.until is None):
         column = columns[b.column]
         s_lo, s_hi = _spans(column, b.per)
         code = codes[:, b.column]
@@ -319,19 +365,25 @@ def _shortest_paths(codes: np.ndarray, schema: object, nodes: list[int]) -> np.n
         f, t = place[b.first], place[b.second]
         bound[:, f, t] = np.minimum(bound[:, f, t], np.where(on, s_hi[inside], np.inf))
         bound[:, t, f] = np.minimum(bound[:, t, f], np.where(on, -s_lo[inside], np.inf))
+        if b.until is not None:  # a blank second standing for until: the first date within the span of it
+            running = present[b.first] & (codes[:, b.second] == columns[b.second].null_code) & \
+                (code < column.value_count)
+            bound[:, 0, f] = np.minimum(bound[:, 0, f], np.where(running, b.until - s_lo[inside], np.inf))
+            bound[:, f, 0] = np.minimum(bound[:, f, 0], np.where(running, s_hi[inside] - b.until, np.inf))
     for m in range(size):
         bound = np.minimum(bound, bound[:, :, m, None] + bound[:, None, m, :])
     return bound
 
 
-def jointly_unfit(codes: np.ndarray, schema: object) -> np.ndarray:
+def jointly_unfit(codes: np.ndarray, schema: object, *, with_until: bool = True) -> np.ndarray:
     """The rows whose bins no values can fill that keep every between column's bin and the declared order together
-    (a system of difference constraints with a negative cycle). Public."""
+    (a system of difference constraints with a negative cycle); ``with_until=False``: without the between columns
+    that declare ``until``. Public."""
     nodes = _graph_nodes(schema)
     codes = np.asarray(codes)
     if not nodes or not len(codes):
         return np.zeros(len(codes), dtype=bool)
-    paths = _shortest_paths(codes, schema, nodes)
+    paths = _shortest_paths(codes, schema, nodes, with_until=with_until)
     return (np.diagonal(paths, axis1=1, axis2=2) < 0).any(axis=1)
 
 
@@ -385,8 +437,8 @@ def between_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: obj
                    draw: Callable[[Column, np.ndarray], np.ndarray], present: dict[str, np.ndarray],
                    uniform: Callable[[int], np.ndarray]) -> dict[str, np.ndarray]:
     """Redraw, in place, the two dates of every row whose three bins agree so that their time between falls in its
-    bin, and write each between column as the time between its written dates; returns each between column's
-    blanks (a date blank or other). A redraw is kept only where it also keeps the schema's declared order and the
+    bin, and write each between column as the time between its written dates (to ``until`` where the second is
+    blank and stands for it); returns each between column's blanks (a date blank or other). A redraw is kept only where it also keeps the schema's declared order and the
     between columns drawn before it that share a date. ``draw(column, bins)``: the decoder's draw; ``present``: per
     column, the rows whose code is a bin; ``uniform(n)``: n uniform draws in [0, 1). Post-processing of public codes
     with public randomness."""
@@ -416,11 +468,12 @@ def between_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: obj
 
     for b in betweens(schema):
         first, second, column = columns[b.first], columns[b.second], columns[b.column]
-        both = present[first.name] & present[second.name]
+        running = _running(codes, b, second)
+        both = present[first.name] & (present[second.name] | running)
         agreeing = both & agrees(schema, b, codes[:, b.first], codes[:, b.second], codes[:, b.column])
-        rows = np.flatnonzero(agreeing)
+        rows = np.flatnonzero(agreeing & ~running)
         a_lo, a_hi = _ranges(first)
-        d_lo, d_hi = _ranges(second)
+        d_lo, d_hi = _second_ranges(schema, b)
         s_lo, s_hi = _spans(column, b.per)
         a_vals, d_vals = _as_units(values[first.name]), _as_units(values[second.name])
         code = codes[:, b.column]
@@ -450,6 +503,20 @@ def between_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: obj
             a, d = _witness(codes[todo, b.first], codes[todo, b.second], code[todo], column, b.per,
                             (a_lo, a_hi), (d_lo, d_hi), (s_lo, s_hi))
             a_vals[todo], d_vals[todo] = a, d
+        # A blank second standing for ``until``: the first date drawn in its bin until the time from it to until is
+        # in the column's span (the independent draw conditioned on it), then a witness; the second stays blank.
+        todo = np.flatnonzero(agreeing & running)
+        for _ in range(VALUE_ROUNDS):
+            if not len(todo):
+                break
+            a = _as_units(draw(first, codes[todo, b.first]))
+            d = np.full(len(todo), b.until, dtype=np.int64)
+            fits = _in_span(d - a, code[todo], column, b.per, s_lo, s_hi) & kept(todo, b, a, d)
+            a_vals[todo[fits]] = a[fits]
+            todo = todo[~fits]
+        if len(todo):
+            a_vals[todo], _ = _witness(codes[todo, b.first], codes[todo, b.second], code[todo], column, b.per,
+                                       (a_lo, a_hi), (d_lo, d_hi), (s_lo, s_hi))
         values[first.name] = _as_type(a_vals, values[first.name])
         values[second.name] = _as_type(d_vals, values[second.name])
         done.append((b, agreeing, s_lo, s_hi))
@@ -457,11 +524,20 @@ def between_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: obj
     blanks = {}
     for b in betweens(schema):  # written from the final dates (a later column may have drawn a shared date again)
         first, second, column = columns[b.first], columns[b.second], columns[b.column]
-        both = present[first.name] & present[second.name]
-        gap = time_between(_as_units(values[first.name]), _as_units(values[second.name]), b.per)
+        running = _running(codes, b, second)
+        both = present[first.name] & (present[second.name] | running)
+        gap = time_between(_as_units(values[first.name]),
+                           np.where(running, b.until, _as_units(values[second.name])), b.per)
         values[column.name] = np.where(both, gap, 0).astype(np.int64)
         blanks[column.name] = ~both
     return blanks
+
+
+def _running(codes: np.ndarray, between: Between, second: Column) -> np.ndarray:
+    """The rows whose second column is blank (its NULL code) and stands for the column's ``until``."""
+    if between.until is None:
+        return np.zeros(len(codes), dtype=bool)
+    return codes[:, between.second] == second.null_code
 
 
 def _repair(values: dict[str, np.ndarray], codes: np.ndarray, schema: object, present: dict[str, np.ndarray],
@@ -485,8 +561,10 @@ def _repair(values: dict[str, np.ndarray], codes: np.ndarray, schema: object, pr
         column = columns[b.column]
         code = codes[:, b.column]
         s_lo, s_hi = _spans(column, b.per)
-        on = present[names[b.first]] & present[names[b.second]] & (code < column.value_count)
-        broken |= on & ~_in_span(units[b.second] - units[b.first], np.minimum(code, column.value_count - 1),
+        running = _running(codes, b, columns[b.second])
+        on = present[names[b.first]] & (present[names[b.second]] | running) & (code < column.value_count)
+        second = np.where(running, b.until, units[b.second]) if b.until is not None else units[b.second]
+        broken |= on & ~_in_span(second - units[b.first], np.minimum(code, column.value_count - 1),
                                  column, b.per, s_lo, s_hi)
     rows = np.flatnonzero(broken)
     if not len(rows):

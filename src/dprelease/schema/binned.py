@@ -332,6 +332,10 @@ class IntegerColumn(_Binned):
     #: The unit of a ``between`` column: "day" (the only one for dates, and the default for date-times), or
     #: "second", "minute" or "hour" for date-times; none for integers (their difference, in their own unit).
     unit: str | None = None
+    #: The value a ``between`` column's second column stands for where it is blank (NULL): an extraction date, so
+    #: that a tenure or a stay still running counts up to it (the second column's kind, written as its bounds are:
+    #: "2024-12-31", or 2024 for integers). None: a blank second column makes the column blank.
+    until: object = None
     #: "h:mm:ss": durations written as text, hours:minutes:seconds (hours past 23 too, 36:15:00) or minutes:seconds
     #: (45:10), read as their seconds and written back as h:mm:ss (:func:`duration_seconds`). None: numbers.
     format: str | None = None
@@ -373,13 +377,15 @@ class IntegerColumn(_Binned):
         spec = _Binned._spec(self)
         if self.between is not None:
             unit = {"unit": self.unit} if self.unit is not None else {}
-            spec = {"between": list(self.between), **unit, **{k: v for k, v in spec.items() if k != "unit"}}
+            until = {"until": self.until} if self.until is not None else {}
+            spec = {"between": list(self.between), **unit, **until, **{k: v for k, v in spec.items() if k != "unit"}}
         return spec
 
     def _rule(self) -> dict[str, object]:
         rule = _Binned._rule(self)
         if self.between is not None:
-            rule["between"] = {"first": self.between[0], "second": self.between[1], "unit": self.unit}
+            rule["between"] = {"first": self.between[0], "second": self.between[1], "unit": self.unit,
+                               **({"until": self.until} if self.until is not None else {})}
         return rule
 
 
@@ -418,9 +424,10 @@ BETWEEN_UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
 def _check_between(column: IntegerColumn) -> None:
     """The form of a ``between`` declaration (its columns' kinds are checked with the schema's)."""
     if column.between is None:
-        if column.unit is not None:
-            raise InputError(f"{where(column.name)}: unit is for a column computed between two dates "
-                             '("between": [first, second]); an integer column read from the table has none')
+        for name, value in (("unit", column.unit), ("until", column.until)):
+            if value is not None:
+                raise InputError(f"{where(column.name)}: {name} is for a column computed between two columns "
+                                 '("between": [first, second]); an integer column read from the table has none')
         return
     between = column.between
     if isinstance(between, (str, bytes)) or not isinstance(between, (list, tuple)) or len(between) != 2 \

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
-from dprelease.schema.between import per_unit, time_between
+from dprelease.schema.between import per_unit, time_between, until_units
 from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, duration_seconds,
                                      number_text)
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, CodesColumn, Column, format_number
@@ -132,13 +132,17 @@ def _encode_between(column: IntegerColumn, table: Table, schema: Schema, codes: 
     SQL."""
     names = list(schema.names)
     sources = [schema.column(name) for name in column.between]
+    until = until_units(column, sources[1])
     blank = np.zeros(table.n, dtype=bool)
     for source in sources:
         own = codes[:, names.index(source.name)]
         for bucket in (source.null_code, source.other_code):
-            if bucket is not None:
+            if bucket is not None and not (source is sources[1] and bucket == source.null_code and until is not None):
                 blank |= own == bucket
-    gap = time_between(*(parsed_values(s, table.columns[s.name], schema) for s in sources), per_unit(schema, column))
+    first, second = (parsed_values(s, table.columns[s.name], schema) for s in sources)
+    if until is not None:  # a blank second stands for until (a stay still running counts up to it)
+        second = np.where(codes[:, names.index(sources[1].name)] == sources[1].null_code, until, second)
+    gap = time_between(first, second, per_unit(schema, column))
     blank |= ~np.isfinite(gap)  # an integer read as infinite (clipped into its end bin) has no difference: blank
     placed_codes, status = _place(column, np.where(blank | failed, 0.0, gap), ~(blank | failed))
     status = np.where(failed, OK, np.where(blank, NULL, status))
