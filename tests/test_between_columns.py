@@ -34,6 +34,15 @@ def schema_of(columns: dict, **fields) -> Schema:
     return Schema.from_dict({"format": SCHEMA, "columns": columns, **fields})
 
 
+def assert_duckdb_reads(codes: np.ndarray, path, schema: Schema) -> None:
+    """DuckDB's SQL encodes the file at ``path`` into the in-memory encoder's ``codes`` (as a multiset of rows)."""
+    from dprelease.engines.duckdb_engine import DuckDBTable
+
+    with DuckDBTable.open(str(path), schema=schema) as table:
+        records = table.to_records()
+    assert np.array_equal(records[np.lexsort(records.T[::-1])], codes[np.lexsort(codes.T[::-1])])
+
+
 DATES = {"admitted": {"type": "date", "bounds": YEAR, "unit": "month", "null": True},
          "discharged": {"type": "date", "bounds": YEAR, "unit": "month", "clip": True},
          "stay": {"type": "integer", "between": ["admitted", "discharged"], "bounds": [0, 9], "width": 2,
@@ -107,8 +116,6 @@ def stays_table() -> pd.DataFrame:
 
 
 def test_the_column_is_the_time_between_the_dates_as_read_in_memory_and_in_duckdb(tmp_path):
-    from dprelease.engines.duckdb_engine import DuckDBTable
-
     schema = schema_of(DATES)
     frame = stays_table()
     codes = encode(frame, schema)
@@ -118,9 +125,7 @@ def test_the_column_is_the_time_between_the_dates_as_read_in_memory_and_in_duckd
     path = tmp_path / "stays.csv"
     frame.to_csv(path, index=False)
     assert np.array_equal(encode(path, schema), codes)
-    with DuckDBTable.open(str(path), schema=schema) as table:
-        records = table.to_records()
-    assert np.array_equal(records[np.lexsort(records.T[::-1])], codes[np.lexsort(codes.T[::-1])])
+    assert_duckdb_reads(codes, path, schema)
     frame.drop(columns="stay").to_csv(path, index=False)  # the table need not have the column
     assert np.array_equal(encode(path, schema), codes)
 
@@ -416,8 +421,6 @@ def test_typed_dates_and_timestamps_in_parquet_give_the_same_stays_in_memory_and
     between two timestamps, the same codes read in memory and in DuckDB's SQL."""
     import duckdb
 
-    from dprelease.engines.duckdb_engine import DuckDBTable
-
     rng = np.random.default_rng(8)
     n = 500
     admitted = np.datetime64("2024-01-01") + rng.integers(0, 330, n)
@@ -441,9 +444,7 @@ def test_typed_dates_and_timestamps_in_parquet_give_the_same_stays_in_memory_and
         "hours": {"type": "integer", "between": ["seen", "left"], "unit": "hour", "bounds": [0, 71], "width": 6}})
     codes = encode(path, schema)
     assert len(set(codes[:, 2].tolist())) == 11 and len(set(codes[:, 5].tolist())) == 10  # 0..9, the clip, NULL
-    with DuckDBTable.open(str(path), schema=schema) as table:
-        records = table.to_records()
-    assert np.array_equal(records[np.lexsort(records.T[::-1])], codes[np.lexsort(codes.T[::-1])])
+    assert_duckdb_reads(codes, path, schema)
 
 
 def test_rows_the_model_cannot_give_are_mended_inside_the_row():
@@ -518,9 +519,7 @@ def test_a_column_between_two_integer_columns_is_their_difference_in_memory_and_
     assert codes[:, 2].tolist() == [7, 10, 1, 10, 10, 10, 10, 10, 10, 0, 9]
     path = tmp_path / "ages.csv"
     ages_table().to_csv(path, index=False)
-    with DuckDBTable.open(str(path), schema=schema) as table:
-        records = table.to_records()
-    assert np.array_equal(records[np.lexsort(records.T[::-1])], codes[np.lexsort(codes.T[::-1])])
+    assert_duckdb_reads(codes, path, schema)
     rng = np.random.default_rng(3)
     typed = pd.DataFrame({"born": pd.array(rng.integers(1890, 2015, 400), dtype="Int64"),
                           "year": rng.integers(1995, 2030, 400)})
@@ -534,9 +533,7 @@ def test_a_column_between_two_integer_columns_is_their_difference_in_memory_and_
     codes = encode(parquet, schema)
     assert np.array_equal(codes, encode(typed, schema))
     assert len(set(codes[:, 2].tolist())) == 11  # every bin and NULL
-    with DuckDBTable.open(str(parquet), schema=schema) as table:
-        records = table.to_records()
-    assert np.array_equal(records[np.lexsort(records.T[::-1])], codes[np.lexsort(codes.T[::-1])])
+    assert_duckdb_reads(codes, parquet, schema)
     strict = schema_of({**AGES, "age": {**AGES["age"], "clip": False}})
     with pytest.raises(InputError) as memory:
         encode(path, strict)
@@ -601,6 +598,16 @@ def test_a_draft_of_two_columns_of_years_says_how_to_declare_the_years_between_t
         warnings.simplefilter("always")
         draft_schema(people().drop(columns="born"), epsilon=1.0, seed=0)
     assert not [w for w in caught if "integers of years" in str(w.message)]
+    staff = people(seed=1)[["year"]].assign(left=lambda f: f["year"] + 3)
+    staff["left"] = staff["left"].where(staff.index % 3 > 0)  # a third still employed: blank
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        drafted = draft_schema(staff.rename(columns={"year": "hired"}), epsilon=3.0, seed=0)
+    notes = [str(w.message) for w in caught if "integers of years" in str(w.message)]
+    high = drafted.column("left").high
+    assert len(notes) == 1 and notes[0].endswith(f"where a blank 'left' means not yet (still employed, still open), "
+                                                 f'add "until": {high} (the day the table was extracted) and the '
+                                                 "time runs to it")
 
 
 # ------------------------------------------------------------------------------------------------ until (still running)
@@ -632,9 +639,7 @@ def test_a_blank_second_with_until_counts_up_to_it_in_every_engine(tmp_path):
     assert codes[:, 2].tolist() == [1, 1, 5, 5, 0, 5, 1]
     path = tmp_path / "running.csv"
     running_table().to_csv(path, index=False)
-    with DuckDBTable.open(str(path), schema=schema) as table:
-        records = table.to_records()
-    assert np.array_equal(records[np.lexsort(records.T[::-1])], codes[np.lexsort(codes.T[::-1])])
+    assert_duckdb_reads(codes, path, schema)
     staff = schema_of({"hired": {"type": "integer", "bounds": [1985, 2024]},
                        "left": {"type": "integer", "bounds": [1985, 2024], "null": True},
                        "years": {"type": "integer", "between": ["hired", "left"], "until": 2024, "bounds": [0, 39]}})
@@ -643,6 +648,17 @@ def test_a_blank_second_with_until_counts_up_to_it_in_every_engine(tmp_path):
     frame.to_csv(path, index=False)
     with DuckDBTable.open(str(path), schema=staff) as table:
         assert sorted(table.to_records()[:, 2].tolist()) == [0, 5, 23, 39]
+    hours = schema_of({"opened": {"type": "datetime", "bounds": YEAR_TIMES, "unit": "month"},
+                       "closed": {"type": "datetime", "bounds": YEAR_TIMES, "unit": "month", "null": True},
+                       "open": {"type": "integer", "between": ["opened", "closed"], "unit": "hour",
+                                "until": "2024-12-31T12:00:00", "edges": [0, 1, 4, 24, 96, 9000]}})
+    frame = pd.DataFrame({"opened": ["2024-12-31T11:30:00", "2024-12-30T12:00:01", "2024-03-01T00:00:00"],
+                          "closed": ["", "", "2024-03-01T05:00:00"]})
+    codes = encode(frame, hours)
+    assert codes[:, 2].tolist() == [0, 2, 2]  # 0.5 h and 23.99 h to noon on Dec 31 (floored); 5 h
+    frame.to_csv(path, index=False)
+    with DuckDBTable.open(str(path), schema=hours) as table:
+        assert sorted(table.to_records()[:, 2].tolist()) == [0, 2, 2]
 
 
 def test_rows_still_running_agree_are_mended_and_take_first_dates_that_reach_until():

@@ -314,17 +314,18 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     # public: the kinds drafted. Two dates in a row are often in an order the data cannot be asked for privately
     # (an admission and its discharge); said once, with the declaration that keeps synthetic rows in it.
     for kind in ("date", "datetime"):
-        dated = [c.name for c in drafted if c.kind == kind]
+        dated = [c for c in drafted if c.kind == kind]
         # a between column is blank where a date is: the example says so where a drafted date may be
-        null = ', "null": true' if any(c.null or c.other for c in drafted if c.name in dated[:2]) else ""
+        null = ', "null": true' if any(c.null or c.other for c in dated[:2]) else ""
         if len(dated) > 1:
-            notes.append(f"column(s) {dated} are {kind}s: where one never comes before another in a row (an "
-                         f'admission and its discharge), declare it, e.g. "ordered": [{json.dumps(dated[:2])}] beside '
-                         '"columns", or synthetic rows hold them in either order where their bins meet (two dates '
-                         "of one month bin: about half the rows); and where the time between them matters (a stay), "
-                         'add it as a column, e.g. "stay": {"type": "integer", "between": '
-                         f'{json.dumps(dated[:2])}, "bounds": [0, 60], "clip": true{null}}}, '
-                         "or it is drawn as coarse as the bins")
+            names_of = [c.name for c in dated[:2]]
+            notes.append(f"column(s) {[c.name for c in dated]} are {kind}s: where one never comes before another in a "
+                         f'row (an admission and its discharge), declare it, e.g. "ordered": [{json.dumps(names_of)}] '
+                         'beside "columns", or synthetic rows hold them in either order where their bins meet (two '
+                         "dates of one month bin: about half the rows); and where the time between them matters (a "
+                         'stay), add it as a column, e.g. "stay": {"type": "integer", "between": '
+                         f'{json.dumps(names_of)}, "bounds": [0, 60], "clip": true{null}}}, '
+                         "or it is drawn as coarse as the bins" + _until_hint(dated[1]))
     # public: the kinds and bounds drafted. Two integer columns of years (hired and left, born and surveyed) are as
     # often in an order, and a third column is often the years between them (a tenure, an age): read from the table,
     # such a column agrees with its two years in a few synthetic rows (session 76: 2.5-6 %).
@@ -338,7 +339,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      "beside \"columns\"; and where a column of the table is the years between them (a tenure, an "
                      'age), declare it computed from them, e.g. "years": {"type": "integer", "between": '
                      f'{json.dumps([first, second])}, "bounds": [0, 100], "clip": true{null}}}, so that every '
-                     "synthetic row keeps it (read from the table, it is drawn apart from them)")
+                     "synthetic row keeps it (read from the table, it is drawn apart from them)" + _until_hint(yearly[1]))
     if epsilon is None:
         warn_user(NOT_PUBLIC, UserWarning)
         draft = Draft("non-private", NOT_PUBLIC)
@@ -576,6 +577,15 @@ class _Profiled:
         """Whether the draft asks if a few values hold nearly all the column's rows (:func:`_few_values`): a number
         column whose kind was not declared, privately only with delta > 0 (its values are keys nobody declared)."""
         return self.kind in ("integer", "numeric") and not self.declared and (not private or delta > 0)
+
+
+def _until_hint(second: Column) -> str:
+    """For the drafts' notes on two dates or years: where the second may be blank, how to count a row still running
+    up to the day the table was extracted (``until``; the drafted high bound as the example). Public: the draft."""
+    if not second.null or getattr(second, "high", None) is None:
+        return ""
+    return (f'; where a blank {second.name!r} means not yet (still employed, still open), add "until": '
+            f"{json.dumps(second.high)} (the day the table was extracted) and the time runs to it")
 
 
 def never_null(raw: object) -> bool:
