@@ -20,7 +20,10 @@ synthetic rows are drawn to agree with it:
 Sources are date columns (unit "day") or date-time columns (unit "second", "minute", "hour" or "day": elapsed time,
 floored), or integer columns (no unit: an age between a birth year and a survey year; an infinite value is a blank);
 a ``between`` column needs ``"null": true`` where a source may be blank or other. "Date" below stands for any of
-them. Post-processing only,
+them. ``"until"`` (a value of the second column, e.g. the day the table was extracted) counts a row whose second is
+blank (NULL) up to that value: a tenure to date, a stay not yet discharged; such rows keep the second blank, and the
+rows out of agreement with such a column are refitted and mended rather than drawn again (``unfit_rows(with_until=
+False)``). Post-processing only,
 beside the reading (Dwork & Roth Prop. 2.1 for the draws; the column itself is a per-row function, so a release's
 guarantee and its sensitivity are those of any column).
 """
@@ -64,7 +67,8 @@ class Between:
 def check_between(columns: Sequence[Column]) -> None:
     """Every ``between`` column's sources: two other columns of the schema, both dates, both date-times or both
     integers, not computed themselves; the unit "day" for dates (the default for date-times too, set here), none for
-    integers; ``null`` declared where a source may be NULL or other."""
+    integers; ``until`` only where the second may be NULL, a value of its kind; ``null`` declared where a source may
+    be NULL or other (a NULL second with ``until`` is not blank)."""
     by_name = {c.name: c for c in columns}
     for column in columns:
         if not isinstance(column, IntegerColumn) or column.between is None:
