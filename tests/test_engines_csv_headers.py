@@ -333,8 +333,9 @@ def test_some_columns_of_a_file_without_a_header_are_found_by_their_place(tmp_pa
 
 def test_numbers_written_with_thousands_separators_and_signs_encode_alike_in_memory_and_duckdb(tmp_path):
     """A US export ($1,234.50, 12%) and a French column (1 234,5 and a euro sign): with "thousands" and "symbols" the
-    in-memory reader and DuckDB's SQL read them to the same codes; the decoded rows write plain numbers (a decimal
-    comma kept), which encode again to the released codes. Bad options are refused, naming the column."""
+    in-memory reader and DuckDB's SQL read them to the same codes; the decoded rows write their numbers with the
+    declared thousands separator (a decimal comma kept), which encode again to the released codes. Bad options are
+    refused, naming the column."""
     schema = odd_csv.SIGNS_SCHEMA
     path = tmp_path / "us.csv"
     path.write_text(odd_csv.SIGNS, encoding="utf-8")
@@ -344,7 +345,7 @@ def test_numbers_written_with_thousands_separators_and_signs_encode_alike_in_mem
     with DuckDBTable.open(str(path), schema=schema) as table:
         assert np.array_equal(table.to_records(), codes)
     text = decode(codes, schema, values="midpoint").csv()
-    assert "$" not in text and "%" not in text and text.splitlines()[1] == "5500,14,1235"  # whole: no ",0"
+    assert "$" not in text and "%" not in text and text.splitlines()[1] == '"5,500",14,1 235'  # whole: no ",0"
     drawn = decode(codes, schema, rng=np.random.Generator(np.random.PCG64(0))).csv()
     assert re.search(r'"-?\d+,\d+"', drawn)  # a drawn decimal keeps the column's comma
     for name, written in (("back.csv", text), ("drawn.csv", drawn)):

@@ -442,7 +442,8 @@ def test_numbers_are_written_back_with_their_declared_sign():
     codes = encode(frame, schema)
     decoded = decode(codes, schema, values="uniform", rng=np.random.Generator(np.random.PCG64(0)))
     price, share, plain = decoded.text_columns()
-    assert all(re.fullmatch(r"-?\$\d+(\.\d+)?", t) for t in price) and any(t.startswith("-$") for t in price)
+    assert all(re.fullmatch(r"-?\$\d{1,3}(,\d{3})*(\.\d+)?", t) for t in price) and any(t.startswith("-$") for t in price)
+    assert any("," in t for t in price)  # thousands grouped as the table groups them: $1,234.5
     assert list(share) == ["12%", "5%", "100%", "0%"] and not any("$" in t for t in plain)
     again = encode(pd.DataFrame({"price": price, "share": share, "plain": plain}), schema)
     assert np.array_equal(codes, again)
@@ -454,6 +455,35 @@ def test_numbers_are_written_back_with_their_declared_sign():
         Schema.from_dict({"p": {"type": "integer", "bounds": [0, 1], "symbols": ["$"], "suffix": "%"}})
     with pytest.raises(InputError, match="unknown field 'prefix' for a date column"):
         Schema.from_dict({"p": {"type": "date", "bounds": ["2020-01-01", "2020-12-31"], "prefix": "$"}})
+
+
+def test_numbers_are_written_back_with_their_declared_thousands_separator(tmp_path):
+    """A salary written $52,000 came back $43773 (session 76; sessions 60 and 67 noticed it too): a declared
+    ``thousands`` separator is written back in the whole part (43,773.5; with a decimal comma 3.918,45), the CSV
+    quotes a cell that holds its delimiter, and the file reads back to the same codes; text that is not digits is
+    left as it is."""
+    from dprelease.schema.binned import _grouped
+    from dprelease.schema.decode import decode
+
+    schema = Schema.from_dict({
+        "salary": {"type": "numeric", "bounds": [0, 2_000_000], "bins": 8, "thousands": ",", "symbols": ["$"],
+                   "prefix": "$", "decimals": 0},
+        "amount": {"type": "numeric", "bounds": [-10_000, 10_000], "bins": 8, "decimal": ",", "thousands": "."},
+        "rooms": {"type": "integer", "bounds": [0, 99_999], "width": 10_000, "thousands": " "}})
+    frame = pd.DataFrame({"salary": ["$52,000", "$1,250,000", "$900"], "amount": ["3.918,45", "-12,5", "9.999,99"],
+                          "rooms": ["12 000", "7", "99 999"]})
+    codes = encode(frame, schema)
+    decoded = decode(np.repeat(codes, 50, axis=0), schema, values="uniform", rng=np.random.Generator(np.random.PCG64(1)))
+    salary, amount, rooms = decoded.text_columns()
+    assert all(re.fullmatch(r"\$\d{1,3}(,\d{3})*", t) for t in salary) and any(t.count(",") == 2 for t in salary)
+    assert all(re.fullmatch(r"-?\d{1,3}(\.\d{3})*(,\d+)?", t) for t in amount) and any("." in t for t in amount)
+    assert all(re.fullmatch(r"\d{1,3}( \d{3})*", t) for t in rooms) and any(" " in t for t in rooms)
+    path = tmp_path / "written.csv"
+    decoded.to_csv(path)
+    assert '"$1,' in path.read_text()  # quoted: the cell holds the delimiter
+    assert np.array_equal(encode(path, schema), np.repeat(codes, 50, axis=0))
+    assert [_grouped(t, ",", ".") for t in ("inf", "1e+20", "-5", "-1234567.25")] == ["inf", "1e+20", "-5",
+                                                                                     "-1,234,567.25"]
 
 
 def test_a_time_of_day_alone_is_a_datetime_on_1970_01_01():

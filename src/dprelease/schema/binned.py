@@ -253,13 +253,28 @@ def _check_decimal(column: _Binned) -> None:
 
 
 def written_numbers(column: Column, text: np.ndarray) -> np.ndarray:
-    """Decoded numbers' text with the column's ``prefix`` and ``suffix`` (a minus sign first: -$5), as object
-    text; unchanged where it declares neither."""
+    """Decoded numbers' text with the column's declared ``thousands`` separator (43,773.5; 3.918,45) and its
+    ``prefix`` and ``suffix`` (a minus sign first: -$5), as object text; unchanged where it declares none of them.
+    Every such text reads back to the same value by the same schema."""
     prefix, suffix = getattr(column, "prefix", None) or "", getattr(column, "suffix", None) or ""
+    separator = getattr(column, "thousands", None)
+    if separator is not None:
+        text = np.array([_grouped(t, separator, column.decimal) for t in text], dtype=object)
     if not (prefix or suffix):
         return text
     return np.array([f"-{prefix}{t[1:]}{suffix}" if t.startswith("-") else f"{prefix}{t}{suffix}" for t in text],
                     dtype=object)
+
+
+def _grouped(text: str, separator: str, decimal: str) -> str:
+    """A number's text with its whole part's thousands grouped (-43773.5 -> -43,773.5); text that is not digits
+    (inf, nan, an exponent) as it is."""
+    sign = "-" if text.startswith("-") else ""
+    whole, point, fraction = text[len(sign):].partition(decimal)
+    if not whole.isdigit() or not (fraction.isdigit() or not fraction):
+        return text
+    groups = [whole[max(0, end - 3):end] for end in range(len(whole), 0, -3)][::-1]
+    return sign + separator.join(groups) + point + fraction
 
 
 def number_text(column: _Binned, text: str) -> str:
