@@ -762,3 +762,40 @@ def test_a_chain_of_three_years_and_a_tenure_to_date_leave_no_row_unfit():
             release = synthesize_table(employees(), declared, "1-3way", epsilon=1, seed=seed)
         assert not [w for w in caught if "cannot give" in str(w.message)]  # a row left unfit warns
         assert release.extra["between"]["rows_left_unfit"] == 0 and not unfit_rows(release.rows, schema).any()
+
+
+def test_typed_dates_and_timestamps_with_blanks_count_until_alike_in_every_reader(tmp_path):
+    """A DataFrame's datetime64 columns with NaT, and the same as a Parquet file's DATE and TIMESTAMP columns: the
+    stays and hours to until read the same in memory (frame and file) and in DuckDB."""
+    import duckdb
+
+    years = {"type": "datetime", "bounds": YEAR_TIMES, "unit": "month"}
+    schema = schema_of({
+        "a": {"type": "date", "bounds": YEAR, "unit": "month"},
+        "d": {"type": "date", "bounds": YEAR, "unit": "month", "null": True, "clip": True},
+        "stay": {"type": "integer", "between": ["a", "d"], "until": "2024-12-31", "bounds": [0, 60], "clip": True},
+        "s": years, "e": {**years, "null": True, "clip": True},
+        "hours": {"type": "integer", "between": ["s", "e"], "unit": "hour", "until": "2024-12-31T23:59:59",
+                  "bounds": [0, 500], "width": 25, "clip": True}})
+    rng = np.random.default_rng(1)
+    n = 400
+    admitted = np.datetime64("2024-01-01") + rng.integers(0, 360, n)
+    started = np.datetime64("2024-01-01T00:00:00") + rng.integers(0, 360 * 86_400, n).astype("timedelta64[s]")
+    frame = pd.DataFrame({"a": admitted, "d": admitted + rng.integers(0, 20, n), "s": started,
+                          "e": started + rng.integers(0, 400 * 3600, n).astype("timedelta64[s]")})
+    frame.loc[::7, "d"] = pd.NaT
+    frame.loc[::5, "e"] = pd.NaT
+    codes = encode(frame, schema)
+    # the running ones to Dec 31 (by day) and to its last second (by hour), clipped to the top bins
+    stays = (frame["d"].fillna(pd.Timestamp("2024-12-31")) - frame["a"]).dt.days.to_numpy()
+    hours = (frame["e"].fillna(pd.Timestamp("2024-12-31T23:59:59")) - frame["s"]).dt.total_seconds().to_numpy() // 3600
+    assert codes[:, 2].tolist() == np.minimum(stays, 60).tolist() and (codes[::7, 2] == 60).mean() > 0.7
+    assert codes[:, 5].tolist() == np.minimum(hours // 25, 20).astype(int).tolist()
+    path = tmp_path / "typed.parquet"
+    connection = duckdb.connect()
+    connection.register("frame", frame)
+    connection.execute(f"COPY (SELECT CAST(a AS DATE) AS a, CAST(d AS DATE) AS d, s, e FROM frame) TO '{path}' "
+                       "(FORMAT parquet)")
+    connection.close()
+    assert np.array_equal(encode(path, schema), codes)
+    assert_duckdb_reads(codes, path, schema)
