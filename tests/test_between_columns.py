@@ -43,6 +43,18 @@ def assert_duckdb_reads(codes: np.ndarray, path, schema: Schema) -> None:
     assert np.array_equal(records[np.lexsort(records.T[::-1])], codes[np.lexsort(codes.T[::-1])])
 
 
+def error_in_memory_and_duckdb(path, schema: Schema) -> str:
+    """The one-line error of encoding the file at ``path``, the same from the in-memory encoder and DuckDB's SQL."""
+    from dprelease.engines.duckdb_engine import DuckDBTable
+
+    with pytest.raises(InputError) as memory:
+        encode(path, schema)
+    with pytest.raises(InputError) as duck:
+        DuckDBTable.open(str(path), schema=schema)
+    assert str(duck.value) == str(memory.value)
+    return str(memory.value)
+
+
 DATES = {"admitted": {"type": "date", "bounds": YEAR, "unit": "month", "null": True},
          "discharged": {"type": "date", "bounds": YEAR, "unit": "month", "clip": True},
          "stay": {"type": "integer", "between": ["admitted", "discharged"], "bounds": [0, 9], "width": 2,
@@ -131,28 +143,17 @@ def test_the_column_is_the_time_between_the_dates_as_read_in_memory_and_in_duckd
 
 
 def test_a_stay_outside_its_bounds_is_an_error_naming_the_column_in_every_engine(tmp_path):
-    from dprelease.engines.duckdb_engine import DuckDBTable
-
     strict = {**DATES, "stay": {**DATES["stay"], "clip": False}}
     schema = schema_of(strict)
     path = tmp_path / "stays.csv"
     stays_table().to_csv(path, index=False)
-    with pytest.raises(InputError) as memory:
-        encode(path, schema)
-    assert "column 'stay': values outside the bounds" in str(memory.value)
-    with pytest.raises(InputError) as duck:
-        DuckDBTable.open(str(path), schema=schema)
-    assert str(duck.value) == str(memory.value)
+    assert "column 'stay': values outside the bounds" in error_in_memory_and_duckdb(path, schema)
     # a date's own problem is reported for the date alone
     broken = stays_table()
     broken.loc[0, "admitted"] = "soon"
     broken.to_csv(path, index=False)
-    with pytest.raises(InputError) as memory:
-        encode(path, schema_of(DATES))
-    assert "column 'admitted'" in str(memory.value) and "column 'stay'" not in str(memory.value)
-    with pytest.raises(InputError) as duck:
-        DuckDBTable.open(str(path), schema=schema_of(DATES))
-    assert "column 'admitted'" in str(duck.value) and "column 'stay'" not in str(duck.value)
+    message = error_in_memory_and_duckdb(path, schema_of(DATES))
+    assert "column 'admitted'" in message and "column 'stay'" not in message
 
 
 # ------------------------------------------------------------------------------------------------ the bins' agreement
@@ -401,19 +402,13 @@ def test_bins_each_possible_but_not_together_are_found_and_the_last_resort_draws
 def test_a_date_problem_in_some_rows_and_a_stay_problem_in_others_read_alike_in_every_engine(tmp_path):
     """The rows where a date has a problem give the stay none of its own (that date's is reported), and a stay out of
     bounds in another row is reported: the in-memory encoder and DuckDB name the same problems."""
-    from dprelease.engines.duckdb_engine import DuckDBTable
-
     strict = schema_of({**DATES, "stay": {**DATES["stay"], "clip": False}})
     broken = stays_table()
     broken.loc[0, "admitted"] = "soon"
     path = tmp_path / "stays.csv"
     broken.to_csv(path, index=False)
-    with pytest.raises(InputError) as memory:
-        encode(path, strict)
-    assert "column 'admitted'" in str(memory.value) and "column 'stay': values outside the bounds" in str(memory.value)
-    with pytest.raises(InputError) as duck:
-        DuckDBTable.open(str(path), schema=strict)
-    assert str(duck.value) == str(memory.value)
+    message = error_in_memory_and_duckdb(path, strict)
+    assert "column 'admitted'" in message and "column 'stay': values outside the bounds" in message
 
 
 def test_typed_dates_and_timestamps_in_parquet_give_the_same_stays_in_memory_and_duckdb(tmp_path):
@@ -508,8 +503,6 @@ def test_a_column_between_two_integer_columns_is_their_difference_in_memory_and_
     in DuckDB from text and from a Parquet file's typed BIGINTs; blank where a year is blank, other or infinite."""
     import duckdb
 
-    from dprelease.engines.duckdb_engine import DuckDBTable
-
     schema = schema_of(AGES)
     assert schema.column("age").unit is None and "unit" not in schema.to_dict()["columns"]["age"]
     assert Schema.loads(schema.dumps()) == schema
@@ -535,12 +528,7 @@ def test_a_column_between_two_integer_columns_is_their_difference_in_memory_and_
     assert len(set(codes[:, 2].tolist())) == 11  # every bin and NULL
     assert_duckdb_reads(codes, parquet, schema)
     strict = schema_of({**AGES, "age": {**AGES["age"], "clip": False}})
-    with pytest.raises(InputError) as memory:
-        encode(path, strict)
-    assert "column 'age': values outside the bounds" in str(memory.value)
-    with pytest.raises(InputError) as duck:
-        DuckDBTable.open(str(path), schema=strict)
-    assert str(duck.value) == str(memory.value)
+    assert "column 'age': values outside the bounds" in error_in_memory_and_duckdb(path, strict)
 
 
 def people(n: int = 6_000, seed: int = 0) -> pd.DataFrame:

@@ -611,8 +611,9 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
     # real 34 %, the tenures' KS distance 0.25). The refit moves it into agreement where the answers say so, and the
     # rest is mended inside the row (KS 0.07; docs/decisions.md, session 76).
     mended = np.zeros(len(rows), dtype=bool)
-    until_unfit = any(b.until is not None for b in found) and unfit_rows(rows, schema).any()
-    if (replaced.any() or until_unfit) and release.rows_method == "fitted":
+    with_until = any(b.until is not None for b in found)
+    still = unfit_rows(rows, schema)  # all False without a between column
+    if (replaced.any() or (with_until and still.any())) and release.rows_method == "fitted":
         # The redrawn rows are draws of the model conditioned on the order, whose 1-way marginals of the ordered
         # columns lean (an order early, a delivery late, where the model knows little of their tie): fitted again to
         # the answers conditioned on the order, by moves that keep every row in it.
@@ -626,12 +627,12 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
             # drawn again (a shipping 8 days and a delivery 5 days after the order, each alone possible)
             rows, again = ordered_codes(rows, release.model, rng, schema, breaks=breaks)
             replaced, unfit, mended = replaced | again, unfit | again, mended & ~again
-    still = unfit_rows(rows, schema)  # all False without a between column
+        still = unfit_rows(rows, schema)
     if still.any():  # the model gave too few agreeing rows: mended inside the row
         rows, late = mended_codes(rows, schema, rng)
         still = unfit_rows(rows, schema)
         mended = (mended | late) & ~still
-    if still.any() and any(b.until is not None for b in found):
+    if still.any() and with_until:
         # a row whose triple agrees but whose constraints do not hold together with a between column that declares
         # until (left out of the redraw above; 0-5 rows in 9,000 on the employees trial): drawn again, the few
         def every_break(codes):

@@ -288,7 +288,7 @@ def mended_codes(rows: np.ndarray, schema: object, rng: object) -> tuple[np.ndar
         a = a_lo[a_code] + np.floor(rng.uniform_open(len(todo)) * (a_hi - a_lo + 1)[a_code]).astype(np.int64)
         # a bin of the column and a first date: the second date's bin follows (not a blank second that stands for
         # ``until``: its column's bin follows from it, below)
-        running = rows[todo, b.second] == second.null_code if b.until is not None else np.zeros(len(todo), bool)
+        running = _running(rows[todo], b, second)
         timed = has_first & (code < column.value_count) & ~running
         inside = np.minimum(code, column.value_count - 1)
         gap = starts[inside] + np.floor(rng.uniform_open(len(todo)) * (tops - starts + 1)[inside]).astype(np.int64)
@@ -370,8 +370,7 @@ def _shortest_paths(codes: np.ndarray, schema: object, nodes: list[int], *, with
         bound[:, f, t] = np.minimum(bound[:, f, t], np.where(on, s_hi[inside], np.inf))
         bound[:, t, f] = np.minimum(bound[:, t, f], np.where(on, -s_lo[inside], np.inf))
         if b.until is not None:  # a blank second standing for until: the first date within the span of it
-            running = present[b.first] & (codes[:, b.second] == columns[b.second].null_code) & \
-                (code < column.value_count)
+            running = present[b.first] & _running(codes, b, columns[b.second]) & (code < column.value_count)
             bound[:, 0, f] = np.minimum(bound[:, 0, f], np.where(running, b.until - s_lo[inside], np.inf))
             bound[:, f, 0] = np.minimum(bound[:, f, 0], np.where(running, s_hi[inside] - b.until, np.inf))
     for m in range(size):
@@ -492,14 +491,17 @@ def between_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: obj
             fits = (d >= d_lo[codes[todo, b.second]]) & (d <= d_hi[codes[todo, b.second]]) & kept(todo, b, a, d)
             a_vals[todo[fits]], d_vals[todo[fits]] = a[fits], d[fits]
             todo = todo[~fits]
-        # Left (an end bin that clips, the other bucket, bins that barely meet): both dates drawn alone until their
-        # time between is in the code's span, then a witness.
-        todo = np.union1d(todo, rows[code[rows] >= column.value_count])
+        # Left (an end bin that clips, the other bucket, bins that barely meet), and the rows whose blank second
+        # stands for ``until`` (it stays blank; its value here is until): both dates drawn alone until their time
+        # between is in the code's span, then a witness.
+        todo = np.union1d(todo, np.flatnonzero(agreeing & (running | (code >= column.value_count))))
         for _ in range(VALUE_ROUNDS):
             if not len(todo):
                 break
             a = _as_units(draw(first, codes[todo, b.first]))
-            d = _as_units(draw(second, codes[todo, b.second]))
+            d = np.full(len(todo), 0 if b.until is None else b.until, dtype=np.int64)
+            live = ~running[todo]
+            d[live] = _as_units(draw(second, codes[todo[live], b.second]))
             fits = _in_span(d - a, code[todo], column, b.per, s_lo, s_hi) & kept(todo, b, a, d)
             a_vals[todo[fits]], d_vals[todo[fits]] = a[fits], d[fits]
             todo = todo[~fits]
@@ -507,20 +509,6 @@ def between_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: obj
             a, d = _witness(codes[todo, b.first], codes[todo, b.second], code[todo], column, b.per,
                             (a_lo, a_hi), (d_lo, d_hi), (s_lo, s_hi))
             a_vals[todo], d_vals[todo] = a, d
-        # A blank second standing for ``until``: the first date drawn in its bin until the time from it to until is
-        # in the column's span (the independent draw conditioned on it), then a witness; the second stays blank.
-        todo = np.flatnonzero(agreeing & running)
-        for _ in range(VALUE_ROUNDS):
-            if not len(todo):
-                break
-            a = _as_units(draw(first, codes[todo, b.first]))
-            d = np.full(len(todo), b.until, dtype=np.int64)
-            fits = _in_span(d - a, code[todo], column, b.per, s_lo, s_hi) & kept(todo, b, a, d)
-            a_vals[todo[fits]] = a[fits]
-            todo = todo[~fits]
-        if len(todo):
-            a_vals[todo], _ = _witness(codes[todo, b.first], codes[todo, b.second], code[todo], column, b.per,
-                                       (a_lo, a_hi), (d_lo, d_hi), (s_lo, s_hi))
         values[first.name] = _as_type(a_vals, values[first.name])
         values[second.name] = _as_type(d_vals, values[second.name])
         done.append((b, agreeing, s_lo, s_hi))

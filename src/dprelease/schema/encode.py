@@ -94,10 +94,9 @@ def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> 
             continue
         if column.name in table.missing:
             continue
-        column_codes, status, examples = placed(column, table.columns[column.name], schema)
-        column_codes, issues = _resolve(column, column_codes, status, examples)
+        column_codes, issues, unplaced[column.name] = _resolve(column, *placed(column, table.columns[column.name],
+                                                                             schema))
         codes[:, i] = column_codes
-        unplaced[column.name] = _unplaced(column, status)
         problems += [f"column {column.name!r}: {describe(column, issue, show_values)}"
                      + _read_csv_hint(column, issue, table.source) for issue in issues]
     for i, column in computed:  # from their dates, once those are read (a date's own problem is reported alone)
@@ -113,15 +112,6 @@ def encode_table(table: Table, schema: Schema, *, show_values: bool = False) -> 
     if table.n == 0:
         raise InputError(f"{table.source} has no rows; a release needs at least one row")
     return codes
-
-
-def _unplaced(column: Column, status: np.ndarray) -> np.ndarray:
-    """The rows whose value has no place in the column (what :func:`_resolve` reports as a problem)."""
-    clip = isinstance(column, _Binned) and column.clip
-    outside = (status == BELOW) | (status == ABOVE)
-    return (((status == NULL) & (column.null_code is None))
-            | (((status == UNPARSABLE) | (status == UNKNOWN)) & (column.other_code is None))
-            | (outside & (column.other_code is None) & (not clip)))
 
 
 def _encode_between(column: IntegerColumn, table: Table, schema: Schema, codes: np.ndarray, failed: np.ndarray
@@ -146,7 +136,9 @@ def _encode_between(column: IntegerColumn, table: Table, schema: Schema, codes: 
     blank |= ~np.isfinite(gap)  # an integer read as infinite (clipped into its end bin) has no difference: blank
     placed_codes, status = _place(column, np.where(blank | failed, 0.0, gap), ~(blank | failed))
     status = np.where(failed, OK, np.where(blank, NULL, status))
-    return _resolve(column, np.where(failed, 0, placed_codes), status, lambda mask: _examples(gap[mask]))
+    column_codes, issues, _ = _resolve(column, np.where(failed, 0, placed_codes), status,
+                                       lambda mask: _examples(gap[mask]))
+    return column_codes, issues
 
 
 def blank_rows_hint(problems: list[str]) -> str:
@@ -220,11 +212,13 @@ def _to_factor(raw: TypedColumn) -> FactorColumn:
     return FactorColumn.from_values(values)
 
 
-def _resolve(column: Column, codes: np.ndarray, status: np.ndarray, examples) -> tuple[np.ndarray, list]:
+def _resolve(column: Column, codes: np.ndarray, status: np.ndarray, examples
+             ) -> tuple[np.ndarray, list, np.ndarray]:
     """Buckets and clipping for every non-OK value; the problems left over, each (status, rows affected, a few
-    distinct bad values)."""
+    distinct bad values); and the rows they hold (a value with no place in the column)."""
     codes = codes.astype(np.int64, copy=True)
     issues = []
+    unplaced = np.zeros(len(codes), dtype=bool)
     clip = isinstance(column, _Binned) and column.clip
     rules = [
         (status == NULL, column.null_code, NULL),
@@ -241,7 +235,8 @@ def _resolve(column: Column, codes: np.ndarray, status: np.ndarray, examples) ->
             codes[status == ABOVE] = column.value_count - 1
         else:
             issues.append((kind, int(mask.sum()), examples(mask)))
-    return codes, issues
+            unplaced |= mask
+    return codes, issues, unplaced
 
 
 #: The texts pandas.read_csv takes as missing by default (its na_values; pandas 2.x).
