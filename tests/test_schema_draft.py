@@ -2202,6 +2202,35 @@ def test_a_wide_cells_cut_stops_at_the_change_point_of_rows_the_walk_cannot_see(
     assert _change_point(np.zeros(10), epsilon) == 0 and _change_point(np.zeros(0), epsilon) == 0
 
 
+def test_empty_years_at_an_end_of_equal_bins_are_one_bin():
+    """Where the noise hides whether a column's last years hold rows, its drafted bounds reach past them: hire years
+    1988-2024 drafted 1988..2054 in ten equal bins of 6-7 years, four of them empty, and a model at epsilon 1 decoded
+    4 % of the hires after 2024, spread to 2054. The end bins whose noisy sum looks empty together (within
+    WIDE_REST_DEVIATIONS of their noise, under a bin's rows) are now one bin and the others spread over the years that
+    hold rows: on that draft 1.4 % after 2024 and the hire years' KS distance 0.018 against 0.045. Where the last
+    years hold rows the edges stay, and so where every bin holds its share."""
+    from dprelease.schema.draft import _cell_edges, _equal_edges, _merged_empty_ends, _scale
+
+    epsilon = Fraction(3, 112)  # a noise deviation of 106 rows a cell
+    cells = _cell_edges(True, True)
+    hires = np.zeros(len(cells) - 1)
+    hires[(cells[:-1] >= 1988) & (cells[:-1] <= 2024)] = 250.0
+    noisy = hires + np.random.default_rng(0).laplace(0, _scale(epsilon), len(hires))
+    equal = _equal_edges(1988, 2054, 10, True)
+    merged = _merged_empty_ends(cells, noisy, equal, epsilon)
+    assert len(merged) == len(equal) and merged[0] == 1988 and merged[-1] == 2054
+    assert 2024 <= merged[-2] <= 2030 < equal[-2], merged  # one bin for the empty years, nine for the rows
+    assert np.allclose(np.diff(merged[:-1]), np.diff(merged[:-1]).mean(), atol=1), merged  # spread equally
+    assert _merged_empty_ends(cells, noisy, _equal_edges(1988, 2024, 10, True), epsilon) == \
+        _equal_edges(1988, 2024, 10, True)  # every bin holds rows
+    # a thin tail of real rows past 2024 (40 a year, 1,200 in all) at a budget that sees them: kept in its bins
+    tail = hires + np.where((cells[:-1] > 2024) & (cells[:-1] <= 2054), 40.0, 0.0)
+    sharp = Fraction(2)
+    assert _merged_empty_ends(cells, tail + np.random.default_rng(1).laplace(0, _scale(sharp), len(tail)), equal,
+                              sharp) == equal
+    assert _merged_empty_ends(cells, noisy, equal[:4], epsilon) == equal[:4]  # three bins: nothing to merge
+
+
 def test_the_walk_past_the_bounds_runs_long_only_over_cells_of_one_width():
     """The walk's runs longer than ten cells (:data:`NEXT_RUNS`) go only over cells of one width: years, where a
     century of them at 29 rows a year holds the archive dates 1890-1959, and not a number's cells, where 100 of them

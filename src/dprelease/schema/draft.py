@@ -1766,6 +1766,47 @@ def _log_or_equal_edges(cells: np.ndarray, counts: Sequence[float], low: float, 
     return logged if widest > 0 and _bin_shares(cells, counts, logged).max() <= LOG_EVENNESS * widest else equal
 
 
+#: The share of one bin's rows under which the bins at an end of an integer's drafted years, together, may be one bin
+#: (:func:`_merged_empty_ends`).
+EMPTY_END_SHARE = 1.0
+
+
+def _merged_empty_ends(cells: np.ndarray, counts: Sequence[float], edges: list[float], epsilon: Fraction) -> list[float]:
+    """An integer's years in equal bins where quantiles cannot place them, with the bins at either end that look empty
+    together made one bin and the others spread equally over the rest of the bounds: their noisy sum (the bounds
+    histogram's one-year cells, not clipped at 0, so that the noise of empty cells sums toward 0) within
+    :data:`WIDE_REST_DEVIATIONS` of its noise and under :data:`EMPTY_END_SHARE` of one bin's rows. Where the noise
+    hides whether the last years hold rows, the bounds reach past them (hire years 1988-2024 drafted 1988..2051 in
+    ten bins of six years, four of them empty); a noisy model gives each empty bin its noise's rows and decodes them
+    evenly over it (hires in 2045). As one bin the empty stretch gets one bin's noise, and the years that hold the
+    rows keep nine bins of four years. Public: post-processing of the noisy counts."""
+    bins = len(edges) - 1
+    if bins < 4:
+        return edges
+    counts = np.asarray(counts, dtype=np.float64)
+    # each bin's cells: those wholly inside its first and last integer (the last bin's high bound is in it)
+    inside = [(cells[:-1] >= first) & (cells[1:] <= last + 1)
+              for first, last in zip(edges[:-1], [*(e - 1 for e in edges[1:-1]), edges[-1]])]
+    held = np.array([float(counts[cells_in].sum()) for cells_in in inside])
+    sizes = np.array([int(cells_in.sum()) for cells_in in inside])
+    if not held.sum() > 0:
+        return edges
+    share = EMPTY_END_SHARE * held.sum() / bins
+
+    def empty_run(sums: np.ndarray, cell_counts: np.ndarray) -> int:  # how many bins from that end look empty together
+        noise = WIDE_REST_DEVIATIONS * _scale(epsilon) * np.sqrt(2 * np.maximum(np.cumsum(cell_counts), 1))
+        looks_empty = np.flatnonzero((np.cumsum(sums) <= noise) & (np.cumsum(sums) < share))
+        return int(looks_empty[-1]) + 1 if len(looks_empty) else 0
+
+    first = empty_run(held[:bins - 2], sizes[:bins - 2])
+    last = empty_run(held[::-1][:bins - 2], sizes[::-1][:bins - 2])
+    first, last = (first if first >= 2 else 0), (last if last >= 2 else 0)
+    if not (first or last) or first + last > bins - 2:  # nothing to merge, or too little left for the rows
+        return edges
+    inner = _equal_edges(edges[first], edges[bins - last], bins - bool(first) - bool(last), True)
+    return [*([edges[0]] if first else []), *inner, *([edges[-1]] if last else [])]
+
+
 def _unplaced_edges(cells: np.ndarray, counts: Sequence[float], low: float, high: float, bins: int, integer: bool,
                     decimals: int | None) -> list[float]:
     """The bins where quantiles cannot place them (no budget): :func:`_log_or_equal_edges`, after a bin of its own
@@ -1906,6 +1947,8 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
             edges = sorted({low, high, *(float(e) for e in inner if low < e < high)})
         else:  # quantiles too noisy to place a bin (private only): equal bins, the rest unspent
             edges = _unplaced_edges(cells, counts, low, high, bins, integer, wide.get("decimals"))
+            if integer and year_groups:  # an integer's years
+                edges = _merged_empty_ends(cells, counts, edges, bounds_epsilon)
     common = {"name": name, "null": bool(has_null), **wide}
     if integer:
         if len(edges) == 2 and high - low + 1 <= max(one_bin_each, 1):
