@@ -1404,7 +1404,9 @@ def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: f
     drift-penalized sum there passes :data:`KEPT_DEVIATIONS` deviations of one cell's noise: rows a year that the
     noise of the whole stretch hides, but that stand out of the noise beside the run (births at 100-170 a year
     before the decade 1960-1969 that passed, 14 % of the rows, were cut with the stretch 1000-1959 down to 1957-1960
-    on 13 of 30 seeds, clipping 6 % of the rows on average; now none, 1.6 %). A cell that stood out alone is evidence enough that the cut already reads from. Public: noisy counts."""
+    on 13 of 30 seeds, clipping 6 % of the rows on average; now none, 1.6 %). Not beside a cell that stood out alone:
+    the cut reads the cells beside it already, and the floor there kept noise past exact years. Public: noisy
+    counts."""
     cut, held = _tail_cut(counts, widths, epsilon, rows, total, evidence, alone)
     if evidence is not None and not alone:
         outward = counts[::-1]
@@ -1418,9 +1420,10 @@ def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: f
 def _tail_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: float, total: float,
               evidence: tuple[float, float] | None, alone: bool = True) -> tuple[int, float]:
     """How many cells to cut from a wide cell's edge (before :func:`_wide_cut`'s floor), and the most rows a tail so
-    cut may hold (0 where nothing is cut, or a stretch that looked empty beside a cell alone). ``counts`` and ``widths``: the cells from that edge inward,
-    up to the ``evidence`` of rows (:func:`_anchor`'s: a cell that stood out alone where ``alone``, else a run that
-    passed, as its noisy rows and width per cell; None: none inside, and the stretch is the whole wide cell);
+    cut may hold (0 where nothing is cut, or a stretch that looked empty beside a cell alone). ``counts`` and
+    ``widths``: the cells from that edge inward, up to the ``evidence`` of rows (:func:`_anchor`'s: a cell that stood
+    out alone where ``alone``, else a run that passed, as its noisy rows and width per cell; None: none inside, and
+    the stretch is the whole wide cell);
     ``total``: the wide cell's noisy sum. The share a cut may hold: :data:`REFINE_CUT` of ``rows``, at most
     :data:`REFINE_CELL_SHARE` of ``total``.
 
@@ -1448,8 +1451,9 @@ def _tail_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: f
     sums = np.cumsum(counts)
     cell_level = lambda cells: _scale(epsilon) * math.log(cells / WIDE_CELL_FALSE)  # noqa: E731 -- no one empty cell's
 
-    def thin(stretch: slice, reference: tuple[float, float] | None = None) -> bool:  # rows per unit under
-        reference = reference or evidence  # WIDE_EMPTY_DENSITY of the evidence's
+    # rows per unit under WIDE_EMPTY_DENSITY of the evidence's (or of the rows that stand for it)
+    def thin(stretch: slice, reference: tuple[float, float] | None = None) -> bool:
+        reference = reference or evidence
         return max(float(counts[stretch].sum()), 0.0) / widths[stretch].sum() <= \
             WIDE_EMPTY_DENSITY * max(reference[0], 1.0) / reference[1]
 
@@ -1793,7 +1797,8 @@ def _log_or_equal_edges(cells: np.ndarray, counts: Sequence[float], low: float, 
 EMPTY_END_SHARE = 1.0
 
 
-def _merged_empty_ends(cells: np.ndarray, counts: Sequence[float], edges: list[float], epsilon: Fraction) -> list[float]:
+def _merged_empty_ends(cells: np.ndarray, counts: Sequence[float], edges: list[float],
+                       epsilon: Fraction) -> list[float]:
     """An integer's years in equal bins where quantiles cannot place them, with the bins at either end that look empty
     together made one bin and the others spread equally over the rest of the bounds: their noisy sum (the bounds
     histogram's one-year cells, not clipped at 0, so that the noise of empty cells sums toward 0) within
