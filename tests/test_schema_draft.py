@@ -1821,7 +1821,8 @@ def test_dates_written_another_way_are_drafted_with_their_format(tmp_path):
             column = schema.column(name)
             kind = "datetime" if "%M" in text_format else "date"
             assert (column.kind, column.to_json().get("format")) == (kind, text_format), (seed, name)
-            low, high = (bound[:10] for bound in column.to_json()["bounds"])
+            spec = column.to_json()  # (empty years at an end one bin: the column's edges give its bounds)
+            low, high = (bound[:10] for bound in spec.get("bounds") or (spec["edges"][0], spec["edges"][-1]))
             # the data's years (a noise spike in an empty year of the century may keep it: wider, nothing clipped)
             assert "2000-01-01" <= low <= "2015-01-01" and "2022-12-31" <= high <= "2099-12-31", (seed, name)
             exact += (low, high) == ("2015-01-01", "2022-12-31")
@@ -2262,6 +2263,61 @@ def test_empty_years_at_an_end_of_equal_bins_are_one_bin():
     assert _merged_empty_ends(cells, tail + np.random.default_rng(1).laplace(0, _scale(sharp), len(tail)), equal,
                               sharp) == equal
     assert _merged_empty_ends(cells, noisy, equal[:4], epsilon) == equal[:4]  # three bins: nothing to merge
+
+
+def test_a_dates_empty_years_at_an_end_are_one_bin_where_that_makes_the_bins_finer(monkeypatch):
+    """Visits over 2018-2024 (2,000 rows, written 03/31/2022, drafted at epsilon 1 over 8 columns) were drafted up to
+    2029-2030 on 5 of 6 seeds, so their span passed ten years and they were binned by year: their seasons lost, and
+    the empty years given bins of their own. The empty years at an end (:func:`_empty_end_cells`: their noisy sum
+    within its noise and under a tenth of the rows, less the cells up to the change point from the rows) are now
+    one bin, and the years that hold the rows are binned by their own span: by quarter. Decoded by a perfect
+    model, the visits' distance to the real ones halves (benchmarks/bench_draft_bounds.py). Where the bins over the
+    rows would be the same (births over 75 years, by year either way), the empty years keep theirs."""
+    import sys
+
+    import dprelease.schema.draft as draft_module
+    from dprelease.schema.binned import DatetimeColumn
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "benchmarks"))
+    from bench_draft_bounds import dates_table
+
+    merged = 0
+    for seed in range(3):
+        frame = dates_table(seed, 2000)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            schema = draft_schema(frame, epsilon=1, delta=1e-9, seed=seed)
+        visits = schema.column("visit_mdy").to_json()
+        if "edges" in visits:
+            merged += 1
+            edges = visits["edges"]
+            assert edges[0] == "2018-01-01" and edges[-1] >= "2029-01-01", edges
+            assert edges[-2] in ("2025-01-01", "2026-01-01"), edges  # one bin past the rows
+            quarters = edges[1:-1]
+            assert all(e[5:] in ("01-01", "04-01", "07-01", "10-01") for e in quarters), edges  # by quarter
+            codes = encode(frame[["visit_mdy"]], schema.select(["visit_mdy"]))
+            decoded = decode(codes, schema.select(["visit_mdy"]), rng=np.random.default_rng(seed)).to_dataframe()
+            from dprelease.cli.schema import _drafted  # the draft's line names the bounds (its edges' ends)
+            assert _drafted(schema.column("visit_mdy")).startswith(f"2018-01-01..{edges[-1]}, "), edges
+            # a perfect model: no visit in the end bin, none in the bins of years past them
+            assert (pd.to_datetime(decoded["visit_mdy"]) < pd.Timestamp(edges[-2])).all()
+        births = schema.column("birth_date").to_json()
+        assert "edges" not in births and births["unit"] == "year", births  # by year with or without the empty years
+    assert merged >= 2, merged
+    # the notes' "until" example for a blank second date binned so: its last edge
+    from dprelease.schema.binned import DateColumn
+    from dprelease.schema.draft import _until_hint
+    binned = DateColumn(name="returned", edges=["2018-01-01", "2018-04-01", "2025-01-01", "2029-12-31"], null=True)
+    assert '"until": "2029-12-31"' in _until_hint(binned)
+    # a date-time column binned so: its last edge is the high bound's last second
+    monkeypatch.setattr(draft_module, "_empty_end_cells", lambda cells, counts, low, high, eps: (low, low + 700))
+    stamps = pd.Series(pd.to_datetime("2018-01-01") + pd.to_timedelta(np.arange(3000) * 3 * 86400 // 4, unit="s"))
+    frame = pd.DataFrame({"ts": np.where(np.arange(3000) < 2990, stamps.dt.strftime("%Y-%m-%dT%H:%M:%S"),
+                                         "2029-06-30T12:00:00")})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        column = draft_schema(frame, epsilon=1, delta=1e-9, seed=0).column("ts")
+    assert isinstance(column, DatetimeColumn) and column.to_json()["edges"][-1].endswith("T23:59:59"), column
 
 
 def test_the_walk_past_the_bounds_runs_long_only_over_cells_of_one_width():

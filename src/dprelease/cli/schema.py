@@ -152,7 +152,8 @@ def _drafted(column: Column) -> str:
     else:  # binned: integers, decimals, dates
         unit, width = getattr(column, "unit", None), getattr(column, "width", None)
         step = "" if not unit else f" by {width} {unit}s" if width and width > 1 else f" by {unit}"
-        low, high = (f"{b:g}" if isinstance(b, float) else str(b) for b in (column.low, column.high))
+        ends = (column.low, column.high) if column.low is not None else (column.edges[0], column.edges[-1])
+        low, high = (f"{b:g}" if isinstance(b, float) else str(b) for b in ends)  # a date's edges are its bounds
         what = f"{low}..{high}{step}, {column.value_count} bin{'' if column.value_count == 1 else 's'}"
         what += ", clipped" if getattr(column, "clip", False) else ""
         what += ", written with a space" if getattr(column, "separator", "T") != "T" else ""

@@ -582,10 +582,12 @@ class _Profiled:
 def _until_hint(second: Column) -> str:
     """For the drafts' notes on two dates or years: where the second may be blank, how to count a row still running
     up to the day the table was extracted (``until``; the drafted high bound as the example). Public: the draft."""
-    if not second.null or getattr(second, "high", None) is None:
+    high = getattr(second, "high", None)
+    high = second.edges[-1] if high is None and getattr(second, "edges", None) else high  # a date binned by edges
+    if not second.null or high is None:
         return ""
     return (f'; where a blank {second.name!r} means not yet (still employed, still open), add "until": '
-            f"{json.dumps(second.high)} (the day the table was extracted) and the time runs to it")
+            f"{json.dumps(high)} (the day the table was extracted) and the time runs to it")
 
 
 def never_null(raw: object) -> bool:
@@ -2096,20 +2098,71 @@ def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float 
                                                           levels=DATE_REFINE_LEVELS, sides=sides)
             low, high = int(refined_low), int(refined_high)
         found["outer"].extend(_outer_cells(name, grid, low, high, True, _YearCells()))
-    span = high - low
-    # bins of a day up to two months, of a month up to three years, of a quarter up to ten (12-40 bins, as months'
-    # up to 36: whole years made 2021-2024 four bins, its seasons lost; session 65), then of a year
-    unit, width = (("day", None) if span <= 62 else ("month", None) if span <= 3 * 366 else
-                   ("month", 3) if span <= 10 * 366 else ("year", None))
+    # the years that hold the rows (all of the bounds but empty years at an end, :func:`_empty_end_cells`, where
+    # that makes the bins finer) set the unit: bins of a day up to two months, of a month up to three years, of a
+    # quarter up to ten (12-40 bins, as months' up to 36: whole years made 2021-2024 four bins, its seasons lost;
+    # session 65), then of a year
+    def calendar_unit(span: int) -> tuple[str, int | None]:
+        return (("day", None) if span <= 62 else ("month", None) if span <= 3 * 366 else
+                ("month", 3) if span <= 10 * 366 else ("year", None))
+
+    core_low, core_high = _empty_end_cells(edges, counts, low, high, main) if private else (low, high)
+    if calendar_unit(core_high - core_low) == calendar_unit(high - low):
+        core_low, core_high = low, high  # the same bins over the rows either way: the empty years keep theirs
+    unit, width = calendar_unit(core_high - core_low)
     if "%d" not in wide.get("format", "%d") and unit == "day":
         unit = "month"  # a month written without its day (2023-05): bins of days would split what the table cannot
     text = lambda d: str(np.datetime64(d, "D"))  # noqa: E731
+    binning = {"low": text(low), "high": text(high), "unit": unit, "width": width}
+    if (core_low, core_high) != (low, high):  # the empty years at an end one bin each, the calendar's bins between
+        core = DateColumn(name=name, low=text(core_low), high=text(core_high), unit=unit, width=width)
+        days = [low, *([core_low] if core_low > low else []), *core.thresholds,
+                *([core_high + 1] if core_high < high else []), high]
+        binning = {"edges": [text(d) for d in days]}
     if kind == "date":
-        return DateColumn(name=name, low=text(low), high=text(high), unit=unit, width=width, null=bool(has_null),
-                          **wide)
-    return DatetimeColumn(name=name, low=text(low), high=f"{text(high)}T23:59:59", unit=unit, width=width,
-                          null=bool(has_null),
+        return DateColumn(name=name, **binning, null=bool(has_null), **wide)
+    if "edges" in binning:
+        binning["edges"][-1] += "T23:59:59"
+    else:
+        binning["high"] += "T23:59:59"
+    return DatetimeColumn(name=name, **binning, null=bool(has_null),
                           time_of_day=_times_of_day(name, values, reader, clock, clock_rows), **wide)
+
+
+def _empty_end_cells(cells: np.ndarray, counts: Sequence[float], low: int, high: int,
+                     epsilon: Fraction) -> tuple[int, int]:
+    """The days ``low``..``high`` less the bounds histogram's whole cells (years, or decades past 2099) at either end
+    that look empty together, two or more: their noisy sum (not clipped at 0, so that empty cells' noise sums toward
+    0) within :data:`WIDE_REST_DEVIATIONS` of its noise and under a tenth of the rows inside the bounds, as an
+    integer's years' end bins are merged (:func:`_merged_empty_ends`). Visits over 2018-2024 drafted up to 2059 were
+    binned by year (the span past ten years), their seasons lost, and the empty years given bins of their own; the
+    caller bins the years that hold rows by their own span and gives each empty end one bin. Public: post-processing
+    of the noisy counts."""
+    counts = np.asarray(counts, dtype=np.float64)
+    inside = np.flatnonzero(np.isfinite(cells[:-1]) & np.isfinite(cells[1:]) & (cells[:-1] >= low)
+                            & (cells[1:] <= high + 1))
+    if len(inside) < 3:
+        return low, high
+    held = counts[inside]
+    share = held.sum() / 10
+
+    def empty_run(sums: np.ndarray) -> int:  # how many cells from that end look empty together
+        running = np.cumsum(sums)
+        noise = WIDE_REST_DEVIATIONS * _scale(epsilon) * np.sqrt(2 * np.arange(1, len(sums) + 1))
+        looks_empty = np.flatnonzero((running <= noise) & (running < share))
+        return int(looks_empty[-1]) + 1 if len(looks_empty) else 0
+
+    first, last = empty_run(held[:len(held) - 1]), empty_run(held[::-1][:len(held) - 1])
+    # the cells of such a stretch up to its change point from the rows outward hold rows the sum's noise hides (the
+    # visits of 2024 beside six empty years): they stay with the rows
+    first -= _change_point(held[:first][::-1], epsilon) if first else 0
+    last -= _change_point(held[len(held) - last:], epsilon) if last else 0
+    first, last = (first if first >= 2 else 0), (last if last >= 2 else 0)
+    if not (first or last) or first + last > len(held) - 1 or not held.sum() > 0:
+        return low, high
+    core_low = int(cells[inside[first]]) if first else low
+    core_high = int(cells[inside[len(inside) - last]]) - 1 if last else high
+    return core_low, core_high
 
 
 #: How many times a date's outer cells are split by the calendar (:func:`_calendar_subcells`): a year into months,
