@@ -1821,19 +1821,23 @@ def _merged_empty_ends(cells: np.ndarray, counts: Sequence[float], edges: list[f
     if not held.sum() > 0:
         return edges
     share = EMPTY_END_SHARE * held.sum() / bins
-
-    def empty_run(sums: np.ndarray, cell_counts: np.ndarray) -> int:  # how many bins from that end look empty together
-        noise = WIDE_REST_DEVIATIONS * _scale(epsilon) * np.sqrt(2 * np.maximum(np.cumsum(cell_counts), 1))
-        looks_empty = np.flatnonzero((np.cumsum(sums) <= noise) & (np.cumsum(sums) < share))
-        return int(looks_empty[-1]) + 1 if len(looks_empty) else 0
-
-    first = empty_run(held[:bins - 2], sizes[:bins - 2])
-    last = empty_run(held[::-1][:bins - 2], sizes[::-1][:bins - 2])
+    first = _empty_end_run(held[:bins - 2], sizes[:bins - 2], epsilon, share)
+    last = _empty_end_run(held[::-1][:bins - 2], sizes[::-1][:bins - 2], epsilon, share)
     first, last = (first if first >= 2 else 0), (last if last >= 2 else 0)
     if not (first or last) or first + last > bins - 2:  # nothing to merge, or too little left for the rows
         return edges
     inner = _equal_edges(edges[first], edges[bins - last], bins - bool(first) - bool(last), True)
     return [*([edges[0]] if first else []), *inner, *([edges[-1]] if last else [])]
+
+
+def _empty_end_run(held: np.ndarray, cells: np.ndarray, epsilon: Fraction, share: float) -> int:
+    """How many of the bins (or cells) ``held`` lists from an end look empty together: their noisy sum, not clipped
+    at 0, within :data:`WIDE_REST_DEVIATIONS` of the noise of the ``cells`` histogram cells each holds, and under
+    ``share``. Public: noisy counts."""
+    running = np.cumsum(held)
+    noise = WIDE_REST_DEVIATIONS * _scale(epsilon) * np.sqrt(2 * np.maximum(np.cumsum(cells), 1))
+    looks_empty = np.flatnonzero((running <= noise) & (running < share))
+    return int(looks_empty[-1]) + 1 if len(looks_empty) else 0
 
 
 def _unplaced_edges(cells: np.ndarray, counts: Sequence[float], low: float, high: float, bins: int, integer: bool,
@@ -2143,16 +2147,10 @@ def _empty_end_cells(cells: np.ndarray, counts: Sequence[float], low: int, high:
                             & (cells[1:] <= high + 1))
     if len(inside) < 3:
         return low, high
-    held = counts[inside]
+    held, one_each = counts[inside], np.ones(len(inside))
     share = held.sum() / 10
-
-    def empty_run(sums: np.ndarray) -> int:  # how many cells from that end look empty together
-        running = np.cumsum(sums)
-        noise = WIDE_REST_DEVIATIONS * _scale(epsilon) * np.sqrt(2 * np.arange(1, len(sums) + 1))
-        looks_empty = np.flatnonzero((running <= noise) & (running < share))
-        return int(looks_empty[-1]) + 1 if len(looks_empty) else 0
-
-    first, last = empty_run(held[:len(held) - 1]), empty_run(held[::-1][:len(held) - 1])
+    first = _empty_end_run(held[:len(held) - 1], one_each[:len(held) - 1], epsilon, share)
+    last = _empty_end_run(held[::-1][:len(held) - 1], one_each[:len(held) - 1], epsilon, share)
     # the cells of such a stretch up to its change point from the rows outward hold rows the sum's noise hides (the
     # visits of 2024 beside six empty years): they stay with the rows
     first -= _change_point(held[:first][::-1], epsilon) if first else 0
