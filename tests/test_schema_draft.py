@@ -2180,8 +2180,8 @@ def test_a_wide_cells_cut_stops_at_the_change_point_of_rows_the_walk_cannot_see(
     Where that stretch holds rows, the cut now also tries the stretch past the change point of the rows from the
     evidence outward (:func:`_change_point`), and the cut keeps the cells up to that change point where they stand
     out beside the run (:func:`_wide_cut`'s floor). Over 200 noise draws of those years beside 75 empty years and
-    the 9 empty centuries 2100-2999: the bound lies more than 10 empty years past the data on 20 (31 before), and
-    clips more than half the thin years on 28 (129)."""
+    the 9 empty centuries 2100-2999: the bound lies more than 10 empty years past the data on 18 (31 before), and
+    clips more than half the thin years on 36 (129)."""
     from dprelease.schema.draft import REST_DRIFT, _change_point, _scale, _wide_cut
 
     epsilon = Fraction(3, 112)
@@ -2195,7 +2195,7 @@ def test_a_wide_cells_cut_stops_at_the_change_point_of_rows_the_walk_cannot_see(
         kept.append(len(rows_a_year) - cut)  # the cells the bounds keep past the run
     kept = np.array(kept)
     assert np.sum(kept > 15) <= 24, np.sum(kept > 15)  # 31 without the change point
-    assert np.sum(kept < 3) <= 40, np.sum(kept < 3)  # 129 without it
+    assert np.sum(kept < 3) <= 45, np.sum(kept < 3)  # 129 without it
     # the change point: the count of cells whose sum, less REST_DRIFT deviations of one cell's noise each, is largest
     drift = REST_DRIFT * t * np.sqrt(2)
     assert _change_point(np.r_[np.full(4, 3 * drift), np.zeros(20)], epsilon) == 4
@@ -2208,9 +2208,9 @@ def test_a_wide_cells_cut_keeps_the_rows_that_stand_out_beside_a_run(monkeypatch
     """Births before the decade 1960-1969 that passed as a run (9,000 rows, bounds epsilon 0.027): 100-170 a year in
     the 1950s thinning to none by 1930, 14 % of the rows, under the noise of the stretch 1000-1959 as a whole, which
     was cut whole down to 1957-1960 on 13 of 30 drafts. The cut now keeps the cells from the run outward to their
-    change point where their drift-penalized sum passes KEPT_DEVIATIONS deviations of one cell's noise
-    (:func:`_wide_cut`). Over 200 noise draws: more than half of those rows cut on 10 (76 without the floor), the
-    bound kept more than 10 empty years past them on 7 (6)."""
+    change point where their drift-penalized sum passes KEPT_DEVIATIONS deviations of one cell's noise, less the
+    cells at its end that add under KEPT_TRIM deviations (:func:`_wide_cut`). Over 200 noise draws: more than half
+    of those rows cut on 15 (76 without the floor), the bound kept more than 10 empty years past them on 6 (6)."""
     import dprelease.schema.draft as draft_module
     from dprelease.schema.draft import _scale, _wide_cut
 
@@ -2231,7 +2231,7 @@ def test_a_wide_cells_cut_keeps_the_rows_that_stand_out_beside_a_run(monkeypatch
         return lost, far
 
     lost, far = draws()
-    assert lost <= 15 and far <= 10, (lost, far)
+    assert lost <= 20 and far <= 10, (lost, far)
     monkeypatch.setattr(draft_module, "KEPT_DEVIATIONS", np.inf)  # without the floor
     assert draws()[0] >= 60
 
