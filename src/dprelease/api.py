@@ -601,9 +601,9 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
     unordered = unorderable_rows(release.rows, schema)
     unfit = unfit_rows(release.rows, schema)
 
-    def breaks(codes):  # the rows to draw again: out of the declared order, or out of agreement with a between column
-        # (not with a between column that declares until: mended inside the row, below)
-        return unorderable_rows(codes, schema) | unfit_rows(codes, schema, with_until=False)
+    def breaks(codes, with_until=False):  # the rows to draw again: out of the declared order, or out of agreement
+        # with a between column (not, at first, with one that declares until: mended inside the row, below)
+        return unorderable_rows(codes, schema) | unfit_rows(codes, schema, with_until=with_until)
 
     rows, replaced = ordered_codes(release.rows, release.model, rng, schema, breaks=breaks)
     # A row out of agreement with a between column that declares until is not drawn again: the rows kept leaned to a
@@ -635,10 +635,7 @@ def in_declared_order(release: Release, schema: Schema, rng: object) -> Release:
     if still.any() and with_until:
         # a row whose triple agrees but whose constraints do not hold together with a between column that declares
         # until (left out of the redraw above; 0-5 rows in 9,000 on the employees trial): drawn again, the few
-        def every_break(codes):
-            return unorderable_rows(codes, schema) | unfit_rows(codes, schema)
-
-        rows, again = ordered_codes(rows, release.model, rng, schema, breaks=every_break)
+        rows, again = ordered_codes(rows, release.model, rng, schema, breaks=lambda codes: breaks(codes, True))
         replaced, unfit, mended = replaced | again, unfit | again, mended & ~again
         still = unfit_rows(rows, schema)
     extra = dict(release.extra)

@@ -1412,14 +1412,11 @@ def _wide_cut(counts: np.ndarray, widths: np.ndarray, epsilon: Fraction, rows: f
     counts."""
     cut, held = _tail_cut(counts, widths, epsilon, rows, total, evidence, alone)
     if evidence is not None and not alone:
-        outward = counts[::-1]
-        kept = _change_point(outward, epsilon)
-        drift = REST_DRIFT * _scale(epsilon) * math.sqrt(2)
-        if float(np.sum(outward[:kept])) - drift * kept >= KEPT_DEVIATIONS * _scale(epsilon) * math.sqrt(2):
+        gains, deviation = _gains(counts[::-1], epsilon), _scale(epsilon) * math.sqrt(2)
+        if gains.max() >= KEPT_DEVIATIONS * deviation:
             # the fewest cells whose gain is within KEPT_TRIM deviations of the change point's: the argmax overshoots
             # into empty cells whose noise happens to sum above their drift
-            gains = np.concatenate([[0.0], np.cumsum(np.asarray(outward[:kept], dtype=float) - drift)])
-            kept = int(np.flatnonzero(gains >= gains[kept] - KEPT_TRIM * _scale(epsilon) * math.sqrt(2))[0])
+            kept = int(np.flatnonzero(gains >= gains.max() - KEPT_TRIM * deviation)[0])
             cut = min(cut, len(counts) - kept)
     return cut, held
 
@@ -1525,13 +1522,17 @@ KEPT_DEVIATIONS = 2.0
 KEPT_TRIM = 0.5
 
 
+def _gains(outward: np.ndarray, epsilon: Fraction) -> np.ndarray:
+    """For b = 0, 1, ..: the noisy sum of the first b cells ``outward`` from evidence of rows, less :data:`REST_DRIFT`
+    deviations of one cell's noise each (CUSUM). Public: noisy counts."""
+    drift = REST_DRIFT * _scale(epsilon) * math.sqrt(2)
+    return np.concatenate([[0.0], np.cumsum(np.asarray(outward, dtype=float) - drift)])
+
+
 def _change_point(outward: np.ndarray, epsilon: Fraction) -> int:
     """How many of the cells ``outward`` from evidence of rows hold rows, by the change point of their drift-penalized
-    noisy sum: the count b that maximises the sum of the first b cells less :data:`REST_DRIFT` deviations of one
-    cell's noise each (CUSUM). Public: noisy counts."""
-    drift = REST_DRIFT * _scale(epsilon) * math.sqrt(2)
-    gains = np.concatenate([[0.0], np.cumsum(np.asarray(outward, dtype=float) - drift)])
-    return int(np.argmax(gains))
+    noisy sum: the count b whose :func:`_gains` is largest. Public: noisy counts."""
+    return int(np.argmax(_gains(outward, epsilon)))
 
 
 def _zero_apart(edges: np.ndarray, passed: Sequence[int]) -> bool:
