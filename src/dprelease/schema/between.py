@@ -38,7 +38,7 @@ import numpy as np
 
 from dprelease.errors import InputError
 from dprelease.schema.binned import (BETWEEN_UNITS, MAX_INTEGER, DateColumn, DatetimeColumn, IntegerColumn, _Binned,
-                                     _parse_bound)
+                                     _parse_bound, to_precision)
 from dprelease.schema.columns import Column, where
 from dprelease.schema.orders import ordered_pairs
 
@@ -513,6 +513,9 @@ def between_values(values: dict[str, np.ndarray], codes: np.ndarray, schema: obj
         values[second.name] = _as_type(d_vals, values[second.name])
         done.append((b, agreeing, s_lo, s_hi))
     _repair(values, codes, schema, present, uniform)
+    for k in _graph_nodes(schema):  # a date-time written to the minute, floored there: the written dates are the
+        # values, and each between column is written from them below (floor keeps a declared order)
+        values[names[k]] = _as_type(to_precision(_as_units(values[names[k]]), columns[k]), values[names[k]])
     blanks = {}
     for b in betweens(schema):  # written from the final dates (a later column may have drawn a shared date again)
         first, second, column = columns[b.first], columns[b.second], columns[b.column]

@@ -216,6 +216,32 @@ def check_separator(column: _Temporal | UndecidedColumn) -> None:
                          "separator itself)")
 
 
+#: A datetime's written precisions (:attr:`DatetimeColumn.precision`), and the seconds of each.
+PRECISIONS = {"second": 1, "minute": 60}
+
+
+def _check_precision(column: DatetimeColumn) -> None:
+    """A datetime column's ``precision``: "second" or "minute", "minute" only without a ``format`` (which writes its
+    own clock) and over bins of whole minutes (a value floored to its minute must stay in its bin)."""
+    precision = column.precision
+    if not isinstance(precision, str) or precision not in PRECISIONS:
+        raise InputError(f"{where(column.name)}: precision must be \"second\" or \"minute\" (how finely the "
+                         f"decoded date-times are written), got {precision!r:.100}")
+    if precision == "second":
+        return
+    if column.format is not None:
+        raise InputError(f"{where(column.name)}: give a format or a precision, not both (the format writes its own "
+                         "clock: %H:%M is to the minute)")
+    if not getattr(column, "bounds", ()):  # undecided: checked again once declared
+        return
+    low, high = column.bounds
+    starts = (low, *column.thresholds)
+    if any(start % 60 for start in starts) or (high + 1) % 60:
+        raise InputError(f"{where(column.name)}: precision \"minute\" needs bins of whole minutes (each starting at "
+                         "a minute's 00 seconds, the last ending at 59 seconds); declare bounds and edges on whole "
+                         "minutes, or drop precision")
+
+
 def number_format(column: _Binned | UndecidedColumn) -> dict[str, object]:
     """``decimal``, ``thousands``, ``symbols``, ``prefix`` and ``suffix`` as schema fields, those that differ from
     plain numbers (public)."""
@@ -742,6 +768,10 @@ class DatetimeColumn(_Temporal):
     """
 
     time_of_day: tuple[float, ...] | None = None
+    #: How finely the decoded text is written, without a ``format``: "second" (2023-07-27T05:58:41, ISO's default) or
+    #: "minute" (2023-07-27T05:58, as a till or a booking system exports): the decoded values are then whole minutes,
+    #: drawn evenly over the minutes of their bin, which needs bins of whole minutes. Writing only: either is read.
+    precision: str = "second"
 
     units = DATETIME_UNITS
     per_day = 86400
@@ -761,11 +791,14 @@ class DatetimeColumn(_Temporal):
                 raise InputError(f"{where(self.name)}: time_of_day weights must be >= 0 with a positive sum, got "
                                  f"{list(weights)!r:.100}")
             object.__setattr__(self, "time_of_day", tuple(values))
+        _check_precision(self)
 
     def _spec(self) -> dict[str, object]:
         spec = _Binned._spec(self)
         if self.time_of_day is not None:
             spec["time_of_day"] = [format_weight(w) for w in self.time_of_day]
+        if self.precision != "second":
+            spec["precision"] = self.precision
         return spec
 
     def format_value(self, value: int) -> str:
@@ -811,6 +844,7 @@ class UndecidedColumn(Column):
     #: A datetime column's date-time separator and written offset (:class:`_Temporal`'s fields), found by the draft.
     separator: str = "T"
     offset: str | None = None
+    precision: str = "second"
 
     @property
     def kind(self) -> str:  # the kind the draft found (the other kinds name theirs on the class)
@@ -839,6 +873,9 @@ class UndecidedColumn(Column):
             raise InputError(f"{where(self.name)}: {problem}")
         check_separator(self)
         check_offset(self)
+        if self.precision != "second" and self.type != "datetime":
+            raise InputError(f"{where(self.name)}: precision applies to datetime columns, not {self.type}")
+        _check_precision(self)
 
     def _refuse(self) -> InputError:
         more = {"integer": "", "numeric": " and bins, width or edges", "date": " (ISO dates) and a unit",
@@ -861,4 +898,13 @@ class UndecidedColumn(Column):
                 **({"decimals": self.decimals} if self.decimals is not None else {}),
                 **({"format": self.format} if self.format is not None else {}),
                 **({"separator": self.separator} if self.separator != "T" else {}),
-                **({"offset": self.offset} if self.offset is not None else {})}
+                **({"offset": self.offset} if self.offset is not None else {}),
+                **({"precision": self.precision} if self.precision != "second" else {})}
+
+
+def to_precision(seconds: np.ndarray, column: object) -> np.ndarray:
+    """Date-time values (whole seconds) floored to the column's written ``precision``: a whole minute, evenly over
+    its bin's minutes where the seconds were even over its seconds, and in the bin (its bins are whole minutes, as
+    the column checks). Other columns' values unchanged. Public: post-processing of decoded values."""
+    step = PRECISIONS[column.precision] if isinstance(column, DatetimeColumn) else 1
+    return seconds if step == 1 else seconds - np.mod(seconds, step)

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
-from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned, duration_text,
-                                     offset_seconds, written_numbers)
+from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned,
+                                     duration_text, offset_seconds, to_precision, written_numbers)
 from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, format_number, on_decimal_grid
 from dprelease.schema.between import between_values
 from dprelease.schema.orders import ordered_values
@@ -169,14 +169,15 @@ class Decoded:
 
 
 def datetime_texts(values: np.ndarray, column: Column) -> np.ndarray:
-    """ISO text of a date or datetime column's decoded values: dates as 2019-10-03; date-times with the column's
-    separator ("T" or " ") and, where it declares an ``offset``, at that offset and marked with it
-    (2024-05-06T07:18:14+01:00; Z for UTC), else in UTC unmarked."""
+    """ISO text of a date or datetime column's decoded values: dates as 2019-10-03; date-times to the column's
+    ``precision`` (seconds, or minutes: 2024-05-06T07:18), with its separator ("T" or " ") and, where it declares an
+    ``offset``, at that offset and marked with it (2024-05-06T07:18:14+01:00; Z for UTC), else in UTC unmarked."""
     if isinstance(column, DateColumn):
         return np.datetime_as_string(values, unit="D").astype(object)
     offset = getattr(column, "offset", None)
     shift = np.timedelta64(offset_seconds(offset) if offset is not None else 0, "s")
-    text = np.datetime_as_string(values + shift, unit="s").astype(object)
+    unit = "m" if getattr(column, "precision", "second") == "minute" else "s"  # 2023-07-27T05:58, as written
+    text = np.datetime_as_string(values + shift, unit=unit).astype(object)
     separator = getattr(column, "separator", "T")
     if separator != "T" or offset is not None:  # 2023-07-27 05:58:00, as the table wrote it
         text = np.array([t.replace("T", separator) + (offset or "") for t in text], dtype=object)
@@ -337,6 +338,6 @@ def _decode_column(column: Column, bins: np.ndarray, mode: str, uniform) -> np.n
     if isinstance(column, DatetimeColumn):
         if column.time_of_day is not None and mode != "midpoint":
             whole = _at_times_of_day(whole, a, b, column.time_of_day, uniform)
-        return whole.astype("datetime64[s]")
+        return to_precision(whole, column).astype("datetime64[s]")
     assert isinstance(column, IntegerColumn)
     return whole

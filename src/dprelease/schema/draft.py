@@ -61,10 +61,10 @@ from dprelease.schema.parse import (BOOLEAN_CLASSES, BOOLEAN_SPELLINGS, CLASSES,
                                     C_DECIMAL_2, C_GROUPED, C_INTEGER, C_LOCAL_YESNO, C_MONTH_FIRST_DATE, C_NULL,
                                     C_SLASH_DATE, C_TEXT, C_YEAR_NUMBER, DATETIME_CLASSES, DATE_FORMAT_CLASSES,
                                     DECIMAL_CLASSES, DRAFT_SYMBOLS, FactorColumn, INTEGER_CLASSES, LOCAL_FALSE_WORDS,
-                                    LOCAL_SPELLINGS, LOCAL_TRUE_WORDS, SPACED_CLASSES, TIME_VARIANTS, TWO_DIGIT_PIVOT,
-                                    TypedColumn, ZONED_CLASSES, classify, datetimes_to_int, format_problem,
-                                    parse_floats, parse_formatted_times, parse_times, texts, time_of_day, time_variants,
-                                    typed_classes)
+                                    LOCAL_SPELLINGS, LOCAL_TRUE_WORDS, MINUTE_CLASSES, SPACED_CLASSES, TIME_VARIANTS,
+                                    TWO_DIGIT_PIVOT, TypedColumn, ZONED_CLASSES, classify, datetimes_to_int,
+                                    format_problem, parse_floats, parse_formatted_times, parse_times, texts,
+                                    time_of_day, time_variants, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import Table, check_header_names, concat_tables, person_index, take_rows
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
@@ -1018,13 +1018,17 @@ def _written_date(counts: np.ndarray, noise: float) -> tuple[str | None, str | N
 
 def written_datetime(counts: np.ndarray) -> dict[str, str]:
     """How a datetime column's text is written back, from its profile's noisy counts (post-processing): with a space
-    where more values use one than a ``T`` (2023-07-27 05:58:00), and in UTC marked ``Z`` where more values carry a
-    UTC offset than not (the synthetic instants are read in UTC: without the mark they would pass for local times)."""
+    where more values use one than a ``T`` (2023-07-27 05:58:00), in UTC marked ``Z`` where more values carry a
+    UTC offset than not (the synthetic instants are read in UTC: without the mark they would pass for local times),
+    and to the minute where more values are written without their seconds (2023-07-27 05:58, a till's export, came
+    back 05:58:41 in every synthetic row; session 78)."""
     total = lambda classes: sum(counts[c] for c in classes)  # noqa: E731
     plain = [c for c in DATETIME_CLASSES if c not in SPACED_CLASSES]
     naive = [c for c in DATETIME_CLASSES if c not in ZONED_CLASSES]
+    seconds = [c for c in DATETIME_CLASSES if c not in MINUTE_CLASSES]
     return {**({"separator": " "} if total(SPACED_CLASSES) > total(plain) else {}),
-            **({"offset": "Z"} if total(ZONED_CLASSES) > total(naive) else {})}
+            **({"offset": "Z"} if total(ZONED_CLASSES) > total(naive) else {}),
+            **({"precision": "minute"} if total(MINUTE_CLASSES) > total(seconds) else {})}
 
 
 def _written(counts: np.ndarray, noise: float) -> dict[str, object]:

@@ -357,7 +357,8 @@ def parse_booleans(text: np.ndarray, true: tuple[str, ...], false: tuple[str, ..
 CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", "grouped", "comma", "yes/no",
            "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time",
            "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y", "time",
-           "decimal .0", "decimal .00", "Y-m", "m/Y", "ja/nein", "Ymd", "1900-2099")
+           "decimal .0", "decimal .00", "Y-m", "m/Y", "ja/nein", "Ymd", "1900-2099", "datetime hh:mm",
+           "date time hh:mm")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
 C_DATETIME_SPACED = CLASSES.index("date time")
 C_DATETIME_ZONED = CLASSES.index("datetime zoned")
@@ -393,9 +394,17 @@ DATE_FORMAT_CLASSES = {"%d.%m.%Y": (C_DOTTED_DATE,), "%Y/%m/%d": (C_YEAR_FIRST_D
 MONTH_FORMATS = ("%Y-%m", "%m/%Y")
 #: The found formats no time of day follows (a month alone; eight digits, 20240301).
 CLOCKLESS_FORMATS = (*MONTH_FORMATS, "%Y%m%d")
-#: The date-time classes: every one reads as a datetime; by the character between date and time, and by an offset.
-DATETIME_CLASSES = (C_DATETIME, C_DATETIME_SPACED, C_DATETIME_ZONED, C_DATETIME_SPACED_ZONED)
-SPACED_CLASSES = (C_DATETIME_SPACED, C_DATETIME_SPACED_ZONED)
+#: ISO date-times written to the minute without an offset (2023-07-27 05:58, as tills and booking systems export
+#: them), with a ``T`` or a space: a drafted datetime column writes back the precision most of its values use
+#: (session 78). Two classes, not four: each class costs every column's test of stray rows some power
+#: (:func:`~dprelease.schema.draft.has_stray`), and a time written to the minute with an offset is rare (it keeps the
+#: zoned classes, and its seconds).
+C_MINUTES, C_MINUTES_SPACED = CLASSES.index("datetime hh:mm"), CLASSES.index("date time hh:mm")
+MINUTE_CLASSES = (C_MINUTES, C_MINUTES_SPACED)
+#: The date-time classes: every one reads as a datetime; by the character between date and time, by an offset, and
+#: by whether the seconds are written.
+DATETIME_CLASSES = (C_DATETIME, C_DATETIME_SPACED, C_DATETIME_ZONED, C_DATETIME_SPACED_ZONED, *MINUTE_CLASSES)
+SPACED_CLASSES = (C_DATETIME_SPACED, C_DATETIME_SPACED_ZONED, C_MINUTES_SPACED)
 ZONED_CLASSES = (C_DATETIME_ZONED, C_DATETIME_SPACED_ZONED)
 #: Each boolean class's spelling: (its true word, its false word), as written back.
 BOOLEAN_SPELLINGS = {C_BOOLEAN: ("true", "false"), C_YESNO: ("yes", "no"),
@@ -569,6 +578,8 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
                     spaced, zoned = t.strip()[10] == " ", match.group(3) is not None
                     out[i] = ((C_DATETIME_SPACED_ZONED if zoned else C_DATETIME_SPACED) if spaced else
                               (C_DATETIME_ZONED if zoned else C_DATETIME))
+                    if len(match.group(2)) == 5 and not zoned:  # 05:58, no seconds: the class to the minute
+                        out[i] = C_MINUTES_SPACED if spaced else C_MINUTES
             elif len(t) <= 64 and any(c.isdigit() for c in t):
                 out[i] = written_date_class(t.strip())
                 if out[i] == C_TEXT and (alone := _TIME_ONLY.fullmatch(t.strip())) is not None:

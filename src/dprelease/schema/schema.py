@@ -347,7 +347,8 @@ _FIELDS = {
     "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix",
                 "decimals"),
     "date": ("bounds", "unit", "width", "edges", "clip", "format"),
-    "datetime": ("bounds", "unit", "width", "edges", "clip", "format", "separator", "offset", "time_of_day"),
+    "datetime": ("bounds", "unit", "width", "edges", "clip", "format", "separator", "offset", "time_of_day",
+                 "precision"),
 }
 
 
@@ -407,7 +408,7 @@ def column_from_json(name: object, spec: object) -> Column:
         # Left by a private draft for the user to declare: loads for review, refused at every use.
         extra = sorted(set(arguments) - {"bounds", "null", "other", "null_tokens", "clip", "decimal", "thousands",
                                          "symbols", "prefix", "suffix", "decimals", "format", "separator",
-                                         "offset"})
+                                         "offset", "precision"})
         if extra:
             raise InputError(f"{where(name)}: bounds are null (undecided) but the column gives {extra}; "
                              "declare bounds [low, high]")
