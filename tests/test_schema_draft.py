@@ -972,6 +972,8 @@ def test_a_decimal_amount_that_is_mostly_zero_keeps_its_zeros(monkeypatch):
     assert all(abs(share - np.mean(amount == 0)) < 0.02 for share in zero_shares())
     spend = draft_module._written_decimals
     monkeypatch.setattr(draft_module, "_written_decimals", lambda *args: spend(*args) and {})  # spent, then dropped
+    # and the profile's own places, its fallback (which reads a DataFrame's floats too since session 78)
+    monkeypatch.setattr(draft_module, "_profile_decimals", lambda column: {})
     assert all(share < 0.1 for share in zero_shares())
 
 
@@ -1654,6 +1656,36 @@ def drafted_from_csv(frame: pd.DataFrame, path) -> Schema:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return draft_schema(str(path), epsilon=1.0, delta=1e-9, seed=0)
+
+
+def test_a_dataframes_floats_have_the_classes_of_the_places_that_give_them_back():
+    """A new user's survey scores, a DataFrame's float64 column of 6.7-like values, came back 8.441: the profile gave
+    every typed fraction one class, so it could not say how many places the column writes where the bins' part
+    placed quantiles (no histogram of places is drawn there). A typed float's class is now that of the fewest places
+    that give it back (in its own precision: a float32's 8.1), as its text's would be; the same 30,000 rows at epsilon 2
+    over 4 columns as the text test, seeds 0-2: ratings 1 place and prices 2 as a DataFrame of floats too, a ratio of
+    four places none, and decoded, the ratings read 3.6 and the prices 16.1 (two places at most)."""
+    from dprelease.schema.parse import (C_DECIMAL, C_DECIMAL_1, C_DECIMAL_2, C_INTEGER, C_YEAR_NUMBER, CLASSES,
+                                        typed_classes)
+
+    values = np.array([6.7, 16.1, 16.25, 0.125, 4.0, 2019.0, 1e-05, np.inf])
+    assert [CLASSES[c] for c in typed_classes(values)[:7]] == [CLASSES[c] for c in (
+        C_DECIMAL_1, C_DECIMAL_1, C_DECIMAL_2, C_DECIMAL, C_INTEGER, C_YEAR_NUMBER, C_DECIMAL)]
+    assert CLASSES[typed_classes(np.array([8.1, 3.25], dtype=np.float32))[0]] == "decimal .0"
+    rng = np.random.Generator(np.random.PCG64(21))
+    n = 30_000
+    frame = pd.DataFrame({"rating": np.clip(rng.normal(3.6, 0.6, n), 1, 5).round(1),
+                          "price": rng.gamma(3.0, 10.0, n).round(2), "ratio": rng.random(n).round(4),
+                          "team": rng.choice(list("abcd"), n)})
+    for seed in range(3):
+        schema, decoded = drafted_and_decoded(frame, seed, epsilon=2.0, delta=1e-9)
+        assert schema.column("rating").decimals == 1 and schema.column("price").decimals == 2, seed
+        assert schema.column("ratio").decimals is None
+        labels = [label for label, *_ in schema.draft.charges()]
+        assert "rating: bin edges" in labels and not any(label.endswith(": decimals") for label in labels)
+        rating, price = (pd.to_numeric(decoded[c], errors="coerce").dropna() for c in ("rating", "price"))
+        assert np.allclose(rating, rating.round(1), rtol=0, atol=1e-9)
+        assert np.allclose(price, price.round(2), rtol=0, atol=1e-9) and not np.allclose(price, price.round(1))
 
 
 def test_a_drafted_datetime_writes_back_the_separator_its_values_use(tmp_path):

@@ -63,8 +63,8 @@ from dprelease.schema.parse import (BOOLEAN_CLASSES, BOOLEAN_SPELLINGS, CLASSES,
                                     DECIMAL_CLASSES, DRAFT_SYMBOLS, FactorColumn, INTEGER_CLASSES, LOCAL_FALSE_WORDS,
                                     LOCAL_SPELLINGS, LOCAL_TRUE_WORDS, MINUTE_CLASSES, SPACED_CLASSES, TIME_VARIANTS,
                                     TWO_DIGIT_PIVOT, TypedColumn, ZONED_CLASSES, classify, datetimes_to_int,
-                                    format_problem, parse_floats, parse_formatted_times, parse_times, texts,
-                                    time_of_day, time_variants, typed_classes)
+                                    float_places, format_problem, parse_floats, parse_formatted_times, parse_times,
+                                    texts, time_of_day, time_variants, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import Table, check_header_names, concat_tables, person_index, take_rows
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
@@ -817,20 +817,11 @@ def _written_decimals(name: str, column: _Profiled, reader, epsilon: Fraction, r
         return 1 + min(len(fraction), _DECIMALS - 1)
 
     if column.text is None:  # typed numbers (a DataFrame's floats): the fewest places that give each value back
+        # (in a 4-byte float's own precision: as a double 8.1 is 8.100000381, and every temperature was drafted with
+        # six places)
         stored = np.asarray(column.raw.values)
-        values = stored.astype(np.float64)
-        # a 4-byte float (Parquet FLOAT, a float32 frame) gives back 8.1 only in its own precision: as a double it is
-        # 8.100000381, and every temperature was drafted with six places
-        narrow = stored.dtype if stored.dtype.kind == "f" and stored.dtype.itemsize < 8 else None
-        cells = np.zeros(len(values), dtype=np.int64)
-        for place in range(_DECIMALS - 1, -1, -1):
-            rounded = np.round(values, place)
-            with np.errstate(over="ignore", invalid="ignore"):
-                same = rounded.astype(narrow) == stored if narrow is not None else \
-                    np.isclose(rounded, values, rtol=0, atol=1e-9)
-            exact = np.isfinite(values) & same
-            cells = np.where(exact, 1 + place, np.where(cells > 0, cells, _DECIMALS))
-        cells = np.where(rows_mask & np.isfinite(values), cells, 0)
+        finite = np.isfinite(stored.astype(np.float64))
+        cells = np.where(rows_mask & finite, 1 + float_places(stored, _DECIMALS - 1), 0)
     else:
         cells = _text_cells(column, rows_mask, places)
     counts = np.asarray(reader.histogram(cells, 1 + _DECIMALS, epsilon=epsilon, label=f"{name}: decimals"),

@@ -596,6 +596,23 @@ def _decimal_class(text: str) -> int:
     return {1: C_DECIMAL_1, 2: C_DECIMAL_2}.get(places, C_DECIMAL)
 
 
+def float_places(stored: np.ndarray, most: int) -> np.ndarray:
+    """The fewest decimal places, 0 .. ``most`` - 1, that give each float back in its own precision (a 4-byte float,
+    Parquet's FLOAT or a float32 frame, holds 8.1 as 8.100000381 in a double), else ``most`` (more places, or not
+    finite). A function of each value alone."""
+    stored = np.asarray(stored)
+    values = stored.astype(np.float64)
+    narrow = stored.dtype if stored.dtype.kind == "f" and stored.dtype.itemsize < 8 else None
+    out = np.full(len(values), most, dtype=np.int64)
+    for place in range(most - 1, -1, -1):
+        rounded = np.round(values, place)
+        with np.errstate(over="ignore", invalid="ignore"):
+            same = rounded.astype(narrow) == stored if narrow is not None else \
+                np.isclose(rounded, values, rtol=0, atol=1e-9)
+        out = np.where(np.isfinite(values) & same, place, out)
+    return out
+
+
 def typed_classes(values: np.ndarray, zoned: bool = False) -> np.ndarray | int:
     """The class of each value of a typed column, as :func:`classify` gives text's: a whole float is an integer
     (4.0 as "4.0"; pandas stores an integer column with blanks as floats), a datetime at midnight a date
@@ -609,7 +626,11 @@ def typed_classes(values: np.ndarray, zoned: bool = False) -> np.ndarray | int:
         with np.errstate(invalid="ignore"):
             year = (values >= 1900) & (values <= 2099)
         whole = whole_to_int(values)[1] if kind == "f" else True
-        return np.where(whole, np.where(year, C_YEAR_NUMBER, C_INTEGER), C_DECIMAL)
+        # a fraction's class by the places that give it back, as its text's (6.7: "decimal .0"): a DataFrame's scores
+        # came back 8.441 where the table had 6.7, its one class hiding the places (session 78)
+        places = float_places(values, 3) if kind == "f" else np.full(len(values), 3)
+        decimal = np.select([places == 1, places == 2], [C_DECIMAL_1, C_DECIMAL_2], C_DECIMAL)
+        return np.where(whole, np.where(year, C_YEAR_NUMBER, C_INTEGER), decimal)
     if kind == "M":
         days = values.astype("datetime64[D]")
         # NaT is neither (a NULL; the caller masks it); a zoned dtype's instants count as text with an offset would
