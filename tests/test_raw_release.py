@@ -222,10 +222,12 @@ def test_private_draft_charges_are_added_to_a_pure_run_exactly(drafted):
     frame, schema = drafted
     draft_epsilon, draft_delta = schema.draft.spent
     # the whole epsilon, exactly, less the age's bin edges (a quarter of its part, after its few-values test's
-    # quarter: at 3,000 rows and this epsilon, quantiles would be the noise's, and its bins are equal); all of delta,
-    # for the one categorical column and the age's values test (delta is split over them)
+    # quarter: at 3,000 rows and this epsilon, quantiles would be the noise's, and its bins are equal) but for the
+    # half of them that asks what power of ten its values round to (session 78); all of delta, for the one
+    # categorical column and the age's values test (delta is split over them)
     main = (Fraction(0.3) - Fraction(0.3) / 4) / 2
-    assert draft_epsilon == Fraction(0.3) - main / 4 and draft_delta == Fraction(1e-6)
+    assert draft_epsilon == Fraction(0.3) - main / 4 + main / 8 and draft_delta == Fraction(1e-6)
+    assert ("age: multiple", main / 8) in [(c[0], c[1]) for c in schema.draft.charges()]
     release = synthesize_table(frame, schema, "1-2way", epsilon=0.7, seed=0, rounds=2)
     ledger = release.privacy_ledger
     charges = ledger["charges"]
@@ -266,8 +268,8 @@ def test_cli_adds_the_draft_of_dprelease_schema_to_the_release(files, capsys):
     summary = {line.split()[0]: line for line in out[1:7]}  # one line a column, after the file's
     assert [summary[c].split()[1] for c in NAMES] == ["integer", "numeric", "date", "boolean", "categorical"]
     assert summary["age"].endswith("bounds undecided: declare them") and out[7].startswith("privacy spent")
-    assert out[7].endswith("0.2625 of epsilon=4 unspent: steps that needed none (bins made equal, bounds left "
-                           "undecided, one bin per integer)")  # 2 x (3/5) / 4 - (3/5) / 16, as the ledger says
+    assert out[7].endswith("0.1875 of epsilon=4 unspent: steps that needed none (bins made equal, bounds left "
+                           "undecided, one bin per integer)")  # 2 x (3/5) / 4 - (3/5) / 16 - (3/5) / 8, as the ledger
     files["schema"] = draft
     drafted = Schema.from_json(draft)
     assert (drafted.column("joined").kind, drafted.column("member").kind) == ("date", "boolean")
@@ -277,13 +279,14 @@ def test_cli_adds_the_draft_of_dprelease_schema_to_the_release(files, capsys):
     # (a quarter of each part, after the few-values test's quarter): the age's bounds no noisy cell cleared (about
     # 37 rows a decade against a threshold of about 84), left null for the user to declare, and at 300 rows the
     # quantiles of the other would be the noise's, so its bins are equal and a quarter of that unspent part found
-    # how many decimals it writes (session 62)
-    assert Fraction(spent["epsilon_exact"]) == 4 - 2 * Fraction(3, 5) / 4 + Fraction(3, 5) / 16
+    # how many decimals it writes (session 62); half of the age's asked what power of ten it rounds to (session 78:
+    # before its bounds, which stay undecided; a multiple found is kept for when they are declared)
+    assert Fraction(spent["epsilon_exact"]) == 4 - 2 * Fraction(3, 5) / 4 + Fraction(3, 5) / 16 + Fraction(3, 5) / 8
     assert raw["columns"]["age"]["bounds"] is None
     raw["columns"]["age"] = SCHEMA["columns"]["age"]  # declared from public knowledge, as the draft asks
     draft.write_text(json.dumps(raw), encoding="utf-8")
     assert main(synth(files)) == 0, capsys.readouterr().err
-    assert "privacy spent: epsilon=4.7375," in capsys.readouterr().out  # 3.7375 + 1
+    assert "privacy spent: epsilon=4.8125," in capsys.readouterr().out  # 3.8125 + 1
     ledger = json.loads((files["tmp"] / "release.json").read_text())["privacy_ledger"]
     assert Fraction(ledger["spent"]["epsilon_exact"]) == Fraction(spent["epsilon_exact"]) + 1
     assert Fraction(ledger["spent"]["delta_exact"]) == Fraction(spent["delta_exact"])

@@ -164,6 +164,8 @@ def _drafted(column: Column) -> str:
         what += "" if text_format is None else f", written {text_format}"
         example = _written_example(column)
         what += f", written like {example}" if example else ""
+        multiple = getattr(column, "multiple", None)
+        what += f", in multiples of {multiple:,}" if multiple else ""
         hours = [h for h, w in enumerate(getattr(column, "time_of_day", None) or ()) if w > 0]
         what += f", times of day in hours {_hour_runs(hours)}" if hours else ""
     return what + (" + other" if column.other else "") + (" + null" if column.null else "")

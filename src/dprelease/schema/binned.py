@@ -380,6 +380,10 @@ class IntegerColumn(_Binned):
     #: "h:mm:ss": durations written as text, hours:minutes:seconds (hours past 23 too, 36:15:00) or minutes:seconds
     #: (45:10), read as their seconds and written back as h:mm:ss (:func:`duration_seconds`). None: numbers.
     format: str | None = None
+    #: How the table rounds its values: a decoded value is a multiple of it (salaries in whole hundreds: 100), drawn
+    #: evenly over the multiples in its bin (where its bin holds one; else any whole number of the bin). Writing only:
+    #: every integer is read. None: any whole number.
+    multiple: int | None = None
 
     kind = "integer"
     unit_name = "integer"
@@ -387,6 +391,7 @@ class IntegerColumn(_Binned):
     def __post_init__(self) -> None:
         check_flag(self.clip, "clip", self.name)
         _check_between(self)
+        _check_multiple(self)
         if self.format is not None and self.format not in DURATION_FORMATS:
             raise InputError(f"{where(self.name)}: an integer column's format is {' or '.join(map(repr, DURATION_FORMATS))} "
                              f"(durations written as text, read as seconds), got {self.format!r:.100}")
@@ -420,7 +425,7 @@ class IntegerColumn(_Binned):
             unit = {"unit": self.unit} if self.unit is not None else {}
             until = {"until": self.until} if self.until is not None else {}
             spec = {"between": list(self.between), **unit, **until, **{k: v for k, v in spec.items() if k != "unit"}}
-        return spec
+        return spec if self.multiple is None else {**spec, "multiple": self.multiple}
 
     def _rule(self) -> dict[str, object]:
         rule = _Binned._rule(self)
@@ -815,6 +820,31 @@ class DatetimeColumn(_Temporal):
 BINNED_KINDS = {c.kind: c for c in (IntegerColumn, NumericColumn, DateColumn, DatetimeColumn)}
 
 
+def _check_multiple(column) -> None:
+    """An integer column's ``multiple``: a whole number from 2 to 10^15, not on a column computed between two others
+    (its values are their difference)."""
+    multiple = column.multiple
+    if multiple is None:
+        return
+    if isinstance(multiple, bool) or not isinstance(multiple, int) or not 2 <= multiple <= 10**15:
+        raise InputError(f"{where(column.name)}: multiple must be a whole number from 2 to 10^15 (decoded values are "
+                         f"its multiples), got {multiple!r:.100}")
+    if getattr(column, "between", None) is not None:
+        raise InputError(f"{where(column.name)}: a column between two others is their difference; drop multiple")
+
+
+def on_multiples(values: np.ndarray, low: np.ndarray, high: np.ndarray, multiple: int | None) -> np.ndarray:
+    """Whole numbers drawn evenly in their bins [low, high] moved down to a multiple of ``multiple`` (up to the bin's
+    first where that falls below it), evenly over the bin's multiples up to the bin's ends; a bin holding none keeps
+    its value. Public: post-processing of decoded values."""
+    if multiple is None:
+        return values
+    down = values - np.mod(values, multiple)
+    first = low + np.mod(-low, multiple)  # the bin's first multiple
+    moved = np.where(down < low, first, down)
+    return np.where(first <= high, moved, values)
+
+
 def _check_decimals(column) -> None:
     if column.decimals is not None and (isinstance(column.decimals, bool) or not isinstance(column.decimals, int)
                                         or not 0 <= column.decimals <= 12):
@@ -839,6 +869,7 @@ class UndecidedColumn(Column):
     prefix: str | None = None
     suffix: str | None = None
     decimals: int | None = None  # numeric only (:class:`NumericColumn`'s field)
+    multiple: int | None = None  # integer only (:class:`IntegerColumn`'s field)
     #: How a date column's table writes its dates (:class:`_Temporal`'s field), declared to the draft.
     format: str | None = None
     #: A datetime column's date-time separator and written offset (:class:`_Temporal`'s fields), found by the draft.
@@ -864,6 +895,9 @@ class UndecidedColumn(Column):
         _check_decimals(self)
         if self.decimals is not None and self.type != "numeric":
             raise InputError(f"{where(self.name)}: decimals applies to numeric columns, not {self.type}")
+        _check_multiple(self)
+        if self.multiple is not None and self.type != "integer":
+            raise InputError(f"{where(self.name)}: multiple applies to integer columns, not {self.type}")
         if number_format(self) and self.type not in ("integer", "numeric"):
             raise InputError(f"{where(self.name)}: decimal, thousands, symbols, prefix and suffix apply to integer "
                              f"and numeric columns, not {self.type}")
@@ -896,6 +930,7 @@ class UndecidedColumn(Column):
     def _spec(self) -> dict[str, object]:
         return {"bounds": None, **({"clip": True} if self.clip else {}), **number_format(self),
                 **({"decimals": self.decimals} if self.decimals is not None else {}),
+                **({"multiple": self.multiple} if self.multiple is not None else {}),
                 **({"format": self.format} if self.format is not None else {}),
                 **({"separator": self.separator} if self.separator != "T" else {}),
                 **({"offset": self.offset} if self.offset is not None else {}),

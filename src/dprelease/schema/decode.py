@@ -28,7 +28,7 @@ import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned,
-                                     duration_text, offset_seconds, to_precision, written_numbers)
+                                     duration_text, offset_seconds, on_multiples, to_precision, written_numbers)
 from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, format_number, on_decimal_grid
 from dprelease.schema.between import between_values
 from dprelease.schema.orders import ordered_values
@@ -340,4 +340,4 @@ def _decode_column(column: Column, bins: np.ndarray, mode: str, uniform) -> np.n
             whole = _at_times_of_day(whole, a, b, column.time_of_day, uniform)
         return to_precision(whole, column).astype("datetime64[s]")
     assert isinstance(column, IntegerColumn)
-    return whole
+    return on_multiples(whole, a, b, column.multiple)

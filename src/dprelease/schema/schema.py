@@ -343,7 +343,7 @@ _FIELDS = {
     "categorical": ("values",),
     "boolean": ("true", "false"),
     "integer": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix",
-                "between", "unit", "until", "format"),
+                "between", "unit", "until", "format", "multiple"),
     "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix",
                 "decimals"),
     "date": ("bounds", "unit", "width", "edges", "clip", "format"),
@@ -407,8 +407,8 @@ def column_from_json(name: object, spec: object) -> Column:
     if kind in BINNED_KINDS and "bounds" in arguments and arguments["bounds"] is None:
         # Left by a private draft for the user to declare: loads for review, refused at every use.
         extra = sorted(set(arguments) - {"bounds", "null", "other", "null_tokens", "clip", "decimal", "thousands",
-                                         "symbols", "prefix", "suffix", "decimals", "format", "separator",
-                                         "offset", "precision"})
+                                         "symbols", "prefix", "suffix", "decimals", "multiple", "format",
+                                         "separator", "offset", "precision"})
         if extra:
             raise InputError(f"{where(name)}: bounds are null (undecided) but the column gives {extra}; "
                              "declare bounds [low, high]")
