@@ -51,8 +51,8 @@ from dprelease.privacy.contributions import (ROWS_BUCKET_EDGES, bounded_rows, ch
                                               rows_per_person_histogram)
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
-from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn,
-                                     number_text)
+from dprelease.schema.binned import (DURATION_FORMATS, DateColumn, DatetimeColumn, IntegerColumn, NumericColumn,
+                                     UndecidedColumn, number_text)
 from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, CategoricalColumn, Column,
                                       on_decimal_grid)
 from dprelease.schema.encode import number_texts, read_table
@@ -702,11 +702,14 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         if written.get("symbols") and column.text is not None:
             edges_epsilon -= share
             written = {**written, **_written_sign(name, column, reader, share, conforming_rows, rows)}
-        if kind == "integer" and not column.in_years and not spiky and not getattr(column.raw, "duration", False):
-            # half of what is left says which power of ten the table rounds to (salaries in whole hundreds)
+        if kind == "integer" and not column.in_years and not spiky:
+            # half of what is left says which power of ten the table rounds to (salaries in whole hundreds), or a
+            # duration's seconds to whole minutes or hours
             spent = edges_epsilon / 2
             edges_epsilon -= spent
-            written = {**written, **_written_multiple(name, column, reader, spent, conforming_rows, written, rows)}
+            duration = getattr(column.raw, "duration", False) or column.text_format in DURATION_FORMATS
+            written = {**written, **_written_multiple(name, column, reader, spent, conforming_rows, written, rows,
+                                                      CLOCK_MULTIPLES if duration else TEN_POWERS)}
     elif kind == "numeric":  # the edges' part places quantiles: the decimals the profile's classes show, at no cost
         written = {**written, **_profile_decimals(column)}
     if set(written) - {"decimals", "multiple"}:  # the format is public once chosen from the profile's noisy classes
@@ -838,8 +841,10 @@ def _written_decimals(name: str, column: _Profiled, reader, epsilon: Fraction, r
     return {"decimals": int(passing[-1])}
 
 
-#: The powers of ten an integer column may be rounded to (:func:`_written_multiple`): 10 .. 10^6.
-_MULTIPLES = 6
+#: The multiples an integer column may be rounded to (:func:`_written_multiple`), each dividing the next: the powers
+#: of ten from 10 to 10^6, and for durations (seconds) a minute and an hour.
+TEN_POWERS = tuple(10 ** k for k in range(1, 7))
+CLOCK_MULTIPLES = (60, 3600)
 #: The most share of a column's rows, with a deviation of its noise, that may be no multiple of the chosen power of
 #: ten (:func:`_written_multiple`): a column rounded to hundreds save a few odd values is written in hundreds (the odd
 #: ones lose digits no bin can tell apart).
@@ -847,46 +852,48 @@ MULTIPLE_STRAY = 0.1
 
 
 def _written_multiple(name: str, column: _Profiled, reader, epsilon: Fraction, rows_mask: np.ndarray,
-                      written: Mapping[str, object], rows: float) -> dict[str, int]:
-    """``{"multiple": 10^k}``: the largest power of ten, 10 .. 10^6, of which nearly all of an integer column's values
-    are multiples, from a noisy histogram of its rows (those ``rows_mask`` keeps) by their trailing zeros, 0 .. 5 and 6
-    or more (a 0 a cell of its own: a multiple of every one), and one cell for the rest, at ``epsilon``: the largest
-    k where the rows with fewer than k trailing zeros, plus one deviation of their noise (scale x sqrt(2 k)), are at
-    most :data:`MULTIPLE_STRAY` of the column's rows other than 0 (their noisy sum, and at most ``rows``, the profile's
-    noisy count of its numbers: revenue that is 0 on most rows is not rounded for it), and the rest other than 0 pass
-    t ln(9 / 0.001); {} where none does. A new user's incomes in whole hundreds came back 41597 (decoded evenly over
+                      written: Mapping[str, object], rows: float, chain: Sequence[int] = TEN_POWERS
+                      ) -> dict[str, int]:
+    """``{"multiple": m}``: the largest of ``chain`` (each dividing the next: the powers of ten 10 .. 10^6, or a
+    duration's minute and hour) of which nearly all of an integer column's values are multiples, from a noisy
+    histogram of its rows (those ``rows_mask`` keeps) by how many of the chain divide them (a 0 a cell of its own: a
+    multiple of every one), and one cell for the rest, at ``epsilon``: the largest k where the rows that fewer than k
+    divide, plus one deviation of their noise (scale x sqrt(2 k)), are at most :data:`MULTIPLE_STRAY` of the column's
+    rows other than 0 (their noisy sum, and at most ``rows``, the profile's noisy count of its numbers: revenue that
+    is 0 on most rows is not rounded for it), and the rest other than 0 pass t ln(#cells / 0.001); {} where none does.
+    A new user's incomes in whole hundreds came back 41597, and waits in whole minutes 0:01:41 (decoded evenly over
     their bins' integers); they are then decoded as multiples (:func:`~dprelease.schema.binned.on_multiples`). Only
     where the bin edges' part would go unspent, as the decimals' histogram. Privacy: (epsilon, 0)-DP, the reader's
     histogram (its "multiple" charge); the choice reads only its noisy counts."""
-    def zeros(value: float) -> int:
+    steps = len(chain)
+
+    def dividing(value: float) -> int:  # 1 + how many of the chain divide it; the last cell for 0
         if not np.isfinite(value) or value != np.floor(value):
             return 0
         if value == 0:
-            return 2 + _MULTIPLES
-        whole, count = abs(int(value)), 0
-        while whole % 10 == 0 and count < _MULTIPLES:
-            whole, count = whole // 10, count + 1
-        return 1 + count
+            return 2 + steps
+        whole = abs(int(value))
+        return 1 + sum(whole % m == 0 for m in chain)
 
     if column.text is None:  # typed whole numbers
         values = np.asarray(column.raw.values).astype(np.float64)
-        cells = np.where(rows_mask & np.isfinite(values), [zeros(v) for v in values], 0).astype(np.int64)
+        cells = np.where(rows_mask & np.isfinite(values), [dividing(v) for v in values], 0).astype(np.int64)
     else:  # each distinct text read as the column reads it (1,200 under "thousands"), then its row's cell
         parsed, _ = parse_floats(number_texts(np.asarray(column.text, dtype=object),
                                               IntegerColumn(name="_", low=0, high=1, **written)))
-        unique = np.array([zeros(v) for v in parsed], dtype=np.int64) if len(parsed) else np.zeros(1, np.int64)
+        unique = np.array([dividing(v) for v in parsed], dtype=np.int64) if len(parsed) else np.zeros(1, np.int64)
         index = column.raw.index
         cells = np.where(rows_mask & (index >= 0), unique[np.maximum(index, 0)], 0)
-    counts = np.asarray(reader.histogram(cells, 3 + _MULTIPLES, epsilon=epsilon, label=f"{name}: multiple"),
+    counts = np.asarray(reader.histogram(cells, 3 + steps, epsilon=epsilon, label=f"{name}: multiple"),
                         dtype=np.float64)
     scale = 0.0 if isinstance(reader, _OpenReader) else _scale(epsilon)
-    level = scale * math.log((3 + _MULTIPLES) / FALSE_CELL)
-    nonzero = float(counts[1:2 + _MULTIPLES].sum())  # a 0 is a multiple of any: it says nothing of the rounding
-    for k in range(_MULTIPLES, 0, -1):
-        fewer = float(counts[1:1 + k].sum())  # rows with fewer than k trailing zeros
+    level = scale * math.log((3 + steps) / FALSE_CELL)
+    nonzero = float(counts[1:2 + steps].sum())  # a 0 is a multiple of any: it says nothing of the rounding
+    for k in range(steps, 0, -1):
+        fewer = float(counts[1:1 + k].sum())  # rows that fewer than k of the chain divide
         if fewer + scale * math.sqrt(2 * k) <= MULTIPLE_STRAY * min(nonzero, rows) \
-                and float(counts[1 + k:2 + _MULTIPLES].sum()) > level:
-            return {"multiple": 10 ** k}
+                and float(counts[1 + k:2 + steps].sum()) > level:
+            return {"multiple": chain[k - 1]}
     return {}
 
 
