@@ -2,9 +2,9 @@
 """How faithfully a privately drafted schema decodes number columns: generated columns, drafted, encoded, decoded.
 
     .venv/bin/python benchmarks/bench_draft_bounds.py [--rows 500,2000,20000,100000] [--eps 0.5,1,5] [--seeds 3]
-        [--tables mixed,years,dates,counts,staff] [--out benchmarks/results/draft_bounds]
+        [--tables mixed,years,dates,counts,staff,activity] [--out benchmarks/results/draft_bounds]
 
-Five tables of eight generated columns, written as text: `mixed` (birth years 1940-2005, years 2019-2021,
+Six tables of eight generated columns, written as text: `mixed` (birth years 1940-2005, years 2019-2021,
 latitudes 41.65-42.05, normal scores (650, 50) and temperatures (21.5, 1.5), ages 18-90, log-normal amounts, gamma
 hours), `years` (session 61: normal birth years around 1975 in 1930-2005, policy years 2019-2023, integers
 1000-1999, normal prices (250, 30), normal ages around 45, BMI, longitudes, log-normal incomes), `dates`
@@ -13,8 +13,9 @@ hours), `years` (session 61: normal birth years around 1975 in 1930-2005, policy
 `counts` (session 70: whole numbers that run through 1900-2099 on their way elsewhere, durations in seconds,
 rents, birth weights in grams, daily steps, amounts in cents, integers 500-4,999, beside years built and birth
 years with 10 % written 0) and `staff` (session 77: births, hire years thinning toward 2024, leaving years blank for
-those still employed, retirement years and loan maturities in the future, tenures, hours, salaries);
-each is
+those still employed, retirement years and loan maturities in the future, tenures, hours, salaries) and `activity`
+(session 78: last visits mostly in the last weeks of 2024, sign-ups growing 30 % a year, last orders as date-times,
+renewals, birth dates, visits, plans, spend); each is
 drafted by ``draft_schema`` (epsilon, delta 1e-9, seeded), encoded by the draft and decoded with values drawn
 evenly inside each bin: the model is perfect, so what is measured is the schema's bounds and bins alone. Per
 column: the 1-D Wasserstein distance of the decoded values to the real ones, in the real column's standard
@@ -139,8 +140,36 @@ def staff_table(seed: int, n: int):
                          "salary": np.round(rng.lognormal(10.8, 0.4, n), -2).astype(int)}).astype(str)
 
 
+ACTIVITY_COLUMNS = ("last_seen", "signed_up", "last_order", "renews", "born_on", "visits", "plan", "spend")
+
+
+def activity_table(seed: int, n: int):
+    """Dates as a member register has them (session 78: a new user's last check-ins, two thirds of them in the last 20
+    days of a nine-year span, were binned by quarter): last visits mostly in the last weeks of 2024, sign-ups growing
+    30 % a year over 2015-2024, last orders as date-times (half in December 2024), renewals in the next year,
+    birth dates around 1985 (spread: the control), visits, plans and log-normal spend."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed + 500)
+    end = np.datetime64("2024-12-31", "D")
+    recent = rng.random(n) < 0.65
+    last_seen = np.where(recent, end - rng.integers(0, 20, n), end - rng.integers(20, 9 * 365, n))
+    years = np.floor(np.log1p(rng.random(n) * (1.3 ** 10 - 1)) / np.log(1.3)).astype(int)  # 30 % more each year
+    signed_up = np.datetime64("2015-01-01", "D") + years * 365 + rng.integers(0, 365, n)
+    ordered = np.where(rng.random(n) < 0.5, np.datetime64("2024-12-01T00:00:00", "s") + rng.integers(0, 31 * 86400, n),
+                       np.datetime64("2020-01-01T00:00:00", "s") + rng.integers(0, 5 * 365 * 86400, n))
+    born = np.datetime64("1985-06-01", "D") + np.clip(rng.normal(0, 12 * 365, n), -40 * 365, 20 * 365).astype(int)
+    return pd.DataFrame({"last_seen": np.datetime_as_string(last_seen), "signed_up": np.datetime_as_string(signed_up),
+                         "last_order": np.datetime_as_string(ordered, unit="s"),
+                         "renews": np.datetime_as_string(end + 1 + rng.integers(0, 365, n)),
+                         "born_on": np.datetime_as_string(born), "visits": rng.poisson(12, n),
+                         "plan": rng.choice(["basic", "plus", "premium"], n),
+                         "spend": np.round(rng.lognormal(4, 1, n), 2)}).astype(str)
+
+
 TABLES = {"mixed": (COLUMNS, table), "years": (YEARS_COLUMNS, years_table), "dates": (DATES_COLUMNS, dates_table),
-          "counts": (COUNTS_COLUMNS, counts_table), "staff": (STAFF_COLUMNS, staff_table)}
+          "counts": (COUNTS_COLUMNS, counts_table), "staff": (STAFF_COLUMNS, staff_table),
+          "activity": (ACTIVITY_COLUMNS, activity_table)}
 
 
 def _as_numbers(values, kind: str) -> np.ndarray:
@@ -260,7 +289,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", default="500,2000,20000,100000")
     parser.add_argument("--eps", default="0.5,1,5")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--tables", default="mixed,years,dates,counts,staff")
+    parser.add_argument("--tables", default="mixed,years,dates,counts,staff,activity")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "draft_bounds"))
     args = parser.parse_args(argv)
     start = time.perf_counter()

@@ -2188,9 +2188,12 @@ def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float 
         unit = "month"  # a month written without its day (2023-05): bins of days would split what the table cannot
     text = lambda d: str(np.datetime64(d, "D"))  # noqa: E731
     binning = {"low": text(low), "high": text(high), "unit": unit, "width": width}
-    if (core_low, core_high) != (low, high):  # the empty years at an end one bin each, the calendar's bins between
-        core = DateColumn(name=name, low=text(core_low), high=text(core_high), unit=unit, width=width)
-        days = [low, *([core_low] if core_low > low else []), *core.thresholds,
+    core = DateColumn(name=name, low=text(core_low), high=text(core_high), unit=unit, width=width)
+    months = _dense_year_months(edges, counts, core_low, core_high, len(core.thresholds) + 1, main) \
+        if private and unit in ("month", "year") and (unit, width) != ("month", None) else []
+    if (core_low, core_high) != (low, high) or months:
+        # the empty years at an end one bin each, the calendar's bins between, and a dense year's by month
+        days = [low, *([core_low] if core_low > low else []), *sorted(set(core.thresholds) | set(months)),
                 *([core_high + 1] if core_high < high else []), high]
         binning = {"edges": [text(d) for d in days]}
     if kind == "date":
@@ -2201,6 +2204,42 @@ def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float 
         binning["high"] += "T23:59:59"
     return DatetimeColumn(name=name, **binning, null=bool(has_null),
                           time_of_day=_times_of_day(name, values, reader, clock, clock_rows), **wide)
+
+
+#: How many times the rows of an average bin a year's quarter (or its one bin) must hold, and the share of the rows the
+#: year must hold, for the year to be binned by month (:func:`_dense_year_months`): births around a mode (at most twice
+#: an average year) and a growing service's sign-ups keep their calendar bins.
+DENSE_YEAR = 2.0
+DENSE_SHARE = 1 / 3
+
+
+def _dense_year_months(cells: np.ndarray, counts: Sequence[float], low: int, high: int, bins: int,
+                       epsilon: Fraction) -> list[int]:
+    """The first days of the months of each year within ``low``..``high`` that holds :data:`DENSE_SHARE` of the rows
+    and whose bins (quarters, or the year whole) would each hold more than :data:`DENSE_YEAR` times the rows of an
+    average one of the ``bins``, by the bounds histogram's noisy year counts (public), where the year's count also
+    stands out of its noise (t ln(#cells / 0.001)). A new user's last check-ins over 2017-2024, two thirds of them in
+    2024, were binned by quarter, so the model's rows spread over October to December; by month, over November. The
+    year counts cannot see inside a year (orders half of them in December): its quarters' average is what it shows.
+    Post-processing: no charge."""
+    counts = np.asarray(counts, dtype=np.float64)
+    inside = np.flatnonzero(np.isfinite(cells[:-1]) & np.isfinite(cells[1:]) & (cells[1:] > low)
+                            & (cells[:-1] <= high))
+    years = [c for c in inside if cells[c + 1] - cells[c] <= 366]
+    total = float(np.maximum(counts[inside], 0).sum())
+    if not years or total <= 0:
+        return []
+    level = _scale(epsilon) * math.log((len(cells) - 1) / FALSE_CELL)
+    out = []
+    for cell in years:
+        first, end = int(cells[cell]), int(cells[cell + 1])  # the year's first day, and the next year's
+        held = (min(end, high + 1) - max(first, low)) / (end - first)  # the share of the year inside the bounds
+        year_bins = max(1.0, bins * held * (end - first) / (high + 1 - low))  # the year's bins under the unit
+        if counts[cell] > max(level, DENSE_YEAR * year_bins * total / bins, DENSE_SHARE * total):
+            year = int(str(np.datetime64(first, "D"))[:4])
+            out.extend(d for d in (int(np.datetime64(f"{year:04d}-{m:02d}-01", "D").astype(np.int64))
+                                   for m in range(1, 13)) if low < d <= high)
+    return out
 
 
 def _empty_end_cells(cells: np.ndarray, counts: Sequence[float], low: int, high: int,
