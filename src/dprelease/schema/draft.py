@@ -705,10 +705,10 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         if kind == "integer" and not column.in_years and not spiky:
             # half of what is left says which power of ten the table rounds to (salaries in whole hundreds), or a
             # duration's seconds to whole minutes or hours
-            spent = edges_epsilon / 2
-            edges_epsilon -= spent
+            rounding = edges_epsilon / 2
+            edges_epsilon -= rounding
             duration = getattr(column.raw, "duration", False) or column.text_format in DURATION_FORMATS
-            written = {**written, **_written_multiple(name, column, reader, spent, conforming_rows, written, rows,
+            written = {**written, **_written_multiple(name, column, reader, rounding, conforming_rows, written, rows,
                                                       CLOCK_MULTIPLES if duration else TEN_POWERS)}
     elif kind == "numeric":  # the edges' part places quantiles: the decimals the profile's classes show, at no cost
         written = {**written, **_profile_decimals(column)}
@@ -867,21 +867,19 @@ def _written_multiple(name: str, column: _Profiled, reader, epsilon: Fraction, r
     histogram (its "multiple" charge); the choice reads only its noisy counts."""
     steps = len(chain)
 
-    def dividing(value: float) -> int:  # 1 + how many of the chain divide it; the last cell for 0
-        if not np.isfinite(value) or value != np.floor(value):
-            return 0
-        if value == 0:
-            return 2 + steps
-        whole = abs(int(value))
-        return 1 + sum(whole % m == 0 for m in chain)
+    def dividing(values: np.ndarray) -> np.ndarray:  # 1 + how many of the chain divide each; the last cell for 0
+        values = np.asarray(values, dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            whole = np.isfinite(values) & (values == np.floor(values))
+            cells = 1 + sum((np.mod(values, m) == 0).astype(np.int64) for m in chain)
+        return np.where(whole, np.where(values == 0, 2 + steps, cells), 0)
 
     if column.text is None:  # typed whole numbers
-        values = np.asarray(column.raw.values).astype(np.float64)
-        cells = np.where(rows_mask & np.isfinite(values), [dividing(v) for v in values], 0).astype(np.int64)
+        cells = np.where(rows_mask, dividing(column.raw.values), 0)
     else:  # each distinct text read as the column reads it (1,200 under "thousands"), then its row's cell
         parsed, _ = parse_floats(number_texts(np.asarray(column.text, dtype=object),
                                               IntegerColumn(name="_", low=0, high=1, **written)))
-        unique = np.array([dividing(v) for v in parsed], dtype=np.int64) if len(parsed) else np.zeros(1, np.int64)
+        unique = dividing(parsed) if len(parsed) else np.zeros(1, np.int64)
         index = column.raw.index
         cells = np.where(rows_mask & (index >= 0), unique[np.maximum(index, 0)], 0)
     counts = np.asarray(reader.histogram(cells, 3 + steps, epsilon=epsilon, label=f"{name}: multiple"),
