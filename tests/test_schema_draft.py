@@ -2567,6 +2567,23 @@ def test_a_year_that_holds_most_rows_is_binned_by_month(monkeypatch):
     assert all(min(drafted(seed)[1].values()) > 0.3 for seed in range(3))
 
 
+def test_an_open_draft_bins_a_dense_year_by_month_too(tmp_path):
+    """An open draft (exact counts, marked not public) is the same plan as a private one: the activity table's last
+    visits, 65 % in the last 20 days of 2024, get 2024 by month there too (review of session 78: the rule ran only in
+    private drafts); births keep their years."""
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "benchmarks"))
+    from bench_draft_bounds import activity_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schema = draft_schema(activity_table(0, 5000), non_private=True)
+    edges = schema.column("last_seen").to_json()["edges"]
+    assert {f"2024-{m:02d}-01" for m in range(1, 13)} <= set(edges), edges
+    assert "edges" not in schema.column("born_on").to_json() and not schema.draft.is_public
+
+
 def test_the_walk_past_the_bounds_runs_long_only_over_cells_of_one_width():
     """The walk's runs longer than ten cells (:data:`NEXT_RUNS`) go only over cells of one width: years, where a
     century of them at 29 rows a year holds the archive dates 1890-1959, and not a number's cells, where 100 of them

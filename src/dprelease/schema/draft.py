@@ -51,8 +51,8 @@ from dprelease.privacy.contributions import (ROWS_BUCKET_EDGES, bounded_rows, ch
                                               rows_per_person_histogram)
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
-from dprelease.schema.binned import (DURATION_FORMATS, DateColumn, DatetimeColumn, IntegerColumn, NumericColumn,
-                                     UndecidedColumn, number_text)
+from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn,
+                                     number_text)
 from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, CategoricalColumn, Column,
                                       on_decimal_grid)
 from dprelease.schema.encode import number_texts, read_table
@@ -707,7 +707,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
             # duration's seconds to whole minutes or hours
             rounding = edges_epsilon / 2
             edges_epsilon -= rounding
-            duration = getattr(column.raw, "duration", False) or column.text_format in DURATION_FORMATS
+            duration = getattr(column.raw, "duration", False)  # a DataFrame's timedeltas, a Parquet INTERVAL
             written = {**written, **_written_multiple(name, column, reader, rounding, conforming_rows, written, rows,
                                                       CLOCK_MULTIPLES if duration else TEN_POWERS)}
     elif kind == "numeric":  # the edges' part places quantiles: the decimals the profile's classes show, at no cost
@@ -2187,8 +2187,9 @@ def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float 
     text = lambda d: str(np.datetime64(d, "D"))  # noqa: E731
     binning = {"low": text(low), "high": text(high), "unit": unit, "width": width}
     core = DateColumn(name=name, low=text(core_low), high=text(core_high), unit=unit, width=width)
-    months = _dense_year_months(edges, counts, core_low, core_high, len(core.thresholds) + 1, main) \
-        if private and unit in ("month", "year") and (unit, width) != ("month", None) else []
+    coarse = (unit, width) in (("month", 3), ("year", None))  # quarters or years: a dense year may take months
+    months = _dense_year_months(edges, counts, core_low, core_high, len(core.thresholds) + 1,
+                                _scale(main) if private else 0.0) if coarse else []
     if (core_low, core_high) != (low, high) or months:
         # the empty years at an end one bin each, the calendar's bins between, and a dense year's by month
         days = [low, *([core_low] if core_low > low else []), *sorted(set(core.thresholds) | set(months)),
@@ -2212,11 +2213,11 @@ DENSE_SHARE = 1 / 3
 
 
 def _dense_year_months(cells: np.ndarray, counts: Sequence[float], low: int, high: int, bins: int,
-                       epsilon: Fraction) -> list[int]:
+                       scale: float) -> list[int]:
     """The first days of the months of each year within ``low``..``high`` that holds :data:`DENSE_SHARE` of the rows
     and whose bins (quarters, or the year whole) would each hold more than :data:`DENSE_YEAR` times the rows of an
     average one of the ``bins``, by the bounds histogram's noisy year counts (public), where the year's count also
-    stands out of its noise (t ln(#cells / 0.001)). A new user's last check-ins over 2017-2024, two thirds of them in
+    stands out of its noise (``scale`` ln(#cells / 0.001); an open draft's counts are exact: ``scale`` 0). A new user's last check-ins over 2017-2024, two thirds of them in
     2024, were binned by quarter, so the model's rows spread over October to December; by month, over November. The
     year counts cannot see inside a year (orders half of them in December): its quarters' average is what it shows.
     Post-processing: no charge."""
@@ -2227,7 +2228,7 @@ def _dense_year_months(cells: np.ndarray, counts: Sequence[float], low: int, hig
     total = float(np.maximum(counts[inside], 0).sum())
     if not years or total <= 0:
         return []
-    level = _scale(epsilon) * math.log((len(cells) - 1) / FALSE_CELL)
+    level = scale * math.log((len(cells) - 1) / FALSE_CELL)
     out = []
     for cell in years:
         first, end = int(cells[cell]), int(cells[cell + 1])  # the year's first day, and the next year's

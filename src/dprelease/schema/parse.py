@@ -625,12 +625,14 @@ def typed_classes(values: np.ndarray, zoned: bool = False) -> np.ndarray | int:
     if kind in "fiu":  # a whole number's class by its value alone: years (1900-2099) or not
         with np.errstate(invalid="ignore"):
             year = (values >= 1900) & (values <= 2099)
-        whole = whole_to_int(values)[1] if kind == "f" else True
+        whole_class = np.where(year, C_YEAR_NUMBER, C_INTEGER)
+        if kind != "f":
+            return whole_class
         # a fraction's class by the places that give it back, as its text's (6.7: "decimal .0"): a DataFrame's scores
         # came back 8.441 where the table had 6.7, its one class hiding the places (session 78)
-        places = float_places(values, 3) if kind == "f" else np.full(len(values), 3)
+        places = float_places(values, 3)
         decimal = np.select([places == 1, places == 2], [C_DECIMAL_1, C_DECIMAL_2], C_DECIMAL)
-        return np.where(whole, np.where(year, C_YEAR_NUMBER, C_INTEGER), decimal)
+        return np.where(whole_to_int(values)[1], whole_class, decimal)
     if kind == "M":
         days = values.astype("datetime64[D]")
         # NaT is neither (a NULL; the caller masks it); a zoned dtype's instants count as text with an offset would
