@@ -2,9 +2,9 @@
 """How faithfully a privately drafted schema decodes number columns: generated columns, drafted, encoded, decoded.
 
     .venv/bin/python benchmarks/bench_draft_bounds.py [--rows 500,2000,20000,100000] [--eps 0.5,1,5] [--seeds 3]
-        [--tables mixed,years,dates,counts,staff,activity] [--out benchmarks/results/draft_bounds]
+        [--tables mixed,years,dates,counts,staff,activity,codes] [--out benchmarks/results/draft_bounds]
 
-Six tables of eight generated columns, written as text: `mixed` (birth years 1940-2005, years 2019-2021,
+Seven tables of eight generated columns, written as text: `mixed` (birth years 1940-2005, years 2019-2021,
 latitudes 41.65-42.05, normal scores (650, 50) and temperatures (21.5, 1.5), ages 18-90, log-normal amounts, gamma
 hours), `years` (session 61: normal birth years around 1975 in 1930-2005, policy years 2019-2023, integers
 1000-1999, normal prices (250, 30), normal ages around 45, BMI, longitudes, log-normal incomes), `dates`
@@ -15,7 +15,9 @@ rents, birth weights in grams, daily steps, amounts in cents, integers 500-4,999
 years with 10 % written 0) and `staff` (session 77: births, hire years thinning toward 2024, leaving years blank for
 those still employed, retirement years and loan maturities in the future, tenures, hours, salaries) and `activity`
 (session 78: last visits mostly in the last weeks of 2024, sign-ups growing 30 % a year, last orders as date-times,
-renewals, birth dates, visits, plans, spend); each is
+renewals, birth dates, visits, plans, spend) and `codes` (session 79: US ZIP codes and German postcodes, 8-9 % of
+them written with a leading zero, seven 3-digit postcodes, store numbers, phone extensions all written 0xxx, ages,
+visits, amounts); each is
 drafted by ``draft_schema`` (epsilon, delta 1e-9, seeded), encoded by the draft and decoded with values drawn
 evenly inside each bin: the model is perfect, so what is measured is the schema's bounds and bins alone. Per
 column: the 1-D Wasserstein distance of the decoded values to the real ones, in the real column's standard
@@ -167,9 +169,37 @@ def activity_table(seed: int, n: int):
                          "spend": np.round(rng.lognormal(4, 1, n), 2)}).astype(str)
 
 
+CODES_COLUMNS = ("zip", "plz", "zip3", "store", "extension", "age", "visits", "amount")
+
+
+def codes_table(seed: int, n: int):
+    """Codes written to a fixed width beside plain numbers (session 79: a postcode column, 9 % of whose codes start
+    with 0, was drafted as integers that clipped those codes and wrote every value without its zeros): US ZIP codes
+    (8 % in 01001-09999, 3,000 codes), German postcodes (9 % in 01067-09999, 400 codes), seven 3-digit postcodes (a
+    quarter 021 or 007), store numbers 1-250 (plain: the control), 4-digit phone extensions all written with a
+    leading zero (codes alone: text), ages, visits and amounts."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed + 600)
+    east = rng.random(n) < 0.08
+    zips = np.where(east, rng.choice(rng.integers(1001, 10_000, 300), n),
+                    rng.choice(rng.integers(10_000, 99_951, 2_700), n))
+    region = rng.choice(10, n, p=[0.09, 0.12, 0.11, 0.10, 0.12, 0.11, 0.10, 0.09, 0.08, 0.08])
+    plz = np.stack([rng.integers(1067 if r == 0 else r * 10_000, (r + 1) * 10_000, 40) for r in range(10)])
+    return pd.DataFrame({"zip": [f"{z:05d}" for z in zips],
+                         "plz": [f"{p:05d}" for p in plz[region, rng.integers(0, 40, n)]],
+                         "zip3": rng.choice(["021", "100", "606", "941", "007", "331", "770"], n,
+                                            p=[.2, .2, .15, .15, .05, .15, .1]),
+                         "store": rng.integers(1, 251, n).astype(str),
+                         "extension": [f"{e:04d}" for e in rng.integers(100, 1000, n)],
+                         "age": np.clip(rng.normal(45, 15, n), 18, 90).round().astype(int).astype(str),
+                         "visits": rng.poisson(6, n).astype(str),
+                         "amount": np.round(rng.lognormal(4, 1, n), 2).astype(str)})
+
+
 TABLES = {"mixed": (COLUMNS, table), "years": (YEARS_COLUMNS, years_table), "dates": (DATES_COLUMNS, dates_table),
           "counts": (COUNTS_COLUMNS, counts_table), "staff": (STAFF_COLUMNS, staff_table),
-          "activity": (ACTIVITY_COLUMNS, activity_table)}
+          "activity": (ACTIVITY_COLUMNS, activity_table), "codes": (CODES_COLUMNS, codes_table)}
 
 
 def _as_numbers(values, kind: str) -> np.ndarray:
@@ -246,7 +276,7 @@ def _spare(real: np.ndarray, low: float, high: float) -> float:
 
 
 def render(results: dict, meta: dict) -> str:
-    lines = ["# Drafted number and date columns, decoded (sessions 60-63, 70, 77)", "",
+    lines = ["# Drafted number and date columns, decoded (sessions 60-63, 70, 77-79)", "",
              f"Written by `benchmarks/bench_draft_bounds.py` at commit `{meta['commit']}` on {meta['when']}; "
              f"{meta['seeds']} seeds; {meta['seconds']:.0f} s.", "",
              "A perfect model over the drafted bins: what is measured is the schema alone. Distance: the 1-D "
@@ -289,7 +319,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", default="500,2000,20000,100000")
     parser.add_argument("--eps", default="0.5,1,5")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--tables", default="mixed,years,dates,counts,staff,activity")
+    parser.add_argument("--tables", default="mixed,years,dates,counts,staff,activity,codes")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "draft_bounds"))
     args = parser.parse_args(argv)
     start = time.perf_counter()

@@ -1607,7 +1607,9 @@ def test_the_draft_sees_stray_rows_by_an_unbiased_sum_of_the_profile():
     97 %). Session 70's class of whole numbers in 1900-2099 conforms in a number column, as the eight-digit one does:
     with 34 classes a number column sums 29 (the level 22.8 scales; about 83 % at 30 scales). Session 78's two
     classes of date-times written to the minute make 36, and 31 summed (the level 23.6 scales, the deviation 7.9:
-    about 79 % at 30 scales, 77.9 % at these draws; asserted: 76 %; 40 scales about 98 %)."""
+    about 79 % at 30 scales, 77.9 % at these draws; asserted: 76 %; 40 scales about 98 %). Session 79's class of
+    whole numbers written with a leading zero makes 37, and 32 summed (the level 24 scales, the deviation 8: about
+    77 % at 30 scales, 78.8 % at these draws; 40 scales about 98 %)."""
     from dprelease.schema.draft import has_stray
     from dprelease.schema.parse import CLASSES, C_DECIMAL, C_INTEGER, C_NULL, C_TEXT, INTEGER_CLASSES
 
@@ -2497,7 +2499,9 @@ def test_a_dates_empty_years_at_an_end_are_one_bin_where_that_makes_the_bins_fin
         if "edges" in visits:
             merged += 1
             edges = visits["edges"]
-            assert edges[0] in ("2017-01-01", "2018-01-01") and edges[-1] >= "2029-01-01", edges  # 2017: seed 5
+            # the low bound is the bounds histogram's (a year before the rows may pass its noise: 2016 and 2015 on
+            # seeds 5 and 7 at session 79's draws, 2017 on seed 5 before)
+            assert "2015-01-01" <= edges[0] <= "2018-01-01" and edges[-1] >= "2029-01-01", edges
             # one bin past the rows, from 2025 or 2026 on most drafts (5 of the 7 merged at session 78's draws, 6 of 8
             # before); the change point may keep a few empty years with the rows (2027, 2028)
             assert edges[-2] <= "2028-01-01", edges
@@ -2820,14 +2824,15 @@ def test_a_zero_apart_from_the_other_values_is_named():
         assert told[0] in schema.draft.note
 
 
-def test_codes_with_leading_zeros_in_a_quarter_of_the_rows_keep_the_column_text():
-    """Postcodes 021 and 007 in a quarter of 8,000 rows, the rest 100, 606, ... (integers by their look): text is
+def test_codes_with_text_in_a_quarter_of_the_rows_keep_the_column_text():
+    """Codes 02A and 7B in a quarter of 8,000 rows, the rest 100, 606, ... (integers by their look): text is
     asked alone before a number kind is chosen, at the one-class bar (an empty class passes with probability
     0.001), so the column stays categorical. At eps 0.1 over 3 columns, under the 33 classes' bar the text fell
-    below it and the column was drafted as integers 100..999 in 11 of 12 seeds (checked on the code before)."""
+    below it and the column was drafted as integers 100..999 in 11 of 12 seeds (checked on the code before; session
+    74 found it with postcodes 021 and 007, which are now a class of their own: tests/test_zero_padded_codes.py)."""
     rng = np.random.default_rng(0)
     n = 8_000
-    frame = pd.DataFrame({"zip3": rng.choice(["021", "100", "606", "941", "007", "331", "770"], n,
+    frame = pd.DataFrame({"zip3": rng.choice(["02A", "100", "606", "941", "7B", "331", "770"], n,
                                              p=[.2, .2, .15, .15, .05, .15, .1]),
                           "age": rng.integers(18, 90, n), "sex": rng.choice(["F", "M"], n)})
     with warnings.catch_warnings():

@@ -166,6 +166,8 @@ def _drafted(column: Column) -> str:
         what += f", written like {example}" if example else ""
         multiple = getattr(column, "multiple", None)
         what += f", in multiples of {multiple:,}" if multiple else ""
+        digits = getattr(column, "digits", None)
+        what += f", written with {digits} digits (0{'21345678901234567'[:digits - 1]})" if digits else ""
         hours = [h for h, w in enumerate(getattr(column, "time_of_day", None) or ()) if w > 0]
         what += f", times of day in hours {_hour_runs(hours)}" if hours else ""
     return what + (" + other" if column.other else "") + (" + null" if column.null else "")

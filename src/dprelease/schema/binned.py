@@ -384,6 +384,10 @@ class IntegerColumn(_Binned):
     #: evenly over the multiples in its bin (where its bin holds one; else any whole number of the bin). Writing only:
     #: every integer is read. None: any whole number.
     multiple: int | None = None
+    #: Codes written to a fixed width (postcodes 02134, accounts 007): decoded values are written zero-padded to at
+    #: least this many digits, as text (a DataFrame's too). Writing only: 02134 and 2134 both read as 2134. None:
+    #: numbers.
+    digits: int | None = None
 
     kind = "integer"
     unit_name = "integer"
@@ -392,6 +396,7 @@ class IntegerColumn(_Binned):
         check_flag(self.clip, "clip", self.name)
         _check_between(self)
         _check_multiple(self)
+        _check_digits(self)
         if self.format is not None and self.format not in DURATION_FORMATS:
             raise InputError(f"{where(self.name)}: an integer column's format is {' or '.join(map(repr, DURATION_FORMATS))} "
                              f"(durations written as text, read as seconds), got {self.format!r:.100}")
@@ -412,6 +417,9 @@ class IntegerColumn(_Binned):
             low, high = _integer_bounds(self, self.low, self.high)
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
+        if self.digits is not None and low < 0:
+            raise InputError(f"{where(self.name)}: digits is for codes written to a fixed width (02134), which are "
+                             f"not negative; its bounds start at {low}")
         self._finish(low, high, _range_thresholds(self, low, high, edges, step=width, bins=bins, label="integer"))
 
     def value_labels(self) -> tuple[str, ...]:
@@ -425,7 +433,8 @@ class IntegerColumn(_Binned):
             unit = {"unit": self.unit} if self.unit is not None else {}
             until = {"until": self.until} if self.until is not None else {}
             spec = {"between": list(self.between), **unit, **until, **{k: v for k, v in spec.items() if k != "unit"}}
-        return spec if self.multiple is None else {**spec, "multiple": self.multiple}
+        spec = spec if self.multiple is None else {**spec, "multiple": self.multiple}
+        return spec if self.digits is None else {**spec, "digits": self.digits}
 
     def _rule(self) -> dict[str, object]:
         rule = _Binned._rule(self)
@@ -831,6 +840,28 @@ def _check_multiple(column) -> None:
                          f"its multiples), got {multiple!r:.100}")
     if getattr(column, "between", None) is not None:
         raise InputError(f"{where(column.name)}: a column between two others is their difference; drop multiple")
+
+
+def _check_digits(column) -> None:
+    """An integer column's ``digits``: a whole number from 2 to 18, on a column of codes (no sign below 0, no
+    thousands, no duration format, not between two others)."""
+    digits = column.digits
+    if digits is None:
+        return
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 2 <= digits <= 18:
+        raise InputError(f"{where(column.name)}: digits must be a whole number from 2 to 18 (decoded values are "
+                         f"written zero-padded to it), got {digits!r:.100}")
+    if column.between is not None or column.format is not None or column.thousands is not None:
+        raise InputError(f"{where(column.name)}: digits is for codes written to a fixed width (02134); drop it, or "
+                         "drop between, format and thousands")
+
+
+def zero_padded_texts(values: np.ndarray, digits: int | None) -> np.ndarray:
+    """Whole numbers as text, zero-padded to ``digits`` (2134 -> 02134 at 5; wider ones as they are); plain
+    text where ``digits`` is None or the values are not numbers (a decoded table's bin labels, 47..56)."""
+    if digits is None or values.dtype.kind not in "iu":
+        return values.astype(str).astype(object)
+    return np.char.zfill(values.astype(str), digits).astype(object)
 
 
 def on_multiples(values: np.ndarray, low: np.ndarray, high: np.ndarray, multiple: int | None) -> np.ndarray:

@@ -28,7 +28,8 @@ import numpy as np
 
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, _Binned,
-                                     duration_text, offset_seconds, on_multiples, to_precision, written_numbers)
+                                     duration_text, offset_seconds, on_multiples, to_precision, written_numbers,
+                                     zero_padded_texts)
 from dprelease.schema.columns import OTHER, BooleanColumn, CategoricalColumn, Column, format_number, on_decimal_grid
 from dprelease.schema.between import between_values
 from dprelease.schema.orders import ordered_values
@@ -75,6 +76,11 @@ class Decoded:
             codes = np.where(null | (other & (self.marker is None)), -1, codes)
             codes = np.where(other & marked, len(words), codes)
             return pd.Categorical.from_codes(codes, categories=categories)
+        if isinstance(column, IntegerColumn) and column.digits is not None and self.mode != "label":
+            out = zero_padded_texts(values, column.digits)  # codes written to a width (02134): text, as written
+            out[null] = None
+            out[other] = self.marker if marked else None
+            return pd.array(out, dtype=object)
         if self.mode == "label" and isinstance(column, _Binned) or marked:
             out = np.array([self._python(column, v) for v in values], dtype=object)
             out[null] = None
@@ -139,8 +145,8 @@ class Decoded:
                 text = written_numbers(column, text)  # with its declared sign ($19.7, 12%)
             elif getattr(column, "format", None) is not None:  # durations, written back h:mm:ss
                 text = np.array([duration_text(int(v)) for v in values], dtype=object)
-            else:
-                text = written_numbers(column, values.astype(str).astype(object))
+            else:  # zero-padded where the column declares its digits (02134)
+                text = written_numbers(column, zero_padded_texts(values, getattr(column, "digits", None)))
             tokens = self.schema.null_tokens_of(column)
             text[self.null[column.name]] = tokens[0] if tokens else ""
             other = self.other[column.name]

@@ -58,13 +58,14 @@ from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, Ca
 from dprelease.schema.encode import number_texts, read_table
 from dprelease.schema.parse import (BOOLEAN_CLASSES, BOOLEAN_SPELLINGS, CLASSES, CLOCKLESS_FORMATS, C_COMMA,
                                     C_COMPACT_DATE, C_DATE, C_DATETIME, C_DAY_FIRST_DATE, C_DECIMAL, C_DECIMAL_1,
-                                    C_DECIMAL_2, C_GROUPED, C_INTEGER, C_LOCAL_YESNO, C_MONTH_FIRST_DATE, C_NULL,
-                                    C_SLASH_DATE, C_TEXT, C_YEAR_NUMBER, DATETIME_CLASSES, DATE_FORMAT_CLASSES,
-                                    DECIMAL_CLASSES, DRAFT_SYMBOLS, FactorColumn, INTEGER_CLASSES, LOCAL_FALSE_WORDS,
-                                    LOCAL_SPELLINGS, LOCAL_TRUE_WORDS, MINUTE_CLASSES, SPACED_CLASSES, TIME_VARIANTS,
-                                    TWO_DIGIT_PIVOT, TypedColumn, ZONED_CLASSES, classify, datetimes_to_int,
-                                    float_places, format_problem, parse_floats, parse_formatted_times, parse_times,
-                                    texts, time_of_day, time_variants, typed_classes)
+                                    C_DECIMAL_2, C_GROUPED, C_INTEGER, C_LEADING_ZERO, C_LOCAL_YESNO,
+                                    C_MONTH_FIRST_DATE, C_NULL, C_SLASH_DATE, C_TEXT, C_YEAR_NUMBER, DATETIME_CLASSES,
+                                    DATE_FORMAT_CLASSES, DECIMAL_CLASSES, DRAFT_SYMBOLS, FactorColumn,
+                                    INTEGER_CLASSES, LOCAL_FALSE_WORDS, LOCAL_SPELLINGS, LOCAL_TRUE_WORDS,
+                                    MINUTE_CLASSES, SPACED_CLASSES, TIME_VARIANTS, TWO_DIGIT_PIVOT, TypedColumn,
+                                    ZONED_CLASSES, classify, datetimes_to_int, float_places, format_problem,
+                                    parse_floats, parse_formatted_times, parse_times, texts, time_of_day,
+                                    time_variants, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import Table, check_header_names, concat_tables, person_index, take_rows
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
@@ -241,7 +242,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     # values (:func:`_few_values`), text columns that delta = 0 cannot give categories, numbers written with signs
     # or a decimal comma (by the options declared), columns left without bounds (by the threshold they missed)
     found: dict[str, Any] = {"outer": [], "few values": [], "no keys": [], "written": {}, "no bounds": {},
-                             "dates": {}, "zero apart": [], "wide cut": [], "wide edge": [], "mostly few": []}
+                             "dates": {}, "zero apart": [], "wide cut": [], "wide edge": [], "mostly few": [],
+                             "digits": [], "undecided digits": [], "codes": []}
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
     if found["no keys"]:
         notes.append(f"column(s) {found['no keys']}: categories cannot be selected privately with delta = 0; the "
@@ -267,6 +269,20 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      '(with "null": true) and declare its bounds')
     if found["few values"]:
         notes.append(_few_values_note(found["few values"], bins))
+    if found["codes"]:
+        notes.append(f"column(s) {found['codes']} write whole numbers with a leading zero (02134) beside whole "
+                     "numbers without one, and a few of them hold most of their rows: drafted as codes (categories, "
+                     "written as the table writes them); rarer codes go to other")
+    if found["undecided digits"]:
+        notes.append(f"column(s) {found['undecided digits']} write whole numbers with a leading zero (02134) beside "
+                     'whole numbers without one: where you declare their bounds, add "digits" (5 for 02134) so that '
+                     "synthetic values are written zero-padded")
+    if found["digits"]:
+        notes.append(f"column(s) {found['digits']} write whole numbers with a leading zero (02134) beside whole "
+                     "numbers without one: drafted as integers that read both and are written back zero-padded to "
+                     'the digits of their high bound ("digits"); if such a column is a code whose values matter one '
+                     'by one (not by range), declare it "type": "categorical" with its "values" from public '
+                     "knowledge")
     if found["mostly few"]:
         notes.append(f"column(s) {', '.join(found['mostly few'])}: a few values hold most of their rows but not "
                      "nearly all that the draft could see, so they are drafted as ranges, and a synthetic value may "
@@ -647,6 +663,8 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                   "datetime": temporal}[kind]
     if written:
         conforming += (C_COMMA,) if written.get("decimal") == "," else (C_GROUPED,)
+    padded = kind == "integer" and zero_padded(counts, column.noise)  # postcodes, 9 % written 0xxxx: read as numbers
+    conforming += (C_LEADING_ZERO,) if padded else ()
     conforming_rows, stray_times = np.isin(column.row_class, conforming), False
     if column.found_format in CLOCKLESS_FORMATS:  # a month without its day (2023-05), or 20240301: no time of day
         conforming += DATE_FORMAT_CLASSES[column.found_format]
@@ -680,11 +698,14 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         # half the bin edges' part: the bounds keep theirs (a larger threshold clips more), and a column drafted
         # as its values needs neither
         held: list[str] = []
-        few = _few_values(column, reader, main / 4, delta_share, bins, found["mostly few"], held)
+        # (codes written to a width: all of it, since a postcode's code is what matters where a few hold most rows;
+        # their bins are then equal, by range)
+        few = _few_values(column, reader, main / 2 if padded else main / 4, delta_share, bins, found["mostly few"],
+                          held, codes=max_categories if padded else None)
         if few is not None:
-            found["few values"].append(name)
+            found["codes" if padded else "few values"].append(name)
             return few
-        edges_epsilon = main / 4
+        edges_epsilon = Fraction(0) if padded else main / 4
         # a few values hold a third of its rows (public: the test's passing keys): an integer column of few integers
         # then gets one bin each (ONE_BIN_EACH), since bins of two decode half of each value as its neighbour
         spiky = bool(held)
@@ -702,7 +723,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         if written.get("symbols") and column.text is not None:
             edges_epsilon -= share
             written = {**written, **_written_sign(name, column, reader, share, conforming_rows, rows)}
-        if kind == "integer" and not column.in_years and not spiky:
+        if kind == "integer" and not column.in_years and not spiky and not padded:  # (a code rounds to nothing)
             # half of what is left says which power of ten the table rounds to (salaries in whole hundreds), or a
             # duration's seconds to whole minutes or hours
             rounding = edges_epsilon / 2
@@ -716,9 +737,16 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         # (post-processing); a column whose only find is its decimals is named by the schema's review line instead
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         found["written"].setdefault((_written_words(written), options), []).append(name)
-    return _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written}, notes,
-                    found, rows=rows, years=column.in_years,
-                    one_bin_each=ONE_BIN_EACH * bins if spiky else bins)
+    drafted = _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written},
+                       notes, found, rows=rows, years=column.in_years,
+                       one_bin_each=ONE_BIN_EACH * bins if spiky else bins)
+    if padded and isinstance(drafted, IntegerColumn) and drafted.low >= 0:
+        # written with as many digits as the high bound has (public: the drafted bounds)
+        drafted = replace(drafted, digits=max(2, len(str(drafted.high))))
+        found["digits"].append(name)
+    elif padded:
+        found["undecided digits"].append(name)
+    return drafted
 
 
 #: The share of a number column's bin edges' part, where it would go unspent (:func:`_edges_unspent`), that a decimal
@@ -739,7 +767,9 @@ def _edges_unspent(private: bool, bins: int, bounds_epsilon: Fraction, edges_eps
 def _quantiles_see(private: bool, bins: int, edges_epsilon: Fraction, rows: float) -> bool:
     """Whether quantiles would be the data's: the exponential mechanism's rank error, about its noise scale times
     ln(#candidates), against half a bin's rows; else the bins are equal and need no budget (public: epsilon, the
-    bins, the profile's noisy count)."""
+    bins, the profile's noisy count). Privately with no edges' part (codes written to a width): never."""
+    if private and not edges_epsilon:
+        return False  # (at epsilon 0 the exponential mechanism's quantiles would be drawn evenly: noise alone)
     return not private or bins < 2 or _scale(edges_epsilon / (bins - 1)) * math.log(1000) < rows / (2 * bins)
 
 
@@ -1001,6 +1031,13 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
         # 33 classes' bar in a quarter of drafts at eps 0.5 over 11 columns, and were drafted as integers 100..999.
         counts = counts.copy()
         counts[C_TEXT] = raw[C_TEXT]
+    if visible is not None and raw[C_LEADING_ZERO] > noise * np.log(1 / FALSE_CELL):
+        # numbers written with a leading zero, asked alone as text is: whole numbers written to a width beside
+        # whole numbers without one (a postcode column, 9 % of whose codes start with 0) are an integer column
+        # written with its digits (:func:`zero_padded`); alone, or beside text, they are codes (text)
+        counts = counts.copy()
+        counts[C_INTEGER if zero_padded(raw, noise) else C_TEXT] += raw[C_LEADING_ZERO] - counts[C_LEADING_ZERO]
+        counts[C_LEADING_ZERO] = 0
     present = counts.sum() - counts[C_NULL]
     if present <= 0:
         return "categorical"
@@ -1021,6 +1058,19 @@ def _kind(counts: np.ndarray, noise: float = 0.0, written: Mapping[str, object] 
     if share(C_DATE, *DATETIME_CLASSES) >= KIND_SHARE:
         return "datetime"
     return "categorical"
+
+
+def zero_padded(counts: np.ndarray, noise: float) -> bool:
+    """Whether a column's whole numbers are written to a fixed width, zero-padded: its numbers written with a leading
+    zero (02134) pass noise x ln(1 / 0.001), the bar of one class asked alone, beside whole numbers without one that
+    stand out of the noise (:func:`_visible`), and no decimal does. Then an integer column reads them as numbers and
+    writes its values back with as many ``digits`` as its high bound has (a US ZIP code column, 8 % of whose codes
+    start with 0, came back with those codes clipped to its low bound and every value written without its zeros).
+    Post-processing of the noisy profile (openly, noise 0: any such row)."""
+    visible = _visible(counts, noise)
+    if visible is None or counts[C_LEADING_ZERO] <= noise * np.log(1 / FALSE_CELL):
+        return False
+    return bool(visible[list(INTEGER_CLASSES)].sum() > 0 and visible[list(DECIMAL_CLASSES)].sum() == 0)
 
 
 def _time_of_day(column: _Profiled, reader, epsilon: Fraction) -> tuple[_Profiled, np.ndarray, bool]:
@@ -2318,7 +2368,8 @@ def _keys(raw, text, row_class) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fraction, bins: int,
-                mostly: list[str] | None = None, spiky: list[str] | None = None) -> Column | None:
+                mostly: list[str] | None = None, spiky: list[str] | None = None,
+                codes: int | None = None) -> Column | None:
     """A number column whose few values hold nearly all its rows, drafted as those values (a categorical column
     with an ``other`` bucket), or None where it is not one.
 
@@ -2335,9 +2386,13 @@ def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fract
     at most ``bins`` are present. Where the kept values hold at least :data:`MOSTLY_FEW_SHARE` of the rows but not
     nearly all (HTTP statuses: 200 on 85 % of a new user's requests, four others under the keys' threshold), the
     column's name and those values (selected privately: public) go to ``mostly``, for a note; where they hold at
-    least :data:`SPIKY_SHARE`, its name goes to ``spiky`` (:data:`ONE_BIN_EACH`)."""
+    least :data:`SPIKY_SHARE`, its name goes to ``spiky`` (:data:`ONE_BIN_EACH`).
+    ``codes``: a column of codes written to a width (:func:`zero_padded`: 02134 beside 10001) is drafted as up to
+    ``codes`` of them where they hold :data:`MOSTLY_FEW_SHARE` of its rows (seven 3-digit postcodes: each code is
+    what matters, not its range), else as integers written with their digits (thousands of postcodes, none common)."""
     text, index, rows = _keys(column.raw, column.text, column.row_class)
-    kept, counts = reader.keys(index[rows], len(text), epsilon=epsilon, delta=delta_share, max_keys=bins + 1,
+    most = bins if codes is None else max(bins, codes)
+    kept, counts = reader.keys(index[rows], len(text), epsilon=epsilon, delta=delta_share, max_keys=most + 1,
                                label=f"{column.name}: values", with_counts=True)
     profile = _counted(column.counts, column.noise)
     present = float(profile.sum() - profile[C_NULL])
@@ -2345,6 +2400,9 @@ def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fract
     summed = np.count_nonzero(profile) - (profile[C_NULL] > 0)
     slack = FEW_VALUES_DEVIATIONS * math.sqrt(2 * len(kept) * _scale(epsilon) ** 2
                                               + 2 * summed * (FEW_VALUES_SHARE * column.noise) ** 2)
+    if codes is not None and 0 < len(kept) <= most and float(np.sum(counts)) >= MOSTLY_FEW_SHARE * present:
+        values = sorted((str(text[i]) for i in kept), key=_number_first)
+        return CategoricalColumn(name=column.name, values=tuple(values), null=bool(column.has_null), other=True)
     if spiky is not None and 0 < len(kept) <= bins and float(np.sum(counts)) >= SPIKY_SHARE * present:
         spiky.append(column.name)
     if not 0 < len(kept) <= bins or float(np.sum(counts)) + slack < FEW_VALUES_SHARE * present:

@@ -343,7 +343,7 @@ _FIELDS = {
     "categorical": ("values",),
     "boolean": ("true", "false"),
     "integer": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix",
-                "between", "unit", "until", "format", "multiple"),
+                "between", "unit", "until", "format", "multiple", "digits"),
     "numeric": ("bounds", "bins", "width", "edges", "clip", "decimal", "thousands", "symbols", "prefix", "suffix",
                 "decimals"),
     "date": ("bounds", "unit", "width", "edges", "clip", "format"),
