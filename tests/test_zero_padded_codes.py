@@ -28,12 +28,13 @@ def test_a_whole_number_written_with_a_leading_zero_has_its_own_class(text, expe
 
 def postcodes_table(seed: int, n: int = 10_000) -> pd.DataFrame:
     """German-like postcodes: 400 codes in ten regions, region 0 (01067-09999) holding 9 % of the customers, none of
-    the codes common; with an age and a segment."""
+    the codes common; with an age and a segment. The header does not name a postcode (:data:`POSTCODE_NAMES`): the
+    zeros alone tell."""
     rng = np.random.default_rng(seed)
     region = rng.choice(10, n, p=[0.09, 0.12, 0.11, 0.10, 0.12, 0.11, 0.10, 0.09, 0.08, 0.08])
     codes = np.stack([rng.integers(1000 if r == 0 else r * 10_000, (r + 1) * 10_000, 40) for r in range(10)])
     postcodes = [f"{code:05d}" for code in codes[region, rng.integers(0, 40, n)]]
-    return pd.DataFrame({"plz": postcodes, "age": rng.integers(18, 90, n).astype(str),
+    return pd.DataFrame({"area": postcodes, "age": rng.integers(18, 90, n).astype(str),
                          "segment": rng.choice(["basic", "plus", "premium"], n, p=[.6, .3, .1])})
 
 
@@ -47,23 +48,24 @@ def test_postcodes_a_tenth_of_which_start_with_zero_draft_as_integers_written_wi
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             schema = draft_schema(frame, epsilon=0.5, delta=1e-9, seed=seed)
-        plz = schema.column("plz")
-        assert isinstance(plz, IntegerColumn) and plz.digits == 5 and plz.high == 99_999, (seed, plz.to_json())
-        assert plz.low < 10_000, (seed, plz.low)  # region 0's codes are read, not all clipped to 10000
+        plz = schema.column("area")
+        # every code of 5 digits, in equal bins: region 0's codes are read, not clipped to 10000 where their thin
+        # cells (1000-1999, ..., 9000-9999) do not stand out of the bounds' noise
+        assert isinstance(plz, IntegerColumn) and plz.digits == 5, (seed, plz.to_json())
+        assert (plz.low, plz.high, plz.value_count) == (0, 99_999, 10), (seed, plz.to_json())
         # the exact ledger: half the column's part asked for a few codes, the other half its bounds (its bins are
         # equal: no edges), as a categorical column's whole part (the segment's)
         charges = [(label, Fraction(eps)) for label, eps, *_ in schema.draft.charges()]
         spent = dict(charges)
-        assert sum(e for label, e in charges if label.startswith("plz: ") and label != "plz: profile") \
-            == spent["segment: categories"] == 2 * spent["plz: values"], charges
-        assert any("write whole numbers with a leading zero" in str(w.message) and "'plz'" in str(w.message)
+        assert sum(e for label, e in charges if label.startswith("area: ") and label != "area: profile") \
+            == spent["segment: categories"] == 2 * spent["area: values"], charges
+        assert any("write whole numbers with a leading zero" in str(w.message) and "'area'" in str(w.message)
                    for w in caught), seed
-        codes = encode(frame[["plz"]], schema.select(["plz"]))
-        text = decode(codes, schema.select(["plz"]), rng=np.random.default_rng(seed)).text_columns()[0]
+        codes = encode(frame[["area"]], schema.select(["area"]))
+        text = decode(codes, schema.select(["area"]), rng=np.random.default_rng(seed)).text_columns()[0]
         assert {len(t) for t in text} == {5} and sum(t.startswith("0") for t in text) > 0.05 * len(text), seed
-        real_region_0 = np.mean([p.startswith("0") for p in frame["plz"]])
-        # region 0 shares its equal bin (1000..10899) with 10000-10899, whose decoded values mostly start with 0
-        assert abs(np.mean([t.startswith("0") for t in text]) - real_region_0) < 0.04, seed
+        real_region_0 = np.mean([p.startswith("0") for p in frame["area"]])
+        assert abs(np.mean([t.startswith("0") for t in text]) - real_region_0) < 0.01, seed  # bin 0: 00000-09999
 
 
 def test_a_few_codes_with_leading_zeros_are_drafted_as_codes_many_as_integers():
@@ -108,16 +110,16 @@ def test_codes_alone_or_beside_text_stay_text():
 
 def test_an_open_draft_of_many_postcodes_is_an_integer_written_with_its_digits():
     """Openly (the exact counts) 400 codes are more than a column of codes may list (``max_categories``): integers
-    over the data's own bounds, written with 5 digits; decoded text reads back to the same codes."""
+    over every code of 5 digits, 0..99999, written with 5 digits; decoded text reads back to the same codes."""
     frame = postcodes_table(1, 3_000)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NOT PUBLIC, and the digits' note
         schema = draft_schema(frame, non_private=True)
-    plz = schema.column("plz")
-    assert plz.digits == 5 and plz.low == min(int(p) for p in frame["plz"]) and plz.high == max(map(int, frame["plz"]))
-    codes = encode(frame[["plz"]], schema.select(["plz"]))
-    decoded = decode(codes, schema.select(["plz"]), rng=np.random.default_rng(0))
-    again = encode(pd.DataFrame({"plz": decoded.text_columns()[0]}), schema.select(["plz"]))
+    plz = schema.column("area")
+    assert (plz.digits, plz.low, plz.high, plz.value_count) == (5, 0, 99_999, 10)  # equal bins: by the first digit
+    codes = encode(frame[["area"]], schema.select(["area"]))
+    decoded = decode(codes, schema.select(["area"]), rng=np.random.default_rng(0))
+    again = encode(pd.DataFrame({"area": decoded.text_columns()[0]}), schema.select(["area"]))
     assert (again == codes).all()  # 02134 reads as 2134: the same bin
 
 
@@ -156,3 +158,34 @@ def test_the_schema_review_line_names_the_digits():
 
     line = _drafted(IntegerColumn(name="zip", low=0, high=99_999, bins=10, digits=5))
     assert "written with 5 digits (02134)" in line
+
+
+def test_a_column_named_as_postcodes_is_written_with_its_digits_where_its_zeros_are_too_few_to_see():
+    """US ZIP codes, 8 % of them 01001-09999 (12,000 rows, 8 columns at eps 0.5): 960 rows, under the 884 a class
+    asked alone needs on about half the drafts, so the column was drafted as integers 10000..99999 without digits,
+    clipping those codes. Its header (public) names a postcode: written with its 5 digits over 0..99999 on 6 seeds of
+    6. The same values under another header are drafted as they were (on the seeds whose zeros stay unseen)."""
+    rng = np.random.default_rng(11)
+    n = 12_000
+    east = rng.random(n) < 0.08
+    zips = np.where(east, rng.choice(rng.integers(1001, 10_000, 250), n), rng.choice(rng.integers(10_000, 99_951, 2_500), n))
+    others = {f"c{i}": rng.choice(["a", "b", "c"], n) for i in range(6)}
+    frame = pd.DataFrame({"patient_zip": [f"{z:05d}" for z in zips], "area": [f"{z:05d}" for z in zips], **others})
+    unseen = 0
+    for seed in range(6):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            schema = draft_schema(frame, epsilon=0.5, delta=1e-9, seed=seed)
+        named, area = schema.column("patient_zip"), schema.column("area")
+        assert (named.digits, named.low, named.high) == (5, 0, 99_999), (seed, named.to_json())
+        unseen += area.kind == "integer" and area.to_json().get("digits") is None
+    assert unseen >= 1  # the zeros alone are not always seen at this budget (the header is what told)
+
+
+def test_the_postcode_header_pattern():
+    from dprelease.schema.draft import POSTCODE_NAMES
+
+    for name in ("zip", "ZipCode", "patient_zip", "postcode", "post_code", "Postal Code", "PLZ", "code_postal"):
+        assert POSTCODE_NAMES.search(name), name
+    for name in ("amount", "capacity", "code", "post", "position", "zone"):
+        assert not POSTCODE_NAMES.search(name), name
