@@ -37,6 +37,15 @@ def _date_format(text: str) -> tuple[str, str]:
     return name.strip(), text_format
 
 
+def _categories(text: str) -> tuple[str, list[str]]:
+    name, _, values = text.partition("=")
+    categories = [v.strip() for v in values.split(",")]
+    if not name.strip() or not values.strip() or any(not v for v in categories):
+        raise argparse.ArgumentTypeError(f"--categories must be column=category,category,..., such as "
+                                         f"education=HS,BA,MA, got {text!r}")
+    return name.strip(), categories
+
+
 def _columns(text: str) -> list[str]:
     columns = [c.strip() for c in text.split(",")]
     if any(not c for c in columns):
@@ -66,6 +75,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--date-format", type=_date_format, action="append", default=[], metavar="COLUMN=FORMAT",
                         help="a date column written another way than ISO, with its strptime format (repeat), e.g. "
                              "visit=%%m/%%d/%%Y for 10/3/2019")
+    parser.add_argument("--categories", type=_categories, action="append", default=[], metavar="COLUMN=A,B,...",
+                        help="a text column's categories from public knowledge (repeat), e.g. education=HS,BA,MA: "
+                             "drafted as exactly those, at no cost to select them (a category holding a comma is "
+                             "declared in the schema's JSON instead)")
     parser.add_argument("--bins", type=integer("--bins"), default=10, help="bins per numeric column (default 10)")
     parser.add_argument("--max-categories", type=integer("--max-categories"), default=100,
                         help="most categories per column (default 100)")
@@ -85,6 +98,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def _declared(pairs: list[tuple[str, list[str]]]) -> dict[str, list[str]] | None:
+    out: dict[str, list[str]] = {}
+    for name, values in pairs:
+        if name in out:
+            raise InputError(f"--categories names column {name!r} twice: give its categories once")
+        out[name] = values
+    return out or None
+
+
 def run(args: argparse.Namespace) -> int:
     check_output(args.out, args.data, flag="--out")
     if args.out.suffix.lower() != ".json":
@@ -94,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
                           max_categories=args.max_categories,
                           null_tokens=tuple(args.null_token) if args.null_token else ("",), seed=args.seed,
                           delimiter=args.delimiter, skip_rows=args.skip_rows, show_values=args.show_values,
-                          privacy_id=args.privacy_id, rows_per_person=args.rows_per_person)
+                          privacy_id=args.privacy_id, rows_per_person=args.rows_per_person,
+                          categories=_declared(args.categories))
     # A draft read openly (--non-private) is not public: it keeps mode 0600.
     write_output("--out", args.out, schema.to_json, public=not args.non_private,
                  note="" if args.non_private else ", but the draft spent its privacy budget")

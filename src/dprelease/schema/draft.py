@@ -122,7 +122,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                  max_categories: int = 100, null_tokens: Sequence[str] = ("",), seed: int | None = None,
                  delimiter: str | None = None, header: bool | str = "auto", skip_rows: int = 0,
                  show_values: bool = False, privacy_id: str | None = None,
-                 rows_per_person: int | None = None) -> Schema:
+                 rows_per_person: int | None = None,
+                 categories: Mapping[str, Sequence[object]] | None = None) -> Schema:
     """A draft schema of ``data`` (CSV, Parquet, DataFrame): private with ``epsilon``, or ``non_private``.
 
     Public checks run first: a mistake raises before the data is read or anything is spent. ``formats`` names the
@@ -134,6 +135,12 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     person keeps at most k rows, drawn at random, and the draft runs at (epsilon / k, delta') so that by group privacy
     (:mod:`dprelease.privacy.contributions`) every charge, converted, and their sum stay within (epsilon, delta) for
     one person added or removed; the ledger records both.
+
+    ``categories`` declares text columns' categories from public knowledge (a questionnaire's levels, the regions of
+    a country), ``{"education": ["HS", "BA", "MA"]}``: such a column is drafted as exactly those categories, and
+    spends nothing on selecting them; its profile is a noisy histogram over them, the blanks and the rest, which
+    finds its NULL bucket, and its ``other`` bucket only where the rows outside the categories stand out of the
+    noise (:func:`_declared_profile`). Its part of epsilon goes to the other columns.
     """
     if non_private == (epsilon is not None):
         raise InputError("drafting a schema needs exactly one mode: epsilon=... (differentially private) or "
@@ -157,6 +164,7 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         if types.setdefault(name, "datetime" if time_of_day(text_format) else "date") not in ("date", "datetime"):
             raise InputError(f"column {name!r} has a date format but the type {types[name]!r}: a format is for date "
                              "and datetime columns")
+    declared_values = _declared_categories(categories, types, formats)
     probe = Schema((CategoricalColumn(name="_", values=(), other=True),), tuple(null_tokens))
     if columns is not None and (isinstance(columns, str) or len(set(columns)) != len(columns)):
         raise InputError(f"columns must be a list of distinct names, got {columns!r}")
@@ -203,6 +211,13 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     if unknown:
         raise InputError(f"{'types or formats' if formats else 'types'} name column(s) {unknown} that the data does "
                          "not have")
+    unknown = sorted(set(declared_values) - set(table.columns))
+    if unknown:
+        raise InputError(f"categories name column(s) {unknown} that the data does not have")
+    typed = sorted(name for name in declared_values if isinstance(table.columns[name], TypedColumn))
+    if typed:  # public: the dtypes
+        raise InputError(f"categories are declared for text columns; column(s) {typed} hold typed numbers, booleans "
+                         "or dates: declare their kind (types) instead")
     if table.n == 0:
         raise InputError(f"{table.source} has no rows")
     names = list(table.columns)
@@ -212,7 +227,9 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         accountant = PrivacyAccountant(epsilon=epsilon, delta=delta)
         reader = PrivateColumnReader(accountant=accountant, rng=rng)
         profile_share = exact(epsilon) / len(names) / 4
-    profiles = [_profile(name, table.columns[name], reader, probe.null_tokens, types.get(name), profile_share,
+    profiles = [_declared_profile(name, table.columns[name], reader, probe.null_tokens, declared_values[name],
+                                  profile_share) if name in declared_values else
+                _profile(name, table.columns[name], reader, probe.null_tokens, types.get(name), profile_share,
                          formats.get(name)) for name in names]
     # The rest, split over the columns that use it: a choice made from the profiles' noisy outputs (a filter).
     private = epsilon is not None
@@ -249,7 +266,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     # or a decimal comma (by the options declared), columns left without bounds (by the threshold they missed)
     found: dict[str, Any] = {"outer": [], "few values": [], "no keys": [], "written": {}, "no bounds": {},
                              "dates": {}, "zero apart": [], "wide cut": [], "wide edge": [], "mostly few": [],
-                             "digits": [], "undecided digits": [], "codes": []}
+                             "digits": [], "undecided digits": [], "codes": [],
+                             "declared categories": []}
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
     if found["no keys"]:
         notes.append(f"column(s) {found['no keys']}: categories cannot be selected privately with delta = 0; the "
@@ -279,6 +297,19 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
         notes.append(f"column(s) {found['codes']} write whole numbers with a leading zero (02134) beside whole "
                      "numbers without one, or are named as postcodes, and a few of them hold most of their rows: drafted as codes (categories, "
                      "written as the table writes them); rarer codes go to other")
+    if found["declared categories"]:
+        notes.append(f"column(s) {found['declared categories']} drafted as the categories you declared, at no cost "
+                     "beyond their profile, which found their blanks; each has an other bucket only where its rows "
+                     "outside those categories stood out of the profile's noise (else synth refuses such a value, "
+                     'naming the column: add "other": true)')
+    from_dtypes = [p.name for p, c in zip(profiles, drafted) if getattr(p.raw, "dtype_categories", False)
+                   and p.categories is None and isinstance(c, CategoricalColumn)]
+    if private and from_dtypes:  # public: the dtypes, and the kind drafted
+        notes.append(f"column(s) {from_dtypes} have a categorical dtype: its categories were selected privately like "
+                     "any text (a dtype built from the data lists the data's own values), so rare ones may go to "
+                     "other; where they are public knowledge (a questionnaire's levels), declare them: "
+                     f"categories={{{from_dtypes[0]!r}: list(frame[{from_dtypes[0]!r}].cat.categories)}}, or "
+                     "--categories COLUMN=A,B,C, and they cost nothing to select")
     if found["undecided digits"]:
         notes.append(f"column(s) {found['undecided digits']} write whole numbers with a leading zero (02134) beside "
                      'whole numbers without one, or are named as postcodes: where you declare their bounds, add "digits" (5 for 02134) so that '
@@ -556,6 +587,10 @@ class _Profiled:
     found_format: str | None = None
     #: for slash dates whose order the profile could not tell, why: "neither" or "both" orders stood out
     slash_order: str | None = None
+    #: the categories declared for the column (``categories``), or None; and whether its rows outside them stood out
+    #: of its profile's noise (then it gets an ``other`` bucket)
+    categories: tuple[object, ...] | None = None
+    outside_seen: bool = False
 
     def has_stray(self, conforming: Sequence[int]) -> bool:
         """Whether the rows of no ``conforming`` class (nor NULL) stand out of the profile's noise: then the column
@@ -583,7 +618,7 @@ class _Profiled:
         are the day's)."""
         declared_clock = self.found_format is None and self.text_format is not None and time_of_day(self.text_format)
         return ((self.kind != "boolean" or self.local_words) and not (self.kind == "categorical" and delta == 0)
-                and not declared_clock)
+                and not declared_clock and self.categories is None)
 
     @property
     def in_years(self) -> bool:
@@ -652,9 +687,56 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
                      written, text_format, declared is not None, found_format, slash_order)
 
 
+def _declared_categories(categories, types: Mapping[str, str], formats: Mapping[str, str]) -> dict[str, tuple]:
+    """``categories`` checked before anything is read: each a list of distinct categories (strings or integers, as a
+    schema's) on a column whose declared kind, if any, is categorical and that has no date format."""
+    if categories is None:
+        return {}
+    if not isinstance(categories, Mapping):
+        raise InputTypeError(f"categories must map column names to lists of categories, got {categories!r:.100}")
+    out = {}
+    for name, values in categories.items():
+        if not isinstance(name, str) or not name:
+            raise InputTypeError(f"categories must map column names to lists of categories, got the name {name!r}")
+        column = CategoricalColumn(name=name, values=values)  # the schema's own checks name the column (at least one)
+        if types.get(name, "categorical") != "categorical" or name in formats:
+            raise InputError(f"column {name!r} has declared categories and the type {types.get(name)!r} (or a date "
+                             "format): categories are for categorical columns")
+        out[name] = column.values
+    return out
+
+
+def _declared_profile(name, raw, reader, null_tokens, values: tuple, share) -> _Profiled:
+    """The profile of a column whose categories are declared (``categories``): a noisy histogram of its rows over
+    [blank, outside the categories, each category] at the profile's ``share`` (the same charge and L1 sensitivity
+    as :func:`_profile`'s). A NULL bucket where the blanks pass the noise scale (as a profile's), an ``other`` bucket
+    where the rows outside pass noise x ln(1 / 0.001) (an empty cell passes with probability <= 0.001; openly, any
+    such row). Post-processing of the histogram; the categories are public (declared)."""
+    keys = CategoricalColumn(name=name, values=values).keys
+    position = {key: i for i, key in enumerate(keys)}
+    text = texts(raw.uniques, strip=True)
+    tokens = set(null_tokens)
+    cell_of = np.array([0 if t is None or t in tokens else 2 + position[t] if t in position else 1 for t in text],
+                       dtype=np.int64)
+    cells = np.where(raw.index < 0, 0, cell_of[np.maximum(raw.index, 0)] if len(text) else 0)
+    noisy = np.asarray(reader.histogram(cells, 2 + len(keys), epsilon=share, label=f"{name}: profile"),
+                       dtype=np.float64)
+    noise = _scale(share)
+    as_classes = np.zeros(len(CLASSES), dtype=np.float64)  # the profile's shape, for the notes that read it
+    as_classes[C_NULL], as_classes[C_TEXT] = noisy[0], noisy[1:].sum()
+    has_null = bool(noisy[0] > noise) and not never_null(raw)
+    outside = bool(noisy[1] > noise * np.log(1 / FALSE_CELL))
+    row_class = np.where(cells == 0, C_NULL, C_TEXT).astype(np.int8)
+    return _Profiled(name, raw, text, row_class, np.maximum(as_classes, 0), as_classes, noise, "categorical",
+                     has_null, True, (), None, True, categories=values, outside_seen=outside)
+
+
 def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, notes, found) -> Column:
     """The rest of a profiled column, with ``main`` epsilon (and ``delta_share`` for text)."""
     name, kind, counts, has_null = column.name, column.kind, column.counts, column.has_null
+    if column.categories is not None:  # declared: nothing more to read
+        found["declared categories"].append(name)
+        return CategoricalColumn(name=name, values=column.categories, null=has_null, other=column.outside_seen)
     if kind == "boolean":
         other = column.has_stray((*BOOLEAN_CLASSES, C_INTEGER))
         if column.local_words:

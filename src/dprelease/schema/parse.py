@@ -32,6 +32,9 @@ class FactorColumn:
 
     uniques: np.ndarray
     index: np.ndarray
+    #: whether ``uniques`` are a categorical dtype's categories (a pandas ``category``, a DuckDB ENUM), which may list
+    #: values no row holds; never read as public (a dtype built from the data lists the data's own values)
+    dtype_categories: bool = False
 
     @property
     def n(self) -> int:

@@ -476,7 +476,7 @@ def _from_numpy(array: np.ndarray, name: str, *, zoned: bool = False) -> FactorC
     data = np.ma.getdata(array)
     if type(array).__name__ == "Categorical":  # DuckDB ENUM
         codes = np.asarray(array.codes, dtype=np.int64)
-        return FactorColumn(np.asarray(array.categories, dtype=object), codes)
+        return FactorColumn(np.asarray(array.categories, dtype=object), codes, dtype_categories=True)
     if data.dtype.kind in "biufM":
         if data.dtype.kind == "M":
             mask = mask | np.isnat(data)
@@ -527,7 +527,7 @@ def _from_series(series, name: str, pd) -> FactorColumn | TypedColumn:
     missing = series.isna().to_numpy(dtype=bool)
     if isinstance(dtype, pd.CategoricalDtype):
         return FactorColumn(np.asarray(dtype.categories, dtype=object),
-                            series.cat.codes.to_numpy(dtype=np.int64))
+                            series.cat.codes.to_numpy(dtype=np.int64), dtype_categories=True)
     wall = None  # a zoned column's local datetimes: what a date column reads (the zone is the dtype's, public)
     if isinstance(dtype, pd.DatetimeTZDtype):
         if str(dtype.tz) != "UTC":
