@@ -880,8 +880,8 @@ def test_a_datetime_column_keeps_its_times_of_day(monkeypatch):
     were decoded at any second of the month, so their hours were a total variation distance of about 0.55 from the
     real ones (a fifth of them between midnight and 05:00, against 4 %). A quarter of the column's part now goes to a
     noisy histogram of its hours (the ledger's "hours" charge, exact), and the drafted ``time_of_day`` weights keep
-    the hours that stand out: the distance is under 0.25 on each of seeds 1-8 (0.08-0.22 at these draws), and above
-    0.45 without the weights."""
+    the hours that stand out: the distance is under 0.25 on each of seeds 1-8 (0.08-0.22 at session 78's draws),
+    and above 0.45 without the weights."""
     import dprelease.schema.draft as draft_module
 
     rng = np.random.Generator(np.random.PCG64(13))
@@ -893,7 +893,9 @@ def test_a_datetime_column_keeps_its_times_of_day(monkeypatch):
 
     def a_quarter_of_the_part(schema: Schema) -> None:
         charges = {label: eps for label, eps, *_ in schema.draft.charges()}
-        assert charges["collected: hours"] * 3 == charges["collected: bounds"]
+        # written to the minute: an eighth of the bounds' part asked for the minutes' step (session 79)
+        bounds_part = charges["collected: bounds"] + charges["collected: step"]
+        assert charges["collected: hours"] * 3 == bounds_part and charges["collected: step"] * 8 == bounds_part
 
     distances = functools.partial(hour_distances, frame, "collected", when.hour, a_quarter_of_the_part)
     assert max(distances()) < 0.25
@@ -1859,16 +1861,18 @@ def test_a_drafted_datetime_written_to_the_minute_is_written_back_to_the_minute(
 
 
 @pytest.mark.parametrize("spec, said", [
-    ({"type": "datetime", "precision": "hour"}, "precision must be \"second\" or \"minute\""),
+    ({"type": "datetime", "precision": "hours"}, "precision must be one of 'second', 'minute', '5 minutes'"),
     ({"type": "datetime", "precision": "minute", "format": "%d.%m.%Y %H:%M"}, "give a format or a precision"),
     ({"type": "date", "precision": "minute"}, "unknown field 'precision' for a date column"),
     ({"type": "datetime", "bounds": None, "precision": 60}, "precision must be"),
     ({"type": "datetime", "bounds": ["2023-01-01T00:00:30", "2023-12-31T23:59:59"], "unit": "month",
-      "precision": "minute"}, "needs bins of whole minutes"),
+      "precision": "minute"}, "needs bins of whole steps"),
     ({"type": "datetime", "bounds": ["2023-01-01T00:00:00", "2023-12-31T23:59:30"], "unit": "month",
-      "precision": "minute"}, "needs bins of whole minutes"),
+      "precision": "minute"}, "needs bins of whole steps"),
     ({"type": "datetime", "edges": ["2023-01-01T00:00:00", "2023-01-01T00:00:30", "2023-01-01T23:59:59"],
-      "precision": "minute"}, "needs bins of whole minutes"),
+      "precision": "minute"}, "needs bins of whole steps"),
+    ({"type": "datetime", "edges": ["2023-01-01T00:00:00", "2023-01-01T10:05:00", "2023-01-01T23:59:59"],
+      "precision": "15 minutes"}, "precision '15 minutes' needs bins of whole steps"),
 ])
 def test_a_bad_precision_is_refused_naming_the_column(spec, said):
     bounded = {"bounds": ["2023-01-01", "2023-12-31"], "unit": "month"} if not {"bounds", "edges"} & set(spec) else {}

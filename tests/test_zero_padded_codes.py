@@ -168,7 +168,8 @@ def test_a_column_named_as_postcodes_is_written_with_its_digits_where_its_zeros_
     rng = np.random.default_rng(11)
     n = 12_000
     east = rng.random(n) < 0.08
-    zips = np.where(east, rng.choice(rng.integers(1001, 10_000, 250), n), rng.choice(rng.integers(10_000, 99_951, 2_500), n))
+    zips = np.where(east, rng.choice(rng.integers(1001, 10_000, 250), n),
+                    rng.choice(rng.integers(10_000, 99_951, 2_500), n))
     others = {f"c{i}": rng.choice(["a", "b", "c"], n) for i in range(6)}
     frame = pd.DataFrame({"patient_zip": [f"{z:05d}" for z in zips], "area": [f"{z:05d}" for z in zips], **others})
     unseen = 0

@@ -180,7 +180,8 @@ def _drafted(column: Column) -> str:
         what = f"{low}..{high}{step}, {column.value_count} bin{'' if column.value_count == 1 else 's'}"
         what += ", clipped" if getattr(column, "clip", False) else ""
         what += ", written with a space" if getattr(column, "separator", "T") != "T" else ""
-        what += ", to the minute" if getattr(column, "precision", "second") == "minute" else ""
+        precision = getattr(column, "precision", "second")
+        what += "" if precision == "second" else ", to the minute" if precision == "minute" else f", every {precision}"
         offset = getattr(column, "offset", None)
         what += "" if offset is None else ", written in UTC with Z" if offset == "Z" else f", written at {offset}"
         text_format = getattr(column, "format", None)

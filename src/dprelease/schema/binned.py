@@ -216,17 +216,18 @@ def check_separator(column: _Temporal | UndecidedColumn) -> None:
                          "separator itself)")
 
 
-#: A datetime's written precisions (:attr:`DatetimeColumn.precision`), and the seconds of each.
-PRECISIONS = {"second": 1, "minute": 60}
+#: A datetime's precisions (:attr:`DatetimeColumn.precision`), and the seconds of each: how finely its decoded
+#: values fall (every second, minute, 5 or 15 or 30 minutes, or hour: appointments on quarter hours; session 79).
+PRECISIONS = {"second": 1, "minute": 60, "5 minutes": 300, "15 minutes": 900, "30 minutes": 1800, "hour": 3600}
 
 
 def _check_precision(column: DatetimeColumn) -> None:
-    """A datetime column's ``precision``: "second" or "minute", "minute" only without a ``format`` (which writes its
-    own clock) and over bins of whole minutes (a value floored to its minute must stay in its bin)."""
+    """A datetime column's ``precision``: one of :data:`PRECISIONS`; other than "second" only without a ``format``
+    (which writes its own clock) and over bins of whole steps (a value floored to its step must stay in its bin)."""
     precision = column.precision
     if not isinstance(precision, str) or precision not in PRECISIONS:
-        raise InputError(f"{where(column.name)}: precision must be \"second\" or \"minute\" (how finely the "
-                         f"decoded date-times are written), got {precision!r:.100}")
+        raise InputError(f"{where(column.name)}: precision must be one of {', '.join(map(repr, PRECISIONS))} (how "
+                         f"finely the decoded date-times fall), got {precision!r:.100}")
     if precision == "second":
         return
     if column.format is not None:
@@ -235,11 +236,11 @@ def _check_precision(column: DatetimeColumn) -> None:
     if not getattr(column, "bounds", ()):  # undecided: checked again once declared
         return
     low, high = column.bounds
-    starts = (low, *column.thresholds)
-    if any(start % 60 for start in starts) or (high + 1) % 60:
-        raise InputError(f"{where(column.name)}: precision \"minute\" needs bins of whole minutes (each starting at "
-                         "a minute's 00 seconds, the last ending at 59 seconds); declare bounds and edges on whole "
-                         "minutes, or drop precision")
+    starts, step = (low, *column.thresholds), PRECISIONS[precision]
+    if any(start % step for start in starts) or (high + 1) % step:
+        raise InputError(f"{where(column.name)}: precision {precision!r} needs bins of whole steps (each starting at "
+                         f"a multiple of {step} seconds from midnight, the last ending just before one); declare "
+                         "bounds and edges on whole steps, or drop precision")
 
 
 def number_format(column: _Binned | UndecidedColumn) -> dict[str, object]:
@@ -782,9 +783,11 @@ class DatetimeColumn(_Temporal):
     """
 
     time_of_day: tuple[float, ...] | None = None
-    #: How finely the decoded text is written, without a ``format``: "second" (2023-07-27T05:58:41, ISO's default) or
-    #: "minute" (2023-07-27T05:58, as a till or a booking system exports): the decoded values are then whole minutes,
-    #: drawn evenly over the minutes of their bin, which needs bins of whole minutes. Writing only: either is read.
+    #: How finely the decoded values fall and are written, without a ``format``: "second" (2023-07-27T05:58:41, ISO's
+    #: default) or "minute" (2023-07-27T05:58, as a till or a booking system exports): the decoded values are then
+    #: whole minutes, drawn evenly over the minutes of their bin, which needs bins of whole minutes; or "5 minutes",
+    #: "15 minutes", "30 minutes", "hour" (appointments on quarter hours, 09:15): whole steps, drawn evenly over the
+    #: steps of their bin, written to the minute. Writing only: any is read.
     precision: str = "second"
 
     units = DATETIME_UNITS

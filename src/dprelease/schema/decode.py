@@ -182,7 +182,7 @@ def datetime_texts(values: np.ndarray, column: Column) -> np.ndarray:
         return np.datetime_as_string(values, unit="D").astype(object)
     offset = getattr(column, "offset", None)
     shift = np.timedelta64(offset_seconds(offset) if offset is not None else 0, "s")
-    unit = "m" if getattr(column, "precision", "second") == "minute" else "s"  # 2023-07-27T05:58, as written
+    unit = "m" if getattr(column, "precision", "second") != "second" else "s"  # 2023-07-27T05:58, as written
     text = np.datetime_as_string(values + shift, unit=unit).astype(object)
     separator = getattr(column, "separator", "T")
     if separator != "T" or offset is not None:  # 2023-07-27 05:58:00, as the table wrote it

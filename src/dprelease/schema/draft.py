@@ -109,6 +109,9 @@ IDENTIFIER_NAMES = (re.compile(r"(?i)^(id|uuid|guid|respondent|participant)$"
                                r"|[_\s.-](id|uuid|guid|no|num|number|key)$|^unnamed: \d+$"),
                     re.compile(r"[a-z0-9](Id|ID)$"))
 
+#: Why a column is drafted as codes written to a width (:func:`zero_padded`, :data:`POSTCODE_NAMES`), for its notes.
+_ZERO_PADDED = ("write whole numbers with a leading zero (02134) beside whole numbers without one, or are named as "
+                "postcodes")
 #: Headers that name a postcode (public): a whole-number column so named is drafted as codes written to a width
 #: (:func:`zero_padded`) even where its codes written with a leading zero are too few to stand out of the profile's
 #: noise (US ZIP codes 01001-09999 are 8 % of a national table: 960 of 12,000 rows, under the 884 a class asked alone
@@ -294,9 +297,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     if found["few values"]:
         notes.append(_few_values_note(found["few values"], bins))
     if found["codes"]:
-        notes.append(f"column(s) {found['codes']} write whole numbers with a leading zero (02134) beside whole "
-                     "numbers without one, or are named as postcodes, and a few of them hold most of their rows: drafted as codes (categories, "
-                     "written as the table writes them); rarer codes go to other")
+        notes.append(f"column(s) {found['codes']} {_ZERO_PADDED}, and a few of their codes hold most of their rows: "
+                     "drafted as those codes (categories, written as the table writes them); rarer codes go to other")
     if found["declared categories"]:
         notes.append(f"column(s) {found['declared categories']} drafted as the categories you declared, at no cost "
                      "beyond their profile, which found their blanks; each has an other bucket only where its rows "
@@ -311,13 +313,12 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      f"categories={{{from_dtypes[0]!r}: list(frame[{from_dtypes[0]!r}].cat.categories)}}, or "
                      "--categories COLUMN=A,B,C, and they cost nothing to select")
     if found["undecided digits"]:
-        notes.append(f"column(s) {found['undecided digits']} write whole numbers with a leading zero (02134) beside "
-                     'whole numbers without one, or are named as postcodes: where you declare their bounds, add "digits" (5 for 02134) so that '
-                     "synthetic values are written zero-padded")
+        notes.append(f"column(s) {found['undecided digits']} {_ZERO_PADDED}: where you declare their bounds, add "
+                     '"digits" (5 for 02134) so that synthetic values are written zero-padded')
     if found["digits"]:
-        notes.append(f"column(s) {found['digits']} write whole numbers with a leading zero (02134) beside whole "
-                     "numbers without one, or are named as postcodes: drafted as integers over every code of as many digits as their drafted "
-                     'high bound (0..99999 for 02134), in equal bins, written back zero-padded ("digits"); if such a '
+        notes.append(f"column(s) {found['digits']} {_ZERO_PADDED}: drafted as integers over every code of as many "
+                     'digits as their drafted high bound (0..99999 for 02134), in equal bins, written back zero-padded '
+                     '("digits"); if such a '
                      "column is a code whose values matter one by one (not by range), declare it \"type\": "
                      '"categorical" with its "values" from public knowledge')
     if found["mostly few"]:
@@ -773,14 +774,20 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         return DatetimeColumn(name=name, low="1970-01-01T00:00:00", high="1970-01-01T23:59:59", unit="hour",
                               format=column.text_format, null=bool(has_null), **wide)
     values = _values(kind, column.raw, column.text, conforming_rows, written, column.text_format)
+    taken = Fraction(0)  # spent from a date-time's bounds' part before its bounds (its step)
     if kind in ("date", "datetime"):
         dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
         if kind == "datetime" and column.text_format is None:
             dated = {**dated, **written_datetime(counts)}  # written back as most of its values are (post-processing)
+            if dated.get("precision") == "minute" and not column.declared:
+                # an eighth of the bounds' part asks whether the minutes fall on steps (quarter hours)
+                taken = main * (1 - TIME_OF_DAY_SHARE) * STEP_SHARE if isinstance(reader, PrivateColumnReader) \
+                    else Fraction(0)
+                dated = {**dated, **_written_step(name, column, reader, taken, conforming_rows, values)}
         # the profile's unclipped count of the rows a time of day is read from, and its noise's variance
         clock_rows = (float(column.unclipped[list(conforming)].sum()), 2 * column.noise ** 2 * len(conforming))
         return _dates(name, kind, values, reader, main, has_null, dated, found,
-                      rows=float(counts[list(conforming)].sum()), clock_rows=clock_rows)
+                      rows=float(counts[list(conforming)].sum()), clock_rows=clock_rows, taken=taken)
     edges_epsilon = main / 2
     spiky = False
     if column.tests_few_values(private=isinstance(reader, PrivateColumnReader), delta=delta_share):
@@ -969,6 +976,12 @@ def _written_decimals(name: str, column: _Profiled, reader, epsilon: Fraction, r
 #: of ten from 10 to 10^6, and for durations (seconds) a minute and an hour.
 TEN_POWERS = tuple(10 ** k for k in range(1, 7))
 CLOCK_MULTIPLES = (60, 3600)
+#: The steps a date-time written to the minute may fall on (:data:`~dprelease.schema.binned.PRECISIONS`), each
+#: dividing the next: 5, 15 and 30 minutes, and the hour (session 79: appointments on quarter hours came back 08:27).
+CLOCK_STEPS = (300, 900, 1800, 3600)
+#: The share of a date-time column's part (after its times of day) that asks which of :data:`CLOCK_STEPS` its values
+#: fall on, where the profile found it written to the minute (:func:`_written_step`).
+STEP_SHARE = Fraction(1, 8)
 #: The most share of a column's rows, with a deviation of its noise, that may be no multiple of the chosen power of
 #: ten (:func:`_written_multiple`): a column rounded to hundreds save a few odd values is written in hundreds (the odd
 #: ones lose digits no bin can tell apart).
@@ -976,8 +989,8 @@ MULTIPLE_STRAY = 0.1
 
 
 def _written_multiple(name: str, column: _Profiled, reader, epsilon: Fraction, rows_mask: np.ndarray,
-                      written: Mapping[str, object], rows: float, chain: Sequence[int] = TEN_POWERS
-                      ) -> dict[str, int]:
+                      written: Mapping[str, object], rows: float, chain: Sequence[int] = TEN_POWERS,
+                      values: np.ndarray | None = None, label: str = "multiple") -> dict[str, int]:
     """``{"multiple": m}``: the largest of ``chain`` (each dividing the next: the powers of ten 10 .. 10^6, or a
     duration's minute and hour) of which nearly all of an integer column's values are multiples, from a noisy
     histogram of its rows (those ``rows_mask`` keeps) by how many of the chain divide them (a 0 a cell of its own: a
@@ -988,7 +1001,8 @@ def _written_multiple(name: str, column: _Profiled, reader, epsilon: Fraction, r
     A new user's incomes in whole hundreds came back 41597, and waits in whole minutes 0:01:41 (decoded evenly over
     their bins' integers); they are then decoded as multiples (:func:`~dprelease.schema.binned.on_multiples`). Only
     where the bin edges' part would go unspent, as the decimals' histogram. Privacy: (epsilon, 0)-DP, the reader's
-    histogram (its "multiple" charge); the choice reads only its noisy counts."""
+    histogram (its "multiple" charge, or ``label``'s); the choice reads only its noisy counts. ``values``: the rows'
+    values already read (a date-time's seconds, for ``rows_mask``'s rows), where the text is not numbers."""
     steps = len(chain)
 
     def dividing(values: np.ndarray) -> np.ndarray:  # 1 + how many of the chain divide each; the last cell for 0
@@ -998,7 +1012,10 @@ def _written_multiple(name: str, column: _Profiled, reader, epsilon: Fraction, r
             cells = 1 + sum((np.mod(values, m) == 0).astype(np.int64) for m in chain)
         return np.where(whole, np.where(values == 0, 2 + steps, cells), 0)
 
-    if column.text is None:  # typed whole numbers
+    if values is not None:  # read already (date-times as seconds)
+        cells = np.zeros(len(rows_mask), dtype=np.int64)
+        cells[rows_mask] = dividing(values)
+    elif column.text is None:  # typed whole numbers
         cells = np.where(rows_mask, dividing(column.raw.values), 0)
     else:  # each distinct text read as the column reads it (1,200 under "thousands"), then its row's cell
         parsed, _ = parse_floats(number_texts(np.asarray(column.text, dtype=object),
@@ -1006,7 +1023,7 @@ def _written_multiple(name: str, column: _Profiled, reader, epsilon: Fraction, r
         unique = dividing(parsed) if len(parsed) else np.zeros(1, np.int64)
         index = column.raw.index
         cells = np.where(rows_mask & (index >= 0), unique[np.maximum(index, 0)], 0)
-    counts = np.asarray(reader.histogram(cells, 3 + steps, epsilon=epsilon, label=f"{name}: multiple"),
+    counts = np.asarray(reader.histogram(cells, 3 + steps, epsilon=epsilon, label=f"{name}: {label}"),
                         dtype=np.float64)
     scale = 0.0 if isinstance(reader, _OpenReader) else _scale(epsilon)
     level = scale * math.log((3 + steps) / FALSE_CELL)
@@ -1017,6 +1034,21 @@ def _written_multiple(name: str, column: _Profiled, reader, epsilon: Fraction, r
                 and float(counts[1 + k:2 + steps].sum()) > level:
             return {"multiple": chain[k - 1]}
     return {}
+
+
+def _written_step(name: str, column: _Profiled, reader, epsilon: Fraction, rows_mask: np.ndarray,
+                  seconds: np.ndarray) -> dict[str, str]:
+    """``{"precision": "15 minutes"}`` (or 5, 30 minutes, an hour) where nearly all of a date-time column's values
+    written to the minute fall on that step: :func:`_written_multiple`'s test over :data:`CLOCK_STEPS` on the values'
+    seconds (UTC: a step of an hour reads a zone's whole-hour offset alike), at ``epsilon`` (openly: exact); {}
+    otherwise (the column stays to the minute). Privacy: (epsilon, 0)-DP, the reader's histogram (its "step"
+    charge); the choice reads only its noisy counts."""
+    found = _written_multiple(name, column, reader, epsilon, rows_mask, {}, float(np.count_nonzero(rows_mask))
+                              if not isinstance(reader, PrivateColumnReader) else float(
+                                  column.counts[list(DATETIME_CLASSES)].sum()),
+                              chain=CLOCK_STEPS, values=seconds, label="step")
+    names = {300: "5 minutes", 900: "15 minutes", 1800: "30 minutes", 3600: "hour"}
+    return {"precision": names[found["multiple"]]} if found else {}
 
 
 def drafted_boolean(name: str, counts: np.ndarray, *, null: bool, other: bool) -> BooleanColumn:
@@ -2286,10 +2318,11 @@ def _missed_rows(counts: np.ndarray, passed: np.ndarray, scale: float, rows: tup
 
 
 def _dates(name, kind, values, reader, main, has_null, wide, found, rows: float = math.inf,
-           clock_rows: tuple[float, float] | None = None) -> Column:
+           clock_rows: tuple[float, float] | None = None, taken: Fraction = Fraction(0)) -> Column:
+    """``taken``: what the column spent from its bounds' part already (its step, :func:`_written_step`)."""
     per_day = 86400 if kind == "datetime" else 1
     clock = main * TIME_OF_DAY_SHARE if kind == "datetime" else Fraction(0)  # a date-time's times of day, after
-    main -= clock
+    main -= clock + taken
     days = values // per_day
     edges = _DATE_EDGES
     private = isinstance(reader, PrivateColumnReader)
