@@ -181,6 +181,11 @@ def test_a_column_named_as_postcodes_is_written_with_its_digits_where_its_zeros_
         assert (named.digits, named.low, named.high) == (5, 0, 99_999), (seed, named.to_json())
         unseen += area.kind == "integer" and area.to_json().get("digits") is None
     assert unseen >= 1  # the zeros alone are not always seen at this budget (the header is what told)
+    typed = frame.assign(patient_zip=zips)  # read as integers (pandas without dtype=str): they stay numbers
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        column = draft_schema(typed, epsilon=0.5, delta=1e-9, seed=0).column("patient_zip")
+    assert column.kind == "integer" and column.to_json().get("digits") is None
 
 
 def test_the_postcode_header_pattern():
@@ -190,3 +195,18 @@ def test_the_postcode_header_pattern():
         assert POSTCODE_NAMES.search(name), name
     for name in ("amount", "capacity", "code", "post", "position", "zone"):
         assert not POSTCODE_NAMES.search(name), name
+
+
+def test_without_delta_a_padded_column_spends_its_bounds_alone():
+    """With delta = 0 no codes can be selected: the column's bounds' half of its part finds its digits, and its bin
+    edges' half goes unspent (its bins are equal over every code of those digits; before the review it bought
+    quantiles that the equal bins then replaced)."""
+    frame = postcodes_table(3)  # 10,000 rows at eps 4: quantiles would see, were there a part for them
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schema = draft_schema(frame, epsilon=4, seed=3)
+    assert schema.column("area").digits == 5
+    charges = [(label, Fraction(eps)) for label, eps, *_ in schema.draft.charges()]
+    spent = {label.split(": ")[1]: e for label, e in charges if label.startswith("area: ")}
+    part = (Fraction(4) - 3 * Fraction(4) / 3 / 4) / 2  # segment's categories cannot run: two users
+    assert sum(e for key, e in spent.items() if key != "profile") == part / 2, charges

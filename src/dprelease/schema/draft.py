@@ -318,9 +318,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
     if found["digits"]:
         notes.append(f"column(s) {found['digits']} {_ZERO_PADDED}: drafted as integers over every code of as many "
                      'digits as their drafted high bound (0..99999 for 02134), in equal bins, written back zero-padded '
-                     '("digits"); if such a '
-                     "column is a code whose values matter one by one (not by range), declare it \"type\": "
-                     '"categorical" with its "values" from public knowledge')
+                     '("digits"); if such a column is a code whose values matter one by one (not by range), declare '
+                     '"type": "categorical" with its "values" from public knowledge')
     if found["mostly few"]:
         notes.append(f"column(s) {', '.join(found['mostly few'])}: a few values hold most of their rows but not "
                      "nearly all that the draft could see, so they are drafted as ranges, and a synthetic value may "
@@ -752,8 +751,10 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                   "datetime": temporal}[kind]
     if written:
         conforming += (C_COMMA,) if written.get("decimal") == "," else (C_GROUPED,)
-    # postcodes, 9 % written 0xxxx (or a column named so, public): read as numbers, written back with their zeros
-    padded = kind == "integer" and (zero_padded(counts, column.noise) or bool(POSTCODE_NAMES.search(name)))
+    # postcodes, 9 % written 0xxxx (or a text column named so, public): read as numbers, written back with their
+    # zeros (a DataFrame's typed integers stay numbers)
+    padded = kind == "integer" and not written and (zero_padded(counts, column.noise)
+                                                    or column.text is not None and bool(POSTCODE_NAMES.search(name)))
     conforming += (C_LEADING_ZERO,) if padded else ()
     conforming_rows, stray_times = np.isin(column.row_class, conforming), False
     if column.found_format in CLOCKLESS_FORMATS:  # a month without its day (2023-05), or 20240301: no time of day
@@ -801,10 +802,12 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         if few is not None:
             found["codes" if padded else "few values"].append(name)
             return few
-        edges_epsilon = Fraction(0) if padded else main / 4
+        edges_epsilon = main / 4
         # a few values hold a third of its rows (public: the test's passing keys): an integer column of few integers
         # then gets one bin each (ONE_BIN_EACH), since bins of two decode half of each value as its neighbour
         spiky = bool(held)
+    if padded:  # codes written to a width: equal bins over every code of their digits, so no edges to place
+        edges_epsilon = Fraction(0)
     rows = float(counts[list(conforming)].sum())
     private = isinstance(reader, PrivateColumnReader)
     if not private or _edges_unspent(private, bins, main / 2, edges_epsilon, rows):  # (openly: exact, free)
@@ -845,7 +848,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                           digits=digits)
         found["digits"].append(name)
         found["outer"] = [entry for entry in found["outer"] if not entry.startswith(f"{name!r} ")]  # (not its bounds)
-    elif padded:
+    elif padded and not isinstance(drafted, IntegerColumn):  # bounds undecided
         found["undecided digits"].append(name)
     return drafted
 
@@ -1043,10 +1046,10 @@ def _written_step(name: str, column: _Profiled, reader, epsilon: Fraction, rows_
     seconds (UTC: a step of an hour reads a zone's whole-hour offset alike), at ``epsilon`` (openly: exact); {}
     otherwise (the column stays to the minute). Privacy: (epsilon, 0)-DP, the reader's histogram (its "step"
     charge); the choice reads only its noisy counts."""
-    found = _written_multiple(name, column, reader, epsilon, rows_mask, {}, float(np.count_nonzero(rows_mask))
-                              if not isinstance(reader, PrivateColumnReader) else float(
-                                  column.counts[list(DATETIME_CLASSES)].sum()),
-                              chain=CLOCK_STEPS, values=seconds, label="step")
+    private = isinstance(reader, PrivateColumnReader)  # the rows: the profile's noisy count of its date-times
+    rows = float(column.counts[list(DATETIME_CLASSES)].sum()) if private else float(np.count_nonzero(rows_mask))
+    found = _written_multiple(name, column, reader, epsilon, rows_mask, {}, rows, chain=CLOCK_STEPS, values=seconds,
+                              label="step")
     names = {300: "5 minutes", 900: "15 minutes", 1800: "30 minutes", 3600: "hour"}
     return {"precision": names[found["multiple"]]} if found else {}
 
