@@ -21,8 +21,9 @@ Two modes, and never a silent one:
   over years (the twentieth and twenty-first centuries wide cells as an integer's; a date written another way first
   spends a quarter of its part on a noisy histogram of its times of day) (for both, where no noisy cell clears the threshold the bounds are left null, refused at every
   use until the user declares them, and no bin edges are bought); for text, categories by a stability
-  histogram (needs delta > 0; delta is split equally over the text columns). That split reads the profiles'
-  noisy outputs, so the budgets are chosen adaptively; their sum never exceeds (epsilon, delta), which basic
+  histogram (needs delta > 0; delta is split equally over the text columns), and none where ``categories``
+  declares them (their profile is then a histogram over them: :func:`_declared_profile`). That split reads the
+  profiles' noisy outputs, so the budgets are chosen adaptively; their sum never exceeds (epsilon, delta), which basic
   composition's privacy filter allows (Rogers, Roth, Ullman & Vadhan 2016). The spend is the schema's own
   exact ledger (:func:`draft_charges`), to be added to a release's.
 - **non-private** (``non_private=True``): the same plan on exact statistics; the schema says it is not

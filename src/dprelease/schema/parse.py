@@ -555,7 +555,8 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
     """The class of each distinct text value (None is NULL): null, boolean word, integer, decimal number,
     ISO date, ISO date-time (with a T, or a space; with a UTC offset or without), a date written another way
     (31.03.2022, 2022/03/31, 31/03/2022, 03/31/2022), a number written with signs or a decimal comma, or other text
-    (a number written with a leading zero, 02134, is text: a code)."""
+    (a whole number written with a leading zero, 02134, has a class of its own: a code written to a width; signed
+    or fractional, -01 or 00.5, it is text)."""
     tokens = set(null_tokens)
     out = np.full(len(text), C_TEXT, dtype=np.int64)
     floats, numeric = parse_floats(text)
