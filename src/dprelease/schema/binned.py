@@ -972,8 +972,9 @@ class UndecidedColumn(Column):
 
 
 def to_precision(seconds: np.ndarray, column: object) -> np.ndarray:
-    """Date-time values (whole seconds) floored to the column's written ``precision``: a whole minute, evenly over
-    its bin's minutes where the seconds were even over its seconds, and in the bin (its bins are whole minutes, as
-    the column checks). Other columns' values unchanged. Public: post-processing of decoded values."""
+    """Date-time values (whole seconds) floored to the column's ``precision``: a whole minute (or a whole step of 5,
+    15, 30 minutes or an hour), evenly over its bin's steps where the seconds were even over its seconds, and in the
+    bin (its bins are whole steps, as the column checks). Other columns' values unchanged. Public: post-processing of
+    decoded values."""
     step = PRECISIONS[column.precision] if isinstance(column, DatetimeColumn) else 1
     return seconds if step == 1 else seconds - np.mod(seconds, step)

@@ -110,9 +110,17 @@ IDENTIFIER_NAMES = (re.compile(r"(?i)^(id|uuid|guid|respondent|participant)$"
                                r"|[_\s.-](id|uuid|guid|no|num|number|key)$|^unnamed: \d+$"),
                     re.compile(r"[a-z0-9](Id|ID)$"))
 
-#: Why a column is drafted as codes written to a width (:func:`zero_padded`, :data:`POSTCODE_NAMES`), for its notes.
-_ZERO_PADDED = ("write whole numbers with a leading zero (02134) beside whole numbers without one, or are named as "
-                "postcodes")
+#: How a column of codes written to a width (:func:`zero_padded`, :data:`POSTCODE_NAMES`) was drafted, for its note:
+#: as a few codes, as integers with digits, or with its bounds left to declare.
+_ZERO_PADDED_NOTES = {
+    "codes": ", and a few of their codes hold most of their rows: drafted as those codes (categories, written as the "
+             "table writes them); rarer codes go to other",
+    "digits": ': drafted as integers over every code of as many digits as their drafted high bound (0..99999 for '
+              '02134), in equal bins, written back zero-padded ("digits"); if such a column is a code whose values '
+              'matter one by one (not by range), declare "type": "categorical" with its "values" from public '
+              "knowledge",
+    "undecided digits": ': where you declare their bounds, add "digits" (5 for 02134) so that synthetic values are '
+                        "written zero-padded"}
 #: Headers that name a postcode (public): a whole-number column so named is drafted as codes written to a width
 #: (:func:`zero_padded`) even where its codes written with a leading zero are too few to stand out of the profile's
 #: noise (US ZIP codes 01001-09999 are 8 % of a national table: 960 of 12,000 rows, under the 884 a class asked alone
@@ -297,9 +305,6 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      '(with "null": true) and declare its bounds')
     if found["few values"]:
         notes.append(_few_values_note(found["few values"], bins))
-    if found["codes"]:
-        notes.append(f"column(s) {found['codes']} {_ZERO_PADDED}, and a few of their codes hold most of their rows: "
-                     "drafted as those codes (categories, written as the table writes them); rarer codes go to other")
     if found["declared categories"]:
         notes.append(f"column(s) {found['declared categories']} drafted as the categories you declared, at no cost "
                      "beyond their profile, which found their blanks; each has an other bucket only where its rows "
@@ -313,14 +318,10 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                      "other; where they are public knowledge (a questionnaire's levels), declare them: "
                      f"categories={{{from_dtypes[0]!r}: list(frame[{from_dtypes[0]!r}].cat.categories)}}, or "
                      "--categories COLUMN=A,B,C, and they cost nothing to select")
-    if found["undecided digits"]:
-        notes.append(f"column(s) {found['undecided digits']} {_ZERO_PADDED}: where you declare their bounds, add "
-                     '"digits" (5 for 02134) so that synthetic values are written zero-padded')
-    if found["digits"]:
-        notes.append(f"column(s) {found['digits']} {_ZERO_PADDED}: drafted as integers over every code of as many "
-                     'digits as their drafted high bound (0..99999 for 02134), in equal bins, written back zero-padded '
-                     '("digits"); if such a column is a code whose values matter one by one (not by range), declare '
-                     '"type": "categorical" with its "values" from public knowledge')
+    for key, drafted_as in _ZERO_PADDED_NOTES.items():
+        if found[key]:
+            notes.append(f"column(s) {found[key]} write whole numbers with a leading zero (02134) beside whole "
+                         f"numbers without one, or are named as postcodes{drafted_as}")
     if found["mostly few"]:
         notes.append(f"column(s) {', '.join(found['mostly few'])}: a few values hold most of their rows but not "
                      "nearly all that the draft could see, so they are drafted as ranges, and a synthetic value may "
@@ -712,7 +713,9 @@ def _declared_profile(name, raw, reader, null_tokens, values: tuple, share) -> _
     [blank, outside the categories, each category] at the profile's ``share`` (the same charge and L1 sensitivity
     as :func:`_profile`'s). A NULL bucket where the blanks pass the noise scale (as a profile's), an ``other`` bucket
     where the rows outside pass noise x ln(1 / 0.001) (an empty cell passes with probability <= 0.001; openly, any
-    such row). Post-processing of the histogram; the categories are public (declared)."""
+    such row). Privacy: (share, 0)-DP, the reader's discrete Laplace histogram over public cells (the declared
+    categories), L1 sensitivity 2 (Thm 3.6's discrete analogue), charged as the column's profile; the rest is
+    post-processing of it."""
     keys = CategoricalColumn(name=name, values=values).keys
     position = {key: i for i, key in enumerate(keys)}
     text = texts(raw.uniques, strip=True)
@@ -837,8 +840,10 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         # (post-processing); a column whose only find is its decimals is named by the schema's review line instead
         options = ", ".join(f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in written.items())
         found["written"].setdefault((_written_words(written), options), []).append(name)
+    # a padded column's drafted bounds are replaced below, so what they found about their outer cells is not noted
+    outer: list[str] = []
     drafted = _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written},
-                       notes, found, rows=rows, years=column.in_years,
+                       notes, {**found, "outer": outer}, rows=rows, years=column.in_years,
                        one_bin_each=ONE_BIN_EACH * bins if spiky else bins)
     if padded and isinstance(drafted, IntegerColumn) and drafted.low >= 0:
         # written with as many digits as the high bound has, over every code of that many (public: the drafted high
@@ -848,8 +853,9 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         drafted = replace(drafted, low=0, high=10**digits - 1, edges=None, width=None, bins=min(bins, 10**digits),
                           digits=digits)
         found["digits"].append(name)
-        found["outer"] = [entry for entry in found["outer"] if not entry.startswith(f"{name!r} ")]  # (not its bounds)
-    elif padded and not isinstance(drafted, IntegerColumn):  # bounds undecided
+        return drafted
+    found["outer"].extend(outer)
+    if padded and not isinstance(drafted, IntegerColumn):  # bounds undecided
         found["undecided digits"].append(name)
     return drafted
 
@@ -1005,7 +1011,8 @@ def _written_multiple(name: str, column: _Profiled, reader, epsilon: Fraction, r
     A new user's incomes in whole hundreds came back 41597, and waits in whole minutes 0:01:41 (decoded evenly over
     their bins' integers); they are then decoded as multiples (:func:`~dprelease.schema.binned.on_multiples`). Only
     where the bin edges' part would go unspent, as the decimals' histogram. Privacy: (epsilon, 0)-DP, the reader's
-    histogram (its "multiple" charge, or ``label``'s); the choice reads only its noisy counts. ``values``: the rows'
+    discrete Laplace histogram over public cells, L1 sensitivity 2 (Thm 3.6's discrete analogue; its "multiple"
+    charge, or ``label``'s); the choice reads only its noisy counts. ``values``: the rows'
     values already read (a date-time's seconds, for ``rows_mask``'s rows), where the text is not numbers."""
     steps = len(chain)
 
@@ -1045,8 +1052,9 @@ def _written_step(name: str, column: _Profiled, reader, epsilon: Fraction, rows_
     """``{"precision": "15 minutes"}`` (or 5, 30 minutes, an hour) where nearly all of a date-time column's values
     written to the minute fall on that step: :func:`_written_multiple`'s test over :data:`CLOCK_STEPS` on the values'
     seconds (UTC: a step of an hour reads a zone's whole-hour offset alike), at ``epsilon`` (openly: exact); {}
-    otherwise (the column stays to the minute). Privacy: (epsilon, 0)-DP, the reader's histogram (its "step"
-    charge); the choice reads only its noisy counts."""
+    otherwise (the column stays to the minute). Privacy: (epsilon, 0)-DP, the reader's discrete Laplace histogram
+    over public cells, L1 sensitivity 2 (Thm 3.6's discrete analogue; its "step" charge); the choice reads only its
+    noisy counts."""
     private = isinstance(reader, PrivateColumnReader)  # the rows: the profile's noisy count of its date-times
     rows = float(column.counts[list(DATETIME_CLASSES)].sum()) if private else float(np.count_nonzero(rows_mask))
     found = _written_multiple(name, column, reader, epsilon, rows_mask, {}, rows, chain=CLOCK_STEPS, values=seconds,
