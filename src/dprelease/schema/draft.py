@@ -2284,19 +2284,32 @@ TIME_OF_DAY_FALSE = 0.05
 MISSED_HOURS_DEVIATIONS = 1.0
 
 
+#: The posterior probability that an hour is empty above which the drafted weights give it none
+#: (:func:`_hours_posterior`; session 80: 0.5 against 0.3 and 0.7, on seven clocks x 4 sizes x 3 budgets).
+EMPTY_HOUR_POSTERIOR = 0.5
+#: The hours' prior is fitted on this many equally spaced counts from 0 to the largest noisy count (and the noisy
+#: counts), by this many rounds of EM (:func:`_hours_posterior`).
+HOURS_PRIOR_POINTS = 80
+HOURS_PRIOR_ROUNDS = 300
+
+
 def _times_of_day(name: str, seconds: np.ndarray, reader, epsilon: Fraction,
                   rows: tuple[float, float] | None = None) -> tuple[float, ...] | None:
-    """A date-time column's ``time_of_day`` weights (:class:`~dprelease.schema.binned.DatetimeColumn`): a noisy
-    histogram of its rows' hours (UTC) at ``epsilon``, each hour's share of the hours whose noisy count passes t ln(1 /
-    TIME_OF_DAY_FALSE) (t the noise scale; an empty hour passes with probability at most 0.05); None where none passes
-    (its values are then drawn evenly over their bins' seconds). Lab draws binned by month were decoded at any second
-    of the month, 03:00 as often as 09:30.
+    """A date-time column's ``time_of_day`` weights (:class:`~dprelease.schema.binned.DatetimeColumn`) from a noisy
+    histogram of its rows' hours (UTC) at ``epsilon``; None where no hour's noisy count passes t ln(1 /
+    TIME_OF_DAY_FALSE) (t the noise scale; an empty hour passes with probability at most 0.05): its values are then
+    drawn evenly over their bins' seconds. Lab draws binned by month were decoded at any second of the month, 03:00
+    as often as 09:30.
 
-    The hours that do not pass share the rows the kept ones miss, evenly, where that estimate passes
-    :data:`MISSED_HOURS_DEVIATIONS` deviations of its noise; else they get 0. Without it, a clock spread over the day
-    (500 rows an hour, a level of 767) kept the three or four hours whose noise passed and decoded every time in them
-    (session 65). The estimate weighs two: ``rows`` (the profile's noisy count of the column's rows and its noise's
-    variance) less the kept hours' counts, and the other hours' own noisy sum.
+    Each hour's weight is its posterior mean count (:func:`_hours_posterior`), which pulls the hours that passed by
+    their noise back towards the others (a clock of 500 rows an hour against a level of 767 kept the hours whose
+    noise was largest, at their noisy counts). The hours that do not pass keep theirs only where the rows the others
+    miss pass :data:`MISSED_HOURS_DEVIATIONS` deviations of their noise (:func:`_missed_rows`), else they get 0.
+    Session 65 spread those rows evenly over those hours (a clock spread over the day kept three or four hours and
+    decoded every time in them); session 80 weighs them by their posterior means: over 84 cells of seven clocks
+    (``benchmarks/bench_time_of_day.py``, 200 repetitions) the mean total variation distance from the real hours
+    fell from 0.194 to 0.170 (the worst ratio to a cell's best rule from 2.52 to 1.20), no cell lost more than
+    0.007, and hours with no rows got weight less often (1.22 a clock against 1.77).
 
     Privacy: (epsilon, 0)-DP, the reader's histogram (its "hours" charge); the weights read only its noisy counts and
     the profile's (post-processing)."""
@@ -2305,14 +2318,36 @@ def _times_of_day(name: str, seconds: np.ndarray, reader, epsilon: Fraction,
     private = not isinstance(reader, _OpenReader)
     level = _scale(epsilon) * math.log(1 / TIME_OF_DAY_FALSE) if private else 0.0
     passed = counts > level
-    kept = np.where(passed, counts, 0.0)
-    if kept.sum() <= 0:
+    if not passed.any():
         return None
-    if private and not passed.all():
-        missed = _missed_rows(counts, passed, _scale(epsilon), rows)
-        if missed > 0:
-            kept = np.where(passed, kept, missed / np.count_nonzero(~passed))
+    kept = np.where(passed, counts, 0.0)
+    if private:
+        scale = _scale(epsilon)
+        missed = 0.0 if passed.all() else _missed_rows(counts, passed, scale, rows)
+        weights = np.where(passed | (missed > 0), _hours_posterior(counts, scale), 0.0)
+        if weights.sum() > 0:  # else every hour that passed looks empty: their own counts, as the level says
+            kept = weights
     return tuple(round(float(w), 4) for w in kept / kept.sum())
+
+
+def _hours_posterior(counts: np.ndarray, scale: float) -> np.ndarray:
+    """Each hour's posterior mean count given the 24 noisy ``counts``, under the prior of hours' counts that makes
+    those counts likeliest (Kiefer and Wolfowitz's nonparametric maximum likelihood, fitted by EM over
+    :data:`HOURS_PRIOR_POINTS` counts from 0 to the largest noisy count and the noisy counts themselves); 0 where the posterior puts more than
+    :data:`EMPTY_HOUR_POSTERIOR` on an empty hour. The noise is discrete Laplace of scale t, whose likelihood of a
+    noisy count x given a count c is proportional to exp(-|x - c| / t). An empirical Bayes estimate: it learns from
+    the hours together whether they are alike (a clock spread over the day: each is pulled to the others) or open
+    and closed (office hours: the closed ones to 0). Post-processing of noisy counts."""
+    support = np.unique(np.concatenate([np.linspace(0.0, max(float(counts.max()), 1.0), HOURS_PRIOR_POINTS),
+                                        np.maximum(counts, 0.0)]))  # each count its own point: no rounding
+    log_likelihood = -np.abs(counts[:, None] - support[None, :]) / scale
+    likelihood = np.exp(log_likelihood - log_likelihood.max(axis=1, keepdims=True))  # no row underflows to 0
+    prior = np.full(len(support), 1 / len(support))
+    for _ in range(HOURS_PRIOR_ROUNDS + 1):
+        joint = likelihood * prior
+        posterior = joint / np.maximum(joint.sum(axis=1, keepdims=True), np.finfo(np.float64).tiny)
+        prior = posterior.mean(axis=0)
+    return np.where(posterior[:, 0] > EMPTY_HOUR_POSTERIOR, 0.0, posterior @ support)
 
 
 def _missed_rows(counts: np.ndarray, passed: np.ndarray, scale: float, rows: tuple[float, float] | None) -> float:
