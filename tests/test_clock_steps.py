@@ -1,6 +1,8 @@
 """Date-times whose minutes fall on steps (appointments on quarter hours): ``"precision": "15 minutes"`` (or 5, 30
 minutes, an hour) decodes whole steps and writes them to the minute; the private draft finds the step where a
-column is written to the minute (session 79: a clinic's appointments, all on :00/:15/:30/:45, came back 08:27)."""
+column is written to the minute (session 79: a clinic's appointments, all on :00/:15/:30/:45, came back 08:27), and
+where it is written with seconds that are all :00 finds the whole minute too, written back with ``"seconds": true``
+(session 80: meter readings written 2024-01-01 00:15:00 came back at any second)."""
 from __future__ import annotations
 
 import warnings
@@ -8,7 +10,9 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
+import pytest
 
+from dprelease.errors import InputError, InputTypeError
 from dprelease.schema import Schema, encode
 from dprelease.schema.binned import DatetimeColumn
 from dprelease.schema.decode import decode
@@ -58,14 +62,60 @@ def test_the_draft_finds_the_step_a_column_written_to_the_minute_falls_on():
             assert sum(e for key, e in spent.items() if key != "profile") == part, charges
 
 
-def test_an_open_draft_finds_the_step_exactly_and_seconds_keep_theirs():
+def test_an_open_draft_finds_the_step_exactly():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NOT PUBLIC
         opened = draft_schema(frame(0, np.arange(0, 600, 15), n=500), non_private=True)
     assert opened.column("appointment").to_json()["precision"] == "15 minutes"
-    rng = np.random.default_rng(1)
-    stamps = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 86400 * 300, 3000) // 900 * 900, unit="s")
+
+
+def readings(seed: int, step_seconds: int, n: int = 3_000, typed: bool = False) -> pd.DataFrame:
+    """Meter readings over 300 days on multiples of ``step_seconds``, written with their seconds (or typed)."""
+    rng = np.random.default_rng(seed)
+    stamps = pd.Timestamp("2024-01-01") + pd.to_timedelta(
+        rng.integers(0, 86400 * 300, n) // step_seconds * step_seconds, unit="s")
+    return pd.DataFrame({"t": stamps if typed else stamps.strftime("%Y-%m-%dT%H:%M:%S"),
+                         "meter": rng.choice(["a", "b"], n)})
+
+
+def test_a_column_written_with_seconds_that_are_all_00_gets_its_step_and_keeps_its_seconds():
+    """3,000 readings over 2 columns at eps 1, written 2024-03-05T10:15:00: every 15 minutes drafted "15 minutes",
+    every minute "minute", each with ``seconds`` (written back :00), on 6 seeds of 6; readings at any second keep
+    their seconds (no precision) on 6 of 6; a DataFrame's typed timestamps on quarter hours alike (the session
+    before: at any second on every seed). Exact ledger: the step's charge is an eighth of the part after the times
+    of day, as for a column written to the minute, and the draft's charges sum to its spend. The synthetic text: 4,000 decoded values all :00, on quarter
+    hours."""
+    cases = {("15 minutes", True): 900, ("minute", True): 60, (None, None): 1}
+    for (expected, seconds), step in cases.items():
+        for seed in range(6):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                schema = draft_schema(readings(seed, step), epsilon=1, seed=seed)
+            spec = schema.column("t").to_json()
+            assert (spec.get("precision"), spec.get("seconds")) == (expected, seconds), (expected, seed, spec)
+            charges = {label: Fraction(eps) for label, eps, *_ in schema.draft.charges()}
+            part = sum(e for label, e in charges.items() if label.startswith("t: ") and label != "t: profile")
+            assert charges["t: hours"] == part * TIME_OF_DAY_SHARE
+            assert charges["t: step"] == part * (1 - TIME_OF_DAY_SHARE) / 8, charges
+            assert schema.draft.spent[0] == sum(charges.values()) <= 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        seconds = draft_schema(pd.DataFrame({"t": stamps.strftime("%Y-%m-%dT%H:%M:%S")}), epsilon=1, seed=0)
-    assert "precision" not in seconds.column("t").to_json()  # written with seconds: the step is not asked
+        typed = draft_schema(readings(1, 900, typed=True), epsilon=1, seed=1)
+    assert (typed.column("t").precision, typed.column("t").seconds) == ("15 minutes", True)
+    written = decode(np.arange(10).repeat(400).reshape(-1, 1), Schema((typed.column("t"),)),
+                     rng=np.random.default_rng(0)).text_columns()[0]
+    assert all(len(t) == 19 and t[-3:] == ":00" and t[14:16] in ("00", "15", "30", "45") for t in written)
+
+
+def test_seconds_is_checked_like_any_field():
+    column = DatetimeColumn(name="t", low="2024-01-01T00:00:00", high="2024-12-31T23:59:59", unit="month",
+                            precision="minute", seconds=True)
+    assert Schema.loads(Schema((column,)).dumps()).column("t").seconds is True
+    base = {"type": "datetime", "bounds": ["2024-01-01T00:00:00", "2024-12-31T23:59:59"], "unit": "month"}
+    for extra, message in (({"seconds": True}, "seconds writes the :00 seconds of a precision coarser"),
+                           ({"precision": "minute", "seconds": "yes"}, "seconds must be true or false"),
+                           ({"seconds": True, "precision": "minute", "format": "%d.%m.%Y %H:%M:%S"},
+                            "give a format or a precision")):
+        with pytest.raises((InputError, InputTypeError), match=message) as raised:
+            Schema.from_dict({"t": {**base, **extra}})
+        assert str(raised.value).startswith("schema column 't'")

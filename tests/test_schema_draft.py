@@ -841,7 +841,7 @@ def test_dates_over_weeks_are_refined_by_the_calendar():
     month on about one draft in seven: 14.1 % of 1,000 seeded refinings of the log alone, 43 of 301 seeded drafts
     before session 78's profile classes moved the draws and 45 of 307 after, 9 and 10 of these 12 after); a 2,000-row
     table, where refining would not pay, keeps its year cells and no level is charged. Exact ledger: the bounds two
-    thirds of the part left after the times of day, each level a sixth."""
+    thirds of the part left after the times of day and the step, each level a sixth."""
     rng = np.random.Generator(np.random.PCG64(31))
     n = 50_000
     start = np.datetime64("2025-03-01T00:00:00", "s")
@@ -864,7 +864,9 @@ def test_dates_over_weeks_are_refined_by_the_calendar():
         for name in ("ts", "day"):
             part = charges[f"{name}: bounds"] / 4  # the bounds two thirds of their part, each of two levels a sixth
             assert charges[f"{name}: bounds, level 1"] == charges[f"{name}: bounds, level 2"] == part
-        assert charges["ts: hours"] == charges["ts: bounds"] / 2  # the times of day: a quarter first, the rest 3/4
+        # the times of day a quarter first; of the rest an eighth asks the step (written with seconds: session 80)
+        after_hours = charges["ts: bounds"] * Fraction(3, 2) + charges["ts: step"]
+        assert charges["ts: hours"] * 3 == after_hours == charges["ts: step"] * 8
         assert schema.draft.spent[0] == sum(charges.values()) <= 1
     assert log_days >= 8 and last_days >= 8, (log_days, last_days)
     small = frame.iloc[:2000]
@@ -872,9 +874,10 @@ def test_dates_over_weeks_are_refined_by_the_calendar():
         warnings.simplefilter("ignore")
         schema = draft_schema(small, epsilon=1.0, delta=1e-9, seed=0)
     assert not any(": bounds, level" in label for label, *_ in schema.draft.charges())
-    for name in ("ts", "day"):  # no refining: the bounds, if any, are the year's cell
+    for name in ("ts", "day"):  # no refining: the bounds, if any, are whole years (2025, or a neighbour's false pass)
         spec = schema.column(name).to_json()
-        assert spec.get("bounds") is None or spec["bounds"][0].startswith("2025-01-01"), spec
+        assert spec.get("bounds") is None or (spec["bounds"][0][4:10] == "-01-01" and spec["bounds"][1][4:10] == "-12-31"
+                                              and "2025" in (spec["bounds"][0][:4], spec["bounds"][1][:4])), spec
 
 
 def test_a_datetime_column_keeps_its_times_of_day(monkeypatch):
@@ -911,7 +914,7 @@ def test_a_clock_spread_over_the_day_is_not_collapsed_to_the_hours_that_pass(mon
     rows against a level of 767, so only the three or four hours whose noise passed it were kept, and every decoded
     time fell in them (a total variation distance of 0.75-0.87 from the real hours on seeds 1-8). The hours that do
     not pass now share the rows the kept ones miss, where that estimate stands out of its noise: the distance is
-    under 0.4 on each seed (0.03-0.17 at session 80's draws, 0.10-0.25 before its posterior means), and above 0.6
+    under 0.4 on each seed (0.03-0.26 at session 80's draws, 0.10-0.25 before its posterior means), and above 0.6
     with the rule off (where any hour passed)."""
     import dprelease.schema.draft as draft_module
 
@@ -2906,7 +2909,10 @@ def test_an_integer_column_of_at_most_twice_bins_integers_gets_one_bin_each():
     some of them, the bounds 1..19 are drafted one bin per integer (at most 2 x bins integers), so no synthetic row
     reads 2, 7 or 11 from a bin of two (before: edges 1, 2, 4, 6, ..., bins [2, 3], [6, 7], [11, 12] on every one of
     these seeds, a quarter of the rows between the values). A column spread evenly over 18 integers keeps its 10
-    bins (fewer cells)."""
+    bins (fewer cells). The bounds' cell next to 10-19, 20-29, passes its lower level by its noise on some drafts
+    (seed 2 of 0-11 since session 80's step charge moved the draws), and 1..29 is then more than twice the bins: one
+    bin per integer (or the values) on at least 10 of seeds 0-11 (11 at these draws), and on every draft whose bounds
+    allow it."""
     rng = np.random.default_rng(3)
     n = 15_000
     frame = pd.DataFrame({"amount": np.round(np.exp(rng.normal(3.5, 1.2, n)), 2),
@@ -2915,17 +2921,20 @@ def test_an_integer_column_of_at_most_twice_bins_integers_gets_one_bin_each():
                           "card": pd.Series(rng.choice(["visa", "mastercard", None], n), dtype="string"),
                           "fraud": rng.random(n) < 0.01, "grade": rng.integers(1, 19, n),
                           "installments": rng.choice([1, 1, 1, 3, 6, 12], n).astype("int32")})
-    seen = set()
+    seen, wide = set(), 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for seed in range(6):
+        for seed in range(12):
             schema = draft_schema(frame, epsilon=0.5, delta=1e-9, seed=seed)
             column = schema.column("installments")
             if column.kind == "integer":
-                assert column.value_count == column.bounds[1] - column.bounds[0] + 1 <= 20  # one bin per integer
+                span = column.bounds[1] - column.bounds[0] + 1
+                assert column.value_count == span if span <= 20 else column.value_count == 10
+                wide += span > 20  # bounds past the cell: bins of three
             else:
                 assert column.kind == "categorical" and set(column.values) == {"1", "3", "6", "12"}
             seen.add(column.kind)
             grade = schema.column("grade")  # 18 integers evenly: no value stands out, so its bins stay
             assert grade.kind == "integer" and grade.value_count <= 10 < grade.bounds[1] - grade.bounds[0] + 1
     assert "integer" in seen  # the few-values test fails on these seeds (the code before drafted 2-wide bins)
+    assert wide <= 2, wide

@@ -182,6 +182,7 @@ def _drafted(column: Column) -> str:
         what += ", written with a space" if getattr(column, "separator", "T") != "T" else ""
         precision = getattr(column, "precision", "second")
         what += "" if precision == "second" else ", to the minute" if precision == "minute" else f", every {precision}"
+        what += ", written with :00 seconds" if getattr(column, "seconds", False) else ""
         offset = getattr(column, "offset", None)
         what += "" if offset is None else ", written in UTC with Z" if offset == "Z" else f", written at {offset}"
         text_format = getattr(column, "format", None)

@@ -223,11 +223,16 @@ PRECISIONS = {"second": 1, "minute": 60, "5 minutes": 300, "15 minutes": 900, "3
 
 def _check_precision(column: DatetimeColumn) -> None:
     """A datetime column's ``precision``: one of :data:`PRECISIONS`; other than "second" only without a ``format``
-    (which writes its own clock) and over bins of whole steps (a value floored to its step must stay in its bin)."""
+    (which writes its own clock) and over bins of whole steps (a value floored to its step must stay in its bin).
+    ``seconds`` (true or false) only with a precision coarser than a second."""
     precision = column.precision
     if not isinstance(precision, str) or precision not in PRECISIONS:
         raise InputError(f"{where(column.name)}: precision must be one of {', '.join(map(repr, PRECISIONS))} (how "
                          f"finely the decoded date-times fall), got {precision!r:.100}")
+    check_flag(column.seconds, "seconds", column.name)
+    if column.seconds and precision == "second":
+        raise InputError(f"{where(column.name)}: seconds writes the :00 seconds of a precision coarser than a "
+                         "second (\"precision\": \"minute\"); a precision of a second writes its seconds already")
     if precision == "second":
         return
     if column.format is not None:
@@ -789,6 +794,9 @@ class DatetimeColumn(_Temporal):
     #: "15 minutes", "30 minutes", "hour" (appointments on quarter hours, 09:15): whole steps, drawn evenly over the
     #: steps of their bin, written to the minute. Writing only: any is read.
     precision: str = "second"
+    #: Where the precision is coarser than a second: write the values with their seconds, :00 (2023-07-27 05:58:00,
+    #: as pandas and SQL exports write whole minutes), not to the minute. Writing only.
+    seconds: bool = False
 
     units = DATETIME_UNITS
     per_day = 86400
@@ -816,6 +824,8 @@ class DatetimeColumn(_Temporal):
             spec["time_of_day"] = [format_weight(w) for w in self.time_of_day]
         if self.precision != "second":
             spec["precision"] = self.precision
+        if self.seconds:
+            spec["seconds"] = True
         return spec
 
     def format_value(self, value: int) -> str:
@@ -910,6 +920,7 @@ class UndecidedColumn(Column):
     separator: str = "T"
     offset: str | None = None
     precision: str = "second"
+    seconds: bool = False
 
     @property
     def kind(self) -> str:  # the kind the draft found (the other kinds name theirs on the class)
@@ -968,7 +979,8 @@ class UndecidedColumn(Column):
                 **({"format": self.format} if self.format is not None else {}),
                 **({"separator": self.separator} if self.separator != "T" else {}),
                 **({"offset": self.offset} if self.offset is not None else {}),
-                **({"precision": self.precision} if self.precision != "second" else {})}
+                **({"precision": self.precision} if self.precision != "second" else {}),
+                **({"seconds": True} if self.seconds else {})}
 
 
 def to_precision(seconds: np.ndarray, column: object) -> np.ndarray:

@@ -176,13 +176,14 @@ class Decoded:
 
 def datetime_texts(values: np.ndarray, column: Column) -> np.ndarray:
     """ISO text of a date or datetime column's decoded values: dates as 2019-10-03; date-times to the column's
-    ``precision`` (seconds, or minutes: 2024-05-06T07:18), with its separator ("T" or " ") and, where it declares an
+    ``precision`` (seconds, or minutes: 2024-05-06T07:18, or with ``seconds`` 2024-05-06T07:18:00), with its separator ("T" or " ") and, where it declares an
     ``offset``, at that offset and marked with it (2024-05-06T07:18:14+01:00; Z for UTC), else in UTC unmarked."""
     if isinstance(column, DateColumn):
         return np.datetime_as_string(values, unit="D").astype(object)
     offset = getattr(column, "offset", None)
     shift = np.timedelta64(offset_seconds(offset) if offset is not None else 0, "s")
-    unit = "m" if getattr(column, "precision", "second") != "second" else "s"  # 2023-07-27T05:58, as written
+    to_minute = getattr(column, "precision", "second") != "second" and not getattr(column, "seconds", False)
+    unit = "m" if to_minute else "s"  # 2023-07-27T05:58, as written; with ``seconds`` 2023-07-27T05:58:00
     text = np.datetime_as_string(values + shift, unit=unit).astype(object)
     separator = getattr(column, "separator", "T")
     if separator != "T" or offset is not None:  # 2023-07-27 05:58:00, as the table wrote it

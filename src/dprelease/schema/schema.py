@@ -348,7 +348,7 @@ _FIELDS = {
                 "decimals"),
     "date": ("bounds", "unit", "width", "edges", "clip", "format"),
     "datetime": ("bounds", "unit", "width", "edges", "clip", "format", "separator", "offset", "time_of_day",
-                 "precision"),
+                 "precision", "seconds"),
 }
 
 
@@ -408,7 +408,7 @@ def column_from_json(name: object, spec: object) -> Column:
         # Left by a private draft for the user to declare: loads for review, refused at every use.
         extra = sorted(set(arguments) - {"bounds", "null", "other", "null_tokens", "clip", "decimal", "thousands",
                                          "symbols", "prefix", "suffix", "decimals", "multiple", "format",
-                                         "separator", "offset", "precision"})
+                                         "separator", "offset", "precision", "seconds"})
         if extra:
             raise InputError(f"{where(name)}: bounds are null (undecided) but the column gives {extra}; "
                              "declare bounds [low, high]")
