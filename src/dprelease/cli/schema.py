@@ -17,6 +17,7 @@ from dprelease.files import write_output
 from dprelease.schema.binned import UndecidedColumn
 from dprelease.schema.columns import BooleanColumn, CategoricalColumn, Column
 from dprelease.schema.draft import DRAFT_KINDS, draft_schema
+from dprelease.schema.parse import MISSING_WORDS
 from dprelease.schema.schema import Schema
 
 
@@ -195,4 +196,6 @@ def _drafted(column: Column) -> str:
         what += f", written with {digits} digits (0{'21345678901234567'[:digits - 1]})" if digits else ""
         hours = [h for h, w in enumerate(getattr(column, "time_of_day", None) or ()) if w > 0]
         what += f", times of day in hours {_hour_runs(hours)}" if hours else ""
-    return what + (" + other" if column.other else "") + (" + null" if column.null else "")
+    blanks = " + null (NA, N/A, null, None, -, ? and . read as blank)" if column.null and set(MISSING_WORDS) <= set(
+        column.null_tokens or ()) else " + null" if column.null else ""
+    return what + (" + other" if column.other else "") + blanks

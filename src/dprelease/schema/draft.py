@@ -59,12 +59,12 @@ from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, Ca
 from dprelease.schema.encode import number_texts, read_table
 from dprelease.schema.parse import (BOOLEAN_CLASSES, BOOLEAN_SPELLINGS, CLASSES, CLOCKLESS_FORMATS, C_COMMA,
                                     C_COMPACT_DATE, C_DATE, C_DATETIME, C_DAY_FIRST_DATE, C_DECIMAL, C_DECIMAL_1,
-                                    C_DECIMAL_2, C_GROUPED, C_INTEGER, C_LEADING_ZERO, C_LOCAL_YESNO,
+                                    C_DECIMAL_2, C_GROUPED, C_INTEGER, C_LEADING_ZERO, C_LOCAL_YESNO, C_MISSING_WORD,
                                     C_MONTH_FIRST_DATE, C_NULL, C_SLASH_DATE, C_TEXT, C_YEAR_NUMBER, DATETIME_CLASSES,
                                     DATE_FORMAT_CLASSES, DECIMAL_CLASSES, DRAFT_SYMBOLS, FactorColumn,
                                     INTEGER_CLASSES, LOCAL_FALSE_WORDS, LOCAL_SPELLINGS, LOCAL_TRUE_WORDS,
-                                    MINUTE_CLASSES, SPACED_CLASSES, TIME_VARIANTS, TWO_DIGIT_PIVOT, TypedColumn,
-                                    ZONED_CLASSES, classify, datetimes_to_int, float_places, format_problem,
+                                    MINUTE_CLASSES, MISSING_WORDS, SPACED_CLASSES, TIME_VARIANTS, TWO_DIGIT_PIVOT,
+                                    TypedColumn, ZONED_CLASSES, classify, datetimes_to_int, float_places, format_problem,
                                     parse_floats, parse_formatted_times, parse_times, texts, time_of_day,
                                     time_variants, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
@@ -281,6 +281,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                              "digits": [], "undecided digits": [], "codes": [],
                              "declared categories": []}
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
+    drafted = tuple(replace(column, null_tokens=(*probe.null_tokens, *MISSING_WORDS)) if profile.missing_words
+                    and profile.has_null else column for column, profile in zip(drafted, profiles))
     if found["no keys"]:
         notes.append(f"column(s) {found['no keys']}: categories cannot be selected privately with delta = 0; the "
                      "draft lists none (every value goes to other): give --delta or declare them")
@@ -593,6 +595,9 @@ class _Profiled:
     #: of its profile's noise (then it gets an ``other`` bucket)
     categories: tuple[object, ...] | None = None
     outside_seen: bool = False
+    #: whether words written for a missing value (NA, N/A, null) stood out of the profile's noise in a column of
+    #: numbers, dates or booleans: its blanks, then read by its ``null_tokens`` (:data:`MISSING_WORDS`)
+    missing_words: bool = False
 
     def has_stray(self, conforming: Sequence[int]) -> bool:
         """Whether the rows of no ``conforming`` class (nor NULL) stand out of the profile's noise: then the column
@@ -669,10 +674,13 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
         row_class = np.where(raw.index < 0, C_NULL, unique_class[np.maximum(raw.index, 0)] if len(text) else C_NULL)
     row_class = row_class.astype(np.int8)  # every column's classes wait for the split: one byte a row each
     # PROFILE: a quarter of the column's equal part of epsilon.
-    noisy = np.asarray(reader.histogram(row_class, len(CLASSES), epsilon=share, label=f"{name}: profile"),
-                       dtype=np.float64)
-    counts = np.maximum(noisy, 0)
+    read = np.asarray(reader.histogram(row_class, len(CLASSES), epsilon=share, label=f"{name}: profile"),
+                      dtype=np.float64)
     noise = _scale(share)  # the profile's noise scale (0 openly): a class counts when above it
+    # words written for a missing value (NA), asked alone as text is: blanks in a column of numbers, dates or booleans
+    missing_seen = bool(read[C_MISSING_WORD] > noise * np.log(1 / FALSE_CELL))
+    noisy = _missing_words_as(read, C_NULL if missing_seen else None)
+    counts = np.maximum(noisy, 0)
     seen = declared is not None or _visible(counts, noise) is not None
     written = _written(counts, noise)
     kind = declared or _kind(counts, noise, written)
@@ -683,10 +691,29 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
         found_format, slash_order = _written_date(counts, noise)
         if found_format is not None:  # public: chosen from the noisy classes (post-processing)
             kind, text_format = "date", found_format
+    missing_blank = missing_seen and kind != "categorical"
+    if missing_seen and not missing_blank:  # a text column's NA is one of its values
+        noisy = _missing_words_as(read, C_TEXT)
+        counts = np.maximum(noisy, 0)
+        seen = declared is not None or _visible(counts, noise) is not None
+    row_class = np.where(row_class == C_MISSING_WORD, C_NULL if missing_blank else C_TEXT, row_class).astype(np.int8)
     # a NULL bucket where the NULL class stands out of the noise, never where the (public) dtype holds no NULL
     has_null = bool(counts[C_NULL] > noise) and not never_null(raw)
     return _Profiled(name, raw, text, row_class, counts, noisy, noise, kind, has_null, seen,
-                     written, text_format, declared is not None, found_format, slash_order)
+                     written, text_format, declared is not None, found_format, slash_order,
+                     missing_words=missing_blank)
+
+
+def _missing_words_as(noisy: np.ndarray, into: int | None) -> np.ndarray:
+    """The profile's noisy counts with the class of words written for a missing value (:data:`C_MISSING_WORD`)
+    added to class ``into``: NULL where the column reads them as blanks, text where it does not (as every other
+    word); None where they did not stand out of the noise: its count is left out, since its noise added to the text
+    class's made a column of integers text four times as often (0.2 % of drafts). Post-processing of noisy counts."""
+    out = noisy.copy()
+    if into is not None:
+        out[into] += out[C_MISSING_WORD]
+    out[C_MISSING_WORD] = 0.0
+    return out
 
 
 def _declared_categories(categories, types: Mapping[str, str], formats: Mapping[str, str]) -> dict[str, tuple]:
@@ -845,14 +872,18 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         found["written"].setdefault((_written_words(written), options), []).append(name)
     # a padded column's drafted bounds are replaced below, so what they found about their outer cells is not noted
     outer: list[str] = []
+    unwalked: list[float] = []
     drafted = _numbers(name, kind, values, reader, main / 2, edges_epsilon, bins, has_null, {**wide, **written},
                        notes, {**found, "outer": outer}, rows=rows, years=column.in_years,
-                       one_bin_each=ONE_BIN_EACH * bins if spiky else bins)
+                       one_bin_each=ONE_BIN_EACH * bins if spiky else bins, unwalked_out=unwalked)
     if padded and isinstance(drafted, IntegerColumn) and drafted.low >= 0:
         # written with as many digits as the high bound has, over every code of that many (public: the drafted high
         # bound): the codes written with a leading zero sit below the plain ones, in cells too thin to stand out
-        # alone (US ZIP codes 01001-09999, 8 % of the rows over nine cells), and were clipped to 10000
-        digits = max(2, len(str(drafted.high)))
+        # alone (US ZIP codes 01001-09999, 8 % of the rows over nine cells), and were clipped to 10000. The high bound
+        # before its walk over the cells next to it: an empty cell 100000-199999 passing the walk's lower level by its
+        # noise made ZIP codes 6 digits on 7 % of drafts (session 80), and every synthetic code 0xxxxx
+        high = min(drafted.high, int(unwalked[0]) - 1) if unwalked else drafted.high
+        digits = max(2, len(str(high)))
         drafted = replace(drafted, low=0, high=10**digits - 1, edges=None, width=None, bins=min(bins, 10**digits),
                           digits=digits)
         found["digits"].append(name)
@@ -1439,7 +1470,7 @@ def _sum_threshold(epsilon: Fraction, cells: int, tests: int) -> float:
 def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: list[int] | None = None,
             counts_out: list[float] | None = None,
             wide=(), rows: float = math.inf, cut_out: list[str] | None = None,
-            edge_out: list[str] | None = None) -> tuple[float, float] | None:
+            edge_out: list[str] | None = None, unwalked_out: list[float] | None = None) -> tuple[float, float] | None:
     """Bounds from a noisy histogram over public cells: the outer edges of the first and last cells whose
     noisy count passes the threshold T = t ln(#tests / 0.001), t = 2 / epsilon the noise scale (ApproxBounds,
     Wilson et al. 2020), widened to the outer edge of any of the ``runs`` of cells within a decade
@@ -1466,6 +1497,9 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     outside its years, T = 363):
     a cell of 500 rows passes with probability >= 0.998 -- but integers 0..100 spread over 11 cells of about
     45 rows, and none passes.
+
+    ``unwalked_out``: gets the high bound before any walk over the cells next to it (the upper edge of the last cell
+    or run that stood out), public.
 
     Privacy: (epsilon, 0)-DP, the reader's histogram; the choice (including None) reads only its noisy counts.
     """
@@ -1507,6 +1541,8 @@ def _bounds(name, values, reader, epsilon, edges, integer, runs=(), passed_out: 
     for start, end in run_passed:  # see :func:`_decade_runs`
         if end < first or start > last:
             outer_first, outer_last = min(outer_first, start), max(outer_last, end)
+    if unwalked_out is not None:
+        unwalked_out.append(float(edges[outer_last + 1]))
     # a side set by a cell that stood out alone (not a run, not a wide cell) walks on over the cells next to it that
     # pass the lower level of one test (:func:`_next_cells`)
     wide_ends = {f for f, _ in standing} | {l for _, l in standing}
@@ -2195,11 +2231,12 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
 
 
 def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, has_null, wide, notes, found,
-             rows: float = math.inf, years: bool = True, one_bin_each: int | None = None) -> Column:
+             rows: float = math.inf, years: bool = True, one_bin_each: int | None = None,
+             unwalked_out: list[float] | None = None) -> Column:
     """``rows``: the profile's noisy count of the column's numbers (public), which says whether refining the bounds
     can see anything (:func:`_refined`); ``years``: whether an integer's bounds cells split 1900-2099 into years
     (:attr:`_Profiled.in_years`); ``one_bin_each``: an integer column whose bounds hold at most so many integers gets
-    one bin per integer (default ``bins``)."""
+    one bin per integer (default ``bins``); ``unwalked_out``: :func:`_bounds`'."""
     one_bin_each = bins if one_bin_each is None else one_bin_each
     integer = kind == "integer"
     cells = _cell_edges(integer, years)
@@ -2219,7 +2256,8 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     passed: list[int] = []
     counts: list[float] = []
     bounds = _bounds(name, values, reader, bounds_epsilon, cells, integer, runs, passed_out=passed, counts_out=counts,
-                     wide=year_groups, rows=rows, cut_out=found["wide cut"], edge_out=found["wide edge"])
+                     wide=year_groups, rows=rows, cut_out=found["wide cut"], edge_out=found["wide edge"],
+                     unwalked_out=unwalked_out)
     if private and _zero_apart(cells, passed):
         found["zero apart"].append(name)
     if bounds is None:  # no bounds, so no bins to place: the bin edges' part stays unspent

@@ -361,7 +361,7 @@ CLASSES = ("null", "boolean", "integer", "decimal", "date", "datetime", "text", 
            "True/False", "TRUE/FALSE", "t/f", "T/F", "Yes/No", "YES/NO", "y/n", "Y/N", "date time",
            "datetime zoned", "date time zoned", "d.m.Y", "Y/m/d", "d/m/Y", "m/d/Y", "a/b/Y", "time",
            "decimal .0", "decimal .00", "Y-m", "m/Y", "ja/nein", "Ymd", "1900-2099", "datetime hh:mm",
-           "date time hh:mm", "0-led")
+           "date time hh:mm", "0-led", "missing")
 C_NULL, C_BOOLEAN, C_INTEGER, C_DECIMAL, C_DATE, C_DATETIME, C_TEXT, C_GROUPED, C_COMMA, C_YESNO = range(10)
 C_DATETIME_SPACED = CLASSES.index("date time")
 C_DATETIME_ZONED = CLASSES.index("datetime zoned")
@@ -409,6 +409,15 @@ MINUTE_CLASSES = (C_MINUTES, C_MINUTES_SPACED)
 #: (US ZIP codes, 8 % of which start with 0; German postcodes, 9 %), the column is an integer column written with its
 #: ``digits`` (session 79). Signed ones (-01) stay ``text``.
 C_LEADING_ZERO = CLASSES.index("0-led")
+#: A word that tables write for a missing value (:data:`MISSING_WORDS`: NA, N/A, null, None, -, ?, .): R's
+#: ``write.csv`` writes NA in every blank cell, SAS a dot. In a column of numbers, dates or booleans it is a blank (the
+#: draft reads them so: ``null_tokens``); in a text column it stays a value (Adult's ``?``, a smoker's ``None``).
+#: Session 80: a BMI column exported from R, 20 % NA, was drafted as the one category NA, every number other.
+C_MISSING_WORD = CLASSES.index("missing")
+#: The spellings of :data:`C_MISSING_WORD`, as written (a column's ``null_tokens`` lists them: matching is exact).
+MISSING_WORDS = ("NA", "na", "N/A", "n/a", "N/a", "#N/A", "NULL", "null", "Null", "None", "none", "NONE", "nil", "NIL",
+                 "missing", "Missing", "MISSING", "-", "--", "?", ".")
+_MISSING_SPELLINGS = frozenset(MISSING_WORDS)
 #: The date-time classes: every one reads as a datetime; by the character between date and time, by an offset, and
 #: by whether the seconds are written.
 DATETIME_CLASSES = (C_DATETIME, C_DATETIME_SPACED, C_DATETIME_ZONED, C_DATETIME_SPACED_ZONED, *MINUTE_CLASSES)
@@ -556,7 +565,7 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
     ISO date, ISO date-time (with a T, or a space; with a UTC offset or without), a date written another way
     (31.03.2022, 2022/03/31, 31/03/2022, 03/31/2022), a number written with signs or a decimal comma, or other text
     (a whole number written with a leading zero, 02134, has a class of its own: a code written to a width; signed
-    or fractional, -01 or 00.5, it is text)."""
+    or fractional, -01 or 00.5, it is text; so has a word written for a missing value, NA or N/A)."""
     tokens = set(null_tokens)
     out = np.full(len(text), C_TEXT, dtype=np.int64)
     floats, numeric = parse_floats(text)
@@ -564,6 +573,8 @@ def classify(text: np.ndarray, null_tokens: tuple[str, ...]) -> np.ndarray:
     for i, t in enumerate(text):  # per distinct value
         if t is None or t in tokens or (numeric[i] and np.isnan(floats[i])):
             out[i] = C_NULL
+        elif t.strip() in _MISSING_SPELLINGS:
+            out[i] = C_MISSING_WORD
         elif t in _SPELLING_CLASS:
             out[i] = _SPELLING_CLASS[t]
         elif t.lower() in _TRUE_FALSE_WORDS:
