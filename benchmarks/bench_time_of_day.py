@@ -4,12 +4,12 @@
     .venv/bin/python benchmarks/bench_time_of_day.py [--reps 200] [--out benchmarks/results/time_of_day]
 
 Seven clocks (uniform over the day; lab draws 07-11; commute peaks at 08 and 17 over a uniform floor; office hours
-08-18; office hours closed 12-13; a night shift 22-06; a diurnal sine), 1,000 / 3,000 / 12,000 / 50,000 rows, and the hours' epsilon 1/128
-(a draft at eps 0.5 over 12 columns), 1/32 and 0.1. Each repetition draws the rows' hours, the column's noisy row
-count as the profile would (five classes' discrete Laplace at 4/3 of the hours' epsilon: the profile's quarter
-against the clock's quarter of three quarters), and runs the real function through a seeded
-``PrivateColumnReader``. Measured: the total variation distance between the drafted weights (None: even) and the
-rows' real hours, and the hours with no rows that get weight, means over the repetitions, for each rule:
+08-18; office hours closed 12-13; a night shift 22-06; a diurnal sine), 1,000 / 3,000 / 12,000 / 50,000 rows, and
+the hours' epsilon 1/128 (a draft at eps 0.5 over 12 columns), 1/32 and 0.1. Each repetition draws the rows'
+hours, the column's noisy row count as the profile would (five classes' discrete Laplace at 4/3 of the hours'
+epsilon: the profile's quarter against the clock's quarter of three quarters), and runs the real function through
+a seeded ``PrivateColumnReader``. Measured: the total variation distance between the drafted weights (None: even)
+and the rows' real hours, and the hours with no rows that get weight, means over the repetitions, for each rule:
 
 - off: the hours that pass keep their noisy counts, the others get 0 (before session 65);
 - even: as off, and the rows the kept hours miss are spread evenly over the others where that estimate passes 1

@@ -89,8 +89,8 @@ def test_a_column_written_with_seconds_that_are_all_00_gets_its_step_and_keeps_i
     every minute "minute", each with ``seconds`` (written back :00), on 6 seeds of 6; readings at any second keep
     their seconds (no precision) on 6 of 6; a DataFrame's typed timestamps on quarter hours alike (the session
     before: at any second on every seed). Exact ledger: the step's charge is an eighth of the part after the times
-    of day, as for a column written to the minute, and the draft's charges sum to its spend. The synthetic text: 4,000 decoded values all :00, on quarter
-    hours."""
+    of day, as for a column written to the minute, and the draft's charges sum to its spend. The synthetic text:
+    4,000 decoded values all :00, on quarter hours."""
     cases = {("15 minutes", True): 900, ("minute", True): 60, (None, None): 1}
     for (expected, seconds), step in cases.items():
         for seed in range(6):
@@ -111,6 +111,21 @@ def test_a_column_written_with_seconds_that_are_all_00_gets_its_step_and_keeps_i
     written = decode(np.arange(10).repeat(400).reshape(-1, 1), Schema((typed.column("t"),)),
                      rng=np.random.default_rng(0)).text_columns()[0]
     assert all(len(t) == 19 and t[-3:] == ":00" and t[14:16] in ("00", "15", "30", "45") for t in written)
+
+
+def test_the_step_is_not_asked_where_its_histogram_could_not_answer_yes():
+    """200 readings at eps 1 over 2 columns: the step's histogram would run at noise scale 28, whose deviation (40
+    rows) is more than a tenth of the rows, so it could never answer yes (``step_pays``): nothing is spent on it, and
+    the bounds keep the eighth (session 80: asked at every size, 2,000 last orders at eps 0.5 lost the refining of
+    their bounds). Exact ledger: the column's part is its times of day's quarter and its bounds' rest."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schema = draft_schema(readings(0, 900, n=200), epsilon=1, seed=0)
+    charges = {label: Fraction(eps) for label, eps, *_ in schema.draft.charges()}
+    assert "t: step" not in charges and "precision" not in schema.column("t").to_json(), charges
+    part = sum(e for label, e in charges.items() if label.startswith("t: ") and label != "t: profile")
+    assert charges["t: hours"] == part * TIME_OF_DAY_SHARE
+    assert sum(e for label, e in charges.items() if label.startswith("t: bounds")) == part * 3 / 4, charges
 
 
 def test_seconds_is_checked_like_any_field():

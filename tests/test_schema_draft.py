@@ -876,8 +876,9 @@ def test_dates_over_weeks_are_refined_by_the_calendar():
     assert not any(": bounds, level" in label for label, *_ in schema.draft.charges())
     for name in ("ts", "day"):  # no refining: the bounds, if any, are whole years (2025, or a neighbour's false pass)
         spec = schema.column(name).to_json()
-        assert spec.get("bounds") is None or (spec["bounds"][0][4:10] == "-01-01" and spec["bounds"][1][4:10] == "-12-31"
-                                              and "2025" in (spec["bounds"][0][:4], spec["bounds"][1][:4])), spec
+        bounds = spec.get("bounds")
+        assert bounds is None or (bounds[0][4:10] == "-01-01" and bounds[1][4:10] == "-12-31"
+                                  and "2025" in (bounds[0][:4], bounds[1][:4])), spec
 
 
 def test_a_datetime_column_keeps_its_times_of_day(monkeypatch):

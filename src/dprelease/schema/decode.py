@@ -176,8 +176,9 @@ class Decoded:
 
 def datetime_texts(values: np.ndarray, column: Column) -> np.ndarray:
     """ISO text of a date or datetime column's decoded values: dates as 2019-10-03; date-times to the column's
-    ``precision`` (seconds, or minutes: 2024-05-06T07:18, or with ``seconds`` 2024-05-06T07:18:00), with its separator ("T" or " ") and, where it declares an
-    ``offset``, at that offset and marked with it (2024-05-06T07:18:14+01:00; Z for UTC), else in UTC unmarked."""
+    ``precision`` (seconds, or minutes: 2024-05-06T07:18, or with ``seconds`` 2024-05-06T07:18:00), with its
+    separator ("T" or " ") and, where it declares an ``offset``, at that offset and marked with it
+    (2024-05-06T07:18:14+01:00; Z for UTC), else in UTC unmarked."""
     if isinstance(column, DateColumn):
         return np.datetime_as_string(values, unit="D").astype(object)
     offset = getattr(column, "offset", None)

@@ -64,9 +64,9 @@ from dprelease.schema.parse import (BOOLEAN_CLASSES, BOOLEAN_SPELLINGS, CLASSES,
                                     DATE_FORMAT_CLASSES, DECIMAL_CLASSES, DRAFT_SYMBOLS, FactorColumn,
                                     INTEGER_CLASSES, LOCAL_FALSE_WORDS, LOCAL_SPELLINGS, LOCAL_TRUE_WORDS,
                                     MINUTE_CLASSES, MISSING_WORDS, SPACED_CLASSES, TIME_VARIANTS, TWO_DIGIT_PIVOT,
-                                    TypedColumn, ZONED_CLASSES, classify, datetimes_to_int, float_places, format_problem,
-                                    parse_floats, parse_formatted_times, parse_times, texts, time_of_day,
-                                    time_variants, typed_classes)
+                                    TypedColumn, ZONED_CLASSES, classify, datetimes_to_int, float_places,
+                                    format_problem, parse_floats, parse_formatted_times, parse_times, texts,
+                                    time_of_day, time_variants, typed_classes)
 from dprelease.schema.schema import NOT_PUBLIC, Draft, Schema
 from dprelease.schema.tables import Table, check_header_names, concat_tables, person_index, take_rows
 from dprelease.validation import check_delta, check_epsilon, check_positive_int, warn_if_weak
