@@ -40,8 +40,8 @@ def test_each_spelling_has_its_class_and_numbers_do_not():
 def test_an_r_export_drafts_its_na_as_blanks_where_the_column_is_not_text(tmp_path):
     """6,000 rows, 5 columns at eps 1: the BMI is numeric with a NULL bucket reading NA, the visits dates, the smoker
     flag boolean, each with every spelling of :data:`MISSING_WORDS` as ``null_tokens``, on 6 seeds of 6 (before: the
-    BMI categorical, its one value NA; the visits and flags text). "None" in a text column stays a value, and a column
-    with no such words gets no tokens. The codes: the in-memory encoder's and DuckDB's SQL alike, NA on the NULL
+    BMI categorical, its one value NA; the visits and flags text); the flag still writes TRUE, as R does. "None" in a
+    text column stays a value, and a column with no such words gets no tokens. The codes: the in-memory encoder's and DuckDB's SQL alike, NA on the NULL
     code."""
     for seed in range(6):
         frame = r_export(seed)
@@ -52,6 +52,7 @@ def test_an_r_export_drafts_its_na_as_blanks_where_the_column_is_not_text(tmp_pa
             column = schema.column(name)
             assert column.kind == kind and column.null, (seed, column.to_json())
             assert set(MISSING_WORDS) <= set(column.null_tokens), (seed, column.to_json())
+        assert schema.column("smoker").written[0][0] == "TRUE"  # written back as R writes it
         alcohol, age = schema.column("alcohol"), schema.column("age")
         assert "None" in alcohol.values and alcohol.null_tokens is None, (seed, alcohol.to_json())
         assert age.kind == "integer" and age.null_tokens is None, (seed, age.to_json())

@@ -281,8 +281,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                              "digits": [], "undecided digits": [], "codes": [],
                              "declared categories": []}
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
-    drafted = tuple(replace(column, null_tokens=(*probe.null_tokens, *MISSING_WORDS)) if profile.missing_words
-                    and profile.has_null else column for column, profile in zip(drafted, profiles))
+    drafted = tuple(_reading_missing_words(column, probe.null_tokens) if profile.missing_words and profile.has_null
+                    else column for column, profile in zip(drafted, profiles))
     if found["no keys"]:
         notes.append(f"column(s) {found['no keys']}: categories cannot be selected privately with delta = 0; the "
                      "draft lists none (every value goes to other): give --delta or declare them")
@@ -702,6 +702,13 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
     return _Profiled(name, raw, text, row_class, counts, noisy, noise, kind, has_null, seen,
                      written, text_format, declared is not None, found_format, slash_order,
                      missing_words=missing_blank)
+
+
+def _reading_missing_words(column: Column, null_tokens: tuple[str, ...]) -> Column:
+    """``column`` reading the schema's ``null_tokens`` and every spelling of :data:`MISSING_WORDS` as NULL (a boolean
+    keeps the words as it writes them: its ``true`` and ``false`` fields hold them lower-cased)."""
+    words = {"true": column.written[0], "false": column.written[1]} if isinstance(column, BooleanColumn) else {}
+    return replace(column, null_tokens=(*null_tokens, *MISSING_WORDS), **words)
 
 
 def _missing_words_as(noisy: np.ndarray, into: int | None) -> np.ndarray:
