@@ -222,9 +222,10 @@ PRECISIONS = {"second": 1, "minute": 60, "5 minutes": 300, "15 minutes": 900, "3
 
 
 def _check_precision(column: DatetimeColumn) -> None:
-    """A datetime column's ``precision``: one of :data:`PRECISIONS`; other than "second" only without a ``format``
-    (which writes its own clock) and over bins of whole steps (a value floored to its step must stay in its bin).
-    ``seconds`` (true or false) only with a precision coarser than a second."""
+    """A datetime column's ``precision``: one of :data:`PRECISIONS`; other than "second" only over bins of whole steps
+    (a value floored to its step must stay in its bin). With a ``format``, the values are floored and the format
+    writes them (31.03.2024 10:15; session 80: before, the two were refused together). ``seconds`` (true or false)
+    only with a precision coarser than a second, and without a format (which writes its own clock: %S)."""
     precision = column.precision
     if not isinstance(precision, str) or precision not in PRECISIONS:
         raise InputError(f"{where(column.name)}: precision must be one of {', '.join(map(repr, PRECISIONS))} (how "
@@ -235,9 +236,9 @@ def _check_precision(column: DatetimeColumn) -> None:
                          "second (\"precision\": \"minute\"); a precision of a second writes its seconds already")
     if precision == "second":
         return
-    if column.format is not None:
-        raise InputError(f"{where(column.name)}: give a format or a precision, not both (the format writes its own "
-                         "clock: %H:%M is to the minute)")
+    if column.format is not None and column.seconds:
+        raise InputError(f"{where(column.name)}: give a format or seconds, not both (the format writes its own "
+                         "clock: %H:%M:%S writes the seconds)")
     if not getattr(column, "bounds", ()):  # undecided: checked again once declared
         return
     low, high = column.bounds
@@ -792,7 +793,8 @@ class DatetimeColumn(_Temporal):
     #: default) or "minute" (2023-07-27T05:58, as a till or a booking system exports): the decoded values are then
     #: whole minutes, drawn evenly over the minutes of their bin, which needs bins of whole minutes; or "5 minutes",
     #: "15 minutes", "30 minutes", "hour" (appointments on quarter hours, 09:15): whole steps, drawn evenly over the
-    #: steps of their bin, written to the minute. Writing only: any is read.
+    #: steps of their bin, written to the minute. With a ``format``, the format writes them. Writing only: any is
+    #: read.
     precision: str = "second"
     #: Where the precision is coarser than a second: write the values with their seconds, :00 (2023-07-27 05:58:00,
     #: as pandas and SQL exports write whole minutes), not to the minute. Writing only.

@@ -818,14 +818,20 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         dated = {**wide, "format": column.text_format} if column.text_format is not None else wide
         if kind == "datetime" and column.text_format is None:
             dated = {**dated, **written_datetime(counts)}  # written back as most of its values are (post-processing)
+        iso = column.text_format is None
+        if kind == "datetime" and not column.declared and (iso or "%M" in column.text_format):
+            # an eighth of the bounds' part asks whether the values fall on steps (quarter hours; whole minutes where
+            # they are written with their seconds: ISO's, or a format's %S), where that can answer yes
+            with_seconds = dated.get("precision") != "minute" if iso else "%S" in column.text_format
+            classes = (*DATETIME_CLASSES, *DATE_FORMAT_CLASSES.get(column.found_format or "-", ()))
             private = isinstance(reader, PrivateColumnReader)
             step_part = main * (1 - TIME_OF_DAY_SHARE) * STEP_SHARE if private else Fraction(0)
-            if not column.declared and (not private or step_pays(step_part, column)):
-                # an eighth of the bounds' part asks whether the values fall on steps (quarter hours; whole minutes
-                # where they are written with their seconds)
+            if not private or step_pays(step_part, column, classes):
                 taken = step_part
-                dated = {**dated, **_written_step(name, column, reader, taken, conforming_rows, values,
-                                                  with_seconds=dated.get("precision") != "minute")}
+                step = _written_step(name, column, reader, taken, conforming_rows, values, classes,
+                                     MINUTE_STEPS if with_seconds else CLOCK_STEPS)
+                if step is not None:  # ISO writes a step's :00 seconds by ``seconds``; a format by its %S
+                    dated = {**dated, "precision": step, **({"seconds": True} if iso and with_seconds else {})}
         # the profile's unclipped count of the rows a time of day is read from, and its noise's variance
         clock_rows = (float(column.unclipped[list(conforming)].sum()), 2 * column.noise ** 2 * len(conforming))
         return _dates(name, kind, values, reader, main, has_null, dated, found,
@@ -1091,34 +1097,32 @@ def _written_multiple(name: str, column: _Profiled, reader, epsilon: Fraction, r
     return {}
 
 
-def step_pays(epsilon: Fraction, column: _Profiled) -> bool:
+def step_pays(epsilon: Fraction, column: _Profiled, classes: Sequence[int] = DATETIME_CLASSES) -> bool:
     """Whether :func:`_written_step`'s histogram at ``epsilon`` can answer yes at all: its test for the first step
     needs the noise's deviation (scale x sqrt 2) within :data:`MULTIPLE_STRAY` of the column's rows (the profile's
-    noisy count of its date-times; public). Where it cannot, nothing is spent, and the bounds keep the part: 2,000
-    last orders at eps 0.5 over 8 columns asked with noise 455 (answerable from 6,400 rows), and their bounds, an
-    eighth poorer, stopped paying for refining (session 80)."""
-    rows = float(column.counts[list(DATETIME_CLASSES)].sum())
+    noisy count of its date-times, its ``classes``; public). Where it cannot, nothing is spent, and the bounds keep
+    the part: 2,000 last orders at eps 0.5 over 8 columns asked with noise 455 (answerable from 6,400 rows), and
+    their bounds, an eighth poorer, stopped paying for refining (session 80)."""
+    rows = float(column.counts[list(classes)].sum())
     return _scale(epsilon) * math.sqrt(2) <= MULTIPLE_STRAY * rows
 
 
 def _written_step(name: str, column: _Profiled, reader, epsilon: Fraction, rows_mask: np.ndarray,
-                  seconds: np.ndarray, with_seconds: bool = False) -> dict[str, object]:
-    """``{"precision": "15 minutes"}`` (or 5, 30 minutes, an hour) where nearly all of a date-time column's values
-    written to the minute fall on that step: :func:`_written_multiple`'s test over :data:`CLOCK_STEPS` on the values'
-    seconds (UTC: a step of an hour reads a zone's whole-hour offset alike), at ``epsilon`` (openly: exact); {}
-    otherwise (the column stays to the minute). A column written ``with_seconds`` asks of the whole minute too
-    (:data:`MINUTE_STEPS`): where its values fall on one, ``{"precision": "minute", "seconds": True}`` (or a step's),
-    so that meter readings written 00:15:00 do not come back 00:27:41; {} otherwise (it stays to the second).
+                  seconds: np.ndarray, classes: Sequence[int], chain: Sequence[int]) -> str | None:
+    """The ``precision`` ("15 minutes"; or 5, 30 minutes, an hour) where nearly all of a date-time column's values fall
+    on that step: :func:`_written_multiple`'s test over ``chain`` on the values' seconds (UTC: a step of an hour reads
+    a zone's whole-hour offset alike), at ``epsilon`` (openly: exact), the rows the profile's noisy count of its
+    ``classes``; None otherwise. :data:`CLOCK_STEPS` for a column written to the minute; :data:`MINUTE_STEPS`, the
+    whole minute first, for one written with its seconds, so that meter readings written 00:15:00 do not come back
+    00:27:41 ("minute" where they fall on whole minutes alone).
     Privacy: (epsilon, 0)-DP, the reader's discrete Laplace histogram over public cells, L1 sensitivity 2 (Thm 3.6's
     discrete analogue; its "step" charge); the choice reads only its noisy counts."""
-    private = isinstance(reader, PrivateColumnReader)  # the rows: the profile's noisy count of its date-times
-    rows = float(column.counts[list(DATETIME_CLASSES)].sum()) if private else float(np.count_nonzero(rows_mask))
+    private = isinstance(reader, PrivateColumnReader)
+    rows = float(column.counts[list(classes)].sum()) if private else float(np.count_nonzero(rows_mask))
     found = _written_multiple(name, column, reader, epsilon, rows_mask, {}, rows, values=seconds, label="step",
-                              chain=MINUTE_STEPS if with_seconds else CLOCK_STEPS)
+                              chain=chain)
     names = {60: "minute", 300: "5 minutes", 900: "15 minutes", 1800: "30 minutes", 3600: "hour"}
-    if not found:
-        return {}
-    return {"precision": names[found["multiple"]], **({"seconds": True} if with_seconds else {})}
+    return names[found["multiple"]] if found else None
 
 
 def drafted_boolean(name: str, counts: np.ndarray, *, null: bool, other: bool) -> BooleanColumn:
