@@ -70,14 +70,14 @@ class RecordingReader(PrivateColumnReader):
 
 def earlier_rule(noisy: np.ndarray, epsilon: Fraction, row_count: float, row_variance: float, spread: bool):
     """The weights before session 80 from the same noisy counts: the hours that pass keep their counts; with
-    ``spread`` (session 65) the others share evenly the rows those miss, where that estimate passes 1 deviation."""
+    ``spread`` (session 65) the others share evenly the rows those miss, where that estimate passes 1 deviation (the
+    caller sets ``MISSED_HOURS_DEVIATIONS`` to 1 for these rules)."""
     scale = draft._scale(epsilon)
     passed = noisy > scale * np.log(1 / draft.TIME_OF_DAY_FALSE)
     kept = np.where(passed, noisy, 0.0)
     if kept.sum() <= 0:
         return None
     if spread and not passed.all():
-        draft.MISSED_HOURS_DEVIATIONS = 1.0
         missed = draft._missed_rows(noisy, passed, scale, (row_count, row_variance))
         if missed > 0:
             kept = np.where(passed, kept, missed / np.count_nonzero(~passed))
@@ -108,8 +108,7 @@ def run(reps: int) -> list[dict]:
                     row_count = float(noisy_counts(np.array([n] + [0] * (PROFILE_CLASSES - 1)), epsilon=profile,
                                                    rng=SeededRandom(seed)).sum())
                     for rule, setting in RULES.items():
-                        if setting is not None:
-                            draft.MISSED_HOURS_DEVIATIONS, draft.EMPTY_HOUR_POSTERIOR = setting
+                        draft.MISSED_HOURS_DEVIATIONS, draft.EMPTY_HOUR_POSTERIOR = setting or (1.0, defaults[1])
                         reader = RecordingReader(accountant=PrivacyAccountant(epsilon=1.0, delta=0.0),
                                                  rng=SeededRandom(seed + 1))  # the same noise under every rule
                         weights = draft._times_of_day("t", seconds, reader, epsilon,

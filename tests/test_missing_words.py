@@ -11,7 +11,7 @@ import pandas as pd
 
 from dprelease.schema import encode
 from dprelease.schema.draft import draft_schema
-from dprelease.schema.parse import CLASSES, C_MISSING_WORD, MISSING_WORDS, classify
+from dprelease.schema.parse import CLASSES, MISSING_WORDS, classify
 from tests.test_between_columns import assert_duckdb_reads
 
 

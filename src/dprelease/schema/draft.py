@@ -52,8 +52,8 @@ from dprelease.privacy.contributions import (ROWS_BUCKET_EDGES, bounded_rows, ch
                                               rows_per_person_histogram)
 from dprelease.privacy.noise import exact
 from dprelease.privacy.rng import make_rng
-from dprelease.schema.binned import (DateColumn, DatetimeColumn, IntegerColumn, NumericColumn, UndecidedColumn,
-                                     number_text)
+from dprelease.schema.binned import (PRECISIONS, DateColumn, DatetimeColumn, IntegerColumn, NumericColumn,
+                                     UndecidedColumn, number_text)
 from dprelease.schema.columns import (FALSE_WORDS, TRUE_WORDS, BooleanColumn, CategoricalColumn, Column,
                                       on_decimal_grid)
 from dprelease.schema.encode import number_texts, read_table
@@ -281,8 +281,8 @@ def draft_schema(data: object, *, epsilon: float | None = None, delta: float = 0
                              "digits": [], "undecided digits": [], "codes": [],
                              "declared categories": []}
     drafted = tuple(_finish(p, reader, main, delta_share, bins, max_categories, notes, found) for p in profiles)
-    drafted = tuple(_reading_missing_words(column, probe.null_tokens) if profile.missing_words and profile.has_null
-                    else column for column, profile in zip(drafted, profiles))
+    drafted = tuple(_reading_missing_words(column, probe.null_tokens) if profile.missing_words else column
+                    for column, profile in zip(drafted, profiles))
     if found["no keys"]:
         notes.append(f"column(s) {found['no keys']}: categories cannot be selected privately with delta = 0; the "
                      "draft lists none (every value goes to other): give --delta or declare them")
@@ -697,8 +697,9 @@ def _profile(name, raw, reader, null_tokens, declared, share, text_format=None) 
         counts = np.maximum(noisy, 0)
         seen = declared is not None or _visible(counts, noise) is not None
     row_class = np.where(row_class == C_MISSING_WORD, C_NULL if missing_blank else C_TEXT, row_class).astype(np.int8)
-    # a NULL bucket where the NULL class stands out of the noise, never where the (public) dtype holds no NULL
-    has_null = bool(counts[C_NULL] > noise) and not never_null(raw)
+    # a NULL bucket where the NULL class (or the words read as blanks, which passed a higher bar) stands out of the
+    # noise, never where the (public) dtype holds no NULL
+    has_null = bool(counts[C_NULL] > noise or missing_blank) and not never_null(raw)
     return _Profiled(name, raw, text, row_class, counts, noisy, noise, kind, has_null, seen,
                      written, text_format, declared is not None, found_format, slash_order,
                      missing_words=missing_blank)
@@ -823,12 +824,14 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
             # an eighth of the bounds' part asks whether the values fall on steps (quarter hours; whole minutes where
             # they are written with their seconds: ISO's, or a format's %S), where that can answer yes
             with_seconds = dated.get("precision") != "minute" if iso else "%S" in column.text_format
-            classes = (*DATETIME_CLASSES, *DATE_FORMAT_CLASSES.get(column.found_format or "-", ()))
             private = isinstance(reader, PrivateColumnReader)
             step_part = main * (1 - TIME_OF_DAY_SHARE) * STEP_SHARE if private else Fraction(0)
-            if not private or step_pays(step_part, column, classes):
+            # the rows: the profile's noisy count of its date-times (ISO's classes, or its format's); openly, exact
+            step_rows = float(counts[[*DATETIME_CLASSES, *DATE_FORMAT_CLASSES.get(column.found_format, ())]].sum()) \
+                if private else float(np.count_nonzero(conforming_rows))
+            if not private or step_pays(step_part, step_rows):
                 taken = step_part
-                step = _written_step(name, column, reader, taken, conforming_rows, values, classes,
+                step = _written_step(name, column, reader, taken, conforming_rows, values, step_rows,
                                      MINUTE_STEPS if with_seconds else CLOCK_STEPS)
                 if step is not None:  # ISO writes a step's :00 seconds by ``seconds``; a format by its %S
                     dated = {**dated, "precision": step, **({"seconds": True} if iso and with_seconds else {})}
@@ -1091,38 +1094,40 @@ def _written_multiple(name: str, column: _Profiled, reader, epsilon: Fraction, r
     nonzero = float(counts[1:2 + steps].sum())  # a 0 is a multiple of any: it says nothing of the rounding
     for k in range(steps, 0, -1):
         fewer = float(counts[1:1 + k].sum())  # rows that fewer than k of the chain divide
-        if fewer + scale * math.sqrt(2 * k) <= MULTIPLE_STRAY * min(nonzero, rows) \
+        if fewer + _fewer_deviation(scale, k) <= MULTIPLE_STRAY * min(nonzero, rows) \
                 and float(counts[1 + k:2 + steps].sum()) > level:
             return {"multiple": chain[k - 1]}
     return {}
 
 
-def step_pays(epsilon: Fraction, column: _Profiled, classes: Sequence[int] = DATETIME_CLASSES) -> bool:
-    """Whether :func:`_written_step`'s histogram at ``epsilon`` can answer yes at all: its test for the first step
-    needs the noise's deviation (scale x sqrt 2) within :data:`MULTIPLE_STRAY` of the column's rows (the profile's
-    noisy count of its date-times, its ``classes``; public). Where it cannot, nothing is spent, and the bounds keep
-    the part: 2,000 last orders at eps 0.5 over 8 columns asked with noise 455 (answerable from 6,400 rows), and
-    their bounds, an eighth poorer, stopped paying for refining (session 80)."""
-    rows = float(column.counts[list(classes)].sum())
-    return _scale(epsilon) * math.sqrt(2) <= MULTIPLE_STRAY * rows
+def _fewer_deviation(scale: float, k: int) -> float:
+    """A deviation of the noise of :func:`_written_multiple`'s sum of its first ``k`` cells (discrete Laplace of
+    scale t: variance about 2 t^2 a cell)."""
+    return scale * math.sqrt(2 * k)
+
+
+def step_pays(epsilon: Fraction, rows: float) -> bool:
+    """Whether :func:`_written_step`'s histogram at ``epsilon`` can answer yes at all: :func:`_written_multiple`'s
+    test for the first step needs that deviation (k = 1) within :data:`MULTIPLE_STRAY` of ``rows`` (the profile's
+    noisy count of the column's date-times; public). Where it cannot, nothing is spent, and the bounds keep the part:
+    2,000 last orders at eps 0.5 over 8 columns asked with noise 455 (answerable from 6,400 rows), and their bounds,
+    an eighth poorer, stopped paying for refining (session 80)."""
+    return _fewer_deviation(_scale(epsilon), 1) <= MULTIPLE_STRAY * rows
 
 
 def _written_step(name: str, column: _Profiled, reader, epsilon: Fraction, rows_mask: np.ndarray,
-                  seconds: np.ndarray, classes: Sequence[int], chain: Sequence[int]) -> str | None:
+                  seconds: np.ndarray, rows: float, chain: Sequence[int]) -> str | None:
     """The ``precision`` ("15 minutes"; or 5, 30 minutes, an hour) where nearly all of a date-time column's values fall
     on that step: :func:`_written_multiple`'s test over ``chain`` on the values' seconds (UTC: a step of an hour reads
-    a zone's whole-hour offset alike), at ``epsilon`` (openly: exact), the rows the profile's noisy count of its
-    ``classes``; None otherwise. :data:`CLOCK_STEPS` for a column written to the minute; :data:`MINUTE_STEPS`, the
+    a zone's whole-hour offset alike), at ``epsilon`` (openly: exact), of ``rows`` (as :func:`step_pays`'); None
+    otherwise. :data:`CLOCK_STEPS` for a column written to the minute; :data:`MINUTE_STEPS`, the
     whole minute first, for one written with its seconds, so that meter readings written 00:15:00 do not come back
     00:27:41 ("minute" where they fall on whole minutes alone).
     Privacy: (epsilon, 0)-DP, the reader's discrete Laplace histogram over public cells, L1 sensitivity 2 (Thm 3.6's
     discrete analogue; its "step" charge); the choice reads only its noisy counts."""
-    private = isinstance(reader, PrivateColumnReader)
-    rows = float(column.counts[list(classes)].sum()) if private else float(np.count_nonzero(rows_mask))
     found = _written_multiple(name, column, reader, epsilon, rows_mask, {}, rows, values=seconds, label="step",
                               chain=chain)
-    names = {60: "minute", 300: "5 minutes", 900: "15 minutes", 1800: "30 minutes", 3600: "hour"}
-    return names[found["multiple"]] if found else None
+    return {seconds: step for step, seconds in PRECISIONS.items()}[found["multiple"]] if found else None
 
 
 def drafted_boolean(name: str, counts: np.ndarray, *, null: bool, other: bool) -> BooleanColumn:
@@ -2385,13 +2390,12 @@ def _times_of_day(name: str, seconds: np.ndarray, reader, epsilon: Fraction,
     hours = (np.asarray(seconds, dtype=np.int64) % 86400) // 3600
     counts = np.asarray(reader.histogram(hours, 24, epsilon=epsilon, label=f"{name}: hours"), dtype=np.float64)
     private = not isinstance(reader, _OpenReader)
-    level = _scale(epsilon) * math.log(1 / TIME_OF_DAY_FALSE) if private else 0.0
-    passed = counts > level
+    scale = _scale(epsilon)
+    passed = counts > (scale * math.log(1 / TIME_OF_DAY_FALSE) if private else 0.0)
     if not passed.any():
         return None
     kept = np.where(passed, counts, 0.0)
     if private:
-        scale = _scale(epsilon)
         missed = 0.0 if passed.all() else _missed_rows(counts, passed, scale, rows)
         weights = np.where(passed | (missed > 0), _hours_posterior(counts, scale), 0.0)
         if weights.sum() > 0:  # else every hour that passed looks empty: their own counts, as the level says
@@ -2402,8 +2406,8 @@ def _times_of_day(name: str, seconds: np.ndarray, reader, epsilon: Fraction,
 def _hours_posterior(counts: np.ndarray, scale: float) -> np.ndarray:
     """Each hour's posterior mean count given the 24 noisy ``counts``, under the prior of hours' counts that makes
     those counts likeliest (Kiefer and Wolfowitz's nonparametric maximum likelihood, fitted by EM over
-    :data:`HOURS_PRIOR_POINTS` counts from 0 to the largest noisy count and the noisy counts themselves); 0 where the posterior puts more than
-    :data:`EMPTY_HOUR_POSTERIOR` on an empty hour. The noise is discrete Laplace of scale t, whose likelihood of a
+    :data:`HOURS_PRIOR_POINTS` counts from 0 to the largest noisy count and the noisy counts themselves); 0 where the
+    posterior puts more than :data:`EMPTY_HOUR_POSTERIOR` on an empty hour. The noise is discrete Laplace of scale t, whose likelihood of a
     noisy count x given a count c is proportional to exp(-|x - c| / t). An empirical Bayes estimate: it learns from
     the hours together whether they are alike (a clock spread over the day: each is pulled to the others) or open
     and closed (office hours: the closed ones to 0). Post-processing of noisy counts."""
