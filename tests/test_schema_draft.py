@@ -1612,9 +1612,11 @@ def test_a_number_column_of_few_values_is_drafted_as_those_values():
         # the noise-aware share's slack)
         declared = draft_schema(frame, epsilon=1.0, delta=1e-9, seed=1, types={"price": "numeric"})
         assert (declared.column("fee").kind, declared.column("price").kind) == ("categorical", "numeric")
-        # with delta = 0 no value nobody declared can be selected: numbers ("25.00" reads as 25), as before
+        # with delta = 0 no value nobody declared can be selected: numbers, as before, and decimals written with
+        # their two places (a whole 25.00 is a fixed-point amount: session 81; an integer column before)
         pure = draft_schema(frame, epsilon=1.0, seed=0)
-        assert (pure.column("fee").kind, pure.column("price").kind) == ("integer", "numeric")
+        assert (pure.column("fee").kind, pure.column("price").kind) == ("numeric", "numeric")
+        assert pure.column("fee").to_json()["decimals"] == 2
 
 
 def test_few_values_ledger_is_exact():
