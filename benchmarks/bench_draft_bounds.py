@@ -2,11 +2,11 @@
 """How faithfully a privately drafted schema decodes number columns: generated columns, drafted, encoded, decoded.
 
     .venv/bin/python benchmarks/bench_draft_bounds.py [--rows 500,2000,20000,100000] [--eps 0.5,1,5] [--seeds 3]
-        [--tables mixed,years,dates,counts,staff,activity,codes,zeros] [--out benchmarks/results/draft_bounds]
+        [--tables mixed,years,dates,counts,staff,activity,codes,zeros,sentinels] [--out benchmarks/results/draft_bounds]
 
-Seven tables of eight generated columns, written as text: `mixed` (birth years 1940-2005, years 2019-2021,
-latitudes 41.65-42.05, normal scores (650, 50) and temperatures (21.5, 1.5), ages 18-90, log-normal amounts, gamma
-hours), `years` (session 61: normal birth years around 1975 in 1930-2005, policy years 2019-2023, integers
+Nine tables of eight generated columns (seven in `sentinels`), written as text: `mixed` (birth years 1940-2005,
+years 2019-2021, latitudes 41.65-42.05, normal scores (650, 50) and temperatures (21.5, 1.5), ages 18-90, log-normal
+amounts, gamma hours), `years` (session 61: normal birth years around 1975 in 1930-2005, policy years 2019-2023, integers
 1000-1999, normal prices (250, 30), normal ages around 45, BMI, longitudes, log-normal incomes), `dates`
 (session 63: hire dates over 2005-2025, sign-ups, normal birth dates, visits written 03/31/2022, date-times over
 2023, archive dates 1890-1960, the last 90 days of 2025, founding years skewed recent; dates are compared as days),
@@ -18,7 +18,8 @@ those still employed, retirement years and loan maturities in the future, tenure
 renewals, birth dates, visits, plans, spend) and `codes` (session 79: US ZIP codes and German postcodes, 8-9 % of
 them written with a leading zero, seven 3-digit postcodes, store numbers, phone extensions all written 0xxx, ages,
 visits, amounts) and `zeros`
-(session 81: amounts that are mostly 0, see :func:`zeros_table`); each is
+(session 81: amounts that are mostly 0, see :func:`zeros_table`) and `sentinels` (session 81: values written for
+"missing" beyond the data, see :func:`sentinels_table`); each is
 drafted by ``draft_schema`` (epsilon, delta 1e-9, seeded), encoded by the draft and decoded with values drawn
 evenly inside each bin: the model is perfect, so what is measured is the schema's bounds and bins alone. Per
 column: the 1-D Wasserstein distance of the decoded values to the real ones, in the real column's standard
@@ -227,10 +228,35 @@ def zeros_table(seed: int, n: int):
                          "lat0": some(0.92, np.round(40.5 + 0.4 * rng.random(n), 6))}).astype(str)
 
 
+SENTINELS_COLUMNS = ("hours", "income", "age", "lat", "score", "kids", "weight")
+
+
+def sentinels_table(seed: int, n: int):
+    """Values written for "missing" beyond the data, as surveys write them (session 81: a quantile edge, or an equal
+    bin, fell in the empty gap between them and the data, and both were decoded evenly over it): weekly hours 1-80
+    with 999 on 5 %, incomes with 9,999,999 on 3 %, ages 18-89 with 0 on 4 %, latitudes 40.5-40.9 with 0.0 on 8 %,
+    a 1-5 score with -1 on 6 %, children 0-6 with 99 on 2 %, and weights 45-120 kg with -9 on 3 %."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed + 800)
+
+    def written(share: float, sentinel: float, values: np.ndarray) -> np.ndarray:
+        return np.where(rng.random(n) < share, sentinel, values)
+
+    return pd.DataFrame({"hours": written(0.05, 999, np.clip(np.round(rng.normal(40, 10, n)), 1, 80)).astype(int),
+                         "income": written(0.03, 9_999_999, np.round(rng.lognormal(10.5, 0.7, n))).astype(int),
+                         "age": written(0.04, 0, rng.integers(18, 90, n)),
+                         "lat": [f"{v:.4f}" for v in written(0.08, 0.0, 40.5 + 0.4 * rng.random(n))],
+                         "score": written(0.06, -1, rng.integers(1, 6, n)),
+                         "kids": written(0.02, 99, rng.poisson(1.2, n).clip(0, 6)),
+                         "weight": [f"{v:.1f}" for v in written(0.03, -9, np.clip(rng.normal(78, 15, n), 45, 120))],
+                         "plan": rng.choice(["basic", "plus", "premium"], n)}).astype(str)
+
+
 TABLES = {"mixed": (COLUMNS, table), "years": (YEARS_COLUMNS, years_table), "dates": (DATES_COLUMNS, dates_table),
           "counts": (COUNTS_COLUMNS, counts_table), "staff": (STAFF_COLUMNS, staff_table),
           "activity": (ACTIVITY_COLUMNS, activity_table), "codes": (CODES_COLUMNS, codes_table),
-          "zeros": (ZEROS_COLUMNS, zeros_table)}
+          "zeros": (ZEROS_COLUMNS, zeros_table), "sentinels": (SENTINELS_COLUMNS, sentinels_table)}
 
 
 def _as_numbers(values, kind: str) -> np.ndarray:
@@ -352,7 +378,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", default="500,2000,20000,100000")
     parser.add_argument("--eps", default="0.5,1,5")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--tables", default="mixed,years,dates,counts,staff,activity,codes,zeros")
+    parser.add_argument("--tables", default="mixed,years,dates,counts,staff,activity,codes,zeros,sentinels")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "draft_bounds"))
     args = parser.parse_args(argv)
     start = time.perf_counter()

@@ -162,3 +162,71 @@ def test_a_value_holding_a_bin_gets_a_bin_of_its_own_among_the_quantiles(monkeyp
     assert sum(epsilon for _, epsilon, _ in charges) == 5
     real, drawn = frame["gain"].astype(float), synthetic["gain"].astype(float)
     assert wasserstein_distance(real, drawn) / real.std() > 0.2
+
+
+def test_gaps_are_empty_stretches_between_cells_that_hold_rows():
+    """Public post-processing of the bounds histogram: a stretch of empty cells between two cells that hold rows is a
+    gap; a thin tail (each cell about what the anchor beside it holds) is not, nor a stretch of one cell, nor one
+    beside an end cell too thin to pass the anchors' level."""
+    from dprelease.schema.draft import _gaps, _scale
+
+    epsilon = Fraction(1, 4)  # noise scale 8
+    cells = np.arange(0.0, 21.0)
+    counts = np.zeros(20)
+    counts[[2, 3, 4]] = 3_000
+    counts[15] = 900  # a sentinel beyond an empty stretch of ten cells
+    counts[[9, 12]] = [20, -15]  # noise
+    assert _gaps(cells, counts, 2.0, 16.0, epsilon, 10_000.0, 10) == [(5.0, 15.0)]
+    thin = counts.copy()
+    thin[5:15] = 120  # a thin tail: over a tenth of the sentinel's cell
+    assert _gaps(cells, thin, 2.0, 16.0, epsilon, 10_000.0, 10) == []
+    near = counts.copy()
+    near[15], near[6] = 0, 900  # one empty cell between: no gap
+    assert _gaps(cells, near, 2.0, 16.0, epsilon, 10_000.0, 10) == []
+    faint = counts.copy()
+    faint[15] = 3 * _scale(epsilon)  # under the anchors' level
+    assert _gaps(cells, faint, 2.0, 16.0, epsilon, 10_000.0, 10) == []
+    assert _gaps(cells, counts, 2.0, 16.0, epsilon, 10_000.0, 3) == []  # too few bins to give one to a gap
+
+
+def sentinels(n: int = 20_000, seed: int = 8) -> pd.DataFrame:
+    rng = np.random.Generator(np.random.PCG64(seed))
+    hours = np.where(rng.random(n) < 0.05, 999, np.clip(np.round(rng.normal(40, 10, n)), 1, 80)).astype(int)
+    lat = np.where(rng.random(n) < 0.08, 0.0, 40.5 + 0.4 * rng.random(n))
+    return pd.DataFrame({"hours": hours.astype(str), "lat": [f"{v:.4f}" for v in lat],
+                         "plan": rng.choice(["basic", "plus"], n)})
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 5.0])
+def test_a_sentinel_beyond_a_gap_is_not_decoded_into_it(monkeypatch, epsilon):
+    """Weekly hours 1-80 with 999 for "not asked" on 5 % of 20,000 rows, latitudes with 0.0 for missing on 8 %:
+    with the gap between a bin of its own, under 1 % of the decoded hours fall in 81..899 and of the latitudes in
+    0.01..40 (a perfect model: the bins' real rows decoded evenly inside them), on seeds 0-2, at epsilon 1 (equal
+    bins) and 5 (quantiles). With the gaps off, the sentinels and the longest hours share a bin [56, 999] or
+    [70, 999]: 4-5 % of the hours (and 8-30 % of the latitudes) fall there. No bin more than ``bins``, and the same
+    ledger, charge for charge."""
+    frame = sentinels()
+    real_hours = frame["hours"].astype(float)
+
+    def in_gaps(schema, synthetic) -> tuple[float, float]:
+        hours, lat = synthetic["hours"].astype(float), synthetic["lat"].astype(float)
+        assert all(len(schema.column(c).to_json().get("edges", [0, 0])) <= 11 for c in ("hours", "lat"))
+        return float(np.mean((hours > 81) & (hours < 899))), float(np.mean((lat > 0.01) & (lat < 40)))
+
+    def draft(seed: int):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            schema = draft_schema(frame, epsilon=epsilon, delta=1e-9, seed=seed)
+        return schema, decode(encode(frame, schema), schema, rng=SeededRandom(seed)).to_dataframe()
+
+    ledgers = []
+    for seed in range(3):
+        schema, synthetic = draft(seed)
+        hours, lat = in_gaps(schema, synthetic)
+        assert hours < 0.01 and lat < 0.01
+        assert abs(np.mean(synthetic["hours"].astype(float) >= 900) - np.mean(real_hours == 999)) < 0.005
+        ledgers.append([charge[:3] for charge in schema.draft.charges()])
+    monkeypatch.setattr(draft_module, "_gaps", lambda *args: [])
+    off = [draft(seed) for seed in range(3)]
+    assert [[charge[:3] for charge in schema.draft.charges()] for schema, _ in off] == ledgers
+    assert all(in_gaps(schema, synthetic)[0] > 0.03 for schema, synthetic in off)

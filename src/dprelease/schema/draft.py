@@ -2291,7 +2291,8 @@ def _equal_edges(low: float, high: float, bins: int, integer: bool) -> list[floa
     return [float(e) for e in np.unique(edges)]
 
 
-def _quantile_edges(name, values, reader, epsilon, cells, counts, low, high, bins, integer, decimals) -> list[float]:
+def _quantile_edges(name, values, reader, epsilon, cells, counts, low, high, bins, integer, decimals,
+                    gaps: Sequence[tuple[float, float]] = ()) -> list[float]:
     """BIN EDGES: quantiles 1/b .. (b-1)/b by the exponential mechanism (the reader's), candidates inside the bounds;
     but a value that holds a bin's share of the rows by the bounds histogram (:func:`_heavy_value`) gets a bin of its
     own, [v, v + one written step), and the quantiles are those of the other values, over the other candidates, one
@@ -2299,24 +2300,115 @@ def _quantile_edges(name, values, reader, epsilon, cells, counts, low, high, bin
     the exponential mechanism's scores are flat over the empty 1-113, so the edges fell at 100, 200, 300, .. and the
     zeros decoded over 0..99, the gains all in one bin [1000, 99999] (0.41 standard deviations off; refunds of -5 to
     -500 beside 85 % zeros likewise decoded their zeros over -1.5..0). Privacy: as the reader's quantiles (the other
-    values are a function of each row alone, as the non-NULL ones are: rank sensitivity 1)."""
+    values are a function of each row alone, as the non-NULL ones are: rank sensitivity 1).
+
+    Each of the ``gaps`` (:func:`_gaps`) is a bin of its own likewise, its rows left out of the quantiles and its
+    inside out of the candidates: the scores are flat over a gap too, and hours 1-80 with 999 for "not asked" on 5 %
+    of the rows had their last bin [56, 999], decoding the sentinels and the longest hours evenly over 56..999."""
     heavy = _heavy_value(cells, counts, low, high, bins, integer, decimals)
-    if heavy is None:
-        inner = reader.quantiles(values, np.arange(1, bins) / bins, _inner_candidates(low, high, integer),
-                                 epsilon=epsilon, label=f"{name}: bin edges")
-        return sorted({low, high, *(float(e) for e in inner if low < e < high)})
-    after = heavy + (1 if integer else 10.0 ** -decimals)
-    own = [heavy, after]
-    if low < heavy == 0 and high <= ZERO_CELL:  # 0 at the top (negatives): the bounds reach one written value past
-        high = after                            # it, for 0's bin
-    rest_bins = bins - (1 if heavy == low or after == high else 2)
-    candidates = _inner_candidates(low, high, integer)
-    candidates = candidates[(candidates < heavy) | (candidates > after)]
+    own: list[float] = []
     others = np.asarray(values, dtype=np.float64)
-    others = others[(others < heavy) | (others >= after)]
+    # the candidates over each stretch between the gaps (each stretch's own 999 steps: latitudes 40.5-40.9 beyond a
+    # gap from 0 had steps of 0.1 over 0..40.9, and the first quantile tied over 40.0-40.5)
+    ends = [low, *(end for gap in gaps for end in gap), high]
+    candidates = np.concatenate([_inner_candidates(a, b, integer) for a, b in zip(ends[0::2], ends[1::2])
+                                 if not _one_cell(a, b, integer)] or [np.zeros(0)])
+    if heavy is not None:
+        after = heavy + (1 if integer else 10.0 ** -decimals)
+        own = [heavy, after]
+        if low < heavy == 0 and high <= ZERO_CELL:  # 0 at the top (negatives): the bounds reach one written value
+            high = after                            # past it, for 0's bin
+        candidates = candidates[(candidates < heavy) | (candidates > after)]
+        others = others[(others < heavy) | (others >= after)]
+    for start, end in gaps:
+        own += [start, end]
+        others = others[(others < start) | (others >= end)]
+    own_inner = {float(e) for e in own if low < e < high}
+    rest_bins = bins - len(own_inner)  # each edge of its own inside the bounds adds a bin
     inner = reader.quantiles(others, np.arange(1, rest_bins) / rest_bins, candidates, epsilon=epsilon,
                              label=f"{name}: bin edges") if rest_bins > 1 and len(candidates) else []
-    return sorted({low, high, *own, *(float(e) for e in inner if low < e < high)})
+    return sorted({low, high, *own_inner, *(float(e) for e in inner if low < e < high)})
+
+
+#: The most share of the thinner anchor's noisy rows a stretch of the bounds histogram between two anchors may hold,
+#: beyond three deviations of its noise, and the most share of the thinner anchor's rows per unit it may hold per unit,
+#: to be a gap (:func:`_gaps`): empty beside the cells around it, not a thin tail (gamma hours' cells 0.1-0.9 near 0
+#: hold 40-150 rows each, about what the anchors beside them do, and at epsilon 1 about their noise: two such stretches
+#: were taken for gaps by the first test alone).
+GAP_SHARE = 0.1
+
+
+def _gaps(cells: np.ndarray, counts: Sequence[float], low: float, high: float, epsilon: Fraction, rows: float,
+          bins: int) -> list[tuple[float, float]]:
+    """Stretches [start, end) of the bounds histogram's cells inside the bounds that look empty between two cells that
+    hold rows: two cells or more between anchors (cells whose noisy count passes t ln(#cells / NEXT_CELL_FALSE), t the
+    noise scale: an empty one with probability at most NEXT_CELL_FALSE in all), whose noisy sum is at most
+    :data:`GAP_SHARE` of the thinner anchor's plus three deviations of its noise, and whose rows per unit are at most
+    that share of the anchors' (a thin tail between two anchors, birth years 1936-1938 or amounts of 0.7-0.9,
+    is not a gap: it holds about what the anchor next to it does; nor cells near 0 whose rows are about their noise). Each is then a bin of its own (:func:`_quantile_edges`,
+    :func:`_gapped_unplaced_edges`): a sentinel beyond the data (999 for "not asked", 0 for a missing latitude) or a
+    second cluster otherwise shares a bin with the data next to the gap, and is decoded evenly over it. At most
+    ``bins`` // 3 gaps, the widest (in cells) first, so that the rows keep most bins. Public: post-processing of the
+    noisy counts."""
+    if bins < 4:
+        return []
+    counts = np.asarray(counts, dtype=np.float64)
+    finite = np.isfinite(cells[:-1]) & np.isfinite(cells[1:])
+    over = np.flatnonzero(finite & (cells[1:] > low) & (cells[:-1] <= high))
+    if len(over) < 4:
+        return []
+    t = _scale(epsilon)
+    level = t * math.log(len(over) / NEXT_CELL_FALSE)
+    anchors = [int(i) for i in over if counts[i] > level]
+    width = np.diff(cells)
+    found = []
+    for first, last in zip(anchors[:-1], anchors[1:]):
+        k = last - first - 1
+        deviation, thinner = t * math.sqrt(2 * k), min(counts[first], counts[last])
+        held = float(counts[first + 1:last].sum())
+        density = min(counts[first] / width[first], counts[last] / width[last])  # the anchors' rows per unit
+        if k >= 2 and held <= GAP_SHARE * thinner + 3 * deviation \
+                and max(held, 0.0) <= GAP_SHARE * density * float(width[first + 1:last].sum()):
+            found.append((k, float(cells[first + 1]), float(cells[last])))
+    found.sort(key=lambda gap: -gap[0])
+    return sorted((a, b) for _, a, b in found[:bins // 3])
+
+
+def _one_cell(low: float, high: float, integer: bool) -> bool:
+    """Whether a stretch between gaps is too narrow to split: one integer, or a decimal's cell at 0 (public)."""
+    return high - low < (1 if integer else ZERO_CELL * 1.0001)
+
+
+def _gapped_unplaced_edges(cells, counts, low, high, bins, integer, decimals,
+                           gaps: Sequence[tuple[float, float]]) -> list[float]:
+    """:func:`_unplaced_edges` with each of the ``gaps`` a bin of its own, the other bins shared among the stretches
+    between them by their noisy rows (one at least each, the largest remainders first), each stretch's placed as
+    :func:`_unplaced_edges` places a column's. Public: post-processing of the noisy counts."""
+    if not gaps:
+        return _unplaced_edges(cells, counts, low, high, bins, integer, decimals)
+    counts = np.maximum(np.asarray(counts, dtype=np.float64), 0.0)
+    bounds = [low, *(b for gap in gaps for b in gap), high]
+    stretches = list(zip(bounds[0::2], bounds[1::2]))
+    held = np.array([counts[(cells[:-1] >= a) & (cells[:-1] < b if b < high else cells[:-1] <= b)].sum()
+                     for a, b in stretches]) + 1e-9
+    rest = bins - len(gaps) - len(stretches)  # each stretch one bin, each gap one
+    if rest < 0:
+        return _unplaced_edges(cells, counts, low, high, bins, integer, decimals)
+    splits = np.array([not _one_cell(a, b, integer) for a, b in stretches])  # 0's cell alone stays one bin
+    if not splits.any():
+        return _unplaced_edges(cells, counts, low, high, bins, integer, decimals)
+    held = held * splits
+    share = rest * held / held.sum()
+    extra = np.floor(share).astype(int)
+    for i in np.argsort(-(share - extra))[:rest - int(extra.sum())]:
+        extra[i] += 1
+    edges: list[float] = []
+    for (a, b), k in zip(stretches, 1 + extra):
+        last = b == high
+        top = b if last or not integer else b - 1  # an integer stretch's closed top before the gap
+        part = _unplaced_edges(cells, counts, a, top, int(k), integer, decimals) if top > a else [a, top]
+        edges += part[:-1] + ([part[-1]] if last else [b])
+    return sorted(set(edges))
 
 
 def _heavy_value(cells, counts, low, high, bins, integer, decimals) -> float | None:
@@ -2411,11 +2503,12 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     edges = [low, high]
     # bins inside one value are noise; an integer column of few integers gets one bin each (``one_bin_each``)
     if bins > 1 and not (integer and high - low + 1 <= one_bin_each) and not zero_cell:
+        gaps = _gaps(cells, counts, low, high, bounds_epsilon, rows, bins) if private else []
         if quantiles_see:
             edges = _quantile_edges(name, values, reader, edges_epsilon, cells, counts, low, high, bins, integer,
-                                    wide.get("decimals"))
+                                    wide.get("decimals"), gaps)
         else:  # quantiles too noisy to place a bin (private only): equal bins, the rest unspent
-            edges = _unplaced_edges(cells, counts, low, high, bins, integer, wide.get("decimals"))
+            edges = _gapped_unplaced_edges(cells, counts, low, high, bins, integer, wide.get("decimals"), gaps)
             if integer and year_groups:  # an integer's years
                 edges = _merged_empty_ends(cells, counts, edges, bounds_epsilon)
     common = {"name": name, "null": bool(has_null), **wide}
