@@ -335,7 +335,7 @@ def _spare(real: np.ndarray, low: float, high: float) -> float:
 
 
 def render(results: dict, meta: dict) -> str:
-    lines = ["# Drafted number and date columns, decoded (sessions 60-63, 70, 77-79)", "",
+    lines = ["# Drafted number and date columns, decoded (sessions 60-63, 70, 77-79, 81)", "",
              f"Written by `benchmarks/bench_draft_bounds.py` at commit `{meta['commit']}` on {meta['when']}; "
              f"{meta['seeds']} seeds; {meta['seconds']:.0f} s.", "",
              "A perfect model over the drafted bins: what is measured is the schema alone. Distance: the 1-D "
