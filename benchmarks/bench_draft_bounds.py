@@ -2,10 +2,11 @@
 """How faithfully a privately drafted schema decodes number columns: generated columns, drafted, encoded, decoded.
 
     .venv/bin/python benchmarks/bench_draft_bounds.py [--rows 500,2000,20000,100000] [--eps 0.5,1,5] [--seeds 3]
-        [--tables mixed,years,dates,counts,staff,activity,codes,zeros,sentinels] [--out benchmarks/results/draft_bounds]
+        [--tables mixed,years,dates,counts,staff,activity,codes,zeros,sentinels,modes]
+        [--out benchmarks/results/draft_bounds]
 
-Nine tables of eight generated columns (seven in `sentinels`), written as text: `mixed` (birth years 1940-2005,
-years 2019-2021, latitudes 41.65-42.05, normal scores (650, 50) and temperatures (21.5, 1.5), ages 18-90, log-normal
+Ten tables of eight generated columns (seven in `sentinels`, six in `modes`), written as text: `mixed` (birth years
+1940-2005, years 2019-2021, latitudes 41.65-42.05, normal scores (650, 50) and temperatures (21.5, 1.5), ages 18-90, log-normal
 amounts, gamma hours), `years` (session 61: normal birth years around 1975 in 1930-2005, policy years 2019-2023, integers
 1000-1999, normal prices (250, 30), normal ages around 45, BMI, longitudes, log-normal incomes), `dates`
 (session 63: hire dates over 2005-2025, sign-ups, normal birth dates, visits written 03/31/2022, date-times over
@@ -19,7 +20,8 @@ renewals, birth dates, visits, plans, spend) and `codes` (session 79: US ZIP cod
 them written with a leading zero, seven 3-digit postcodes, store numbers, phone extensions all written 0xxx, ages,
 visits, amounts) and `zeros`
 (session 81: amounts that are mostly 0, see :func:`zeros_table`) and `sentinels` (session 81: values written for
-"missing" beyond the data, see :func:`sentinels_table`); each is
+"missing" beyond the data, see :func:`sentinels_table`) and `modes` (session 81: a value held by many rows inside a
+spread, see :func:`modes_table`); each is
 drafted by ``draft_schema`` (epsilon, delta 1e-9, seeded), encoded by the draft and decoded with values drawn
 evenly inside each bin: the model is perfect, so what is measured is the schema's bounds and bins alone. Per
 column: the 1-D Wasserstein distance of the decoded values to the real ones, in the real column's standard
@@ -253,10 +255,35 @@ def sentinels_table(seed: int, n: int):
                          "plan": rng.choice(["basic", "plus", "premium"], n)}).astype(str)
 
 
+MODES_COLUMNS = ("hours", "price", "quantity", "minutes", "visits", "score")
+
+
+def modes_table(seed: int, n: int):
+    """A value held by many rows inside a spread (session 81: Adult's weekly hours, 40 on 47 % of the rows, fell
+    inside an equal bin [38, 44) and were decoded evenly over 38..43): weekly hours (40 on 47 %), prices ($9.99 on
+    30 %, the rest $0.99-$99.99), quantities (2 on 35 %, the rest 1-40), call minutes (15 on 25 %, the rest
+    gamma), and two smooth modes for control, Poisson visits (mean 12) and normal scores."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed + 900)
+
+    def mode(share: float, value: float, rest: np.ndarray) -> np.ndarray:
+        return np.where(rng.random(n) < share, value, rest)
+
+    return pd.DataFrame({"hours": mode(0.47, 40, np.clip(np.round(rng.normal(40, 12, n)), 1, 99)).astype(int),
+                         "price": [f"{v:.2f}" for v in mode(0.3, 9.99, np.round(rng.uniform(0.99, 99.99, n), 2))],
+                         "quantity": mode(0.35, 2, rng.integers(1, 41, n)),
+                         "minutes": mode(0.25, 15, np.clip(np.round(rng.gamma(2, 10, n)), 1, 240)).astype(int),
+                         "visits": rng.poisson(12, n),
+                         "score": np.round(rng.normal(650, 50, n)).astype(int),
+                         "plan": rng.choice(["basic", "plus", "premium"], n)}).astype(str)
+
+
 TABLES = {"mixed": (COLUMNS, table), "years": (YEARS_COLUMNS, years_table), "dates": (DATES_COLUMNS, dates_table),
           "counts": (COUNTS_COLUMNS, counts_table), "staff": (STAFF_COLUMNS, staff_table),
           "activity": (ACTIVITY_COLUMNS, activity_table), "codes": (CODES_COLUMNS, codes_table),
-          "zeros": (ZEROS_COLUMNS, zeros_table), "sentinels": (SENTINELS_COLUMNS, sentinels_table)}
+          "zeros": (ZEROS_COLUMNS, zeros_table), "sentinels": (SENTINELS_COLUMNS, sentinels_table),
+          "modes": (MODES_COLUMNS, modes_table)}
 
 
 def _as_numbers(values, kind: str) -> np.ndarray:
@@ -378,7 +405,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", default="500,2000,20000,100000")
     parser.add_argument("--eps", default="0.5,1,5")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--tables", default="mixed,years,dates,counts,staff,activity,codes,zeros,sentinels")
+    parser.add_argument("--tables", default="mixed,years,dates,counts,staff,activity,codes,zeros,sentinels,modes")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "draft_bounds"))
     args = parser.parse_args(argv)
     start = time.perf_counter()
