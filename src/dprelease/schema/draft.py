@@ -2305,7 +2305,7 @@ def _quantile_edges(name, values, reader, epsilon, cells, counts, low, high, bin
     -500 beside 85 % zeros likewise decoded their zeros over -1.5..0). Privacy: as the reader's quantiles (the other
     values are a function of each row alone, as the non-NULL ones are: rank sensitivity 1).
 
-    Each of the ``gaps`` (:func:`_gaps`) is a bin of its own likewise, its rows left out of the quantiles and its
+    Each of the ``gaps`` (:func:`_gaps`; and the spikes of :func:`_spike_bins`) is a bin of its own likewise, its rows left out of the quantiles and its
     inside out of the candidates: the scores are flat over a gap too, and hours 1-80 with 999 for "not asked" on 5 %
     of the rows had their last bin [56, 999], decoding the sentinels and the longest hours evenly over 56..999."""
     heavy = _heavy_value(cells, counts, low, high, bins, integer, decimals)
@@ -2399,7 +2399,7 @@ def _one_cell(low: float, high: float, integer: bool) -> bool:
 
 def _gapped_unplaced_edges(cells, counts, low, high, bins, integer, decimals,
                            gaps: Sequence[tuple[float, float]]) -> list[float]:
-    """:func:`_unplaced_edges` with each of the ``gaps`` a bin of its own, the other bins shared among the stretches
+    """:func:`_unplaced_edges` with each of the ``gaps`` (:func:`_gaps`, :func:`_spike_bins`) a bin of its own, the other bins shared among the stretches
     between them by their noisy rows (one at least each, the largest remainders first), each stretch's placed as
     :func:`_unplaced_edges` places a column's. Public: post-processing of the noisy counts."""
     if not gaps:
@@ -2522,14 +2522,15 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     edges = [low, high]
     # bins inside one value are noise; an integer column of few integers gets one bin each (``one_bin_each``)
     if bins > 1 and not (integer and high - low + 1 <= one_bin_each) and not zero_cell:
+        # bins of their own: the gaps between cells that hold rows, and the values on a bin of rows (public)
         gaps = _gaps(cells, counts, low, high, bounds_epsilon, rows, bins) if private else []
-        gaps = sorted([*gaps, *_spike_bins(spikes, gaps, low, high, bins, integer, wide.get("decimals"))])
+        own_bins = sorted([*gaps, *_spike_bins(spikes, gaps, low, high, bins, integer, wide.get("decimals"))])
         if quantiles_see:
             edges = _quantile_edges(name, values, reader, edges_epsilon, cells, counts, low, high, bins, integer,
-                                    wide.get("decimals"), gaps)
+                                    wide.get("decimals"), own_bins)
         else:  # quantiles too noisy to place a bin (private only): equal bins, the rest unspent
-            edges = _gapped_unplaced_edges(cells, counts, low, high, bins, integer, wide.get("decimals"), gaps)
-            if integer and year_groups:  # an integer's years
+            edges = _gapped_unplaced_edges(cells, counts, low, high, bins, integer, wide.get("decimals"), own_bins)
+            if integer and year_groups and not own_bins:  # an integer's years (the merge would respace own bins)
                 edges = _merged_empty_ends(cells, counts, edges, bounds_epsilon)
     common = {"name": name, "null": bool(has_null), **wide}
     if integer:
