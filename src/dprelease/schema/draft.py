@@ -842,7 +842,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
                       rows=float(counts[list(conforming)].sum()), clock_rows=clock_rows, taken=taken)
     edges_epsilon = main / 2
     spiky = False
-    spikes: list[float] = []  # values holding a bin's share of the rows, by the few-values test's keys (public)
+    spikes: list[tuple[float, float]] = []  # values on a bin's share of the rows and their steps, by the keys
     if column.tests_few_values(private=isinstance(reader, PrivateColumnReader), delta=delta_share):
         # half the bin edges' part: the bounds keep theirs (a larger threshold clips more), and a column drafted
         # as its values needs neither
@@ -850,7 +850,7 @@ def _finish(column: _Profiled, reader, main, delta_share, bins, max_categories, 
         # (codes written to a width: all of it, since a postcode's code is what matters where a few hold most rows;
         # their bins are then equal, by range)
         few = _few_values(column, reader, main / 2 if padded else main / 4, delta_share, bins, found["mostly few"],
-                          held, codes=max_categories if padded else None, spikes=spikes)
+                          held, codes=max_categories if padded else None, spikes=spikes, written=written)
         if few is not None:
             found["codes" if padded else "few values"].append(name)
             return few
@@ -2377,18 +2377,22 @@ def _gaps(cells: np.ndarray, counts: Sequence[float], low: float, high: float, e
     return sorted((a, b) for _, a, b in found[:bins // 3])
 
 
-def _spike_bins(spikes: Sequence[float], gaps: Sequence[tuple[float, float]], low: float, high: float, bins: int,
-                integer: bool, decimals: int | None) -> list[tuple[float, float]]:
+def _spike_bins(spikes: Sequence[tuple[float, float]], gaps: Sequence[tuple[float, float]], low: float, high: float,
+                bins: int, integer: bool, decimals: int | None) -> list[tuple[float, float]]:
     """A bin of its own, [v, v + one written step), for each of ``spikes`` (values holding a bin's share of the rows,
-    :func:`_few_values`) strictly inside the bounds and outside the ``gaps``, at most ``bins`` // 3 of them (by value):
-    Adult's weekly hours, 40 on 47 % of the rows, fell in an equal bin [38, 44) and were decoded evenly over 38..43,
-    a Kolmogorov-Smirnov distance of 0.37 from the real ones. A decimal's step only where its places are known.
-    Public: the keys' release and the bounds."""
-    if bins < 4 or (not integer and decimals is None):
+    with the step their text is written to: :func:`_sharp_spikes`) strictly inside the bounds and outside the
+    ``gaps``, at most ``bins`` // 3 of them (by value): Adult's weekly hours, 40 on 47 % of the rows, fell in an equal
+    bin [38, 44) and were decoded evenly over 38..43, a Kolmogorov-Smirnov distance of 0.37 from the real ones. The
+    step is an integer's 1, a decimal column's places where known, else the spike's own ($4.99: 0.01). Public: the
+    keys' release and the bounds."""
+    if bins < 4:
         return []
-    step = 1 if integer else 10.0 ** -decimals
-    own = [(float(v), float(v) + step) for v in sorted(set(spikes))
-           if low < v and v + step < high and not any(a <= v < b or a < v + step <= b for a, b in gaps)]
+    own = []
+    for value, written_step in sorted(set(spikes)):
+        step = 1 if integer else 10.0 ** -decimals if decimals is not None else written_step
+        end = round(value + step, 12)
+        if low < value and end < high and not any(a <= value < b or a < end <= b for a, b in gaps):
+            own.append((float(value), end))
     return own[:bins // 3]
 
 
@@ -2466,7 +2470,7 @@ def _inner_candidates(low: float, high: float, integer: bool) -> np.ndarray:
 
 def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, has_null, wide, notes, found,
              rows: float = math.inf, years: bool = True, one_bin_each: int | None = None,
-             unwalked_out: list[float] | None = None, spikes: Sequence[float] = ()) -> Column:
+             unwalked_out: list[float] | None = None, spikes: Sequence[tuple[float, float]] = ()) -> Column:
     """``rows``: the profile's noisy count of the column's numbers (public), which says whether refining the bounds
     can see anything (:func:`_refined`); ``years``: whether an integer's bounds cells split 1900-2099 into years
     (:attr:`_Profiled.in_years`); ``one_bin_each``: an integer column whose bounds hold at most so many integers gets
@@ -2474,6 +2478,11 @@ def _numbers(name, kind, values, reader, bounds_epsilon, edges_epsilon, bins, ha
     share of the rows (:func:`_few_values`), each a bin of its own (:func:`_spike_bins`)."""
     one_bin_each = bins if one_bin_each is None else one_bin_each
     integer = kind == "integer"
+    steps = {step for _, step in spikes}
+    if not integer and wide.get("decimals") is None and len(steps) == 1 and min(steps) < 1:
+        # the places the keys' texts of its spikes are written with ($4.99: 2), so that they are written back so
+        # (public: the keys' release; a decimal column's places unknown, its spike decoded 4.99821)
+        wide = {**wide, "decimals": round(-math.log10(min(steps)))}
     cells = _cell_edges(integer, years)
     runs = _decade_runs(cells)
     year_groups = _year_groups(cells, (1000.0, 2000.0, 3000.0)) if integer and years else []
@@ -2836,7 +2845,8 @@ def _keys(raw, text, row_class) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fraction, bins: int,
                 mostly: list[str] | None = None, spiky: list[str] | None = None,
-                codes: int | None = None, spikes: list[float] | None = None) -> Column | None:
+                codes: int | None = None, spikes: list[tuple[float, float]] | None = None,
+                written: Mapping[str, object] | None = None) -> Column | None:
     """A number column whose few values hold nearly all its rows, drafted as those values (a categorical column
     with an ``other`` bucket), or None where it is not one.
 
@@ -2857,8 +2867,8 @@ def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fract
     ``codes``: a column of codes written to a width (:func:`zero_padded`: 02134 beside 10001) is drafted as up to
     ``codes`` of them where they hold :data:`MOSTLY_FEW_SHARE` of its rows (seven 3-digit postcodes: each code is
     what matters, not its range), else as integers written with their digits (thousands of postcodes, none common).
-    ``spikes``: where the column is not drafted as its values, gets its sharp spikes (:func:`_sharp_spikes`), for a bin
-    of its own each (:func:`_spike_bins`)."""
+    ``spikes``: where the column is not drafted as its values, gets its sharp spikes (:func:`_sharp_spikes`, its texts
+    read as the column's ``written`` format reads them: $4.99), for a bin of its own each (:func:`_spike_bins`)."""
     text, index, rows = _keys(column.raw, column.text, column.row_class)
     most = bins if codes is None else max(bins, codes)
     kept, counts = reader.keys(index[rows], len(text), epsilon=epsilon, delta=delta_share, max_keys=most + 1,
@@ -2879,7 +2889,10 @@ def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fract
             # (openly the fullest values are kept with their counts: one not kept holds at most the least kept's)
             unkept = selection_threshold(epsilon=epsilon, delta=float(delta_share)) \
                 if isinstance(reader, PrivateColumnReader) else float(min(counts)) if len(kept) > most else 0.0
-            spikes.extend(_sharp_spikes(kept, counts, text, present / bins, unkept))
+            reading = NumericColumn(name="_", edges=(0.0, 1.0), **{k: v for k, v in (written or {}).items()
+                                                                    if k in ("decimal", "thousands", "symbols")})
+            read = {i: number_text(reading, str(text[i]).strip()) for i in kept}
+            spikes.extend(_sharp_spikes(kept, counts, read, present / bins, unkept))
         if mostly is not None and 0 < len(kept) <= bins and float(np.sum(counts)) >= MOSTLY_FEW_SHARE * present:
             shown = ", ".join(sorted((str(text[i]) for i in kept), key=_number_first))
             mostly.append(f"{column.name!r} ({shown})")
@@ -2896,23 +2909,26 @@ def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fract
 SPIKE_SHARPNESS = 1.5
 
 
-def _sharp_spikes(kept: Sequence[int], counts: Sequence[float], text: Sequence[object], share: float,
-                  threshold: float) -> list[float]:
-    """The kept values (positions ``kept`` into ``text``, noisy ``counts``) that are numbers holding ``share`` rows (a
+def _sharp_spikes(kept: Sequence[int], counts: Sequence[float], text: Mapping[int, str], share: float,
+                  threshold: float) -> list[tuple[float, float]]:
+    """The kept values (positions ``kept``, their ``text`` as numbers are read, noisy ``counts``), each with the step
+    its text is written to (0.01 for 4.99; 1 for 40), that are numbers holding ``share`` rows (a
     bin's) and :data:`SPIKE_SHARPNESS` times the rows of every value within 1 of them: a kept one's noisy count, one
     not kept at most about the keys' ``threshold``. Adult's hours, 40 on 47 % of the rows, is a spike; a Poisson
     count's 11 and 12, 11 % each side by side, are a smooth mode, which equal bins or quantiles already place (as
     spikes the bins around them grew, and the decoded visits' KS went 0.068 -> 0.130). Public: the keys' release."""
-    values = {}
+    values, steps = {}, {}
     for i, count in zip(kept, counts):
-        other, value, _ = _number_first(str(text[i]))
+        other, value, written = _number_first(str(text[i]))
         if not other and math.isfinite(value):
             values[value] = float(count)
+            _, _, fraction = written.strip().partition(".")
+            steps[value] = 10.0 ** -len(fraction) if fraction.isdigit() else 1.0
     sharp = []
     for value, count in values.items():
         near = [c for v, c in values.items() if v != value and abs(v - value) <= 1]
         if count >= share and count >= SPIKE_SHARPNESS * max([threshold, *near]):
-            sharp.append(value)
+            sharp.append((value, steps[value]))
     return sharp
 
 
