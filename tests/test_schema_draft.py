@@ -793,9 +793,13 @@ def test_a_column_spread_over_decades_gets_bins_equal_in_log_scale(monkeypatch):
     bin, and the decoded amounts were a Kolmogorov-Smirnov distance of 0.22-0.25 from the real ones (seeds 1-5);
     where the bounds histogram's noisy counts say that bins equal in log scale share the rows far more evenly (the
     fullest holding at most 0.7 of the fullest equal-width bin's rows), they are used, and the distance is 0.02. The
-    hours (0.29 against 0.32) keep equal widths. The test fails with the rule off."""
+    hours (0.29 against 0.32) keep equal widths. The test fails with the rule off. (Gaps off: at noise 24 the hours'
+    thin cells near 0, 40-150 rows each, look like a gap between two noisy anchors on one seed, whose own bin is not
+    this rule's business: session 81.)"""
     import dprelease.schema.draft as draft_module
     from scipy.stats import ks_2samp
+
+    monkeypatch.setattr(draft_module, "_gaps", lambda *args: [])
 
     rng = np.random.Generator(np.random.PCG64(12))
     n = 20_000

@@ -2346,8 +2346,8 @@ def _gaps(cells: np.ndarray, counts: Sequence[float], low: float, high: float, e
     """Stretches [start, end) of the bounds histogram's cells inside the bounds that look empty between two cells that
     hold rows: two cells or more between anchors (cells whose noisy count passes t ln(#cells / NEXT_CELL_FALSE), t the
     noise scale: an empty one with probability at most NEXT_CELL_FALSE in all), whose noisy sum is at most
-    :data:`GAP_SHARE` of the thinner anchor's plus three deviations of its noise, and whose rows per unit are at most
-    that share of the anchors' (a thin tail between two anchors, birth years 1936-1938 or amounts of 0.7-0.9,
+    :data:`GAP_SHARE` of the thinner anchor's plus three deviations of its noise, and at most that share of the
+    anchors' rows per unit over its width plus one deviation (a thin tail between two anchors, birth years 1936-1938 or amounts of 0.7-0.9,
     is not a gap: it holds about what the anchor next to it does; nor cells near 0 whose rows are about their noise). Each is then a bin of its own (:func:`_quantile_edges`,
     :func:`_gapped_unplaced_edges`): a sentinel beyond the data (999 for "not asked", 0 for a missing latitude) or a
     second cluster otherwise shares a bin with the data next to the gap, and is decoded evenly over it. At most
@@ -2371,7 +2371,7 @@ def _gaps(cells: np.ndarray, counts: Sequence[float], low: float, high: float, e
         held = float(counts[first + 1:last].sum())
         density = min(counts[first] / width[first], counts[last] / width[last])  # the anchors' rows per unit
         if k >= 2 and held <= GAP_SHARE * thinner + 3 * deviation \
-                and max(held, 0.0) <= GAP_SHARE * density * float(width[first + 1:last].sum()):
+                and held <= GAP_SHARE * density * float(width[first + 1:last].sum()) + deviation:
             found.append((k, float(cells[first + 1]), float(cells[last])))
     found.sort(key=lambda gap: -gap[0])
     return sorted((a, b) for _, a, b in found[:bins // 3])
