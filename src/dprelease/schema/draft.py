@@ -2237,9 +2237,6 @@ def _unplaced_edges(cells: np.ndarray, counts: Sequence[float], low: float, high
     if not integer and decimals is None:
         return _log_or_equal_edges(cells, counts, low, high, bins, integer)
 
-    def cell_end(value: float) -> float:  # the end of a one-value cell of the bounds histogram
-        return value + 1 if integer else ZERO_CELL
-
     def after(value: float) -> float:  # the next value the column writes
         return value + 1 if integer else 10.0 ** -decimals
 
@@ -2247,19 +2244,14 @@ def _unplaced_edges(cells: np.ndarray, counts: Sequence[float], low: float, high
         return (_log_or_equal_edges(cells, counts, begin, high, count, integer) if integer
                 else _equal_edges(begin, high, count, integer))
 
-    # (a bin of its own only where the column writes a value above it inside the bounds: amounts drafted to the cell
-    # at 0, [0, 0.001], with cents, left nothing for the rest)
-    if (low < 0 < high and bins > 3 and after(0.0) < high
-            and _holds_a_bin(cells, counts, 0.0, cell_end(0.0), low, high, bins)):
+    heavy = _heavy_value(cells, counts, low, high, bins, integer, decimals)
+    if heavy is not None and low < heavy and after(heavy) < high:  # 0 inside: the values below it one bin
         return [low, 0.0, *rest(after(0.0), bins - 2)]
-    if ((integer or low == 0) and bins > 2 and after(low) < high
-            and _holds_a_bin(cells, counts, low, cell_end(low), low, high, bins)):
+    if heavy is not None and heavy == low:
         return [low, *rest(after(low), bins - 1)]
-    if (not integer and low < 0 <= high <= ZERO_CELL and bins > 2
-            and _holds_a_bin(cells, counts, 0.0, ZERO_CELL, low, high, bins)):
-        # refunds written negative, 0 on 85 % of the rows (bounds up to 0's cell): the closed last bin [-20, 0]
-        # decoded the zeros evenly over -20..0 (KS 0.85); the bounds reach one written value past 0 so that 0 has the
-        # bin [0, 0.1] (one place), which writes 0.0
+    if heavy is not None:
+        # 0 at the top (refunds written negative, 0 on 85 % of the rows): the closed last bin [-20, 0] decoded the
+        # zeros evenly over -20..0 (KS 0.85); the bounds reach one written value past 0 so that 0 has [0, 0.1]
         return [*_equal_edges(low, 0.0, bins - 1, integer), after(0.0)]
     return _log_or_equal_edges(cells, counts, low, high, bins, integer)
 
@@ -2305,8 +2297,8 @@ def _quantile_edges(name, values, reader, epsilon, cells, counts, low, high, bin
     -500 beside 85 % zeros likewise decoded their zeros over -1.5..0). Privacy: as the reader's quantiles (the other
     values are a function of each row alone, as the non-NULL ones are: rank sensitivity 1).
 
-    Each of the ``gaps`` (:func:`_gaps`; and the spikes of :func:`_spike_bins`) is a bin of its own likewise, its rows left out of the quantiles and its
-    inside out of the candidates: the scores are flat over a gap too, and hours 1-80 with 999 for "not asked" on 5 %
+    Each of the ``gaps`` (:func:`_gaps`; and the spikes of :func:`_spike_bins`) is a bin of its own likewise, its
+    rows left out of the quantiles and its inside out of the candidates: the scores are flat over a gap too, and hours 1-80 with 999 for "not asked" on 5 %
     of the rows had their last bin [56, 999], decoding the sentinels and the longest hours evenly over 56..999."""
     heavy = _heavy_value(cells, counts, low, high, bins, integer, decimals)
     own: list[float] = []
@@ -2434,19 +2426,21 @@ def _gapped_unplaced_edges(cells, counts, low, high, bins, integer, decimals,
 
 
 def _heavy_value(cells, counts, low, high, bins, integer, decimals) -> float | None:
-    """The one value that gets a bin of its own (:func:`_quantile_edges`), where it holds 1 / ``bins`` of the
-    bounds histogram's noisy rows inside the bounds (:func:`_holds_a_bin`): an integer's low bound, or 0 as a decimal's
-    low bound, inside the bounds, or (decimals) as its high bound; None where none does, where the bins are too few,
-    or where a decimal's places are unknown (its one written step past the value). Public: the bounds and the noisy
-    histogram."""
-    if bins <= 3 or (not integer and decimals is None):
+    """The one value that gets a bin of its own (:func:`_quantile_edges`, :func:`_unplaced_edges`), where it holds
+    1 / ``bins`` of the bounds histogram's noisy rows inside the bounds (:func:`_holds_a_bin`) and the column writes a
+    value past it inside them: 0 inside the bounds (4 bins at least), an integer's low bound or 0 as a decimal's, or
+    (decimals) 0 at the top of bounds below it (their high bound in 0's cell: 3 bins at least); None where none does,
+    or where a decimal's places are unknown (its one written step past the value; amounts drafted to the cell at 0,
+    [0, 0.001], with cents, left nothing for the rest). Public: the bounds and the noisy histogram."""
+    if bins <= 2 or (not integer and decimals is None):
         return None
     cell_end = (lambda v: v + 1) if integer else (lambda v: ZERO_CELL)
     step = 1 if integer else 10.0 ** -decimals
+    if low < 0 < high and bins > 3 and step < high and _holds_a_bin(cells, counts, 0.0, cell_end(0.0), low, high,
+                                                                     bins):
+        return 0.0
     if (integer or low == 0) and low + step < high and _holds_a_bin(cells, counts, low, cell_end(low), low, high, bins):
         return float(low)
-    if low < 0 < high and step < high and _holds_a_bin(cells, counts, 0.0, cell_end(0.0), low, high, bins):
-        return 0.0
     if not integer and low < 0 <= high <= ZERO_CELL and _holds_a_bin(cells, counts, 0.0, ZERO_CELL, low, high, bins):
         return 0.0  # its bounds end at 0's cell: 0 at the top
     return None
@@ -2889,8 +2883,7 @@ def _few_values(column: _Profiled, reader, epsilon: Fraction, delta_share: Fract
             # (openly the fullest values are kept with their counts: one not kept holds at most the least kept's)
             unkept = selection_threshold(epsilon=epsilon, delta=float(delta_share)) \
                 if isinstance(reader, PrivateColumnReader) else float(min(counts)) if len(kept) > most else 0.0
-            reading = NumericColumn(name="_", edges=(0.0, 1.0), **{k: v for k, v in (written or {}).items()
-                                                                    if k in ("decimal", "thousands", "symbols")})
+            reading = NumericColumn(name="_", edges=(0.0, 1.0), **(written or {}))  # as _written_decimals reads
             read = {i: number_text(reading, str(text[i]).strip()) for i in kept}
             spikes.extend(_sharp_spikes(kept, counts, read, present / bins, unkept))
         if mostly is not None and 0 < len(kept) <= bins and float(np.sum(counts)) >= MOSTLY_FEW_SHARE * present:
